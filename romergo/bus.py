@@ -1,0 +1,87 @@
+"""The in-process event bus: wake-ups for open pages and long-polls, keyed by topic.
+
+Data is always written first and published after the commit; listeners re-read what they need,
+so a lost or late wake-up costs latency, never correctness (DESIGN.md §6). Topics keep the
+fan-out narrow: a change to one project wakes only that project's listeners.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections import defaultdict
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+Listener = Callable[[Any], Awaitable[None] | None]
+
+
+class EventBus:
+    def __init__(self) -> None:
+        self._listeners: dict[str, list[Listener]] = defaultdict(list)
+        self._waiters: dict[str, set[asyncio.Event]] = defaultdict(set)
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def listen(self, topic: str, listener: Listener) -> Callable[[], None]:
+        """Call `listener(event)` for every event on `topic`; returns the function that stops it."""
+        self._listeners[topic].append(listener)
+
+        def stop() -> None:
+            listeners = self._listeners.get(topic)
+            if listeners and listener in listeners:
+                listeners.remove(listener)
+                if not listeners:
+                    del self._listeners[topic]
+
+        return stop
+
+    async def wait(self, topic: str, timeout: float) -> bool:  # noqa: ASYNC109 - a long-poll primitive
+        """Park until something is published on `topic`; False when `timeout` passed first."""
+        event = asyncio.Event()
+        self._waiters[topic].add(event)
+        try:
+            async with asyncio.timeout(timeout):
+                await event.wait()
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            waiters = self._waiters.get(topic)
+            if waiters is not None:
+                waiters.discard(event)
+                if not waiters:
+                    del self._waiters[topic]
+
+    def publish(self, topic: str, event: Any = None) -> None:
+        for waiter in self._waiters.get(topic, ()):
+            waiter.set()
+        for listener in list(self._listeners.get(topic, ())):
+            try:
+                result = listener(event)
+            except Exception:
+                log.exception("bus listener for %s failed", topic)
+                continue
+            if inspect.isawaitable(result):
+                task = asyncio.ensure_future(result)
+                self._tasks.add(task)
+                task.add_done_callback(self._finished)
+
+    def listener_count(self, topic: str) -> int:
+        return len(self._listeners.get(topic, ())) + len(self._waiters.get(topic, ()))
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("bus listener failed", exc_info=task.exception())
+
+
+def project_topic(project_id: str) -> str:
+    return f"project:{project_id}"
+
+
+def user_topic(user_id: str) -> str:
+    """Project list changes (created, renamed, deleted) for one user's pages."""
+    return f"user:{user_id}"

@@ -1,0 +1,114 @@
+"""Settings: every default of CONTRACT.md §9, each overridable by its environment variable.
+
+Built once in `app.py` and passed to the services; nothing reads the environment elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_title_chars: int = 200
+    max_line_chars: int = 2000
+    max_image_mb: int = 10
+    max_audio_mb: int = 20
+    # The MCP import tool carries base64 inside a JSON body, so it has a lower bound of its own.
+    max_tool_import_mb: int = 3
+
+    @property
+    def max_image_bytes(self) -> int:
+        return self.max_image_mb * 1024 * 1024
+
+    @property
+    def max_audio_bytes(self) -> int:
+        return self.max_audio_mb * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path = Path("data")
+    database_url: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8080
+    public_url: str | None = None
+    limits: Limits = field(default_factory=Limits)
+    channel_ttl_hours: int = 12
+    join_code_minutes: int = 15
+    command_lease_seconds: int = 600
+    confirmation_ttl_seconds: int = 300
+    access_token_minutes: int = 60
+    refresh_token_days: int = 30
+    rate_limit_per_minute: int = 120
+    max_waits_per_client: int = 20
+    signin_link_minutes: int = 15
+    session_idle_hours: int = 24 * 7
+    session_absolute_days: int = 30
+
+    @property
+    def resolved_database_url(self) -> str:
+        return self.database_url or f"sqlite+aiosqlite:///{(self.data_dir / 'romergo.db').resolve()}"
+
+    @property
+    def base_url(self) -> str:
+        """Where browsers and agents reach this server; the OAuth issuer and resource base."""
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::") else self.host  # noqa: S104 - compared, not bound
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}"
+
+
+def settings_from_env(
+    env: Mapping[str, str] | None = None,
+    *,
+    data_dir: str | Path | None = None,
+    host: str | None = None,
+    port: int | None = None,
+    public_url: str | None = None,
+) -> Settings:
+    """Explicit arguments (CLI flags) win over the environment, which wins over the defaults."""
+    env = os.environ if env is None else env
+
+    def number(name: str, default: int) -> int:
+        raw = env.get(name)
+        if raw is None or raw.strip() == "":
+            return default
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ValueError(f"{name} must be a whole number, got {raw!r}") from None
+        if value <= 0:
+            raise ValueError(f"{name} must be positive, got {value}")
+        return value
+
+    defaults = Settings()
+    limits = Limits(
+        max_title_chars=number("ROMERGO_MAX_TITLE_CHARS", Limits.max_title_chars),
+        max_line_chars=number("ROMERGO_MAX_LINE_CHARS", Limits.max_line_chars),
+        max_image_mb=number("ROMERGO_MAX_IMAGE_MB", Limits.max_image_mb),
+        max_audio_mb=number("ROMERGO_MAX_AUDIO_MB", Limits.max_audio_mb),
+    )
+    return Settings(
+        data_dir=Path(data_dir or env.get("ROMERGO_DATA_DIR") or defaults.data_dir),
+        database_url=env.get("ROMERGO_DATABASE_URL") or None,
+        host=host or defaults.host,
+        port=port or defaults.port,
+        public_url=public_url or env.get("ROMERGO_PUBLIC_URL") or None,
+        limits=limits,
+        channel_ttl_hours=number("ROMERGO_CHANNEL_TTL_HOURS", defaults.channel_ttl_hours),
+        join_code_minutes=number("ROMERGO_JOIN_CODE_MINUTES", defaults.join_code_minutes),
+        command_lease_seconds=number("ROMERGO_COMMAND_LEASE_SECONDS", defaults.command_lease_seconds),
+        confirmation_ttl_seconds=number(
+            "ROMERGO_CONFIRMATION_TTL_SECONDS", defaults.confirmation_ttl_seconds
+        ),
+        access_token_minutes=number("ROMERGO_ACCESS_TOKEN_MINUTES", defaults.access_token_minutes),
+        refresh_token_days=number("ROMERGO_REFRESH_TOKEN_DAYS", defaults.refresh_token_days),
+        rate_limit_per_minute=number("ROMERGO_RATE_LIMIT_PER_MINUTE", defaults.rate_limit_per_minute),
+        max_waits_per_client=number("ROMERGO_MAX_WAITS_PER_CLIENT", defaults.max_waits_per_client),
+    )

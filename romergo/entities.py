@@ -1,0 +1,15 @@
+"""The stored entity types, re-exported for adapters (which never import `storage` themselves)."""
+
+from storage.tables import (
+    Asset,
+    Chapter,
+    Character,
+    Choice,
+    DialogueLine,
+    Project,
+    Revision,
+    Scene,
+    User,
+)
+
+__all__ = ["Asset", "Chapter", "Character", "Choice", "DialogueLine", "Project", "Revision", "Scene", "User"]

@@ -1,0 +1,68 @@
+"""Every service of the core, built once by the composition root and handed to the adapters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from romergo.accounts.service import AccountService
+from romergo.bus import EventBus
+from romergo.config import Settings
+from romergo.secrets import load_or_create_secret
+from romergo.story import StoryService
+from storage import Database
+from storage.migrate import upgrade
+from storage.tables import User
+
+
+@dataclass
+class Services:
+    settings: Settings
+    secret: str
+    db: Database
+    bus: EventBus
+    stories: StoryService
+    accounts: AccountService
+
+    async def close(self) -> None:
+        await self.db.dispose()
+
+
+def build_services(settings: Settings) -> Services:
+    """Build the services without touching the database.
+
+    Engines connect lazily, in the event loop that first uses them (the server's, not the CLI's).
+    """
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    db = Database(settings.resolved_database_url)
+    bus = EventBus()
+    return Services(
+        settings=settings,
+        secret=load_or_create_secret(settings.data_dir),
+        db=db,
+        bus=bus,
+        stories=StoryService(db, bus, settings.limits),
+        accounts=AccountService(db, settings),
+    )
+
+
+async def migrate(settings: Settings) -> None:
+    await upgrade(settings.resolved_database_url)
+
+
+async def open_services(settings: Settings) -> Services:
+    """Migrate the database to head, then build the services on it (CLI commands and tests)."""
+    await migrate(settings)
+    return build_services(settings)
+
+
+async def first_start(services: Services) -> tuple[User, bool]:
+    """On a database without users: create `author` and seed the demo project for them.
+
+    Returns the user the printed sign-in link is for (the first account) and whether it was new.
+    """
+    from romergo.demo.seed import seed_demo
+
+    user, created = await services.accounts.ensure_first_user()
+    if created:
+        await seed_demo(services.stories, user.id)
+    return user, created

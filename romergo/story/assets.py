@@ -1,0 +1,182 @@
+"""Assets: imported media (backgrounds, music, sounds) stored as blobs with sniffed types.
+
+Deleting an asset clears the slots that use it (each a revision, so undo can restore them) and
+hides the asset; its bytes stay, because revisions may still point at it (DESIGN.md §2).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+from sqlmodel import col, or_, select
+
+from romergo.actors import Actor
+from romergo.clock import utcnow
+from romergo.errors import invalid, too_large
+from romergo.ids import new_id
+from romergo.story import snapshots, validation
+from romergo.story.media_types import ASSET_KINDS, AssetKind, accepted_types, describe, sniff
+from romergo.story.reads import StoryReads
+from storage.tables import Asset, AssetBlob, Chapter, Scene
+
+
+class AssetOps(StoryReads):
+    async def import_asset(
+        self,
+        actor: Actor,
+        project_id: str,
+        kind: str,
+        name: str,
+        data: bytes,
+        tags: Sequence[str] = (),
+        max_bytes: int | None = None,
+    ) -> Asset:
+        """Checks kind, name, size (`max_bytes` narrows the configured limit) and the real type."""
+        asset_kind = _kind(kind)
+        clean_name = validation.title(name, self.limits, "Asset name")
+        clean_tags = validation.tags(list(tags))
+        limit = self.limits.max_image_bytes if asset_kind == "background" else self.limits.max_audio_bytes
+        if max_bytes is not None:
+            limit = min(limit, max_bytes)
+        if not isinstance(data, bytes | bytearray) or not data:
+            raise invalid("The file is empty.")
+        if len(data) > limit:
+            raise too_large(
+                f"The file has {len(data):,} bytes; the limit for a {asset_kind} is {limit:,} bytes."
+            )
+        mime = sniff(bytes(data))
+        if mime not in accepted_types(asset_kind):
+            found = f"looks like {mime}" if mime else "is not a recognised media file"
+            raise invalid(f"A {asset_kind} must be {describe(asset_kind)}; this file {found}.")
+        async with self._write(actor) as tx:
+            await tx.project_by_id(project_id)
+            blob = AssetBlob(id=new_id("blb"), data=bytes(data))
+            asset = Asset(
+                id=new_id("ast"),
+                project_id=project_id,
+                kind=asset_kind,
+                name=clean_name,
+                tags=clean_tags,
+                mime=mime,
+                size=len(data),
+                sha256=hashlib.sha256(data).hexdigest(),
+                blob_id=blob.id,
+                created_at=utcnow(),
+            )
+            tx.session.add(blob)
+            await tx.session.flush()
+            tx.session.add(asset)
+            tx.record("asset", asset.id, "created", None, snapshots.asset(asset))
+        return asset
+
+    async def update_asset(
+        self, actor: Actor, asset_id: str, name: str | None = None, tags: Sequence[str] | None = None
+    ) -> Asset:
+        clean_name = None if name is None else validation.title(name, self.limits, "Asset name")
+        clean_tags = None if tags is None else validation.tags(list(tags))
+        async with self._write(actor) as tx:
+            asset = await tx.asset(asset_id)
+            before = snapshots.asset(asset)
+            if clean_name is not None:
+                asset.name = clean_name
+            if clean_tags is not None:
+                asset.tags = clean_tags
+            after = snapshots.asset(asset)
+            if after != before:
+                tx.session.add(asset)
+                tx.record("asset", asset.id, "updated", before, after)
+        return asset
+
+    async def delete_asset(self, actor: Actor, asset_id: str) -> None:
+        async with self._write(actor) as tx:
+            asset = await tx.asset(asset_id)
+            scenes = (
+                await tx.session.exec(
+                    select(Scene).where(
+                        Scene.project_id == asset.project_id,
+                        or_(Scene.background_asset_id == asset.id, Scene.music_asset_id == asset.id),
+                    )
+                )
+            ).all()
+            for scene in scenes:
+                before = snapshots.scene(scene, await tx.choices_of(scene.id))
+                if scene.background_asset_id == asset.id:
+                    scene.background_asset_id = None
+                if scene.music_asset_id == asset.id:
+                    scene.music_asset_id = None
+                scene.updated_at = utcnow()
+                tx.session.add(scene)
+                tx.record(
+                    "scene",
+                    scene.id,
+                    "updated",
+                    before,
+                    snapshots.scene(scene, await tx.choices_of(scene.id)),
+                )
+            chapters = (
+                await tx.session.exec(
+                    select(Chapter).where(
+                        Chapter.project_id == asset.project_id,
+                        or_(Chapter.background_asset_id == asset.id, Chapter.music_asset_id == asset.id),
+                    )
+                )
+            ).all()
+            for chapter in chapters:
+                before = snapshots.chapter(chapter)
+                if chapter.background_asset_id == asset.id:
+                    chapter.background_asset_id = None
+                if chapter.music_asset_id == asset.id:
+                    chapter.music_asset_id = None
+                chapter.updated_at = utcnow()
+                tx.session.add(chapter)
+                tx.record("chapter", chapter.id, "updated", before, snapshots.chapter(chapter))
+            before = snapshots.asset(asset)
+            asset.deleted_at = utcnow()
+            tx.session.add(asset)
+            tx.record("asset", asset.id, "deleted", before, None)
+
+    async def asset_content(self, actor: Actor, asset_id: str) -> tuple[Asset, bytes]:
+        """The bytes to serve, for the owner only. Deleted assets stay readable for history."""
+        async with self._read(actor) as uow:
+            asset = await uow.asset(asset_id, include_deleted=True)
+            blob = await uow.session.get(AssetBlob, asset.blob_id)
+            return asset, bytes(blob.data) if blob else b""
+
+    async def published_asset_content(self, share_id: str, asset_id: str) -> tuple[Asset, bytes] | None:
+        """Bytes of an asset that the published snapshot behind `share_id` really uses."""
+        snapshot = await self.published_snapshot(share_id)  # type: ignore[attr-defined]
+        if not snapshot or asset_id not in snapshot.get("asset_ids", []):
+            return None
+        async with self.db.read() as session:
+            asset = await session.get(Asset, asset_id)
+            if asset is None:
+                return None
+            blob = await session.get(AssetBlob, asset.blob_id)
+            return (asset, bytes(blob.data)) if blob else None
+
+    async def find_assets(
+        self, actor: Actor, project_id: str, query: str = "", kind: str | None = None
+    ) -> list[Asset]:
+        if kind is not None:
+            kind = _kind(kind)
+        if not isinstance(query, str):
+            raise invalid("query must be text.")
+        async with self._read(actor) as uow:
+            await uow.project_by_id(project_id)
+            statement = select(Asset).where(Asset.project_id == project_id, col(Asset.deleted_at).is_(None))
+            if kind:
+                statement = statement.where(Asset.kind == kind)
+            rows = list((await uow.session.exec(statement.order_by(col(Asset.name)))).all())
+        words = query.casefold().split()
+        return [row for row in rows if all(_matches(row, word) for word in words)]
+
+
+def _kind(kind: object) -> AssetKind:
+    if kind not in ASSET_KINDS:
+        raise invalid(f'kind must be one of {", ".join(ASSET_KINDS)}; got "{kind}".')
+    return kind
+
+
+def _matches(asset: Asset, word: str) -> bool:
+    return word in asset.name.casefold() or any(word in tag for tag in asset.tags) or word == asset.kind

@@ -1,0 +1,198 @@
+"""The transaction seam every story service uses: ownership checks, revisions, change events.
+
+A service method opens `self._write(actor)`, loads what it touches through the unit of work (which
+refuses anything outside the actor's projects with `not_found`, revealing nothing), changes rows,
+and calls `record(...)` once per entity it changed. The Revisions land in the same transaction;
+the change event is published only after the commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+from sqlmodel import SQLModel, col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from romergo.actors import Actor
+from romergo.bus import EventBus, project_topic, user_topic
+from romergo.clock import utcnow
+from romergo.config import Limits
+from romergo.errors import RomergoError, invalid, not_found
+from storage import Database
+from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Revision, Scene
+
+EntityType = Literal["project", "chapter", "scene", "dialogue_line", "choice", "character", "asset"]
+Action = Literal["created", "updated", "deleted", "moved"]
+Row = TypeVar("Row", bound=SQLModel)
+
+
+@dataclass(frozen=True)
+class EntityChange:
+    entity_type: EntityType
+    entity_id: str
+    action: Action
+
+
+@dataclass(frozen=True)
+class StoryChanged:
+    """Published on `project:<id>` (and `user:<owner>` for project-level changes) after a commit."""
+
+    project_id: str
+    changes: tuple[EntityChange, ...]
+    actor: Actor
+
+
+class UnitOfWork:
+    """One transaction on behalf of one actor, bound to one project once something is loaded."""
+
+    def __init__(self, session: AsyncSession, actor: Actor) -> None:
+        self.session = session
+        self.actor = actor
+        self.project: Project | None = None
+
+    async def project_by_id(self, project_id: str) -> Project:
+        row = await self.session.get(Project, project_id) if isinstance(project_id, str) else None
+        if row is None or row.owner_id != self.actor.user_id or row.deleted_at is not None:
+            raise RomergoError("not_found", f'Project "{project_id}" does not exist.')
+        self._bind(row)
+        return row
+
+    async def chapter(self, chapter_id: str) -> Chapter:
+        return await self._owned(Chapter, chapter_id, "Chapter")
+
+    async def scene(self, scene_id: str) -> Scene:
+        return await self._owned(Scene, scene_id, "Scene")
+
+    async def line(self, line_id: str) -> DialogueLine:
+        return await self._owned(DialogueLine, line_id, "Dialogue line")
+
+    async def character(self, character_id: str) -> Character:
+        return await self._owned(Character, character_id, "Character")
+
+    async def asset(self, asset_id: str, *, include_deleted: bool = False) -> Asset:
+        row = await self._owned(Asset, asset_id, "Asset")
+        if row.deleted_at is not None and not include_deleted:
+            raise not_found("Asset", asset_id)
+        return row
+
+    async def asset_id_of_kind(self, asset_id: str | None, kinds: tuple[str, ...]) -> str | None:
+        """Resolve an asset reference for a slot that takes only `kinds`; None clears the slot."""
+        if asset_id is None:
+            return None
+        asset = await self.asset(asset_id)
+        if asset.kind not in kinds:
+            wanted = " or ".join(kinds)
+            raise invalid(f'Asset "{asset.name}" is a {asset.kind} asset; this needs a {wanted} asset.')
+        return asset.id
+
+    async def ordered(self, model: type[Row], parent_column: Any, parent_id: str) -> list[Row]:
+        statement = select(model).where(parent_column == parent_id).order_by(col(model.position))  # type: ignore[attr-defined]
+        return list((await self.session.exec(statement)).all())
+
+    async def choices_of(self, scene_id: str) -> list[Choice]:
+        return await self.ordered(Choice, col(Choice.scene_id), scene_id)
+
+    async def _owned(self, model: type[Row], entity_id: str, kind: str) -> Row:
+        row = await self.session.get(model, entity_id) if isinstance(entity_id, str) and entity_id else None
+        if row is None:
+            raise not_found(kind, str(entity_id))
+        project_id: str = row.project_id  # type: ignore[attr-defined]
+        if self.project is not None and project_id != self.project.id:
+            raise not_found(kind, entity_id)
+        if self.project is None:
+            project = await self.session.get(Project, project_id)
+            if project is None or project.owner_id != self.actor.user_id or project.deleted_at is not None:
+                raise not_found(kind, entity_id)
+            self._bind(project)
+        return row
+
+    def _bind(self, project: Project) -> None:
+        if self.project is not None and self.project.id != project.id:
+            raise RomergoError("invalid_argument", "One change can only touch one project.")
+        self.project = project
+
+
+class Mutation(UnitOfWork):
+    def __init__(self, session: AsyncSession, actor: Actor) -> None:
+        super().__init__(session, actor)
+        self.changes: list[EntityChange] = []
+
+    def record(
+        self,
+        entity_type: EntityType,
+        entity_id: str,
+        action: Action,
+        before: dict[str, Any] | None,
+        after: dict[str, Any] | None,
+    ) -> None:
+        if self.project is None:
+            raise RuntimeError("record() before the project was loaded")
+        self.session.add(
+            Revision(
+                project_id=self.project.id,
+                entity_type=entity_type,
+                entity_id=entity_id,
+                action=action,
+                before=before,
+                after=after,
+                actor_type=self.actor.type,
+                actor_id=self.actor.actor_id,
+                command_id=self.actor.command_id,
+                tool=self.actor.tool,
+                client_id=self.actor.client_id,
+                created_at=utcnow(),
+            )
+        )
+        self.changes.append(EntityChange(entity_type, entity_id, action))
+
+    async def finish(self) -> None:
+        if self.changes and self.project is not None:
+            self.project.updated_at = utcnow()
+            self.session.add(self.project)
+            await self.session.flush()
+
+
+class StoryBase:
+    def __init__(self, db: Database, bus: EventBus, limits: Limits) -> None:
+        self.db = db
+        self.bus = bus
+        self.limits = limits
+
+    @asynccontextmanager
+    async def _write(self, actor: Actor) -> AsyncIterator[Mutation]:
+        async with self.db.write() as session:
+            tx = Mutation(session, actor)
+            yield tx
+            await tx.finish()
+        self._publish(tx)
+
+    @asynccontextmanager
+    async def _read(self, actor: Actor) -> AsyncIterator[UnitOfWork]:
+        async with self.db.read() as session:
+            yield UnitOfWork(session, actor)
+
+    def _publish(self, tx: Mutation) -> None:
+        if not tx.changes or tx.project is None:
+            return
+        event = StoryChanged(tx.project.id, tuple(tx.changes), tx.actor)
+        self.bus.publish(project_topic(tx.project.id), event)
+        if any(change.entity_type == "project" for change in tx.changes):
+            self.bus.publish(user_topic(tx.project.owner_id), event)
+
+
+def place(rows: Sequence[Row], row: Row, position: int | None) -> list[Row]:
+    """Put `row` at `position` (clamped; None = at the end) and renumber the list 0..n-1."""
+    others = [r for r in rows if r.id != row.id]  # type: ignore[attr-defined]
+    index = len(others) if position is None else max(0, min(position, len(others)))
+    ordered = [*others[:index], row, *others[index:]]
+    renumber(ordered)
+    return ordered
+
+
+def renumber(rows: Sequence[SQLModel]) -> None:
+    for index, row in enumerate(rows):
+        if row.position != index:  # type: ignore[attr-defined]
+            row.position = index

@@ -1,0 +1,73 @@
+"""Characters: who speaks. Names are unique within a project."""
+
+from __future__ import annotations
+
+from sqlmodel import func, select
+
+from romergo.actors import Actor
+from romergo.clock import utcnow
+from romergo.errors import RomergoError
+from romergo.ids import new_id
+from romergo.story import snapshots, validation
+from romergo.story.base import Mutation
+from romergo.story.reads import StoryReads
+from storage.tables import Character
+
+PALETTE = ("#c0392b", "#2980b9", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#2c3e50", "#b7950b")
+
+
+class CharacterOps(StoryReads):
+    async def add_character(
+        self, actor: Actor, project_id: str, name: str, color: str | None = None
+    ) -> Character:
+        clean = validation.title(name, self.limits, "Character name")
+        chosen = None if color is None else validation.color(color)
+        async with self._write(actor) as tx:
+            await tx.project_by_id(project_id)
+            await _ensure_unique(tx, project_id, clean, None)
+            count = (
+                await tx.session.exec(
+                    select(func.count()).select_from(Character).where(Character.project_id == project_id)
+                )
+            ).one()
+            now = utcnow()
+            character = Character(
+                id=new_id("chr"),
+                project_id=project_id,
+                name=clean,
+                color=chosen or PALETTE[count % len(PALETTE)],
+                created_at=now,
+                updated_at=now,
+            )
+            tx.session.add(character)
+            tx.record("character", character.id, "created", None, snapshots.character(character))
+        return character
+
+    async def update_character(
+        self, actor: Actor, character_id: str, name: str | None = None, color: str | None = None
+    ) -> Character:
+        clean = None if name is None else validation.title(name, self.limits, "Character name")
+        chosen = None if color is None else validation.color(color)
+        async with self._write(actor) as tx:
+            character = await tx.character(character_id)
+            before = snapshots.character(character)
+            if clean is not None:
+                await _ensure_unique(tx, character.project_id, clean, character.id)
+                character.name = clean
+            if chosen is not None:
+                character.color = chosen
+            after = snapshots.character(character)
+            if after != before:
+                character.updated_at = utcnow()
+                tx.session.add(character)
+                tx.record("character", character.id, "updated", before, after)
+        return character
+
+
+async def _ensure_unique(tx: Mutation, project_id: str, name: str, own_id: str | None) -> None:
+    statement = select(Character).where(Character.project_id == project_id)
+    for other in (await tx.session.exec(statement)).all():
+        if other.id != own_id and other.name.casefold() == name.casefold():
+            raise RomergoError(
+                "conflict", f'A character named "{other.name}" already exists in this project.'
+            )

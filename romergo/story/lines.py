@@ -1,0 +1,105 @@
+"""Dialogue lines: spoken by a character of the project, or narration (no character)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from sqlmodel import col
+
+from romergo.actors import Actor
+from romergo.clock import utcnow
+from romergo.ids import new_id
+from romergo.story import snapshots, validation
+from romergo.story.base import Mutation, place, renumber
+from romergo.story.reads import StoryReads
+from storage.tables import DialogueLine
+
+
+class _Unchanged:
+    def __repr__(self) -> str:
+        return "UNCHANGED"
+
+
+UNCHANGED: Final = _Unchanged()
+"""For `update_line(character_id=...)`: keep the speaker. None turns the line into narration."""
+
+
+class LineOps(StoryReads):
+    async def add_line(
+        self,
+        actor: Actor,
+        scene_id: str,
+        text: str,
+        character_id: str | None = None,
+        position: int | None = None,
+    ) -> DialogueLine:
+        clean = validation.line_text(text, self.limits)
+        position = validation.position(position)
+        async with self._write(actor) as tx:
+            scene = await tx.scene(scene_id)
+            speaker = await _speaker(tx, character_id)
+            siblings = await tx.ordered(DialogueLine, col(DialogueLine.scene_id), scene.id)
+            now = utcnow()
+            line = DialogueLine(
+                id=new_id("lin"),
+                project_id=scene.project_id,
+                scene_id=scene.id,
+                position=0,
+                character_id=speaker,
+                text=clean,
+                created_at=now,
+                updated_at=now,
+            )
+            for row in place(siblings, line, position):
+                tx.session.add(row)
+            tx.record("dialogue_line", line.id, "created", None, snapshots.line(line))
+        return line
+
+    async def update_line(
+        self,
+        actor: Actor,
+        line_id: str,
+        text: str | None = None,
+        character_id: str | _Unchanged | None = UNCHANGED,
+    ) -> DialogueLine:
+        clean = None if text is None else validation.line_text(text, self.limits)
+        async with self._write(actor) as tx:
+            line = await tx.line(line_id)
+            before = snapshots.line(line)
+            if clean is not None:
+                line.text = clean
+            if not isinstance(character_id, _Unchanged):
+                line.character_id = await _speaker(tx, character_id)
+            after = snapshots.line(line)
+            if after != before:
+                line.updated_at = utcnow()
+                tx.session.add(line)
+                tx.record("dialogue_line", line.id, "updated", before, after)
+        return line
+
+    async def move_line(self, actor: Actor, line_id: str, position: int) -> DialogueLine:
+        new_position = validation.position(position)
+        async with self._write(actor) as tx:
+            line = await tx.line(line_id)
+            before = snapshots.line(line)
+            siblings = await tx.ordered(DialogueLine, col(DialogueLine.scene_id), line.scene_id)
+            for row in place(siblings, line, new_position):
+                tx.session.add(row)
+            if snapshots.line(line) != before:
+                tx.record("dialogue_line", line.id, "moved", before, snapshots.line(line))
+        return line
+
+    async def delete_line(self, actor: Actor, line_id: str) -> None:
+        async with self._write(actor) as tx:
+            line = await tx.line(line_id)
+            before = snapshots.line(line)
+            await tx.session.delete(line)
+            await tx.session.flush()
+            renumber(await tx.ordered(DialogueLine, col(DialogueLine.scene_id), line.scene_id))
+            tx.record("dialogue_line", line.id, "deleted", before, None)
+
+
+async def _speaker(tx: Mutation, character_id: str | None) -> str | None:
+    if character_id is None:
+        return None
+    return (await tx.character(character_id)).id

@@ -1,0 +1,196 @@
+"""Scenes: add, rename, start/ending marks, move, delete, background, music and choices."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlmodel import col, select
+
+from romergo.actors import Actor
+from romergo.clock import utcnow
+from romergo.errors import invalid
+from romergo.ids import new_id
+from romergo.story import snapshots, validation
+from romergo.story.base import Mutation, place, renumber
+from romergo.story.reads import StoryReads
+from romergo.story.trees import delete_scene_rows, scene_tree
+from storage.tables import Choice, Scene
+
+MAX_CHOICES = 20
+
+
+@dataclass(frozen=True)
+class ChoiceSpec:
+    label: str
+    target_scene_id: str | None
+
+
+class SceneOps(StoryReads):
+    async def add_scene(
+        self, actor: Actor, chapter_id: str, title: str, position: int | None = None
+    ) -> Scene:
+        """Adds a scene; the first scene of a project becomes its start scene."""
+        clean = validation.title(title, self.limits, "Scene title")
+        position = validation.position(position)
+        async with self._write(actor) as tx:
+            chapter = await tx.chapter(chapter_id)
+            siblings = await tx.ordered(Scene, col(Scene.chapter_id), chapter.id)
+            has_scenes = (
+                await tx.session.exec(select(Scene.id).where(Scene.project_id == chapter.project_id).limit(1))
+            ).first() is not None
+            now = utcnow()
+            scene = Scene(
+                id=new_id("scn"),
+                project_id=chapter.project_id,
+                chapter_id=chapter.id,
+                title=clean,
+                position=0,
+                is_start=not has_scenes,
+                created_at=now,
+                updated_at=now,
+            )
+            for row in place(siblings, scene, position):
+                tx.session.add(row)
+            tx.record("scene", scene.id, "created", None, snapshots.scene(scene, []))
+        return scene
+
+    async def update_scene(
+        self,
+        actor: Actor,
+        scene_id: str,
+        title: str | None = None,
+        is_start: bool | None = None,
+        is_ending: bool | None = None,
+    ) -> Scene:
+        """Only given fields change. A project has one start scene: marking one moves the mark."""
+        clean = None if title is None else validation.title(title, self.limits, "Scene title")
+        for name, flag in (("is_start", is_start), ("is_ending", is_ending)):
+            if flag is not None and not isinstance(flag, bool):
+                raise invalid(f"{name} must be true or false.")
+        async with self._write(actor) as tx:
+            scene = await tx.scene(scene_id)
+            before = await self._scene_snapshot(tx, scene)
+            if clean is not None:
+                scene.title = clean
+            if is_ending is not None:
+                scene.is_ending = is_ending
+            if is_start is not None:
+                if is_start:
+                    await self._clear_other_starts(tx, scene)
+                scene.is_start = is_start
+            await self._save_scene(tx, scene, before)
+        return scene
+
+    async def move_scene(self, actor: Actor, scene_id: str, chapter_id: str, position: int) -> Scene:
+        new_position = validation.position(position)
+        async with self._write(actor) as tx:
+            scene = await tx.scene(scene_id)
+            target = await tx.chapter(chapter_id)
+            before = await self._scene_snapshot(tx, scene)
+            old_chapter_id = scene.chapter_id
+            scene.chapter_id = target.id
+            siblings = await tx.ordered(Scene, col(Scene.chapter_id), target.id)
+            for row in place(siblings, scene, new_position):
+                tx.session.add(row)
+            if old_chapter_id != target.id:
+                await tx.session.flush()
+                left_behind = await tx.ordered(Scene, col(Scene.chapter_id), old_chapter_id)
+                renumber([row for row in left_behind if row.id != scene.id])
+            await self._save_scene(tx, scene, before, action="moved")
+        return scene
+
+    async def delete_scene(self, actor: Actor, scene_id: str) -> None:
+        """Deletes the scene with its lines and choices. Choices into it are left dangling."""
+        async with self._write(actor) as tx:
+            scene = await tx.scene(scene_id)
+            before = await scene_tree(tx, scene)
+            await delete_scene_rows(tx, scene)
+            await tx.session.flush()
+            renumber(await tx.ordered(Scene, col(Scene.chapter_id), scene.chapter_id))
+            tx.record("scene", scene.id, "deleted", before, None)
+
+    async def set_scene_background(self, actor: Actor, scene_id: str, asset_id: str | None) -> Scene:
+        async with self._write(actor) as tx:
+            scene = await tx.scene(scene_id)
+            before = await self._scene_snapshot(tx, scene)
+            scene.background_asset_id = await tx.asset_id_of_kind(asset_id, ("background",))
+            await self._save_scene(tx, scene, before)
+        return scene
+
+    async def set_scene_music(self, actor: Actor, scene_id: str, asset_id: str | None) -> Scene:
+        """None means: play the chapter's music in this scene."""
+        async with self._write(actor) as tx:
+            scene = await tx.scene(scene_id)
+            before = await self._scene_snapshot(tx, scene)
+            scene.music_asset_id = await tx.asset_id_of_kind(asset_id, ("music",))
+            await self._save_scene(tx, scene, before)
+        return scene
+
+    async def set_choices(self, actor: Actor, scene_id: str, choices: Sequence[ChoiceSpec]) -> list[Choice]:
+        """Replaces the scene's choices with these, in this order. Targets stay in the project."""
+        if len(choices) > MAX_CHOICES:
+            raise invalid(f"A scene offers at most {MAX_CHOICES} choices.")
+        labels = [validation.title(c.label, self.limits, "Choice label") for c in choices]
+        async with self._write(actor) as tx:
+            scene = await tx.scene(scene_id)
+            before = await self._scene_snapshot(tx, scene)
+            for spec in choices:
+                if spec.target_scene_id is not None:
+                    await tx.scene(spec.target_scene_id)
+            old = await tx.choices_of(scene.id)
+            wanted = [(label, spec.target_scene_id) for label, spec in zip(labels, choices, strict=True)]
+            if [(row.label, row.target_scene_id) for row in old] == wanted:
+                # No change: keep the rows, so their ids still match the last revision's snapshot.
+                return old
+            for row in old:
+                await tx.session.delete(row)
+            await tx.session.flush()
+            rows = [
+                Choice(
+                    id=new_id("cho"),
+                    project_id=scene.project_id,
+                    scene_id=scene.id,
+                    position=index,
+                    label=label,
+                    target_scene_id=spec.target_scene_id,
+                )
+                for index, (label, spec) in enumerate(zip(labels, choices, strict=True))
+            ]
+            tx.session.add_all(rows)
+            after = snapshots.scene(scene, rows)
+            if _without_ids(before) != _without_ids(after):
+                scene.updated_at = utcnow()
+                tx.session.add(scene)
+                tx.record("scene", scene.id, "updated", before, after)
+        return rows
+
+    async def _clear_other_starts(self, tx: Mutation, scene: Scene) -> None:
+        statement = select(Scene).where(
+            Scene.project_id == scene.project_id, col(Scene.is_start), Scene.id != scene.id
+        )
+        for other in (await tx.session.exec(statement)).all():
+            before = await self._scene_snapshot(tx, other)
+            other.is_start = False
+            await self._save_scene(tx, other, before)
+
+    async def _scene_snapshot(self, tx: Mutation, scene: Scene) -> dict[str, Any]:
+        return snapshots.scene(scene, await tx.choices_of(scene.id))
+
+    async def _save_scene(
+        self, tx: Mutation, scene: Scene, before: dict[str, Any], action: str = "updated"
+    ) -> None:
+        after = snapshots.scene(scene, await tx.choices_of(scene.id))
+        if after == before:
+            return
+        scene.updated_at = utcnow()
+        tx.session.add(scene)
+        tx.record("scene", scene.id, "moved" if action == "moved" else "updated", before, after)
+
+
+def _without_ids(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """Replacing choices with identical ones is no change, although their rows are new."""
+    trimmed = dict(snapshot)
+    trimmed["choices"] = [(c["label"], c["target_scene_id"]) for c in snapshot.get("choices", [])]
+    return trimmed

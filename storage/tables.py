@@ -1,0 +1,165 @@
+"""The database schema at head. Alembic migrations in `storage/migrations` build exactly this.
+
+Conventions: string ids made by the core (`prefix_random`), timezone-aware UTC datetimes, JSON for
+snapshots and tag lists. References the story can legitimately lose (a choice's target scene, a
+line's speaker) are plain strings without foreign keys, so the story check can report them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, LargeBinary
+from sqlmodel import Field, SQLModel
+
+
+class User(SQLModel, table=True):
+    __tablename__ = "users"
+    id: str = Field(primary_key=True)
+    username: str = Field(unique=True, index=True)
+    password_hash: str | None = None
+    created_at: datetime
+    last_sign_in_at: datetime | None = None
+
+
+class Project(SQLModel, table=True):
+    __tablename__ = "projects"
+    id: str = Field(primary_key=True)
+    owner_id: str = Field(foreign_key="users.id", index=True)
+    title: str
+    created_at: datetime
+    updated_at: datetime
+    published: bool = False
+    share_id: str | None = Field(default=None, unique=True)
+    published_at: datetime | None = None
+    published_snapshot: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    deleted_at: datetime | None = None
+
+
+class Chapter(SQLModel, table=True):
+    __tablename__ = "chapters"
+    __table_args__ = (Index("ix_chapters_project_position", "project_id", "position"),)
+    id: str = Field(primary_key=True)
+    project_id: str = Field(foreign_key="projects.id")
+    title: str
+    position: int
+    music_asset_id: str | None = None
+    background_asset_id: str | None = None
+    created_at: datetime
+    updated_at: datetime
+
+
+class Scene(SQLModel, table=True):
+    __tablename__ = "scenes"
+    __table_args__ = (Index("ix_scenes_chapter_position", "chapter_id", "position"),)
+    id: str = Field(primary_key=True)
+    project_id: str = Field(foreign_key="projects.id", index=True)
+    chapter_id: str = Field(foreign_key="chapters.id")
+    title: str
+    position: int
+    is_start: bool = False
+    is_ending: bool = False
+    background_asset_id: str | None = None
+    music_asset_id: str | None = None
+    created_at: datetime
+    updated_at: datetime
+
+
+class DialogueLine(SQLModel, table=True):
+    __tablename__ = "dialogue_lines"
+    __table_args__ = (Index("ix_dialogue_lines_scene_position", "scene_id", "position"),)
+    id: str = Field(primary_key=True)
+    project_id: str = Field(foreign_key="projects.id", index=True)
+    scene_id: str = Field(foreign_key="scenes.id")
+    position: int
+    character_id: str | None = None
+    text: str
+    created_at: datetime
+    updated_at: datetime
+
+
+class Choice(SQLModel, table=True):
+    __tablename__ = "choices"
+    __table_args__ = (Index("ix_choices_scene_position", "scene_id", "position"),)
+    id: str = Field(primary_key=True)
+    project_id: str = Field(foreign_key="projects.id", index=True)
+    scene_id: str = Field(foreign_key="scenes.id")
+    position: int
+    label: str
+    target_scene_id: str | None = None
+
+
+class Character(SQLModel, table=True):
+    __tablename__ = "characters"
+    id: str = Field(primary_key=True)
+    project_id: str = Field(foreign_key="projects.id", index=True)
+    name: str
+    color: str
+    created_at: datetime
+    updated_at: datetime
+
+
+class AssetBlob(SQLModel, table=True):
+    """Bytes live apart from the asset row so that listing assets never loads them."""
+
+    __tablename__ = "asset_blobs"
+    id: str = Field(primary_key=True)
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+class Asset(SQLModel, table=True):
+    __tablename__ = "assets"
+    id: str = Field(primary_key=True)
+    project_id: str = Field(foreign_key="projects.id", index=True)
+    kind: str
+    name: str
+    tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    mime: str
+    size: int
+    sha256: str
+    blob_id: str = Field(foreign_key="asset_blobs.id")
+    created_at: datetime
+    deleted_at: datetime | None = None
+
+
+class Revision(SQLModel, table=True):
+    """One entity change with full before/after snapshots: the base of history, diff and undo."""
+
+    __tablename__ = "revisions"
+    __table_args__ = (Index("ix_revisions_project_id", "project_id", "id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    project_id: str = Field(foreign_key="projects.id")
+    entity_type: str
+    entity_id: str
+    action: str
+    before: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    after: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    actor_type: str
+    actor_id: str
+    command_id: str | None = Field(default=None, index=True)
+    tool: str | None = None
+    client_id: str | None = None
+    created_at: datetime
+
+
+class WebSession(SQLModel, table=True):
+    """A signed-in browser. The cookie holds a random token; only its SHA-256 is stored here."""
+
+    __tablename__ = "web_sessions"
+    token_hash: str = Field(primary_key=True)
+    user_id: str = Field(foreign_key="users.id", index=True)
+    created_at: datetime
+    last_seen_at: datetime
+    expires_at: datetime
+
+
+class SigninLink(SQLModel, table=True):
+    """The one-time link `romergo serve` prints: valid 15 minutes, consumed on first use."""
+
+    __tablename__ = "signin_links"
+    token_hash: str = Field(primary_key=True)
+    user_id: str = Field(foreign_key="users.id")
+    created_at: datetime
+    expires_at: datetime
+    used_at: datetime | None = None

@@ -1,0 +1,39 @@
+"""Settings come from CONTRACT.md §9's defaults, the environment, then explicit flags."""
+
+from __future__ import annotations
+
+import pytest
+
+from romergo.config import settings_from_env
+
+
+def test_defaults_match_the_contract():
+    settings = settings_from_env({})
+    assert (settings.limits.max_title_chars, settings.limits.max_line_chars) == (200, 2000)
+    assert (settings.limits.max_image_mb, settings.limits.max_audio_mb) == (10, 20)
+    assert (settings.channel_ttl_hours, settings.join_code_minutes) == (12, 15)
+    assert (settings.command_lease_seconds, settings.confirmation_ttl_seconds) == (600, 300)
+    assert (settings.access_token_minutes, settings.refresh_token_days) == (60, 30)
+    assert (settings.rate_limit_per_minute, settings.max_waits_per_client) == (120, 20)
+    assert settings.base_url == "http://127.0.0.1:8080"
+    assert str(settings.data_dir) == "data"
+
+
+def test_environment_and_flags():
+    env = {
+        "ROMERGO_MAX_TITLE_CHARS": "80",
+        "ROMERGO_DATA_DIR": "/srv/r",
+        "ROMERGO_PUBLIC_URL": "https://r.example/",
+    }
+    settings = settings_from_env(env, port=9000)
+    assert settings.limits.max_title_chars == 80
+    assert str(settings.data_dir) == "/srv/r"
+    assert settings.base_url == "https://r.example"
+    assert settings.port == 9000
+    assert settings_from_env(env, data_dir="/elsewhere").data_dir.as_posix() == "/elsewhere"
+
+
+@pytest.mark.parametrize("value", ["ten", "-5", "0", "1.5"])
+def test_bad_numbers_are_refused_with_the_variable_named(value):
+    with pytest.raises(ValueError, match="ROMERGO_COMMAND_LEASE_SECONDS"):
+        settings_from_env({"ROMERGO_COMMAND_LEASE_SECONDS": value})

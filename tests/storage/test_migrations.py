@@ -1,0 +1,86 @@
+"""Migrations build exactly the models' schema, and upgrading an old data dir keeps its data."""
+
+from __future__ import annotations
+
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
+from sqlmodel import SQLModel
+
+import storage.tables  # noqa: F401 - the models to compare with
+from storage.migrate import alembic_config, current_revision, upgrade
+
+
+def head() -> str:
+    revision = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert revision is not None
+    return revision
+
+
+async def test_the_migration_chain_builds_the_schema_of_the_models(tmp_path):
+    url = f"sqlite+aiosqlite:///{tmp_path / 'fresh.db'}"
+    await upgrade(url)
+
+    engine = create_async_engine(url)
+    async with engine.connect() as connection:
+        differences = await connection.run_sync(
+            lambda sync: compare_metadata(
+                MigrationContext.configure(sync, opts={"compare_type": True}), SQLModel.metadata
+            )
+        )
+    await engine.dispose()
+    assert differences == []
+    assert await current_revision(url) == head()
+
+
+async def test_upgrading_a_data_dir_made_by_the_first_migration_keeps_its_data(tmp_path):
+    url = f"sqlite+aiosqlite:///{tmp_path / 'old.db'}"
+    await upgrade(url, "0001")
+    engine = create_async_engine(url)
+    async with engine.begin() as connection:
+        await connection.execute(
+            text(
+                "INSERT INTO users (id, username, password_hash, created_at) "
+                "VALUES ('usr_1', 'ada', 'h', '2026-01-01')"
+            )
+        )
+        await connection.execute(
+            text(
+                "INSERT INTO projects (id, owner_id, title, created_at, updated_at, published) "
+                "VALUES ('prj_1', 'usr_1', 'Old story', '2026-01-01', '2026-01-02', 0)"
+            )
+        )
+        await connection.execute(
+            text(
+                "INSERT INTO chapters (id, project_id, title, position, created_at, updated_at) "
+                "VALUES ('chp_1', 'prj_1', 'First', 0, '2026-01-01', '2026-01-01')"
+            )
+        )
+    await engine.dispose()
+    assert await current_revision(url) == "0001"
+
+    await upgrade(url)
+
+    assert await current_revision(url) == head()
+    engine = create_async_engine(url)
+    async with engine.connect() as connection:
+        users = (
+            await connection.execute(text("SELECT id, username, password_hash, last_sign_in_at FROM users"))
+        ).all()
+        projects = (await connection.execute(text("SELECT id, owner_id, title FROM projects"))).all()
+        chapters = (await connection.execute(text("SELECT id, project_id, title FROM chapters"))).all()
+        sessions = (await connection.execute(text("SELECT count(*) FROM web_sessions"))).scalar_one()
+    await engine.dispose()
+    assert users == [("usr_1", "ada", "h", None)]
+    assert projects == [("prj_1", "usr_1", "Old story")]
+    assert chapters == [("chp_1", "prj_1", "First")]
+    assert sessions == 0
+
+
+async def test_upgrading_twice_is_harmless(tmp_path):
+    url = f"sqlite+aiosqlite:///{tmp_path / 'again.db'}"
+    await upgrade(url)
+    await upgrade(url)
+    assert await current_revision(url) == head()

@@ -1,0 +1,102 @@
+"""A real Romergo server in a subprocess: what browser and HTTP tests talk to.
+
+The child gets a clean environment (no PYTEST*/NICEGUI* variables: NiceGUI behaves differently
+under pytest) and its own data dir and port. Start-up is awaited by reading its output for the
+sign-in line, not by sleeping.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SIGN_IN = re.compile(r"^Sign in: (\S+)$")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "NICEGUI"))}
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra or {})
+    return env
+
+
+class RunningServer:
+    def __init__(self, data_dir: Path, env: Mapping[str, str] | None = None, port: int | None = None) -> None:
+        self.data_dir = data_dir
+        self.port = port or free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.extra_env = dict(env or {})
+        self.process: subprocess.Popen[str] | None = None
+        self.output: list[str] = []
+        self.signin_url = ""
+        self._ready = threading.Event()
+
+    def start(self, timeout: float = 60) -> RunningServer:
+        self._ready.clear()
+        self.signin_url = ""
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                str(ROOT / "app.py"),
+                "serve",
+                "--data-dir",
+                str(self.data_dir),
+                "--port",
+                str(self.port),
+            ],
+            cwd=self.data_dir,
+            env=clean_env(self.extra_env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        threading.Thread(target=self._pump, args=(self.process,), daemon=True).start()
+        if not self._ready.wait(timeout):
+            self.stop()
+            raise RuntimeError("server did not start:\n" + "".join(self.output[-60:]))
+        return self
+
+    def stop(self, timeout: float = 15) -> float:
+        """SIGTERM and wait; returns how long the server took to exit."""
+        if self.process is None or self.process.poll() is not None:
+            return 0.0
+        started = time.monotonic()
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        return time.monotonic() - started
+
+    def restart(self) -> RunningServer:
+        self.stop()
+        return self.start()
+
+    def log(self) -> str:
+        return "".join(self.output)
+
+    def _pump(self, process: subprocess.Popen[str]) -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            self.output.append(line)
+            match = SIGN_IN.match(line.strip())
+            if match:
+                self.signin_url = match.group(1)
+            if "Uvicorn running on" in line and self.signin_url:
+                self._ready.set()

@@ -1,0 +1,92 @@
+"""The `romergo` command line, run as a user would (subprocesses on a real data dir)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from tests.support.cli import romergo
+
+
+def users(data_dir) -> list[tuple[str, bool]]:
+    if not (data_dir / "romergo.db").exists():
+        return []
+    with sqlite3.connect(data_dir / "romergo.db") as db:
+        return [
+            (name, hashed is not None)
+            for name, hashed in db.execute("SELECT username, password_hash FROM users ORDER BY username")
+        ]
+
+
+def test_user_add_with_a_piped_password_and_passwd(tmp_path):
+    added = romergo("user", "add", "ada", data_dir=tmp_path, stdin="correct horse battery\n")
+    assert added.returncode == 0, added.stderr
+    assert "correct horse battery" not in added.stdout + added.stderr
+    assert users(tmp_path) == [("ada", True)]
+
+    changed = romergo("user", "passwd", "ada", data_dir=tmp_path, stdin="another long password\n")
+    assert changed.returncode == 0, changed.stderr
+    with sqlite3.connect(tmp_path / "romergo.db") as db:
+        (stored,) = db.execute("SELECT password_hash FROM users WHERE username = 'ada'").fetchone()
+    assert stored.startswith("$argon2id$")
+
+
+def test_a_short_password_is_refused_and_no_user_is_made(tmp_path):
+    result = romergo("user", "add", "bob", data_dir=tmp_path, stdin="short\n")
+    assert result.returncode == 1
+    assert "at least 12 characters" in result.stderr
+    assert users(tmp_path) == []
+
+
+def test_passwd_for_an_unknown_user_fails_clearly(tmp_path):
+    result = romergo("user", "passwd", "ghost", data_dir=tmp_path, stdin="a long enough password\n")
+    assert result.returncode == 1
+    assert 'User "ghost" does not exist' in result.stderr
+
+
+def test_seed_demo_is_idempotent(tmp_path):
+    romergo("user", "add", "author", data_dir=tmp_path, stdin="correct horse battery\n")
+    first = romergo("seed-demo", data_dir=tmp_path)
+    second = romergo("seed-demo", "--user", "author", data_dir=tmp_path)
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert first.stdout.startswith("Seeded demo project prj_")
+    assert second.stdout.startswith("Already there:")
+    with sqlite3.connect(tmp_path / "romergo.db") as db:
+        (count,) = db.execute("SELECT count(*) FROM projects").fetchone()
+        (scenes,) = db.execute("SELECT count(*) FROM scenes").fetchone()
+        kinds = dict(db.execute("SELECT kind, count(*) FROM assets GROUP BY kind").fetchall())
+    assert count == 1
+    assert scenes >= 10
+    assert kinds["background"] >= 4 and kinds["music"] >= 3
+
+
+def test_seed_demo_for_an_unknown_user_fails(tmp_path):
+    result = romergo("seed-demo", "--user", "ghost", data_dir=tmp_path)
+    assert result.returncode == 1
+    assert "ghost" in result.stderr
+
+
+def test_bad_settings_are_reported_with_the_variable(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROMERGO_MAX_LINE_CHARS", "lots")
+    result = romergo("seed-demo", data_dir=tmp_path)
+    assert result.returncode == 2
+    assert "ROMERGO_MAX_LINE_CHARS" in result.stderr
+
+
+def test_the_demo_media_are_real_files(tmp_path):
+    romergo("user", "add", "author", data_dir=tmp_path, stdin="correct horse battery\n")
+    romergo("seed-demo", data_dir=tmp_path)
+    with sqlite3.connect(tmp_path / "romergo.db") as db:
+        rows = db.execute(
+            "SELECT a.kind, a.mime, b.data FROM assets a JOIN asset_blobs b ON b.id = a.blob_id"
+        ).fetchall()
+    images = {bytes(data) for kind, mime, data in rows if kind == "background"}
+    loops = {bytes(data) for kind, mime, data in rows if kind == "music"}
+    assert len(images) >= 4 and len(loops) >= 3  # distinct files, not copies
+    assert all(mime == "image/png" for kind, mime, _ in rows if kind == "background")
+    assert all(mime == "audio/wav" for kind, mime, _ in rows if kind == "music")
+    import io
+    import wave
+
+    for data in loops:
+        with wave.open(io.BytesIO(data)) as clip:
+            assert clip.getnframes() / clip.getframerate() >= 2.0  # a loop of a few seconds

@@ -1,0 +1,29 @@
+"""What every page of the signed-in shell knows: the services, the user, their session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from romergo import csrf
+from romergo.actors import Actor, user_actor
+from romergo.entities import User
+from romergo.services import Services
+
+
+@dataclass(frozen=True)
+class PageContext:
+    services: Services
+    user: User
+    session_token: str
+
+    @property
+    def actor(self) -> Actor:
+        return user_actor(self.user.id, self.user.username)
+
+    def csrf(self, purpose: str) -> str:
+        return csrf.session_token(self.services.secret, purpose, self.session_token)
+
+    async def still_signed_in(self) -> bool:
+        """Checked before every change from a page: a session ended elsewhere stops this tab too."""
+        user = await self.services.accounts.session_user(self.session_token)
+        return user is not None and user.id == self.user.id

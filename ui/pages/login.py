@@ -1,0 +1,80 @@
+"""`/login`: the sign-in form, and the one-time link `romergo serve` prints (`/login?token=...`)."""
+
+from __future__ import annotations
+
+from fastapi import Request
+from fastapi.responses import RedirectResponse, Response
+from nicegui import ui
+
+from romergo import csrf
+from romergo.actors import user_actor
+from romergo.errors import RomergoError
+from romergo.services import Services
+from ui.web_session import safe_next, session_token, set_session_cookie, signed_in_user
+
+MESSAGES = {
+    "failed": "Wrong username or password.",
+    "busy": "Too many sign-in attempts. Wait a minute and try again.",
+    "expired": "The sign-in form expired. Please try again.",
+}
+
+
+def register(services: Services) -> None:
+    @ui.page("/login", title="Sign in · Romergo")
+    async def login_page(request: Request) -> Response | None:
+        query = request.query_params
+        next_path = safe_next(query.get("next"))
+        if "token" in query:
+            return await _follow_link(services, request, query.get("token", ""))
+        if await signed_in_user(services, request) is not None:
+            return RedirectResponse(next_path or "/projects", status_code=303)
+        _form(services, MESSAGES.get(query.get("error", "")), next_path, signed_out="signed_out" in query)
+        return None
+
+
+async def _follow_link(services: Services, request: Request, token: str) -> Response | None:
+    try:
+        signed_in = await services.accounts.sign_in_with_link(token)
+    except RomergoError:
+        _link_refused()
+        return None
+    await services.accounts.end_session(session_token(request))
+    projects = await services.stories.list_projects(user_actor(signed_in.user.id))
+    target = f"/projects/{projects[0].id}" if projects else "/projects"
+    response = RedirectResponse(target, status_code=303)
+    set_session_cookie(response, signed_in.session_token, services)
+    return response
+
+
+def _form(services: Services, error: str | None, next_path: str | None, *, signed_out: bool) -> None:
+    with ui.card().classes("w-96 mx-auto mt-24 p-6 gap-4"):
+        ui.label("Romergo").classes("text-h5 text-weight-bold")
+        ui.label("Sign in to your stories").classes("text-grey-7")
+        if signed_out:
+            ui.label("You are signed out.").props('role="status"').classes("text-positive")
+        if error:
+            ui.label(error).props('role="alert"').classes("text-negative")
+        with ui.element("form").props('method="post" action="/login"').classes("flex flex-col gap-3 w-full"):
+            hidden = ui.element("input").props('type="hidden" name="csrf"')
+            hidden.props["value"] = csrf.login_token(services.secret)
+            if next_path:
+                follow = ui.element("input").props('type="hidden" name="next"')
+                follow.props["value"] = next_path
+            ui.input("Username").props('name="username" autocomplete="username" autofocus outlined')
+            ui.input("Password", password=True).props(
+                'name="password" autocomplete="current-password" outlined'
+            )
+            ui.button("Sign in").props('type="submit" color="primary" unelevated').classes("w-full")
+        ui.label("No password yet? Use the sign-in link that `romergo serve` prints.").classes(
+            "text-caption text-grey-7"
+        )
+
+
+def _link_refused() -> None:
+    with ui.card().classes("w-96 mx-auto mt-24 p-6 gap-3"):
+        ui.label("This sign-in link cannot be used").classes("text-h6").props('role="alert"')
+        ui.label(
+            "Sign-in links work once and only for 15 minutes. Restart `romergo serve` for a fresh one, "
+            "or sign in with your password."
+        ).classes("text-grey-8")
+        ui.link("Sign in with a password", "/login")
