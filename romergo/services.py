@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from romergo.accounts.service import AccountService
 from romergo.bus import EventBus
+from romergo.channels import ChannelService
 from romergo.config import Settings
 from romergo.secrets import load_or_create_secret
 from romergo.story import StoryService
@@ -22,6 +23,7 @@ class Services:
     bus: EventBus
     stories: StoryService
     accounts: AccountService
+    channels: ChannelService
 
     async def close(self) -> None:
         await self.db.dispose()
@@ -42,6 +44,7 @@ def build_services(settings: Settings) -> Services:
         bus=bus,
         stories=StoryService(db, bus, settings.limits),
         accounts=AccountService(db, settings),
+        channels=ChannelService(db, bus, settings),
     )
 
 

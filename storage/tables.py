@@ -163,3 +163,72 @@ class SigninLink(SQLModel, table=True):
     created_at: datetime
     expires_at: datetime
     used_at: datetime | None = None
+
+
+class Channel(SQLModel, table=True):
+    """A room: one owner, one project, a join code (hashed), settings, and one event sequence."""
+
+    __tablename__ = "channels"
+    id: str = Field(primary_key=True)
+    user_id: str = Field(foreign_key="users.id", index=True)
+    project_id: str = Field(foreign_key="projects.id", index=True)
+    code_hash: str = Field(index=True)
+    code_issued_at: datetime
+    permissions: dict[str, bool] = Field(sa_column=Column(JSON, nullable=False))
+    confirmation_mode: str
+    last_seq: int = 0
+    created_at: datetime
+    expires_at: datetime
+    ended_at: datetime | None = None
+    end_reason: str | None = None
+
+
+class ChannelMember(SQLModel, table=True):
+    """An agent (OAuth client or personal token) that joined a channel. Leaving keeps the row."""
+
+    __tablename__ = "channel_members"
+    channel_id: str = Field(foreign_key="channels.id", primary_key=True)
+    client_id: str = Field(primary_key=True, index=True)
+    agent_name: str
+    joined_at: datetime
+    left_at: datetime | None = None
+    last_seen_at: datetime
+    polling_until: datetime | None = None
+    """While a wait is open: when it will end at the latest. Presence reads it as "listening"."""
+
+
+class Command(SQLModel, table=True):
+    __tablename__ = "commands"
+    __table_args__ = (Index("ix_commands_channel_state", "channel_id", "state", "seq"),)
+    id: str = Field(primary_key=True)
+    channel_id: str = Field(foreign_key="channels.id")
+    seq: int
+    text: str
+    context: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    state: str
+    claimed_by: str | None = Field(default=None, index=True)
+    reserved_for: str | None = None
+    in_reply_to: str | None = None
+    retry_of: str | None = None
+    deliveries: int = 0
+    created_at: datetime
+    claimed_at: datetime | None = None
+    last_activity_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+class ChannelEvent(SQLModel, table=True):
+    """The channel's history: every step, numbered by the channel's one sequence."""
+
+    __tablename__ = "channel_events"
+    __table_args__ = (Index("ux_channel_events_seq", "channel_id", "seq", unique=True),)
+    id: int | None = Field(default=None, primary_key=True)
+    channel_id: str = Field(foreign_key="channels.id")
+    seq: int
+    kind: str
+    command_id: str | None = None
+    actor_type: str
+    actor_id: str
+    actor_name: str
+    data: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    at: datetime

@@ -8,8 +8,9 @@ the change event is published only after the commit.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -43,6 +44,20 @@ class StoryChanged:
     project_id: str
     changes: tuple[EntityChange, ...]
     actor: Actor
+
+
+_collected: ContextVar[list[EntityChange] | None] = ContextVar("romergo_collected_changes", default=None)
+
+
+@contextmanager
+def collect_changes() -> Iterator[list[EntityChange]]:
+    """Gather every change recorded inside this block (in this task): what a tool call changed."""
+    changes: list[EntityChange] = []
+    token = _collected.set(changes)
+    try:
+        yield changes
+    finally:
+        _collected.reset(token)
 
 
 class UnitOfWork:
@@ -146,7 +161,11 @@ class Mutation(UnitOfWork):
                 created_at=utcnow(),
             )
         )
-        self.changes.append(EntityChange(entity_type, entity_id, action))
+        change = EntityChange(entity_type, entity_id, action)
+        self.changes.append(change)
+        collected = _collected.get()
+        if collected is not None:
+            collected.append(change)
 
     async def finish(self) -> None:
         if self.changes and self.project is not None:

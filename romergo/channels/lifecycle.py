@@ -1,0 +1,70 @@
+"""Time-driven transitions: silent commands stall when their lease runs out, channels expire.
+
+One sweeper task per server process. It only writes transitions that are already due, inside
+conditional updates, so several processes sweeping the same database do no harm.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import timedelta
+
+from sqlmodel import col, select
+
+from romergo.channels.base import SYSTEM_ACTOR, ChannelBase
+from romergo.channels.models import LEASED_STATES
+from romergo.channels.owner import finish_channel
+from romergo.clock import utcnow
+from storage.tables import Channel, Command
+
+log = logging.getLogger(__name__)
+
+
+class LifecycleOps(ChannelBase):
+    @property
+    def sweep_seconds(self) -> float:
+        return max(0.25, min(self.settings.command_lease_seconds / 4, 5.0))
+
+    async def sweep(self) -> tuple[int, int]:
+        """Stall commands whose lease ran out and end expired channels. Returns (stalled, expired)."""
+        now = utcnow()
+        lease = timedelta(seconds=self.settings.command_lease_seconds)
+        async with self._tx() as tx:
+            silent = (
+                await tx.session.exec(
+                    select(Command).where(
+                        col(Command.state).in_(LEASED_STATES), col(Command.last_activity_at) < now - lease
+                    )
+                )
+            ).all()
+            for command in silent:
+                command.state = "stalled"
+                tx.session.add(command)
+                await tx.session.flush()
+                await tx.event(
+                    command.channel_id,
+                    "stalled",
+                    SYSTEM_ACTOR,
+                    {"claimed_by": command.claimed_by},
+                    command.id,
+                )
+            expired = (
+                await tx.session.exec(
+                    select(Channel).where(col(Channel.ended_at).is_(None), col(Channel.expires_at) <= now)
+                )
+            ).all()
+            for channel in expired:
+                await finish_channel(tx, channel, "expired", SYSTEM_ACTOR)
+            return len(silent), len(expired)
+
+    async def run_sweeper(self) -> None:
+        """Runs until cancelled (the server's lifespan cancels it at shutdown)."""
+        while True:
+            try:
+                await self.sweep()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("channel sweep failed; trying again")
+            await asyncio.sleep(self.sweep_seconds)

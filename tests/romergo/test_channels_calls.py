@@ -1,0 +1,229 @@
+"""The call guard (CONTRACT.md §2.5): attribution to commands, the room's binding and
+permissions, and the tool events the panel shows."""
+
+from __future__ import annotations
+
+import pytest
+
+from romergo.actors import agent_actor
+from romergo.channels import ToolCall
+from romergo.errors import RomergoError
+from tests.support.channels import open_room
+from tests.support.story import database_state, revisions
+
+
+async def claim(services, room, name="a"):
+    agent = room.agent(name)
+    cursor = (await services.channels.join(agent, room.code)).cursor
+    await room.send("Rename the opening")
+    got = await services.channels.wait(agent, room.channel.channel_id, cursor, 1)
+    return agent, got.command
+
+
+def rename_call(agent, room, title="Dawn", command_id=None, category="edit"):
+    return ToolCall(
+        caller=agent,
+        tool="romergo_update_scene",
+        category=category,
+        arguments={"scene_id": room.story.first_scene_id, "title": title},
+        command_id=command_id,
+        project_id=room.story.project_id,
+    )
+
+
+def renamer(services, agent, room, title="Dawn"):
+    async def execute(command_id):
+        actor = agent_actor(agent.user_id, agent.client_id, agent.client_name).for_tool(
+            "romergo_update_scene", command_id
+        )
+        return await services.stories.update_scene(actor, room.story.first_scene_id, title=title)
+
+    return execute
+
+
+async def test_a_call_during_a_command_is_attributed_and_shown_as_tool_events(services, actor):
+    room = await open_room(services, actor)
+    agent, command = await claim(services, room)
+
+    await services.channels.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
+
+    events = await room.events()
+    assert [e.kind for e in events[-2:]] == ["tool_started", "tool_finished"]
+    assert events[-2].data == {
+        "tool": "romergo_update_scene",
+        "arguments": {"scene_id": room.story.first_scene_id, "title": "Dawn"},
+        "category": "edit",
+    }
+    assert events[-1].data == {
+        "tool": "romergo_update_scene",
+        "changed": [{"entity_type": "scene", "entity_id": room.story.first_scene_id}],
+    }
+    assert (await services.channels.get_command(actor.user_id, command.command_id)).state == "working"
+    revision = (await revisions(services, room.story.project_id))[-1]
+    assert (revision.command_id, revision.tool, revision.actor_type, revision.client_id) == (
+        command.command_id,
+        "romergo_update_scene",
+        "agent",
+        "client-a",
+    )
+
+
+async def test_a_failed_call_is_a_tool_failed_event(services, actor):
+    room = await open_room(services, actor)
+    agent, _ = await claim(services, room)
+    with pytest.raises(RomergoError):
+        await services.channels.run_tool_call(
+            rename_call(agent, room, title=""), renamer(services, agent, room, "")
+        )
+    last = (await room.events())[-1]
+    assert last.kind == "tool_failed"
+    assert last.data["error_code"] == "invalid_argument"
+
+
+async def test_leaving_keeps_the_room_so_a_change_without_a_command_is_refused(services, actor):
+    room = await open_room(services, actor)
+    agent = room.agent("a")
+    await services.channels.join(agent, room.code)
+    await services.channels.leave(agent, room.channel.channel_id)
+    before = await database_state(services)
+
+    with pytest.raises(RomergoError) as refused:
+        await services.channels.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
+
+    assert refused.value.code == "no_active_command"
+    blocked = (await room.events())[-1]
+    assert (blocked.kind, blocked.data["tool"]) == ("tool_blocked", "romergo_update_scene")
+    after = await database_state(services)
+    assert {k: v for k, v in after.items() if k not in ("channel_events", "channels")} == {
+        k: v for k, v in before.items() if k not in ("channel_events", "channels")
+    }
+
+
+async def test_a_joined_agent_cannot_touch_another_project(services, actor):
+    room = await open_room(services, actor)
+    agent, _ = await claim(services, room)
+    other = await services.stories.create_project(actor, "Elsewhere")
+    call = ToolCall(
+        agent, "romergo_add_chapter", "edit", {"project_id": other.id, "title": "x"}, None, other.id
+    )
+    with pytest.raises(RomergoError) as refused:
+        await services.channels.run_tool_call(call, lambda _: services.stories.list_projects(actor))
+    assert refused.value.code == "permission_denied"
+
+
+async def test_a_room_without_edit_refuses_edits_and_says_so(services, actor):
+    room = await open_room(services, actor, permissions={"edit": False})
+    agent, command = await claim(services, room)
+    with pytest.raises(RomergoError) as refused:
+        await services.channels.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
+    assert refused.value.code == "permission_denied"
+    blocked = (await room.events())[-1]
+    assert blocked.kind == "tool_blocked"
+    assert (blocked.command_id, blocked.data["permission"]) == (command.command_id, "edit")
+    # A settings change applies to the very next call.
+    await services.channels.update_settings(actor.user_id, room.channel.channel_id, {"edit": True})
+    await services.channels.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
+
+
+async def test_naming_a_command_checks_who_holds_it_and_its_state(services, actor):
+    room = await open_room(services, actor)
+    agent, command = await claim(services, room)
+    stranger = room.agent("b")
+    await services.channels.join(stranger, room.code)
+
+    for caller, command_id, code in (
+        (stranger, command.command_id, "not_claimed_by_you"),
+        (agent, "cmd_unknown", "not_found"),
+    ):
+        with pytest.raises(RomergoError) as refused:
+            await services.channels.run_tool_call(
+                rename_call(caller, room, command_id=command_id), renamer(services, caller, room)
+            )
+        assert refused.value.code == code
+
+    await services.channels.cancel_command(actor.user_id, command.command_id)
+    for command_id in (command.command_id, None):
+        with pytest.raises(RomergoError) as refused:
+            await services.channels.run_tool_call(
+                rename_call(agent, room, command_id=command_id), renamer(services, agent, room)
+            )
+        assert refused.value.code == ("command_cancelled" if command_id else "no_active_command")
+
+
+async def test_an_agent_outside_any_channel_is_only_bound_by_its_token(services, actor):
+    room = await open_room(services, actor)
+    outsider = room.agent("outsider")
+    scene = await services.channels.run_tool_call(
+        rename_call(outsider, room), renamer(services, outsider, room, "Free")
+    )
+    assert scene.title == "Free"
+
+
+async def test_reads_are_allowed_and_attributed_when_one_command_is_held(services, actor):
+    room = await open_room(services, actor)
+    agent, command = await claim(services, room)
+    call = ToolCall(
+        agent,
+        "romergo_get_scene",
+        "read",
+        {"scene_id": room.story.first_scene_id},
+        None,
+        room.story.project_id,
+    )
+    await services.channels.run_tool_call(
+        call, lambda _: services.stories.scene_view(actor, room.story.first_scene_id)
+    )
+    events = await room.events()
+    assert [e.kind for e in events[-2:]] == ["tool_started", "tool_finished"]
+    assert events[-1].command_id == command.command_id
+
+
+async def test_the_reply_is_compared_with_what_was_recorded(services, actor):
+    room = await open_room(services, actor)
+    agent, command = await claim(services, room)
+    await services.channels.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
+    line = await services.stories.add_line(
+        agent_actor(agent.user_id, agent.client_id, agent.client_name).for_tool(
+            "romergo_add_dialogue_line", command.command_id
+        ),
+        room.story.second_scene_id,
+        "New line",
+    )
+
+    summary = {
+        "status": "success",
+        "description": "Renamed.",
+        "changed_entities": [
+            {"type": "scene", "id": room.story.first_scene_id},
+            {"type": "character", "id": room.story.hero_id},
+        ],
+    }
+    await services.channels.report(agent, command.command_id, "reply", "Done", summary)
+
+    events = await room.events()
+    recorded = next(e for e in events if e.kind == "changes_recorded")
+    assert [(c["entity_type"], c["entity_id"]) for c in recorded.data["changes"]] == [
+        ("scene", room.story.first_scene_id),
+        ("dialogue_line", line.id),
+    ]
+    mismatch = events[-1]
+    assert mismatch.kind == "summary_mismatch"
+    assert mismatch.data == {
+        "claimed_not_recorded": [{"type": "character", "id": room.story.hero_id}],
+        "recorded_not_claimed": [{"type": "dialogue_line", "id": line.id}],
+    }
+
+
+async def test_a_line_change_counts_as_a_change_of_its_scene(services, actor):
+    room = await open_room(services, actor)
+    agent, command = await claim(services, room)
+    await services.stories.add_line(
+        agent_actor(agent.user_id, agent.client_id, agent.client_name).for_tool(
+            "romergo_add_dialogue_line", command.command_id
+        ),
+        room.story.second_scene_id,
+        "New line",
+    )
+    summary = {"status": "success", "changed_entities": [{"type": "scene", "id": room.story.second_scene_id}]}
+    await services.channels.report(agent, command.command_id, "reply", "Done", summary)
+    assert (await room.kinds())[-1] == "changes_recorded"
