@@ -57,6 +57,7 @@ def build_app(services: Services) -> FastAPI:
     """One app for everything: later adapters (MCP, API) are added before the UI, which mounts at `/`."""
     from fastapi import FastAPI
 
+    import api
     import ui
     from app_middleware import BodyLimit, SecurityHeaders
     from romergo.services import first_start, migrate
@@ -67,13 +68,20 @@ def build_app(services: Services) -> FastAPI:
         user, _created = await first_start(services)
         token = await services.accounts.create_signin_link(user.id)
         print(f"Sign in: {services.settings.base_url}/login?token={token}", flush=True)
+        sweeper = asyncio.create_task(services.channels.run_sweeper(), name="channel sweeper")
         try:
             yield
         finally:
+            sweeper.cancel()
             await services.close()
 
     app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.services = services
+
+    async def no_bearer_tokens_yet(_: str) -> None:
+        return None
+
+    api.mount(app, services, no_bearer_tokens_yet)
     ui.mount(app, services)
     limits = [
         ("/mcp", 5 * MIB),

@@ -1,1 +1,24 @@
+"""The JSON API adapter (`/api/v1`), with its own OpenAPI document at `/api/v1/openapi.json`."""
 
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from api import errors
+from api.auth import BearerVerifier, OwnerAuth
+from api.routes import router
+from romergo.services import Services
+
+
+def mount(app: FastAPI, services: Services, verify_bearer: BearerVerifier) -> None:
+    api = FastAPI(
+        title="Romergo API",
+        version="1",
+        description="The owner's side of the Builder loop: channels, commands and their events.",
+        docs_url="/docs",
+        redoc_url=None,
+        openapi_url="/openapi.json",
+    )
+    errors.install(api)
+    api.include_router(router(services, OwnerAuth(services, verify_bearer)))
+    app.mount("/api/v1", api)

@@ -1,0 +1,93 @@
+"""The endpoints of CONTRACT.md §6: the owner's side of the loop for scripts, the CLI and tests.
+
+No `from __future__ import annotations` here: FastAPI resolves the local `Caller` dependency
+alias from the live annotations.
+"""
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+
+from api.auth import Owner, OwnerAuth
+from api.schemas import ChannelSettings, NewChannel, NewCommand
+from romergo.actors import user_actor
+from romergo.channels import wire
+from romergo.clock import iso
+from romergo.services import Services
+
+
+def router(services: Services, auth: OwnerAuth) -> APIRouter:
+    api = APIRouter()
+    Caller = Annotated[Owner, Depends(auth)]
+    channels = services.channels
+
+    @api.get("/projects", summary="The owner's projects")
+    async def projects(owner: Caller) -> dict[str, Any]:
+        rows = await services.stories.list_projects(user_actor(owner.user_id))
+        return {
+            "projects": [
+                {"id": p.id, "title": p.title, "updated_at": iso(p.updated_at), "published": p.published}
+                for p in rows
+            ]
+        }
+
+    @api.post("/channels", status_code=201, summary="Open a channel; the answer holds the join code")
+    async def create_channel(body: NewChannel, owner: Caller) -> dict[str, Any]:
+        view = await channels.create_channel(
+            owner.user_id, body.project_id, body.permissions, body.confirmation_mode
+        )
+        return wire.channel(view)
+
+    @api.get("/channels/{channel_id}", summary="A channel with its members and presence")
+    async def get_channel(channel_id: str, owner: Caller) -> dict[str, Any]:
+        return wire.channel(await channels.get_channel(owner.user_id, channel_id))
+
+    @api.patch("/channels/{channel_id}", summary="Change permissions (partially) or the confirmation mode")
+    async def update_channel(channel_id: str, body: ChannelSettings, owner: Caller) -> dict[str, Any]:
+        view = await channels.update_settings(
+            owner.user_id, channel_id, body.permissions, body.confirmation_mode
+        )
+        return wire.channel(view)
+
+    @api.post("/channels/{channel_id}/code", summary="Rotate the join code")
+    async def rotate_code(channel_id: str, owner: Caller) -> dict[str, Any]:
+        return {"code": await channels.rotate_code(owner.user_id, channel_id)}
+
+    @api.post("/channels/{channel_id}/end", summary="End the channel at once")
+    async def end_channel(channel_id: str, owner: Caller) -> dict[str, Any]:
+        return wire.channel(await channels.end_channel(owner.user_id, channel_id))
+
+    @api.post("/channels/{channel_id}/commands", status_code=201, summary="Send a command to the agent")
+    async def post_command(channel_id: str, body: NewCommand, owner: Caller) -> dict[str, Any]:
+        view = await channels.post_command(
+            owner.user_id, channel_id, body.text, body.context, body.in_reply_to
+        )
+        return wire.command(view)
+
+    @api.get("/channels/{channel_id}/events", summary="Events after a sequence number; long-polls with wait")
+    async def events(
+        channel_id: str,
+        owner: Caller,
+        after: Annotated[int, Query(ge=0)] = 0,
+        wait: Annotated[float, Query(ge=0, le=50)] = 0,
+    ) -> dict[str, Any]:
+        found, cursor = await channels.events(owner.user_id, channel_id, after, wait)
+        return {"events": [wire.event(e) for e in found], "cursor": cursor}
+
+    @api.get("/commands/{command_id}", summary="A command and its state")
+    async def get_command(command_id: str, owner: Caller) -> dict[str, Any]:
+        return wire.command(await channels.get_command(owner.user_id, command_id))
+
+    @api.post("/commands/{command_id}/cancel", summary="Cancel a command")
+    async def cancel(command_id: str, owner: Caller) -> dict[str, Any]:
+        return wire.command(await channels.cancel_command(owner.user_id, command_id))
+
+    @api.post(
+        "/commands/{command_id}/retry",
+        status_code=201,
+        summary="Retry a stalled, failed or cancelled command",
+    )
+    async def retry(command_id: str, owner: Caller) -> dict[str, Any]:
+        return wire.command(await channels.retry_command(owner.user_id, command_id))
+
+    return api
