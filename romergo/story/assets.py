@@ -35,11 +35,13 @@ class AssetOps(StoryReads):
         """Checks kind, name, size (`max_bytes` narrows the configured limit) and the real type."""
         asset_kind = _kind(kind)
         clean_name = validation.title(name, self.limits, "Asset name")
-        clean_tags = validation.tags(list(tags))
+        clean_tags = validation.tags(tags)
         limit = self.limits.max_image_bytes if asset_kind == "background" else self.limits.max_audio_bytes
         if max_bytes is not None:
             limit = min(limit, max_bytes)
-        if not isinstance(data, bytes | bytearray) or not data:
+        if not isinstance(data, bytes | bytearray):
+            raise invalid("The file must be given as bytes.")
+        if not data:
             raise invalid("The file is empty.")
         if len(data) > limit:
             raise too_large(
@@ -74,7 +76,7 @@ class AssetOps(StoryReads):
         self, actor: Actor, asset_id: str, name: str | None = None, tags: Sequence[str] | None = None
     ) -> Asset:
         clean_name = None if name is None else validation.title(name, self.limits, "Asset name")
-        clean_tags = None if tags is None else validation.tags(list(tags))
+        clean_tags = None if tags is None else validation.tags(tags)
         async with self._write(actor) as tx:
             asset = await tx.asset(asset_id)
             before = snapshots.asset(asset)

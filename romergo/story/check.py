@@ -134,8 +134,9 @@ def check_story(data: ProjectData) -> list[Problem]:
 
     used = {a for c in data.chapters for a in (c.background_asset_id, c.music_asset_id) if a}
     used |= {a for s in data.scenes for a in (s.background_asset_id, s.music_asset_id) if a}
+    # Sounds have no slot yet (they are for effects a story plays on cue), so they are never "unused".
     for asset in sorted(data.assets, key=lambda a: a.name.casefold()):
-        if asset.id not in used:
+        if asset.kind != "sound" and asset.id not in used:
             problems.append(
                 Problem("unused_asset", "info", f'Asset "{asset.name}" is not used by any scene or chapter.')
             )

@@ -70,7 +70,7 @@ def _text(value: object, what: str) -> str:
     if not isinstance(value, str):
         raise invalid(f"{what} must be text.")
     # Normalise line endings only; every script, ZWJ and combining mark is kept as typed.
-    text = value.replace("\r\n", "\n").strip()
+    text = value.replace("\r\n", "\n").replace("\r", "\n").strip()
     if any(unicodedata.category(ch) == "Cc" and ch not in "\n\t" for ch in text):
         raise invalid(f"{what} contains control characters.")
     return text
