@@ -1,19 +1,31 @@
 from __future__ import annotations
 
+import shutil
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
 from romergo.actors import Actor, user_actor
 from romergo.config import Settings
 from romergo.entities import User
-from romergo.services import Services, open_services
+from romergo.services import Services, build_services
+from storage.migrate import upgrade
+
+
+@pytest.fixture(scope="session")
+async def migrated_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One database migrated to head per test session; each test starts from a copy of it."""
+    path = tmp_path_factory.mktemp("template") / "romergo.db"
+    await upgrade(f"sqlite+aiosqlite:///{path}")
+    return path
 
 
 @pytest.fixture
-async def services(tmp_path) -> AsyncIterator[Services]:
-    """The real services on a real SQLite file, migrated like a server start."""
-    built = await open_services(Settings(data_dir=tmp_path))
+async def services(tmp_path: Path, migrated_database: Path) -> AsyncIterator[Services]:
+    """The real services on a real SQLite file, at the schema a server start produces."""
+    shutil.copyfile(migrated_database, tmp_path / "romergo.db")
+    built = build_services(Settings(data_dir=tmp_path))
     try:
         yield built
     finally:
