@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 
 from api.auth import Owner, OwnerAuth
-from api.schemas import ChannelSettings, NewChannel, NewCommand
+from api.schemas import ChannelSettings, Decision, NewChannel, NewCommand
 from romergo.actors import user_actor
 from romergo.channels import wire
 from romergo.clock import iso
@@ -89,5 +89,10 @@ def router(services: Services, auth: OwnerAuth) -> APIRouter:
     )
     async def retry(command_id: str, owner: Caller) -> dict[str, Any]:
         return wire.command(await channels.retry_command(owner.user_id, command_id))
+
+    @api.post("/confirmations/{confirmation_id}", summary="Allow once or reject an action waiting for you")
+    async def decide(confirmation_id: str, body: Decision, owner: Caller) -> dict[str, Any]:
+        view = await channels.decide_confirmation(owner.user_id, confirmation_id, body.decision)
+        return wire.confirmation(view)
 
     return api

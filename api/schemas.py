@@ -22,6 +22,10 @@ class ChannelSettings(Strict):
     confirmation_mode: Literal["none", "publish_and_delete", "every_change"] | None = None
 
 
+class Decision(Strict):
+    decision: Literal["allow_once", "reject"]
+
+
 class NewCommand(Strict):
     text: str = Field(min_length=1, max_length=4000)
     context: dict[str, Any] | None = None

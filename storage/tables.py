@@ -232,3 +232,23 @@ class ChannelEvent(SQLModel, table=True):
     actor_name: str
     data: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     at: datetime
+
+
+class Confirmation(SQLModel, table=True):
+    """An action waiting for the owner's "Allow once": bound to command, tool and argument fingerprint."""
+
+    __tablename__ = "confirmations"
+    __table_args__ = (Index("ix_confirmations_match", "command_id", "tool", "fingerprint"),)
+    id: str = Field(primary_key=True)
+    channel_id: str = Field(foreign_key="channels.id", index=True)
+    command_id: str = Field(foreign_key="commands.id")
+    client_id: str
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    fingerprint: str
+    action: str
+    state: str
+    """pending → granted → consumed, or rejected / expired / cancelled."""
+    created_at: datetime
+    expires_at: datetime
+    decided_at: datetime | None = None

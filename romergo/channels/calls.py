@@ -14,7 +14,8 @@ from typing import Any, TypeVar
 
 from sqlmodel import col, select
 
-from romergo.channels.base import ChannelBase, ChannelTx, EventActor, channel_state, ensure_live
+from romergo.channels.base import ChannelTx, EventActor, channel_state, ensure_live
+from romergo.channels.confirmations import ConfirmOps, needs_confirmation
 from romergo.channels.models import FINISHED_STATES, HELD_STATES, Caller
 from romergo.clock import utcnow
 from romergo.errors import RomergoError
@@ -37,6 +38,8 @@ class ToolCall:
     command_id: str | None = None
     project_id: str | None = None
     """The project the call touches, resolved by the adapter before the call (None: no single one)."""
+    action: str = ""
+    """The call in plain words for the owner's confirmation dialog ("Delete scene …")."""
 
 
 @dataclass(frozen=True)
@@ -46,11 +49,27 @@ class Attribution:
     rooms: tuple[Channel, ...] = ()
 
 
-class CallOps(ChannelBase):
-    async def run_tool_call(self, call: ToolCall, execute: Callable[[str | None], Awaitable[T]]) -> T:
-        """Check the call against its room, then `execute(command_id)` with events around it."""
+class CallOps(ConfirmOps):
+    async def run_tool_call(
+        self,
+        call: ToolCall,
+        execute: Callable[[str | None], Awaitable[T]],
+        heartbeat: Callable[[], Awaitable[None]] | None = None,
+    ) -> T:
+        """Check the call against its room (permissions, then the owner's confirmation when the
+        mode asks for one), then `execute(command_id)` with tool events around it."""
         attribution = await self._attribute(call)
         command = attribution.command
+        room = attribution.room
+        if (
+            command is not None
+            and room is not None
+            and needs_confirmation(room.confirmation_mode, call.category)
+        ):
+            action = call.action or f"{call.tool} with {redact(call.arguments)}"
+            await self.await_confirmation(
+                call.caller, command, call.tool, call.arguments, redact(call.arguments), action, heartbeat
+            )
         if command is not None:
             await self._started(call, command)
         with collect_changes() as changes:

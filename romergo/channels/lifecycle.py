@@ -12,7 +12,8 @@ from datetime import timedelta
 
 from sqlmodel import col, select
 
-from romergo.channels.base import SYSTEM_ACTOR, ChannelBase
+from romergo.channels.base import SYSTEM_ACTOR
+from romergo.channels.confirmations import ConfirmOps
 from romergo.channels.models import LEASED_STATES
 from romergo.channels.owner import finish_channel
 from romergo.clock import utcnow
@@ -21,7 +22,7 @@ from storage.tables import Channel, Command
 log = logging.getLogger(__name__)
 
 
-class LifecycleOps(ChannelBase):
+class LifecycleOps(ConfirmOps):
     @property
     def sweep_seconds(self) -> float:
         return max(0.25, min(self.settings.command_lease_seconds / 4, 5.0))
@@ -56,6 +57,7 @@ class LifecycleOps(ChannelBase):
             ).all()
             for channel in expired:
                 await finish_channel(tx, channel, "expired", SYSTEM_ACTOR)
+            await self.expire_confirmations(tx, now)
             return len(silent), len(expired)
 
     async def run_sweeper(self) -> None:

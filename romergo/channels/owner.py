@@ -21,6 +21,7 @@ from romergo.channels.base import (
     command_view,
     ensure_live,
 )
+from romergo.channels.confirmations import cancel_confirmations
 from romergo.channels.context import clean_context
 from romergo.channels.models import (
     CONFIRMATION_MODES,
@@ -261,6 +262,8 @@ class OwnerOps(ChannelBase):
 
 
 async def cancel(tx: ChannelTx, command: Command, actor: EventActor) -> None:
+    """Cancels the command and rejects its open confirmations: the waiting call stops at once."""
+    await cancel_confirmations(tx, command.id, actor)
     command.state = "cancelled"
     command.finished_at = utcnow()
     tx.session.add(command)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from romergo.channels.confirmations import ConfirmationView
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
 from romergo.clock import iso
 
@@ -76,4 +77,16 @@ def event(view: EventView) -> dict[str, Any]:
         "at": iso(view.at),
         "actor": {"type": view.actor_type, "id": view.actor_id, "name": view.actor_name},
         "data": view.data,
+    }
+
+
+def confirmation(view: ConfirmationView) -> dict[str, Any]:
+    return {
+        "confirmation_id": view.confirmation_id,
+        "command_id": view.command_id,
+        "tool": view.tool,
+        "arguments": view.arguments,
+        "fingerprint": view.fingerprint,
+        "state": view.state,
+        "expires_at": iso(view.expires_at),
     }

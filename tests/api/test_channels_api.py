@@ -181,3 +181,53 @@ async def test_another_users_channel_is_not_found(client, control, tokens, servi
 async def test_the_api_describes_itself(client):
     document = (await client.get("/api/v1/openapi.json")).json()
     assert "/channels/{channel_id}/commands" in document["paths"]
+
+
+async def test_a_confirmation_is_decided_by_the_owner_only(
+    client, control, tokens, services, actor, project_id
+):
+    from romergo.channels import AgentRef, ToolCall
+
+    channel = (
+        await client.post(
+            "/api/v1/channels",
+            json={"project_id": project_id, "confirmation_mode": "every_change"},
+            headers=control,
+        )
+    ).json()
+    agent = AgentRef(actor.user_id, "client-a", "A")
+    cursor = (await services.channels.join(agent, channel["code"])).cursor
+    await client.post(
+        f"/api/v1/channels/{channel['channel_id']}/commands", json={"text": "go"}, headers=control
+    )
+    await services.channels.wait(agent, channel["channel_id"], cursor, 1)
+    call = ToolCall(
+        agent, "romergo_add_chapter", "edit", {"project_id": project_id, "title": "New"}, None, project_id
+    )
+    waiting = asyncio.create_task(
+        services.channels.run_tool_call(call, lambda command_id: services.stories.list_projects(actor))
+    )
+    pending = await services.channels.pending_confirmations(actor.user_id, channel["channel_id"])
+    while not pending:
+        await asyncio.sleep(0.02)
+        pending = await services.channels.pending_confirmations(actor.user_id, channel["channel_id"])
+    confirmation_id = pending[0].confirmation_id
+
+    tokens["agent"] = TokenIdentity(actor.user_id, frozenset({"romergo:read", "romergo:edit"}))
+    by_agent = await client.post(
+        f"/api/v1/confirmations/{confirmation_id}",
+        json={"decision": "allow_once"},
+        headers={"authorization": "Bearer agent"},
+    )
+    assert by_agent.status_code == 403
+    bad = await client.post(
+        f"/api/v1/confirmations/{confirmation_id}", json={"decision": "yes"}, headers=control
+    )
+    assert bad.status_code == 400
+    allowed = await client.post(
+        f"/api/v1/confirmations/{confirmation_id}", json={"decision": "allow_once"}, headers=control
+    )
+    assert allowed.status_code == 200, allowed.text
+    assert allowed.json()["state"] == "granted"
+    assert allowed.json()["tool"] == "romergo_add_chapter"
+    await asyncio.wait_for(waiting, 5)

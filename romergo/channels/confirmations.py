@@ -1,0 +1,311 @@
+"""Confirmations (CONTRACT.md §2.7): the owner's "Allow once" for one exact action.
+
+A request is bound to command, tool and the argument fingerprint. The call waits for the
+decision (at most 50 s, then `confirmation_pending`: call again with the same arguments and you
+re-attach to the same request). A grant is consumed by exactly one execution, by a conditional
+update, so two parallel retries cannot both run it. Only the owner decides.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import update
+from sqlmodel import col, select
+
+from romergo.channels.base import SYSTEM_ACTOR, ChannelBase, ChannelTx, EventActor, channel_topic
+from romergo.channels.models import Caller
+from romergo.clock import iso, utcnow
+from romergo.errors import RomergoError, invalid
+from romergo.ids import new_id
+from storage.tables import Channel, Command, Confirmation, User
+
+WAIT_SECONDS = 50.0
+CONFIRMED_CATEGORIES = {
+    "none": (),
+    "publish_and_delete": ("publish", "delete"),
+    "every_change": ("edit", "media", "publish", "delete"),
+}
+OPEN = ("pending", "granted")
+DECISIONS = {"allow_once": "granted", "reject": "rejected"}
+
+
+@dataclass(frozen=True)
+class ConfirmationView:
+    confirmation_id: str
+    command_id: str
+    channel_id: str
+    tool: str
+    arguments: dict[str, Any]
+    fingerprint: str
+    action: str
+    state: str
+    expires_at: datetime
+
+
+def fingerprint(arguments: dict[str, Any]) -> str:
+    """SHA-256 hex of the validated arguments without command_id, as canonical JSON."""
+    canonical = {k: v for k, v in arguments.items() if k != "command_id"}
+    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def needs_confirmation(mode: str, category: str) -> bool:
+    return category in CONFIRMED_CATEGORIES.get(mode, ())
+
+
+class ConfirmOps(ChannelBase):
+    confirm_wait_seconds: float = WAIT_SECONDS
+
+    async def await_confirmation(
+        self,
+        caller: Caller,
+        command: Command,
+        tool: str,
+        arguments: dict[str, Any],
+        shown_arguments: dict[str, Any],
+        action: str,
+        heartbeat: Any = None,
+    ) -> None:
+        """Returns once this call holds a consumed grant; raises the §1 code otherwise."""
+        print_ = fingerprint(arguments)
+        confirmation_id = await self._attach(caller, command, tool, print_, shown_arguments, action)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.confirm_wait_seconds
+        next_beat = loop.time() + self.heartbeat_seconds
+        while True:
+            if await self._try_consume(confirmation_id, command.id):
+                return
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise RomergoError(
+                    "confirmation_pending",
+                    "The owner has not decided yet. "
+                    "Call the tool again with the same arguments to keep waiting.",
+                )
+            await self.bus.wait(
+                channel_topic(command.channel_id), min(remaining, max(0.0, next_beat - loop.time()))
+            )
+            if heartbeat is not None and loop.time() >= next_beat:
+                await heartbeat()
+                next_beat = loop.time() + self.heartbeat_seconds
+
+    async def decide_confirmation(
+        self, user_id: str, confirmation_id: str, decision: str
+    ) -> ConfirmationView:
+        if decision not in DECISIONS:
+            raise invalid('decision must be "allow_once" or "reject".')
+        async with self._tx() as tx:
+            row = (
+                await tx.session.get(Confirmation, confirmation_id)
+                if isinstance(confirmation_id, str)
+                else None
+            )
+            channel = await tx.session.get(Channel, row.channel_id) if row else None
+            if row is None or channel is None or channel.user_id != user_id:
+                raise RomergoError("not_found", f'Confirmation "{confirmation_id}" does not exist.')
+            if row.state == "pending" and row.expires_at <= utcnow():
+                await _close(tx, row, "expired", SYSTEM_ACTOR)
+            if row.state != "pending":
+                raise RomergoError("conflict", f"This confirmation is already {row.state}.")
+            user = await tx.session.get(User, user_id)
+            owner = EventActor("user", user_id, user.username if user else user_id)
+            row.state = DECISIONS[decision]
+            row.decided_at = utcnow()
+            tx.session.add(row)
+            await tx.session.flush()
+            await tx.event(
+                row.channel_id,
+                "confirmation_decided",
+                owner,
+                {"confirmation_id": row.id, "decision": decision},
+                row.command_id,
+            )
+            if decision == "reject":
+                await _resume(tx, row.command_id)
+            return confirmation_view(row)
+
+    async def get_confirmation(self, user_id: str, confirmation_id: str) -> ConfirmationView:
+        async with self.db.read() as session:
+            row = (
+                await session.get(Confirmation, confirmation_id) if isinstance(confirmation_id, str) else None
+            )
+            channel = await session.get(Channel, row.channel_id) if row else None
+            if row is None or channel is None or channel.user_id != user_id:
+                raise RomergoError("not_found", f'Confirmation "{confirmation_id}" does not exist.')
+            return confirmation_view(row)
+
+    async def pending_confirmations(self, user_id: str, channel_id: str) -> list[ConfirmationView]:
+        async with self.db.read() as session:
+            await self._owned_channel(session, user_id, channel_id)
+            rows = (
+                await session.exec(
+                    select(Confirmation)
+                    .where(Confirmation.channel_id == channel_id, Confirmation.state == "pending")
+                    .order_by(col(Confirmation.created_at))
+                )
+            ).all()
+            return [confirmation_view(row) for row in rows]
+
+    async def _attach(
+        self, caller: Caller, command: Command, tool: str, print_: str, shown: dict[str, Any], action: str
+    ) -> str:
+        now = utcnow()
+        async with self._tx() as tx:
+            existing = (
+                await tx.session.exec(
+                    select(Confirmation)
+                    .where(
+                        Confirmation.command_id == command.id,
+                        Confirmation.tool == tool,
+                        Confirmation.fingerprint == print_,
+                        col(Confirmation.state).in_(OPEN),
+                    )
+                    .order_by(col(Confirmation.created_at).desc())
+                )
+            ).first()
+            if existing is not None and existing.expires_at > now:
+                return existing.id
+            if existing is not None:
+                await _close(tx, existing, "expired", SYSTEM_ACTOR)
+            row = Confirmation(
+                id=new_id("cnf"),
+                channel_id=command.channel_id,
+                command_id=command.id,
+                client_id=caller.client_id,
+                tool=tool,
+                arguments=shown,
+                fingerprint=print_,
+                action=action,
+                state="pending",
+                created_at=now,
+                expires_at=now + timedelta(seconds=self.settings.confirmation_ttl_seconds),
+            )
+            tx.session.add(row)
+            fresh = await tx.session.get(Command, command.id, populate_existing=True)
+            if fresh is not None:
+                fresh.state = "needs_confirmation"
+                fresh.last_activity_at = now
+                tx.session.add(fresh)
+            await tx.session.flush()
+            await tx.event(
+                command.channel_id,
+                "confirmation_requested",
+                EventActor("agent", caller.client_id, caller.client_name),
+                {
+                    "confirmation_id": row.id,
+                    "tool": tool,
+                    "arguments": shown,
+                    "fingerprint": print_,
+                    "action": action,
+                    "expires_at": iso(row.expires_at),
+                },
+                command.id,
+            )
+            return row.id
+
+    async def _try_consume(self, confirmation_id: str, command_id: str) -> bool:
+        async with self._tx() as tx:
+            consumed = (
+                await tx.session.exec(
+                    update(Confirmation)  # type: ignore[call-overload]
+                    .where(col(Confirmation.id) == confirmation_id, col(Confirmation.state) == "granted")
+                    .values(state="consumed")
+                    .returning(Confirmation.id)
+                )
+            ).scalar_one_or_none()
+            if consumed is not None:
+                await _resume(tx, command_id)
+                return True
+            row = await tx.session.get(Confirmation, confirmation_id, populate_existing=True)
+            assert row is not None
+            if row.state == "pending" and row.expires_at <= utcnow():
+                await _close(tx, row, "expired", SYSTEM_ACTOR)
+            if row.state == "pending":
+                return False
+        raise _refusal(row.state)
+
+    async def expire_confirmations(self, tx: ChannelTx, now: datetime) -> int:
+        rows = (
+            await tx.session.exec(
+                select(Confirmation).where(
+                    col(Confirmation.state).in_(OPEN), col(Confirmation.expires_at) <= now
+                )
+            )
+        ).all()
+        for row in rows:
+            await _close(tx, row, "expired", SYSTEM_ACTOR)
+        return len(rows)
+
+
+async def cancel_confirmations(tx: ChannelTx, command_id: str, actor: EventActor) -> None:
+    rows = (
+        await tx.session.exec(
+            select(Confirmation).where(
+                Confirmation.command_id == command_id, col(Confirmation.state).in_(OPEN)
+            )
+        )
+    ).all()
+    for row in rows:
+        await _close(tx, row, "cancelled", actor, resume=False)
+
+
+async def _close(
+    tx: ChannelTx, row: Confirmation, state: str, actor: EventActor, *, resume: bool = True
+) -> None:
+    row.state = state
+    row.decided_at = utcnow()
+    tx.session.add(row)
+    await tx.session.flush()
+    await tx.event(
+        row.channel_id,
+        "confirmation_decided",
+        actor,
+        {"confirmation_id": row.id, "decision": state},
+        row.command_id,
+    )
+    if resume:
+        await _resume(tx, row.command_id)
+
+
+async def _resume(tx: ChannelTx, command_id: str) -> None:
+    """Back to work: the lease runs again from now."""
+    command = await tx.session.get(Command, command_id, populate_existing=True)
+    if command is not None and command.state == "needs_confirmation":
+        command.state = "working"
+        command.last_activity_at = utcnow()
+        tx.session.add(command)
+        await tx.session.flush()
+
+
+def _refusal(state: str) -> RomergoError:
+    if state == "rejected":
+        return RomergoError("confirmation_rejected", "The owner rejected this action. Nothing was changed.")
+    if state == "expired":
+        return RomergoError(
+            "confirmation_timeout", "Nobody allowed this action in time. Nothing was changed."
+        )
+    if state == "cancelled":
+        return RomergoError("command_cancelled", "The owner cancelled this command. Stop working on it.")
+    return RomergoError(
+        "conflict", "This allowed action already ran once; a new call needs a new confirmation."
+    )
+
+
+def confirmation_view(row: Confirmation) -> ConfirmationView:
+    return ConfirmationView(
+        confirmation_id=row.id,
+        command_id=row.command_id,
+        channel_id=row.channel_id,
+        tool=row.tool,
+        arguments=dict(row.arguments),
+        fingerprint=row.fingerprint,
+        action=row.action,
+        state=row.state,
+        expires_at=row.expires_at,
+    )
