@@ -10,6 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+MCP_PATH = "/mcp"
+"""Where agents reach the MCP endpoint; `{base_url}/mcp` is the audience of every OAuth token."""
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -45,6 +48,9 @@ class Settings:
     refresh_token_days: int = 30
     rate_limit_per_minute: int = 120
     max_waits_per_client: int = 20
+    registrations_per_minute: int = 20
+    allowed_hosts: tuple[str, ...] = ()
+    """Extra `Host` values the MCP endpoint accepts besides the public URL's and loopback ones."""
     signin_link_minutes: int = 15
     session_idle_hours: int = 24 * 7
     session_absolute_days: int = 30
@@ -62,6 +68,11 @@ class Settings:
         if ":" in host:
             host = f"[{host}]"
         return f"http://{host}:{self.port}"
+
+    @property
+    def mcp_url(self) -> str:
+        """The MCP endpoint's URL: the resource indicator (audience) of OAuth tokens."""
+        return f"{self.base_url}{MCP_PATH}"
 
 
 def settings_from_env(
@@ -111,4 +122,17 @@ def settings_from_env(
         refresh_token_days=number("ROMERGO_REFRESH_TOKEN_DAYS", defaults.refresh_token_days),
         rate_limit_per_minute=number("ROMERGO_RATE_LIMIT_PER_MINUTE", defaults.rate_limit_per_minute),
         max_waits_per_client=number("ROMERGO_MAX_WAITS_PER_CLIENT", defaults.max_waits_per_client),
+        registrations_per_minute=number(
+            "ROMERGO_REGISTRATIONS_PER_MINUTE", defaults.registrations_per_minute
+        ),
+        allowed_hosts=_hosts(env.get("ROMERGO_ALLOWED_HOSTS", "")),
     )
+
+
+def _hosts(raw: str) -> tuple[str, ...]:
+    """`ROMERGO_ALLOWED_HOSTS`: comma-separated `host` or `host:port` values (`host:*` for any port)."""
+    hosts = tuple(item.strip().lower() for item in raw.split(",") if item.strip())
+    for host in hosts:
+        if "/" in host or "@" in host or " " in host:
+            raise ValueError(f"ROMERGO_ALLOWED_HOSTS takes host or host:port values, got {host!r}")
+    return hosts

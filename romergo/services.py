@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from romergo.accounts.service import AccountService
+from romergo.agents import AgentService
 from romergo.bus import EventBus
 from romergo.config import Settings
 from romergo.secrets import load_or_create_secret
@@ -22,6 +23,7 @@ class Services:
     bus: EventBus
     stories: StoryService
     accounts: AccountService
+    agents: AgentService
 
     async def close(self) -> None:
         await self.db.dispose()
@@ -42,6 +44,7 @@ def build_services(settings: Settings) -> Services:
         bus=bus,
         stories=StoryService(db, bus, settings.limits),
         accounts=AccountService(db, settings),
+        agents=AgentService(db, settings),
     )
 
 
