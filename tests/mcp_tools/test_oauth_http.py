@@ -368,3 +368,28 @@ async def test_personal_tokens_work_at_mcp_but_not_at_the_token_endpoint(server:
         )
     assert as_refresh.status_code in (400, 401)
     assert as_refresh.json()["error"] in ("invalid_grant", "invalid_client")
+
+
+async def test_the_consent_page_is_never_cached_framed_or_leaked_and_shows_names_as_text(
+    server: RunningServer, ada
+):
+    client_id = await registered_client(
+        server.base_url, CALLBACK, client_name="<img src=x onerror=alert(1)>Evil</script>"
+    )
+    _, challenge = pkce()
+    form = await open_consent(ada, authorize_url(server.base_url, client_id, CALLBACK, challenge))
+    page = await ada.get(f"/oauth/consent?request={form.request_id}")
+    assert page.status_code == 200
+    assert page.headers["cache-control"] == "no-store"
+    assert page.headers["referrer-policy"] == "no-referrer"
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    assert "<img src=x" not in page.text and "Evil</script>" not in page.text
+    answered = await answer(ada, form, "deny")
+    assert answered.status_code == 303 and answered.headers["cache-control"] == "no-store"
+
+
+async def test_an_unknown_consent_request_shows_a_page_and_nothing_else(server: RunningServer, ada):
+    page = await ada.get("/oauth/consent?request=made-up")
+    assert page.status_code == 200 and "This connection request cannot be used" in page.text
+    posted = await post_form(ada, "/oauth/consent", [("request", "made-up"), ("decision", "allow")])
+    assert posted.status_code == 303 and posted.headers["location"] == "/oauth/consent?request=made-up"

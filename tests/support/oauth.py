@@ -27,6 +27,7 @@ from tests.support.cli import romergo
 from tests.support.server import RunningServer
 
 PASSWORD = "correct horse battery"
+CALLBACK_URI = "http://127.0.0.1:9/cb"
 READ_AND_WRITE = "romergo:read romergo:edit romergo:media romergo:publish romergo:delete"
 
 
@@ -159,6 +160,8 @@ class Tokens:
     access_token: str
     refresh_token: str
     scope: str
+    code: str
+    consent_request: str
 
 
 async def exchange(
@@ -186,16 +189,21 @@ async def refresh(base_url: str, client_id: str, refresh_token: str) -> httpx.Re
         )
 
 
-async def oauth_tokens(person: httpx.AsyncClient, redirect_uri: str = "http://127.0.0.1:9/cb") -> Tokens:
+async def oauth_tokens(person: httpx.AsyncClient, redirect_uri: str = CALLBACK_URI) -> Tokens:
     """The whole authorization-code flow, `person` (a signed-in HTTP client) consenting."""
     base_url = str(person.base_url).rstrip("/")
     client_id = await registered_client(base_url, redirect_uri)
     verifier, challenge = pkce()
-    callback = await consent_over_http(person, authorize_url(base_url, client_id, redirect_uri, challenge))
-    response = await exchange(base_url, client_id, query_of(callback)["code"][0], verifier, redirect_uri)
+    form = await open_consent(person, authorize_url(base_url, client_id, redirect_uri, challenge))
+    answered = await answer(person, form, "allow")
+    assert answered.status_code == 303, answered.text
+    code = query_of(answered.headers["location"])["code"][0]
+    response = await exchange(base_url, client_id, code, verifier, redirect_uri)
     assert response.status_code == 200, response.text
     body = response.json()
-    return Tokens(client_id, body["access_token"], body["refresh_token"], body["scope"])
+    return Tokens(
+        client_id, body["access_token"], body["refresh_token"], body["scope"], code, form.request_id
+    )
 
 
 def mcp_client(base_url: str, token: str, mode: str = "auto") -> Client:
