@@ -73,7 +73,7 @@ def build_app(services: Services) -> FastAPI:
         await services.agents.purge_expired()
         token = await services.accounts.create_signin_link(user.id)
         try:
-            async with mcp.running():
+            async with mcp_http.running():
                 print(f"Sign in: {services.settings.base_url}/login?token={token}", flush=True)
                 yield
         finally:
@@ -81,8 +81,8 @@ def build_app(services: Services) -> FastAPI:
 
     app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.services = services
-    mcp = mcp_tools.http.mount(app, services, build_server(services))
-    app.state.mcp = mcp
+    mcp_http = mcp_tools.http.mount(app, services, build_server(services))
+    app.state.mcp = mcp_http
     ui.mount(app, services)
     limits = [
         ("/mcp", 5 * MIB),

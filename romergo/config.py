@@ -9,6 +9,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 MCP_PATH = "/mcp"
 """Where agents reach the MCP endpoint; `{base_url}/mcp` is the audience of every OAuth token."""
@@ -110,7 +111,7 @@ def settings_from_env(
         database_url=env.get("ROMERGO_DATABASE_URL") or None,
         host=host or defaults.host,
         port=port or defaults.port,
-        public_url=public_url or env.get("ROMERGO_PUBLIC_URL") or None,
+        public_url=_public_url(public_url or env.get("ROMERGO_PUBLIC_URL") or None),
         limits=limits,
         channel_ttl_hours=number("ROMERGO_CHANNEL_TTL_HOURS", defaults.channel_ttl_hours),
         join_code_minutes=number("ROMERGO_JOIN_CODE_MINUTES", defaults.join_code_minutes),
@@ -127,6 +128,26 @@ def settings_from_env(
         ),
         allowed_hosts=_hosts(env.get("ROMERGO_ALLOWED_HOSTS", "")),
     )
+
+
+def _public_url(raw: str | None) -> str | None:
+    """The OAuth issuer and token audience base: `http(s)://host[:port]`, nothing else."""
+    if raw is None:
+        return None
+    parts = urlsplit(raw.strip())
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or "@" in parts.netloc
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+    ):
+        raise ValueError(
+            "ROMERGO_PUBLIC_URL (--public-url) must look like https://host[:port], without a path; "
+            f"got {raw!r}"
+        )
+    return raw.strip()
 
 
 def _hosts(raw: str) -> tuple[str, ...]:
