@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import unicodedata
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, update
@@ -78,8 +79,10 @@ def client_name(name: str | None) -> str:
     clean = " ".join(name.split())
     if len(clean) > MAX_NAME_CHARS:
         raise invalid(f"A client name has at most {MAX_NAME_CHARS} characters.")
-    if any(ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0 for char in clean):
-        raise invalid("A client name must not contain control characters.")
+    # Control and format characters (bidi overrides, zero-width joiners, tags) could disguise the
+    # name on the consent page.
+    if any(unicodedata.category(char) in ("Cc", "Cf") for char in clean):
+        raise invalid("A client name must not contain control or invisible formatting characters.")
     return clean
 
 

@@ -384,6 +384,7 @@ async def test_the_consent_page_is_never_cached_framed_or_leaked_and_shows_names
     assert page.headers["referrer-policy"] == "no-referrer"
     assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
     assert "<img src=x" not in page.text and "Evil</script>" not in page.text
+    assert "&lt;img src=x onerror=alert(1)&gt;Evil&lt;/script&gt;" in page.text  # there, as text
     answered = await answer(ada, form, "deny")
     assert answered.status_code == 303 and answered.headers["cache-control"] == "no-store"
 

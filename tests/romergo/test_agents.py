@@ -246,6 +246,8 @@ async def test_registration_refuses_control_bad_names_and_bad_redirects(services
         await register(agents, scopes=[READ, CONTROL])
     with pytest.raises(RomergoError, match="at most 100"):
         await register(agents, name="x" * 101)
+    with pytest.raises(RomergoError, match="invisible formatting"):
+        await register(agents, name="Claude\u202eedoC")
     with pytest.raises(RomergoError, match="fragment"):
         await register(agents, uris=("https://a.example/cb#x",))
     with pytest.raises(RomergoError, match="at least one"):
