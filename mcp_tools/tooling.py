@@ -122,6 +122,10 @@ def error_result(tool: str, error: ToolError) -> CallToolResult:
         text = str(error)
     elif isinstance(cause, RomergoToolError):
         text = str(cause)
+    elif isinstance(error, UnexpectedToolError):
+        # A crash in the tool, or a result that does not fit its own output schema.
+        log.error("Tool %s failed", tool, exc_info=cause or error)
+        text = f"[internal] {INTERNAL_MESSAGE}"
     elif isinstance(cause, ValidationError):
         # Field names and pydantic's reasons only: the rejected values are the caller's own data.
         problems = "; ".join(
@@ -130,12 +134,9 @@ def error_result(tool: str, error: ToolError) -> CallToolResult:
         )
         log.info("Tool %s rejected its arguments: %s", tool, problems)
         text = f"[invalid_argument] Bad arguments for {tool}: {problems}."
-    elif isinstance(error, UnexpectedToolError) or cause is not None:
-        log.error("Tool %s failed", tool, exc_info=cause or error)
-        text = f"[internal] {INTERNAL_MESSAGE}"
-    elif str(error).startswith("Unknown tool"):
+    elif cause is None and str(error).startswith("Unknown tool"):
         text = f"[not_found] There is no tool named {tool!r}."
     else:
-        log.error("Tool %s failed: %s", tool, error)
+        log.error("Tool %s failed", tool, exc_info=cause or error)
         text = f"[internal] {INTERNAL_MESSAGE}"
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)

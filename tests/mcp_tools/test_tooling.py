@@ -86,7 +86,16 @@ def server_with_test_tools(services):
 
         return await run_tool(services, crash, {}, body)
 
+    broken = ToolSpec("test_broken", "read", "Broken", "Return what its schema forbids.", ANNOTATIONS)
+
+    async def test_broken() -> Echo:
+        async def body(actor: Actor) -> Any:
+            return {"user_id": 1}
+
+        return await run_tool(services, broken, {}, body)
+
     add_tool(server, whoami, test_whoami)
+    add_tool(server, broken, test_broken)
     add_tool(server, refused, test_refused)
     add_tool(server, crash, test_crash)
     return server
@@ -171,6 +180,13 @@ async def test_crashes_are_logged_and_never_shown(services, author, caplog):
     assert result.is_error
     assert text(result) == "[internal] Something went wrong inside Romergo; the error was logged."
     assert "secret internals" in caplog.text and "Traceback" in caplog.text
+
+
+async def test_a_result_that_breaks_its_own_schema_is_internal_not_the_callers_fault(services, author):
+    token, _ = await services.agents.create_personal_token("writer")
+    result = await call(server_with_test_tools(services), token, "test_broken")
+    assert result.is_error
+    assert text(result) == "[internal] Something went wrong inside Romergo; the error was logged."
 
 
 async def test_bad_arguments_are_invalid_argument_naming_the_field_not_echoing_it(services, author):
