@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from romergo.services import Services
 
-COMMANDS = ("serve", "user", "seed-demo")
+COMMANDS = ("serve", "user", "token", "seed-demo")
 MIB = 1024 * 1024
 
 
@@ -54,34 +54,39 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def build_app(services: Services) -> FastAPI:
-    """One app for everything: later adapters (MCP, API) are added before the UI, which mounts at `/`."""
+    """One app for everything: adapters (MCP, the API) are added before the UI, which mounts at `/`.
+
+    Configure logging before calling this: the MCP SDK's server constructor calls `logging.basicConfig`.
+    """
     from fastapi import FastAPI
 
     import api
+    import mcp_tools.http
     import ui
-    from app_middleware import BodyLimit, SecurityHeaders
+    from app_middleware import BodyLimit, NoStore, SecurityHeaders
+    from mcp_tools.server import build_server
     from romergo.services import first_start, migrate
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         await migrate(services.settings)
         user, _created = await first_start(services)
+        await services.agents.purge_expired()
         token = await services.accounts.create_signin_link(user.id)
-        print(f"Sign in: {services.settings.base_url}/login?token={token}", flush=True)
         sweeper = asyncio.create_task(services.channels.run_sweeper(), name="channel sweeper")
         try:
-            yield
+            async with mcp_http.running():
+                print(f"Sign in: {services.settings.base_url}/login?token={token}", flush=True)
+                yield
         finally:
             sweeper.cancel()
             await services.close()
 
     app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.services = services
-
-    async def no_bearer_tokens_yet(_: str) -> None:
-        return None
-
-    api.mount(app, services, no_bearer_tokens_yet)
+    mcp_http = mcp_tools.http.mount(app, services, build_server(services))
+    app.state.mcp = mcp_http
+    api.mount(app, services, services.agents.identity)
     ui.mount(app, services)
     limits = [
         ("/mcp", 5 * MIB),
@@ -91,6 +96,8 @@ def build_app(services: Services) -> FastAPI:
         ("/logout", MIB),
     ]
     app.add_middleware(BodyLimit, limits=limits, default=30 * MIB)
+    # Consent, OAuth errors and the agents page must never be cached or shown from a back button.
+    app.add_middleware(NoStore, prefixes=["/oauth/", "/authorize", "/settings/agents"])
     app.add_middleware(SecurityHeaders)
     return app
 
@@ -134,6 +141,25 @@ def user_passwd(settings: Settings, args: argparse.Namespace) -> int:
 
     asyncio.run(run())
     print(f"Password of {args.name} changed; their browser sessions were ended.")
+    return 0
+
+
+def token_create(settings: Settings, args: argparse.Namespace) -> int:
+    from romergo.agents import parse_scopes
+
+    scopes = parse_scopes(args.scopes) if args.scopes is not None else None
+
+    async def run() -> str:
+        services = await _services(settings)
+        try:
+            token, _client_id = await services.agents.create_personal_token(
+                args.user.strip().lower(), name=args.name, scopes=scopes, expires_days=args.expires_days
+            )
+            return token
+        finally:
+            await services.close()
+
+    print(asyncio.run(run()))
     return 0
 
 
@@ -204,6 +230,22 @@ def _parser() -> argparse.ArgumentParser:
     passwd = user_cmd.add_parser("passwd", parents=[common], help="set an account's password")
     passwd.add_argument("name")
     passwd.set_defaults(run=user_passwd)
+
+    token_cmd = commands.add_parser("token", help="personal access tokens").add_subparsers(
+        dest="action", required=True
+    )
+    create = token_cmd.add_parser(
+        "create", parents=[common], help="make a personal access token for USER and print it (only it)"
+    )
+    create.add_argument("user")
+    create.add_argument("--name", default=None, help="shown on the agents settings page")
+    create.add_argument(
+        "--scopes",
+        default=None,
+        help="comma-separated: read, edit, media, publish, delete, control (default read,edit,media)",
+    )
+    create.add_argument("--expires-days", type=int, default=90, help="lifetime in days (default 90)")
+    create.set_defaults(run=token_create)
 
     seed_cmd = commands.add_parser("seed-demo", parents=[common], help="add the demo project (idempotent)")
     seed_cmd.add_argument("--user", default="author")

@@ -97,6 +97,27 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
+class NoStore:
+    """`Cache-Control: no-store` on every response under the given path prefixes."""
+
+    def __init__(self, app: ASGIApp, prefixes: Iterable[str]) -> None:
+        self.app = app
+        self.prefixes = tuple(prefixes)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith(self.prefixes):
+            await self.app(scope, receive, send)
+            return
+
+        async def no_store(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(n, v) for n, v in message.get("headers", []) if n.lower() != b"cache-control"]
+                message = {**message, "headers": [*headers, (b"cache-control", b"no-store")]}
+            await send(message)
+
+        await self.app(scope, receive, no_store)
+
+
 class _BodyTooLarge(Exception):
     pass
 

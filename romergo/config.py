@@ -9,6 +9,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
+
+MCP_PATH = "/mcp"
+"""Where agents reach the MCP endpoint; `{base_url}/mcp` is the audience of every OAuth token."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,9 @@ class Settings:
     refresh_token_days: int = 30
     rate_limit_per_minute: int = 120
     max_waits_per_client: int = 20
+    registrations_per_minute: int = 20
+    allowed_hosts: tuple[str, ...] = ()
+    """Extra `Host` values the MCP endpoint accepts besides the public URL's and loopback ones."""
     signin_link_minutes: int = 15
     session_idle_hours: int = 24 * 7
     session_absolute_days: int = 30
@@ -62,6 +69,11 @@ class Settings:
         if ":" in host:
             host = f"[{host}]"
         return f"http://{host}:{self.port}"
+
+    @property
+    def mcp_url(self) -> str:
+        """The MCP endpoint's URL: the resource indicator (audience) of OAuth tokens."""
+        return f"{self.base_url}{MCP_PATH}"
 
 
 def settings_from_env(
@@ -99,7 +111,7 @@ def settings_from_env(
         database_url=env.get("ROMERGO_DATABASE_URL") or None,
         host=host or defaults.host,
         port=port or defaults.port,
-        public_url=public_url or env.get("ROMERGO_PUBLIC_URL") or None,
+        public_url=_public_url(public_url or env.get("ROMERGO_PUBLIC_URL") or None),
         limits=limits,
         channel_ttl_hours=number("ROMERGO_CHANNEL_TTL_HOURS", defaults.channel_ttl_hours),
         join_code_minutes=number("ROMERGO_JOIN_CODE_MINUTES", defaults.join_code_minutes),
@@ -111,4 +123,37 @@ def settings_from_env(
         refresh_token_days=number("ROMERGO_REFRESH_TOKEN_DAYS", defaults.refresh_token_days),
         rate_limit_per_minute=number("ROMERGO_RATE_LIMIT_PER_MINUTE", defaults.rate_limit_per_minute),
         max_waits_per_client=number("ROMERGO_MAX_WAITS_PER_CLIENT", defaults.max_waits_per_client),
+        registrations_per_minute=number(
+            "ROMERGO_REGISTRATIONS_PER_MINUTE", defaults.registrations_per_minute
+        ),
+        allowed_hosts=_hosts(env.get("ROMERGO_ALLOWED_HOSTS", "")),
     )
+
+
+def _public_url(raw: str | None) -> str | None:
+    """The OAuth issuer and token audience base: `http(s)://host[:port]`, nothing else."""
+    if raw is None:
+        return None
+    parts = urlsplit(raw.strip())
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or "@" in parts.netloc
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+    ):
+        raise ValueError(
+            "ROMERGO_PUBLIC_URL (--public-url) must look like https://host[:port], without a path; "
+            f"got {raw!r}"
+        )
+    return raw.strip()
+
+
+def _hosts(raw: str) -> tuple[str, ...]:
+    """`ROMERGO_ALLOWED_HOSTS`: comma-separated `host` or `host:port` values (`host:*` for any port)."""
+    hosts = tuple(item.strip().lower() for item in raw.split(",") if item.strip())
+    for host in hosts:
+        if "/" in host or "@" in host or " " in host:
+            raise ValueError(f"ROMERGO_ALLOWED_HOSTS takes host or host:port values, got {host!r}")
+    return hosts

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from romergo.accounts.service import AccountService
+from romergo.agents import AgentService
 from romergo.bus import EventBus
 from romergo.channels import ChannelService
 from romergo.config import Settings
@@ -24,6 +25,7 @@ class Services:
     stories: StoryService
     accounts: AccountService
     channels: ChannelService
+    agents: AgentService
 
     async def close(self) -> None:
         await self.db.dispose()
@@ -45,6 +47,7 @@ def build_services(settings: Settings) -> Services:
         stories=StoryService(db, bus, settings.limits),
         accounts=AccountService(db, settings),
         channels=ChannelService(db, bus, settings),
+        agents=AgentService(db, settings),
     )
 
 

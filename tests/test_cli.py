@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 import sqlite3
 
 from tests.support.cli import romergo
@@ -90,3 +93,52 @@ def test_the_demo_media_are_real_files(tmp_path):
     for data in loops:
         with wave.open(io.BytesIO(data)) as clip:
             assert clip.getnframes() / clip.getframerate() >= 2.0  # a loop of a few seconds
+
+
+def test_token_create_prints_only_the_token_and_stores_its_hash(tmp_path):
+    romergo("user", "add", "ada", data_dir=tmp_path, stdin="correct horse battery\n")
+    made = romergo(
+        "token",
+        "create",
+        "ada",
+        "--name",
+        "CI",
+        "--scopes",
+        "read,publish",
+        "--expires-days",
+        "7",
+        data_dir=tmp_path,
+    )
+    assert made.returncode == 0, made.stderr
+    assert re.fullmatch(r"rgp_[A-Za-z0-9_-]{43}\n", made.stdout)
+    token = made.stdout.strip()
+    default = romergo("token", "create", "ada", data_dir=tmp_path)
+    with sqlite3.connect(tmp_path / "romergo.db") as db:
+        rows = db.execute(
+            "SELECT c.name, c.kind, t.scopes, t.token_hash, "
+            "julianday(t.expires_at) - julianday(t.created_at) "
+            "FROM agent_tokens t JOIN agent_clients c ON c.id = t.client_id ORDER BY t.created_at"
+        ).fetchall()
+    assert [(name, kind, json.loads(scopes)) for name, kind, scopes, _, _ in rows] == [
+        ("CI", "personal", ["romergo:read", "romergo:publish"]),
+        ("Personal access token", "personal", ["romergo:read", "romergo:edit", "romergo:media"]),
+    ]
+    assert rows[0][3] == hashlib.sha256(token.encode()).hexdigest()
+    assert round(rows[0][4]) == 7 and round(rows[1][4]) == 90
+    assert default.stdout.strip() != token
+
+
+def test_token_create_refuses_bad_requests_and_stores_nothing(tmp_path):
+    romergo("user", "add", "ada", data_dir=tmp_path, stdin="correct horse battery\n")
+    cases = [
+        (("token", "create", "ghost"), 'User "ghost" does not exist'),
+        (("token", "create", "ada", "--scopes", "read,admin"), 'Unknown scope "admin"'),
+        (("token", "create", "ada", "--expires-days", "0"), "1 to 3650 days"),
+        (("token", "create", "ada", "--name", "x" * 101), "at most 100 characters"),
+    ]
+    for args, message in cases:
+        result = romergo(*args, data_dir=tmp_path)
+        assert result.returncode == 1, args
+        assert message in result.stderr and result.stdout == ""
+    with sqlite3.connect(tmp_path / "romergo.db") as db:
+        assert db.execute("SELECT count(*) FROM agent_tokens").fetchone() == (0,)

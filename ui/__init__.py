@@ -11,7 +11,7 @@ from nicegui import storage, ui
 
 from romergo.services import Services
 from ui import forms, media
-from ui.pages import login
+from ui.pages import agents, consent, login
 from ui.shell import build_root
 
 
@@ -20,7 +20,10 @@ def mount(app: FastAPI, services: Services) -> None:
     storage.Storage.path = (services.settings.data_dir / "nicegui").resolve()
     forms.add_routes(app, services)
     media.add_routes(app, services)
+    consent.add_routes(app, services)
+    agents.add_routes(app, services)
     login.register(services)
+    consent.register(services)
     ui.run_with(
         app,
         root=build_root(services),

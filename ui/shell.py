@@ -15,7 +15,7 @@ from nicegui import ui
 
 from romergo.services import Services
 from ui.context import PageContext
-from ui.pages import project, projects
+from ui.pages import agents, project, projects
 from ui.web_session import session_token, signed_in_user
 
 SubPage = Callable[..., Awaitable[None] | None]
@@ -42,6 +42,7 @@ def routes(ctx: PageContext) -> dict[str, SubPage]:
         "/": lambda: ui.navigate.to("/projects"),
         "/projects": lambda: projects.page(ctx),
         "/projects/{project_id}": lambda project_id: project.page(ctx, project_id),
+        "/settings/agents": lambda: agents.page(ctx),
     }
 
 
@@ -49,6 +50,7 @@ def _header(ctx: PageContext) -> None:
     with ui.header().classes("items-center justify-between bg-primary text-white px-4 py-2"):
         ui.link("Romergo", "/projects").classes("text-h6 text-white no-underline")
         with ui.row().classes("items-center gap-3"):
+            ui.link("Agents", "/settings/agents").classes("text-white")
             ui.label(ctx.user.username).classes("text-white")
             with ui.element("form").props('method="post" action="/logout"'):
                 hidden = ui.element("input").props('type="hidden" name="csrf"')

@@ -37,3 +37,28 @@ def test_environment_and_flags():
 def test_bad_numbers_are_refused_with_the_variable_named(value):
     with pytest.raises(ValueError, match="ROMERGO_COMMAND_LEASE_SECONDS"):
         settings_from_env({"ROMERGO_COMMAND_LEASE_SECONDS": value})
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["romergo.example", "ftp://r.example", "https://r.example/romergo", "https://u@r.example", "https://"],
+)
+def test_a_public_url_is_a_bare_origin(value):
+    with pytest.raises(ValueError, match="ROMERGO_PUBLIC_URL"):
+        settings_from_env({"ROMERGO_PUBLIC_URL": value})
+
+
+def test_the_mcp_url_and_agent_settings():
+    settings = settings_from_env(
+        {
+            "ROMERGO_PUBLIC_URL": "https://r.example",
+            "ROMERGO_REGISTRATIONS_PER_MINUTE": "5",
+            "ROMERGO_ALLOWED_HOSTS": " Romergo.lan:* , 10.0.0.2:8080",
+        }
+    )
+    assert settings.mcp_url == "https://r.example/mcp"
+    assert settings.registrations_per_minute == 5
+    assert settings.allowed_hosts == ("romergo.lan:*", "10.0.0.2:8080")
+    assert settings_from_env({}).mcp_url == "http://127.0.0.1:8080/mcp"
+    with pytest.raises(ValueError, match="ROMERGO_ALLOWED_HOSTS"):
+        settings_from_env({"ROMERGO_ALLOWED_HOSTS": "https://r.example/"})

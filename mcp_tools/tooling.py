@@ -1,0 +1,142 @@
+"""The seam every MCP tool goes through: who calls, may they, on whose behalf, and how errors look.
+
+A tool is a `ToolSpec` plus a thin function that calls `run_tool` with a body working on an
+`Actor`. `run_tool` identifies the agent from its verified access token (re-read from the core,
+so a revoked token stops at once), checks the token's scope for the tool's category, builds the
+actor the revisions record, and turns every failure into the contract's tool error text
+(CONTRACT.md §1): `[code] message`, never a traceback. Command attribution, tool events and the
+room's permission and confirmation checks plug in here later.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import ValidationError
+
+from romergo.actors import Actor, agent_actor
+from romergo.agents import AgentIdentity
+from romergo.agents.scopes import DELETE, EDIT, MEDIA, PUBLISH, READ
+from romergo.errors import ErrorCode, RomergoError
+from romergo.services import Services
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Category = Literal["read", "edit", "media", "publish", "delete", "channel"]
+CATEGORY_SCOPES: dict[Category, str] = {
+    "read": READ,
+    "edit": EDIT,
+    "media": MEDIA,
+    "publish": PUBLISH,
+    "delete": DELETE,
+    "channel": READ,
+}
+INTERNAL_MESSAGE = "Something went wrong inside Romergo; the error was logged."
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    category: Category
+    title: str
+    description: str
+    annotations: ToolAnnotations
+
+
+class RomergoToolError(ToolError):
+    """A refused call. Its text is exactly `[code] message`, which is what the agent reads."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(f"[{code}] {message}")
+        self.code: ErrorCode = code
+        self.message = message
+
+
+async def current_agent(services: Services) -> AgentIdentity:
+    """The agent behind this request, from its verified bearer token, as the core knows it now."""
+    access = get_access_token()
+    if access is None:
+        raise RomergoError("unauthorized", "This call carries no access token.")
+    identity = await services.agents.identity(access.token)
+    if identity is None:
+        raise RomergoError("unauthorized", "This access token was revoked or has expired. Connect again.")
+    return identity
+
+
+async def run_tool(
+    services: Services,
+    spec: ToolSpec,
+    arguments: dict[str, Any],
+    body: Callable[[Actor], Awaitable[T]],
+) -> T:
+    try:
+        agent = await current_agent(services)
+        needed = CATEGORY_SCOPES[spec.category]
+        if not agent.has_scope(needed):
+            raise RomergoError(
+                "permission_denied",
+                f"{spec.name} needs the {needed} scope, which this connection was not granted. "
+                "The owner can grant it by connecting the agent again.",
+            )
+        command_id = arguments.get("command_id")
+        actor = agent_actor(agent.user_id, agent.client_id, agent.client_name).for_tool(
+            spec.name, command_id if isinstance(command_id, str) else None
+        )
+        return await body(actor)
+    except RomergoError as error:
+        raise RomergoToolError(error.code, error.message) from None
+    except ToolError:
+        raise
+    except Exception:
+        log.exception("Tool %s failed", spec.name)
+        raise RomergoToolError("internal", INTERNAL_MESSAGE) from None
+
+
+def add_tool(server: MCPServer[Any], spec: ToolSpec, fn: Callable[..., Any]) -> None:
+    """Register `fn` under the spec's name, title, description and annotations (structured output)."""
+    server.add_tool(
+        fn,
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        annotations=spec.annotations,
+        structured_output=True,
+    )
+
+
+def error_result(tool: str, error: ToolError) -> CallToolResult:
+    """The tool error the agent sees: text that starts with `[code] ` (CONTRACT.md §1).
+
+    The SDK wraps whatever a tool raises as `Error executing tool NAME: ...`; this unwraps it.
+    """
+    cause = error.__cause__
+    if isinstance(error, RomergoToolError):
+        text = str(error)
+    elif isinstance(cause, RomergoToolError):
+        text = str(cause)
+    elif isinstance(error, UnexpectedToolError):
+        # A crash in the tool, or a result that does not fit its own output schema.
+        log.error("Tool %s failed", tool, exc_info=cause or error)
+        text = f"[internal] {INTERNAL_MESSAGE}"
+    elif isinstance(cause, ValidationError):
+        # Field names and pydantic's reasons only: the rejected values are the caller's own data.
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in item['loc']) or 'arguments'}: {item['msg']}"
+            for item in cause.errors(include_url=False, include_input=False)
+        )
+        log.info("Tool %s rejected its arguments: %s", tool, problems)
+        text = f"[invalid_argument] Bad arguments for {tool}: {problems}."
+    elif cause is None and str(error).startswith("Unknown tool"):
+        text = f"[not_found] There is no tool named {tool!r}."
+    else:
+        log.error("Tool %s failed", tool, exc_info=cause or error)
+        text = f"[internal] {INTERNAL_MESSAGE}"
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)

@@ -1,0 +1,1 @@
+"""One module per topic of MCP tools; each has `register(server, services)`."""

@@ -1,0 +1,101 @@
+"""What the agent service hands out: plain frozen records, no database rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from romergo.agents.identity import AgentKind
+from romergo.agents.scopes import OAUTH_SCOPES, READ, ordered
+from storage.tables import AgentClient
+
+
+@dataclass(frozen=True)
+class RegisteredClient:
+    client_id: str
+    name: str
+    redirect_uris: tuple[str, ...]
+    scopes: tuple[str, ...]
+    registration: dict[str, Any]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class PendingAuthorization:
+    """What the consent page shows, and all it may grant."""
+
+    request_id: str
+    client: RegisteredClient
+    redirect_uri: str
+    state: str | None
+    requested_scopes: tuple[str, ...] | None
+    expires_at: datetime
+
+    @property
+    def offered_scopes(self) -> tuple[str, ...]:
+        """What the client asked for (or registered for, when it asked for nothing), read included."""
+        asked = self.requested_scopes if self.requested_scopes is not None else self.client.scopes
+        return tuple(ordered({*asked, READ} & set(OAUTH_SCOPES)))
+
+    @property
+    def redirect_host(self) -> str:
+        """Where the answer goes, as the user should read it: host and port."""
+        parts = urlsplit(self.redirect_uri)
+        host = parts.hostname or ""
+        host = f"[{host}]" if ":" in host else host
+        return f"{host}:{parts.port}" if parts.port else host
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    client_id: str
+    user_id: str
+    scopes: tuple[str, ...]
+    expires_at: datetime
+    code_challenge: str
+    redirect_uri: str
+    redirect_uri_explicit: bool
+    resource: str
+
+
+@dataclass(frozen=True)
+class RefreshInfo:
+    client_id: str
+    user_id: str
+    scopes: tuple[str, ...]
+    expires_at: datetime | None
+    resource: str | None
+
+
+@dataclass(frozen=True)
+class IssuedTokens:
+    access_token: str
+    refresh_token: str
+    expires_in: int
+    scopes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Connection:
+    """One row of the settings page: a connected OAuth client or a personal token."""
+
+    client_id: str
+    name: str
+    kind: AgentKind
+    scopes: tuple[str, ...]
+    created_at: datetime
+    last_used_at: datetime | None
+    expires_at: datetime | None
+
+
+def registered_client(row: AgentClient) -> RegisteredClient:
+    return RegisteredClient(
+        client_id=row.id,
+        name=row.name,
+        redirect_uris=tuple(row.redirect_uris),
+        scopes=tuple(row.scopes),
+        registration=dict(row.registration),
+        created_at=row.created_at,
+    )
