@@ -2,10 +2,12 @@
 
 A tool is a `ToolSpec` plus a thin function that calls `run_tool` with a body working on an
 `Actor`. `run_tool` identifies the agent from its verified access token (re-read from the core,
-so a revoked token stops at once), checks the token's scope for the tool's category, builds the
-actor the revisions record, and turns every failure into the contract's tool error text
-(CONTRACT.md §1): `[code] message`, never a traceback. Command attribution, tool events and the
-room's permission and confirmation checks plug in here later.
+so a revoked token stops at once), applies the per-client rate limit, checks the token's scope
+for the tool's category (the outer bound), resolves which project the call touches, and hands
+the call to the core's guard (`ChannelService.run_tool_call`): attribution to a command, the
+room's permissions and confirmations, tool events. It builds the actor the revisions record and
+turns every failure into the contract's tool error text (CONTRACT.md §1): `[code] message`,
+never a traceback.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from mcp.server.auth.middleware.auth_context import get_access_token
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
@@ -24,6 +26,7 @@ from pydantic import ValidationError
 from romergo.actors import Actor, agent_actor
 from romergo.agents import AgentIdentity
 from romergo.agents.scopes import DELETE, EDIT, MEDIA, PUBLISH, READ
+from romergo.channels import AgentRef, ToolCall
 from romergo.errors import ErrorCode, RomergoError
 from romergo.services import Services
 
@@ -42,6 +45,10 @@ CATEGORY_SCOPES: dict[Category, str] = {
 INTERNAL_MESSAGE = "Something went wrong inside Romergo; the error was logged."
 
 
+TargetKind = Literal["project", "chapter", "scene", "dialogue_line", "character", "asset", "command"]
+Heartbeat = Callable[[], Awaitable[None]]
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
@@ -49,6 +56,11 @@ class ToolSpec:
     title: str
     description: str
     annotations: ToolAnnotations
+    target: tuple[TargetKind, str] | None = None
+    """Which argument names the entity the call works on, e.g. ("scene", "scene_id"): its project
+    is the call's project, checked against the agent's room before anything runs."""
+    action: Callable[[dict[str, Any]], str] | None = None
+    """The call in plain words for the owner's confirmation dialog."""
 
 
 class RomergoToolError(ToolError):
@@ -76,9 +88,16 @@ async def run_tool(
     spec: ToolSpec,
     arguments: dict[str, Any],
     body: Callable[[Actor], Awaitable[T]],
+    ctx: Context[Any, Any] | None = None,
 ) -> T:
+    """Run one tool call. `arguments` are the validated arguments with defaults filled in (they
+    are shown to the owner and fingerprinted for confirmations)."""
     try:
         agent = await current_agent(services)
+        if not services.channels.tool_calls.allow(agent.client_id):
+            raise RomergoError(
+                "rate_limited", "Too many tool calls from this agent. Slow down and try again in a minute."
+            )
         needed = CATEGORY_SCOPES[spec.category]
         if not agent.has_scope(needed):
             raise RomergoError(
@@ -86,11 +105,24 @@ async def run_tool(
                 f"{spec.name} needs the {needed} scope, which this connection was not granted. "
                 "The owner can grant it by connecting the agent again.",
             )
-        command_id = arguments.get("command_id")
-        actor = agent_actor(agent.user_id, agent.client_id, agent.client_name).for_tool(
-            spec.name, command_id if isinstance(command_id, str) else None
+        named = arguments.get("command_id")
+        command_id = named if isinstance(named, str) else None
+        base = agent_actor(agent.user_id, agent.client_id, agent.client_name)
+        if spec.category == "channel":
+            # Channel tools check membership themselves; they are how the room is joined and left.
+            return await body(base.for_tool(spec.name, command_id))
+        call = ToolCall(
+            caller=agent,
+            tool=spec.name,
+            category=spec.category,
+            arguments=arguments,
+            command_id=command_id,
+            project_id=await _target_project(services, spec, arguments, base),
+            action=spec.action(arguments) if spec.action else "",
         )
-        return await body(actor)
+        return await services.channels.run_tool_call(
+            call, lambda attributed: body(base.for_tool(spec.name, attributed)), _heartbeat(ctx, spec.name)
+        )
     except RomergoError as error:
         raise RomergoToolError(error.code, error.message) from None
     except ToolError:
@@ -98,6 +130,41 @@ async def run_tool(
     except Exception:
         log.exception("Tool %s failed", spec.name)
         raise RomergoToolError("internal", INTERNAL_MESSAGE) from None
+
+
+async def _target_project(
+    services: Services, spec: ToolSpec, arguments: dict[str, Any], actor: Actor
+) -> str | None:
+    if spec.target is None:
+        return None
+    kind, argument = spec.target
+    value = arguments.get(argument)
+    if not isinstance(value, str) or not value:
+        raise RomergoError("invalid_argument", f"{argument} is required.")
+    if kind == "command":
+        return await services.channels.project_of_command(actor_caller(actor), value)
+    return await services.stories.project_of(actor, kind, value)
+
+
+def actor_caller(actor: Actor) -> AgentRef:
+    return AgentRef(user_id=actor.user_id, client_id=actor.client_id or actor.id, client_name=actor.name)
+
+
+def _heartbeat(ctx: Context[Any, Any] | None, tool: str) -> Heartbeat | None:
+    """MCP progress while a call waits (for the owner's confirmation): clients keep the call open.
+
+    Reaches the client only when it sent a progress token; harmless otherwise.
+    """
+    if ctx is None:
+        return None
+    beats = 0
+
+    async def beat() -> None:
+        nonlocal beats
+        beats += 1
+        await ctx.report_progress(beats, None, f"{tool}: waiting for the owner")
+
+    return beat
 
 
 def add_tool(server: MCPServer[Any], spec: ToolSpec, fn: Callable[..., Any]) -> None:

@@ -95,6 +95,7 @@ class ChannelBase:
         # Per-client limits (SECURITY.md): in-process counters, bounds for this process's resources.
         self.open_waits: Counter[str] = Counter()
         self.join_attempts = RateLimiter(limit=10, window_seconds=60)
+        self.tool_calls = RateLimiter(limit=settings.rate_limit_per_minute, window_seconds=60)
 
     @asynccontextmanager
     async def _tx(self) -> AsyncIterator[ChannelTx]:

@@ -99,6 +99,17 @@ class CallOps(ConfirmOps):
             )
         return result
 
+    async def project_of_command(self, caller: Caller, command_id: str) -> str:
+        """The project of a command in one of the caller's channels (else `not_found`)."""
+        async with self.db.read() as session:
+            command = (
+                await session.get(Command, command_id) if isinstance(command_id, str) and command_id else None
+            )
+            channel = await session.get(Channel, command.channel_id) if command else None
+        if command is None or channel is None or channel.user_id != caller.user_id:
+            raise RomergoError("not_found", f'Command "{command_id}" does not exist.')
+        return channel.project_id
+
     async def rooms_of(self, caller: Caller) -> list[Channel]:
         """The live channels whose rules bind this client (joined once, whether or not it left)."""
         now = utcnow()

@@ -30,6 +30,26 @@ class StoryReads(StoryBase):
         async with self._read(actor) as uow:
             return await _load_project(uow, project_id)
 
+    async def project_of(self, actor: Actor, entity_type: str, entity_id: str) -> str:
+        """The project an entity belongs to, if the actor owns it (else `not_found`)."""
+        async with self._read(actor) as uow:
+            if entity_type == "project":
+                await uow.project_by_id(entity_id)
+            elif entity_type == "chapter":
+                await uow.chapter(entity_id)
+            elif entity_type == "scene":
+                await uow.scene(entity_id)
+            elif entity_type == "dialogue_line":
+                await uow.line(entity_id)
+            elif entity_type == "character":
+                await uow.character(entity_id)
+            elif entity_type == "asset":
+                await uow.asset(entity_id, include_deleted=True)
+            else:
+                raise ValueError(f"no project lookup for {entity_type}")
+            assert uow.project is not None
+            return uow.project.id
+
     async def outline(self, actor: Actor, project_id: str) -> Outline:
         return outline_of(await self.project_data(actor, project_id))
 

@@ -138,15 +138,19 @@ async def test_tools_are_listed_with_schemas_and_annotations(services):
 async def test_the_actor_is_the_agent_of_the_token_acting_for_its_owner(services, author):
     token, client_id = await services.agents.create_personal_token("writer", name="Night shift")
     server = server_with_test_tools(services)
-    result = await call(server, token, "test_whoami", {"command_id": "cmd_7"})
+    result = await call(server, token, "test_whoami")
     assert result.structured_content == {
         "user_id": author.id,
         "type": "agent",
         "client_id": client_id,
         "name": "Night shift",
         "tool": "test_whoami",
-        "command_id": "cmd_7",
+        "command_id": None,
     }
+    # A command id is attribution, checked by the core: a made-up one is refused, not trusted.
+    made_up = await call(server, token, "test_whoami", {"command_id": "cmd_7"})
+    assert made_up.is_error
+    assert text(made_up).startswith('[not_found] Command "cmd_7" does not exist.')
 
 
 async def test_a_scope_the_token_lacks_is_permission_denied(services, author):
