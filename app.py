@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from romergo.services import Services
 
-COMMANDS = ("serve", "user", "token", "seed-demo")
+COMMANDS = ("serve", "user", "token", "seed-demo", "channel", "demo-agent")
 MIB = 1024 * 1024
 
 
@@ -250,6 +250,10 @@ def _parser() -> argparse.ArgumentParser:
     seed_cmd = commands.add_parser("seed-demo", parents=[common], help="add the demo project (idempotent)")
     seed_cmd.add_argument("--user", default="author")
     seed_cmd.set_defaults(run=seed_demo)
+
+    from app_remote import add_commands
+
+    add_commands(commands, common)
     return parser
 
 

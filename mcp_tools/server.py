@@ -16,7 +16,7 @@ from mcp.types import CallToolResult, InputRequiredResult
 
 from mcp_tools.oauth_provider import RomergoOAuthProvider
 from mcp_tools.tooling import error_result
-from mcp_tools.tools import projects
+from mcp_tools.tools import channel, projects
 from romergo.agents.scopes import OAUTH_SCOPES, READ
 from romergo.services import Services
 
@@ -64,4 +64,5 @@ def build_server(services: Services) -> RomergoMCPServer:
         auth=auth_settings(services),
     )
     projects.register(server, services)
+    channel.register(server, services)
     return server

@@ -33,6 +33,12 @@ class RateLimiter:
             self._forget_idle(now)
         return True
 
+    def full(self, key: str) -> bool:
+        """Whether the next attempt would be refused, without counting one."""
+        now = self._clock()
+        hits = self._hits.get(key)
+        return hits is not None and len([hit for hit in hits if hit > now - self.window]) >= self.limit
+
     def retry_after(self, key: str) -> float:
         hits = self._hits.get(key)
         if not hits or len(hits) < self.limit:

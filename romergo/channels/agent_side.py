@@ -50,8 +50,19 @@ REPORT_STATES = {"status": "working", "reply": "done", "error": "failed", "quest
 
 class AgentOps(ChannelBase):
     async def join(self, caller: Caller, code: str) -> JoinResult:
-        if not self.join_attempts.allow(caller.client_id):
-            raise RomergoError("rate_limited", "Too many join attempts. Wait a minute before trying again.")
+        # Only refused attempts count: guessing codes is limited, reconnecting members are not.
+        if self.join_attempts.full(caller.client_id):
+            raise RomergoError(
+                "rate_limited", "Too many failed join attempts. Wait a minute before trying again."
+            )
+        try:
+            return await self._join(caller, code)
+        except RomergoError as error:
+            if error.code == "code_invalid":
+                self.join_attempts.allow(caller.client_id)
+            raise
+
+    async def _join(self, caller: Caller, code: str) -> JoinResult:
         refused = RomergoError(
             "code_invalid", "This join code is not valid. Ask the owner for the current code."
         )

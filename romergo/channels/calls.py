@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from sqlmodel import col, select
 
 from romergo.channels.base import ChannelTx, EventActor, channel_state, ensure_live
+from romergo.channels.changes import command_changes
 from romergo.channels.confirmations import ConfirmOps, needs_confirmation
 from romergo.channels.models import FINISHED_STATES, HELD_STATES, Caller
 from romergo.clock import utcnow
@@ -109,6 +110,19 @@ class CallOps(ConfirmOps):
         if command is None or channel is None or channel.user_id != caller.user_id:
             raise RomergoError("not_found", f'Command "{command_id}" does not exist.')
         return channel.project_id
+
+    async def changes_of_command(self, caller: Caller, command_id: str) -> list[dict[str, Any]]:
+        """What the server recorded for a command, for the agent that holds (or held) it."""
+        async with self.db.read() as session:
+            command = (
+                await session.get(Command, command_id) if isinstance(command_id, str) and command_id else None
+            )
+            channel = await session.get(Channel, command.channel_id) if command else None
+            if command is None or channel is None or channel.user_id != caller.user_id:
+                raise RomergoError("not_found", f'Command "{command_id}" does not exist.')
+            if command.claimed_by != caller.client_id:
+                raise RomergoError("not_claimed_by_you", "This command was delivered to another agent.")
+            return await command_changes(session, command.id)
 
     async def rooms_of(self, caller: Caller) -> list[Channel]:
         """The live channels whose rules bind this client (joined once, whether or not it left)."""

@@ -98,16 +98,22 @@ async def test_an_ended_channels_code_says_so(services, actor):
     assert refused.value.code == "channel_ended"
 
 
-async def test_join_attempts_are_rate_limited_per_client(services, actor):
+async def test_failed_join_attempts_are_rate_limited_per_client(services, actor):
     room = await open_room(services, actor)
-    agent = room.agent("guesser")
+    member = room.agent("member")
+    for _ in range(12):  # a member reconnecting often is not guessing
+        await services.channels.join(member, room.code)
+    guesser = room.agent("guesser")
     codes = []
     for attempt in range(11):
         try:
-            await services.channels.join(agent, f"rmg-guess-{attempt}")
+            await services.channels.join(guesser, f"rmg-guess-{attempt}")
         except RomergoError as error:
             codes.append(error.code)
     assert codes == ["code_invalid"] * 10 + ["rate_limited"]
+    with pytest.raises(RomergoError) as still:
+        await services.channels.join(guesser, room.code)  # even the right code, until the minute passes
+    assert still.value.code == "rate_limited"
 
 
 async def test_the_join_cursor_follows_the_clients_last_finished_command(services, actor):

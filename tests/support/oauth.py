@@ -208,7 +208,10 @@ async def oauth_tokens(person: httpx.AsyncClient, redirect_uri: str = CALLBACK_U
 
 def mcp_client(base_url: str, token: str, mode: str = "auto") -> Client:
     """The SDK's client over Streamable HTTP with a bearer token (no OAuth flow of its own)."""
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+    # Long reads: a parked wait may send nothing but a progress note every 10 s.
+    http = httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(70, connect=10)
+    )
     return Client(streamable_http_client(f"{base_url}/mcp", http_client=http), mode=mode)
 
 
