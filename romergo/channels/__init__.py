@@ -2,7 +2,15 @@
 
 from romergo.channels.base import channel_topic
 from romergo.channels.calls import ToolCall
-from romergo.channels.models import AgentRef, ChannelView, CommandView, EventView, JoinResult, WaitResult
+from romergo.channels.models import (
+    AgentRef,
+    ChannelView,
+    CommandView,
+    EventView,
+    JoinResult,
+    MemberView,
+    WaitResult,
+)
 from romergo.channels.service import ChannelService
 
 __all__ = [
@@ -12,6 +20,7 @@ __all__ = [
     "CommandView",
     "EventView",
     "JoinResult",
+    "MemberView",
     "ToolCall",
     "WaitResult",
     "channel_topic",
