@@ -1,6 +1,6 @@
 """Channels: the authenticated mailbox between the owner's editor and their agent (DESIGN.md §3)."""
 
-from romergo.channels.base import channel_topic
+from romergo.channels.base import channel_topic, presence_topic
 from romergo.channels.calls import ToolCall
 from romergo.channels.models import (
     AgentRef,
@@ -24,4 +24,5 @@ __all__ = [
     "ToolCall",
     "WaitResult",
     "channel_topic",
+    "presence_topic",
 ]

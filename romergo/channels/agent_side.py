@@ -25,6 +25,7 @@ from romergo.channels.base import (
     command_view,
     ensure_live,
     event_view,
+    presence_topic,
 )
 from romergo.channels.changes import command_changes, summary_mismatch
 from romergo.channels.models import (
@@ -142,11 +143,15 @@ class AgentOps(ChannelBase):
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_seconds
         next_beat = loop.time() + self.heartbeat_seconds
+        announced = False
         try:
             while True:
                 result = await self._deliver(caller, channel_id, cursor, deadline - loop.time())
                 if result is not None:
                     return result
+                if not announced:
+                    self.bus.publish(presence_topic(channel_id))
+                    announced = True
                 remaining = deadline - loop.time()
                 if remaining <= 0:
                     return WaitResult("timeout", cursor)
@@ -162,6 +167,8 @@ class AgentOps(ChannelBase):
                 del self.open_waits[caller.client_id]
             # Runs even when the client went away mid-wait, so presence does not lie.
             await asyncio.shield(self._stop_polling(channel_id, caller.client_id))
+            if announced:
+                self.bus.publish(presence_topic(channel_id))
 
     async def report(
         self, caller: Caller, command_id: str, kind: str, text: str, summary: dict[str, Any] | None = None

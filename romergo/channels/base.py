@@ -36,6 +36,12 @@ def channel_topic(channel_id: str) -> str:
     return f"channel:{channel_id}"
 
 
+def presence_topic(channel_id: str) -> str:
+    """Wake-ups for presence only (an agent started or stopped listening): no event is written,
+    and waiters on the channel topic are not disturbed."""
+    return f"presence:{channel_id}"
+
+
 @dataclass(frozen=True)
 class EventActor:
     type: ActorType

@@ -356,3 +356,17 @@ async def test_too_many_open_waits_per_client_are_refused(services, actor):
     assert refused.value.code == "rate_limited"
     await services.channels.end_channel(actor.user_id, room.channel.channel_id)
     await asyncio.gather(*parked)
+
+
+async def test_presence_changes_wake_the_presence_topic_only(services, actor):
+    from romergo.channels import channel_topic, presence_topic
+
+    room = await open_room(services, actor)
+    agent, cursor = await joined(services, room, "a")
+    woken: list[str] = []
+    services.bus.listen(presence_topic(room.channel.channel_id), lambda _: woken.append("presence"))
+    services.bus.listen(channel_topic(room.channel.channel_id), lambda _: woken.append("channel"))
+
+    await services.channels.wait(agent, room.channel.channel_id, cursor, 1)
+
+    assert woken == ["presence", "presence"]  # started listening, stopped listening
