@@ -11,7 +11,7 @@ from nicegui import storage, ui
 
 from romergo.services import Services
 from ui import forms, media
-from ui.pages import login
+from ui.pages import login, published
 from ui.shell import build_root
 
 
@@ -21,6 +21,7 @@ def mount(app: FastAPI, services: Services) -> None:
     forms.add_routes(app, services)
     media.add_routes(app, services)
     login.register(services)
+    published.register(services)
     ui.run_with(
         app,
         root=build_root(services),

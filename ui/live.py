@@ -10,6 +10,7 @@ from typing import Any
 from nicegui import background_tasks, ui
 
 from romergo.bus import EventBus
+from ui.context import PageContext
 
 log = logging.getLogger(__name__)
 DEBOUNCE_SECONDS = 0.05
@@ -56,3 +57,15 @@ class LiveTopic(ui.element):
 
 def live(bus: EventBus, topic: str, refresh: Callable[[Any], Awaitable[None] | None]) -> LiveTopic:
     return LiveTopic(bus, topic, refresh)
+
+
+def watch(ctx: PageContext, topic: str, reload: Callable[[], Awaitable[None]]) -> LiveTopic:
+    """`live` for a signed-in page: re-read on every change, or leave once the session has ended."""
+
+    async def refresh(_: Any) -> None:
+        if not await ctx.still_signed_in():
+            ui.navigate.to("/login")
+            return
+        await reload()
+
+    return live(ctx.services.bus, topic, refresh)
