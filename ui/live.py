@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Any, Generic, TypeVar
 
 from nicegui import background_tasks, ui
 
@@ -13,6 +13,7 @@ from romergo.bus import EventBus
 from ui.context import PageContext
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 DEBOUNCE_SECONDS = 0.05
 
 
@@ -69,3 +70,29 @@ def watch(ctx: PageContext, topic: str, reload: Callable[[], Awaitable[None]]) -
         await reload()
 
     return live(ctx.services.bus, topic, refresh)
+
+
+class Section(Generic[T]):
+    """A part of a page that redraws only when what it shows has changed.
+
+    Redrawing destroys the elements (focus, a playing audio preview, a half-open menu): parts that
+    a change elsewhere does not touch keep theirs.
+    """
+
+    def __init__(self, draw: Callable[[T], None], key: Callable[[T], Hashable]) -> None:
+        self._key = key
+        self._last: Hashable = None
+        self._drawn = False
+        self._draw = ui.refreshable(draw)
+
+    def show(self, value: T) -> None:
+        """Draw the first time (where the caller stands); afterwards redraw only for a new key."""
+        key = self._key(value)
+        if self._drawn and key == self._last:
+            return
+        self._last = key
+        if self._drawn:
+            self._draw.refresh(value)
+        else:
+            self._drawn = True
+            self._draw(value)

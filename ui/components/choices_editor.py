@@ -38,10 +38,17 @@ class ChoicesEditor:
             self._new_choice_form()
 
     def show(self, view: SceneView, outline: Outline) -> None:
-        self.view, self.outline = view, outline
+        """Redraw when the choices or the scenes they may lead to changed."""
         targets = _targets(outline)
-        self.target_select.set_options(targets, value=self.new.target if self.new.target in targets else None)
-        self._list.refresh()
+        targets_changed = targets != _targets(self.outline)
+        changed = _key(view) != _key(self.view) or targets_changed
+        self.view, self.outline = view, outline
+        if targets_changed:
+            self.target_select.set_options(
+                targets, value=self.new.target if self.new.target in targets else None
+            )
+        if changed:
+            self._list.refresh()
 
     @ui.refreshable_method
     def _list(self) -> None:
@@ -170,6 +177,11 @@ class ChoicesEditor:
         await dialog
         if not dialog.is_deleted:
             dialog.delete()
+
+
+def _key(view: SceneView) -> tuple[object, ...]:
+    choices = tuple((c.choice.label, c.choice.target_scene_id, c.target_title) for c in view.choices)
+    return (choices, view.scene.is_ending)
 
 
 def _targets(outline: Outline) -> dict[str, str]:

@@ -50,10 +50,15 @@ class LinesEditor:
             self._new_line_form()
 
     def show(self, view: SceneView) -> None:
+        """Redraw when the lines or the cast changed; a change elsewhere leaves focus and drafts be."""
+        changed = _key(view) != _key(self.view)
+        cast_changed = _cast(view) != _cast(self.view)
         self.view = view
-        self.drafts = {k: v for k, v in self.drafts.items() if any(lv.line.id == k for lv in view.lines)}
-        self.speaker_select.set_options(_speakers(view.characters), value=self._known(self.new.speaker))
-        self._list.refresh()
+        if cast_changed:
+            self.speaker_select.set_options(_speakers(view.characters), value=self._known(self.new.speaker))
+        if changed or self.focus:
+            self.drafts = {k: v for k, v in self.drafts.items() if any(lv.line.id == k for lv in view.lines)}
+            self._list.refresh()
 
     # ---- drawing -------------------------------------------------------------------------------
 
@@ -180,6 +185,15 @@ class LinesEditor:
 
     def _known(self, speaker: str) -> str:
         return speaker if any(c.id == speaker for c in self.view.characters) else NARRATION
+
+
+def _cast(view: SceneView) -> tuple[tuple[str, str, str], ...]:
+    return tuple((c.id, c.name, c.color) for c in view.characters)
+
+
+def _key(view: SceneView) -> tuple[object, ...]:
+    lines = tuple((lv.line.id, lv.line.text, lv.line.character_id) for lv in view.lines)
+    return (lines, _cast(view))
 
 
 def _speakers(characters: list[Character]) -> dict[str, str]:

@@ -8,7 +8,6 @@ being typed in one part survives a change made elsewhere (or in another tab, or 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from nicegui import ui
 
@@ -25,7 +24,7 @@ from ui.components.media_slot import Slot, media_slot
 from ui.components.not_found import not_found
 from ui.components.project_nav import project_nav
 from ui.context import PageContext
-from ui.live import watch
+from ui.live import Section, watch
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,8 @@ class _SceneEditor:
         self.project_id = project_id
         self.scene_id = scene_id
         self.stories = ctx.services.stories
-        self.built: tuple[Any, Any, LinesEditor, ChoicesEditor] | None = None
+        self.current: Loaded | None = None
+        self.parts: _Parts | None = None
 
     async def load(self) -> Loaded | None:
         try:
@@ -70,61 +70,56 @@ class _SceneEditor:
 
     async def reload(self) -> None:
         loaded = await self.load()
+        self.current = loaded
         if loaded is None:
-            self.built = None
+            self.parts = None
             self.host.clear()
             with self.host:
                 not_found("scene")
             return
         self.ctx.place.chapter_id = loaded.view.chapter.id
         ui.page_title(f"{loaded.view.scene.title} · {loaded.view.project.title} · Romergo")
-        if self.built is None:
+        if self.parts is None:
             self.host.clear()
             with self.host:
-                header = ui.refreshable(self.header)
-                header(loaded)
-                media = ui.refreshable(self.media)
-                media(loaded)
-                lines = LinesEditor(self.ctx, loaded.view)
-                choices = ChoicesEditor(self.ctx, self.host, loaded.view, loaded.outline)
-            self.built = (header, media, lines, choices)
-            return
-        header, media, lines, choices = self.built
-        header.refresh(loaded)
-        media.refresh(loaded)
-        lines.show(loaded.view)
-        choices.show(loaded.view, loaded.outline)
+                self.parts = self.build(loaded)
+        self.parts.show(loaded)
 
-    def header(self, loaded: Loaded) -> None:
+    def build(self, loaded: Loaded) -> _Parts:
+        nav = Section(self.nav, key=_nav_key)
+        nav.show(loaded)
+        # Built once and updated in place: a click on a switch is never lost to a redraw.
+        with ui.row().classes("w-full items-center gap-2"):
+            title = ui.label().classes("text-h5").props('data-testid="scene-title"')
+            icon_button("edit", "Rename the scene", self.rename)
+            ui.space()
+            start = ui.switch("Start scene", on_change=lambda e: self.mark(is_start=e.value))
+            ending = ui.switch("Ending", on_change=lambda e: self.mark(is_ending=e.value))
+            ui.button("Play from here", icon="play_arrow").props(
+                f'flat color=primary href="/play/{self.project_id}?scene={self.scene_id}"'
+            )
+            icon_button("delete", "Delete the scene", self.delete)
+        media = Section(self.media, key=_media_key)
+        media.show(loaded)
+        lines = LinesEditor(self.ctx, loaded.view)
+        choices = ChoicesEditor(self.ctx, self.host, loaded.view, loaded.outline)
+        return _Parts(nav, title, start, ending, media, lines, choices)
+
+    def nav(self, loaded: Loaded) -> None:
         view = loaded.view
-        scene, chapter = view.scene, view.chapter
         project_nav(view.project, "story")
         with ui.row().classes("items-center gap-1 text-grey-8").props('aria-label="Breadcrumb"'):
-            ui.link(chapter.title, f"/projects/{self.project_id}/chapters/{chapter.id}")
+            ui.link(view.chapter.title, f"/projects/{self.project_id}/chapters/{view.chapter.id}")
             ui.label("›")
-            ui.label(scene.title)
-        with ui.row().classes("w-full items-center gap-2"):
-            ui.label(scene.title).classes("text-h5").props('data-testid="scene-title"')
-            icon_button("edit", "Rename the scene", lambda: self.rename(scene.title))
-            ui.space()
-            ui.switch("Start scene", value=scene.is_start, on_change=lambda e: self.mark(is_start=e.value))
-            ui.switch("Ending", value=scene.is_ending, on_change=lambda e: self.mark(is_ending=e.value))
-            ui.button("Play from here", icon="play_arrow").props(
-                f'flat color=primary href="/play/{self.project_id}?scene={scene.id}"'
-            )
-            icon_button("delete", "Delete the scene", lambda: self.delete(scene.title))
+            ui.label(view.scene.title)
 
     def media(self, loaded: Loaded) -> None:
         scene, chapter = loaded.view.scene, loaded.view.chapter
+        own, inherited = loaded.asset, loaded.asset
         background = Slot(
-            "background",
-            "scene",
-            loaded.asset(scene.background_asset_id),
-            loaded.asset(chapter.background_asset_id),
+            "background", "scene", own(scene.background_asset_id), inherited(chapter.background_asset_id)
         )
-        music = Slot(
-            "music", "scene", loaded.asset(scene.music_asset_id), loaded.asset(chapter.music_asset_id)
-        )
+        music = Slot("music", "scene", own(scene.music_asset_id), inherited(chapter.music_asset_id))
         with ui.grid().classes("w-full gap-3 grid-cols-1 md:grid-cols-2"):
             media_slot(
                 self.ctx,
@@ -143,7 +138,9 @@ class _SceneEditor:
 
     # ---- changes -------------------------------------------------------------------------------
 
-    async def rename(self, title: str) -> None:
+    async def rename(self) -> None:
+        title = self.current.view.scene.title if self.current else ""
+
         async def save(text: str) -> str | None:
             change = act(
                 self.ctx,
@@ -163,6 +160,9 @@ class _SceneEditor:
         await act(self.ctx, lambda: self.stories.set_scene_music(self.ctx.actor, self.scene_id, asset_id))
 
     async def mark(self, *, is_start: bool | None = None, is_ending: bool | None = None) -> None:
+        scene = self.current.view.scene if self.current else None
+        if scene is None or (is_start, is_ending) in ((scene.is_start, None), (None, scene.is_ending)):
+            return  # the switch was only brought up to date with the stored scene
         await act(
             self.ctx,
             lambda: self.stories.update_scene(
@@ -170,7 +170,8 @@ class _SceneEditor:
             ),
         )
 
-    async def delete(self, title: str) -> None:
+    async def delete(self) -> None:
+        title = self.current.view.scene.title if self.current else "this scene"
         if await confirm(
             self.host,
             title=f"Delete the scene “{title}”?",
@@ -179,3 +180,36 @@ class _SceneEditor:
             done = await act(self.ctx, lambda: self.stories.delete_scene(self.ctx.actor, self.scene_id))
             if done.ok:
                 ui.navigate.to(f"/projects/{self.project_id}")
+
+
+@dataclass(frozen=True)
+class _Parts:
+    nav: Section[Loaded]
+    title: ui.label
+    start: ui.switch
+    ending: ui.switch
+    media: Section[Loaded]
+    lines: LinesEditor
+    choices: ChoicesEditor
+
+    def show(self, loaded: Loaded) -> None:
+        scene = loaded.view.scene
+        self.nav.show(loaded)
+        self.title.set_text(scene.title)
+        self.start.set_value(scene.is_start)
+        self.ending.set_value(scene.is_ending)
+        self.media.show(loaded)
+        self.lines.show(loaded.view)
+        self.choices.show(loaded.view, loaded.outline)
+
+
+def _nav_key(loaded: Loaded) -> tuple[str, ...]:
+    view = loaded.view
+    return (view.project.title, view.chapter.id, view.chapter.title, view.scene.title)
+
+
+def _media_key(loaded: Loaded) -> tuple[object, ...]:
+    scene, chapter = loaded.view.scene, loaded.view.chapter
+    assets = tuple((a.id, a.name, a.kind) for a in loaded.assets)
+    own = (scene.background_asset_id, scene.music_asset_id)
+    return (*own, chapter.background_asset_id, chapter.music_asset_id, assets)
