@@ -167,9 +167,12 @@ async def open_page(browser: Browser, request: pytest.FixtureRequest) -> AsyncIt
 
     yield opener
     failed = getattr(request.node, "rep_call", None)
-    for number, created in enumerate(contexts):
-        if failed is not None and failed.failed:
-            ARTIFACTS.mkdir(exist_ok=True)
+    if failed is not None and failed.failed:
+        ARTIFACTS.mkdir(exist_ok=True)
+        server: RunningServer = request.getfixturevalue("server")
+        (ARTIFACTS / f"{request.node.name}-server.log").write_text(server.log())
+        for number, created in enumerate(contexts):
             for index, shown in enumerate(created.pages):
                 await shown.screenshot(path=str(ARTIFACTS / f"{request.node.name}-{number}-{index}.png"))
+    for created in contexts:
         await created.close()
