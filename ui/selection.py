@@ -45,9 +45,8 @@ SCRIPT = """
   };
   const read = () => {
     const active = document.activeElement;
-    if (active && (active.tagName === "TEXTAREA" || active.tagName === "INPUT") && active.closest("[data-line-id]")) {
-      return inInput(active);
-    }
+    const field = active && (active.tagName === "TEXTAREA" || active.tagName === "INPUT");
+    if (field && active.closest("[data-line-id]")) return inInput(active);
     const selection = document.getSelection();
     if (!selection || selection.rangeCount === 0 || selection.isCollapsed) return undefined;
     const range = selection.getRangeAt(0);
