@@ -1,8 +1,8 @@
 """The play-through: background, speaker and line one at a time, music, choices, endings.
 
 Used by the author's `/play/{id}` (live story) and by the public `/published/{share_id}` (frozen
-snapshot); `media_url` says where each of them serves asset bytes. Keys: → / Space / Enter for the
-next line, 1-9 for a choice.
+snapshot); `media_url` says where each of them serves asset bytes. Keys: → for the next line (and
+Space / Enter on the focused Next button), 1-9 for a choice.
 """
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ class Player:
             self._stage()
             self.music_box = ui.element("div").classes("w-full")
         self.audio: ui.audio | None = None
-        ui.keyboard(on_key=self._key)
+        # Buttons are not ignored (the focused Next button would swallow →); Space and Enter are left
+        # to the focused button itself, so they never count twice.
+        ui.keyboard(on_key=self._key, ignore=["input", "select", "textarea"])
 
     def start(self, scene_id: str | None) -> None:
         """Begin (again) at `scene_id`, or at the story's start scene when it is None or unknown."""
@@ -76,7 +78,9 @@ class Player:
                 )
                 image.props["alt"] = f"Background of {scene.title}"
                 image.props["data-testid"] = "player-background"
-            with ui.column().classes("absolute bottom-0 left-0 right-0 p-4 gap-2 bg-black/70 text-white"):
+            box = ui.column().classes("absolute bottom-0 left-0 right-0 p-4 gap-2 bg-black/70 text-white")
+            box.props(f'data-testid="player-box" data-line="{self.line}"')
+            with box:
                 self._text_box(scene)
 
     def _text_box(self, scene: PlayScene) -> None:
@@ -153,7 +157,7 @@ class Player:
         if not event.action.keydown or event.action.repeat:
             return
         key = event.key
-        if key.arrow_right or key.name in (" ", "Enter"):
+        if key.arrow_right:
             self.next_line()
         elif key.number is not None and 1 <= key.number <= 9:
             scene = self.story.scene(self.scene_id)
