@@ -136,6 +136,12 @@ async def test_scenes_move_with_buttons_keyboard_and_menu(author: Author, open_p
     await expect(page.get_by_role("group").nth(1)).to_have_attribute("aria-label", "Chapter Dawn")
     await expect(storm).to_have_text(["Arrival at the Harbor", "The Tavern", "The Lighthouse Door"])
 
+    # Dragging works as well: onto a scene takes its place.
+    await page.get_by_role("listitem", name="The Lighthouse Door").drag_to(
+        page.get_by_role("listitem", name="Arrival at the Harbor")
+    )
+    await expect(storm).to_have_text(["The Lighthouse Door", "Arrival at the Harbor", "The Tavern"])
+
 
 async def test_start_and_ending_marks(author: Author, open_page: OpenPage):
     page = await open_page(author, author.scenes["The Logbook"])
