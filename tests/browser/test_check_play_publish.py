@@ -101,6 +101,7 @@ async def test_publish_shows_a_read_only_page_and_unpublish_removes_it(
     share = page.get_by_test_id("share-link")
     await expect(share).to_have_attribute("href", re.compile(r"^/published/[A-Za-z0-9_-]+$"))
     link = await share.get_attribute("href")
+    assert link is not None
 
     reader_context = await browser.new_context()  # a reader who is not signed in
     try:
