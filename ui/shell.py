@@ -34,6 +34,9 @@ def build_root(services: Services) -> Callable[[Request], Awaitable[Response | N
         if user is None or token is None:
             target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
             return RedirectResponse(f"/login?next={quote(target, safe='/')}", status_code=303)
+        if request.url.path == "/":
+            # Not a sub page: a "/" route would match every unknown path as its prefix.
+            return RedirectResponse("/projects", status_code=303)
         ctx = PageContext(services, user, token)
         ui.page_title("Romergo")
         ui.add_css(CSS)
@@ -49,7 +52,6 @@ def build_root(services: Services) -> Callable[[Request], Awaitable[Response | N
 def routes(ctx: PageContext) -> dict[str, SubPage]:
     base = "/projects/{project_id}"
     return {
-        "/": lambda: ui.navigate.to("/projects"),
         "/projects": lambda: projects.page(ctx),
         base: lambda project_id: project.page(ctx, project_id),
         f"{base}/chapters/{{chapter_id}}": lambda project_id, chapter_id: chapter.page(

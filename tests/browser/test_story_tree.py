@@ -216,6 +216,7 @@ async def test_unknown_ids_show_the_not_found_page(author: Author, open_page: Op
         ("/projects/prj_doesnotexist/history", "project"),
         ("/play/prj_doesnotexist", "project"),
         (f"{author.demo_path}/no-such-page", "page"),
+        ("/no-such-page", "page"),
     ]:
         await page.goto(author.url(path))
         await expect(page.get_by_test_id("not-found")).to_have_text(f"This {what} does not exist")
