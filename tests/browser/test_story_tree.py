@@ -188,7 +188,7 @@ async def test_deleting_asks_for_confirmation(author: Author, open_page: OpenPag
     await page.get_by_role("link", name="Dawn", exact=True).click()
     await expect(page.get_by_test_id("chapter-title")).to_have_text("Dawn")
     await page.get_by_role("button", name="Delete the chapter").click()
-    await expect(page.get_by_role("dialog")).to_contain_text("scene(s) are deleted with it")
+    await expect(page.get_by_role("dialog")).to_contain_text("they are deleted with it")
     await page.get_by_role("dialog").get_by_role("button", name="Delete").click()
     await expect(page).to_have_url(author.url(author.demo_path))
     await expect(chapter(page, "Dawn")).to_have_count(0)

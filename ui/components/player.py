@@ -43,6 +43,8 @@ class Player:
 
     def update_story(self, story: PlayStory) -> None:
         """The story changed while playing: stay on the same scene and line where they still exist."""
+        if story == self.story:
+            return  # e.g. a new revision of something the player does not show
         self.story = story
         scene = story.scene(self.scene_id)
         if scene is not None:

@@ -18,7 +18,7 @@ from ui.components.dialogs import confirm
 from ui.components.not_found import not_found
 from ui.components.project_nav import project_nav
 from ui.context import PageContext
-from ui.live import watch
+from ui.live import Section, watch
 
 DETECT = "detect"
 KINDS = {DETECT: "Detect from the file", "background": "Background", "music": "Music", "sound": "Sound"}
@@ -45,7 +45,6 @@ async def page(ctx: PageContext, project_id: str) -> None:
         except RomergoError:
             return None
 
-    @ui.refreshable
     def listing(loaded: tuple[Project, list[AssetView]] | None) -> None:
         if loaded is None:
             not_found("project")
@@ -128,23 +127,21 @@ async def page(ctx: PageContext, project_id: str) -> None:
     def upload_kind() -> AssetKind | None:
         return None if choice.kind == DETECT else choice.kind  # type: ignore[return-value]
 
+    nav = Section(_nav, key=lambda project: project.title if project else None)
+    assets = Section(listing, key=_key)
+
     async def reload() -> None:
         loaded = await load()
-        nav.refresh(loaded[0] if loaded else None)
-        listing.refresh(loaded)
+        nav.show(loaded[0] if loaded else None)
+        assets.show(loaded)
 
     first = await load()
     if first is None:
         not_found("project")
         return
 
-    @ui.refreshable
-    def nav(project: Project | None) -> None:
-        if project is not None:
-            project_nav(project, "assets")
-
     with host:
-        nav(first[0])
+        nav.show(first[0])
         ui.label("Assets").classes("text-h5")
         with ui.card().classes("w-full gap-2").props('data-testid="asset-upload"'):
             ui.label("Add media").classes("text-subtitle1 text-weight-medium")
@@ -162,9 +159,27 @@ async def page(ctx: PageContext, project_id: str) -> None:
                 kind=upload_kind,
                 tags=lambda: _tags(choice.tags),
             ).classes("w-full")
-        listing(first)
+        assets.show(first)
     watch(ctx, project_topic(project_id), reload)
 
 
 def _tags(text: str | None) -> list[str]:
     return [word.strip() for word in (text or "").split(",") if word.strip()]
+
+
+def _nav(project: Project | None) -> None:
+    if project is not None:
+        project_nav(project, "assets")
+
+
+def _key(loaded: tuple[Project, list[AssetView]] | None) -> object:
+    if loaded is None:
+        return None
+    project, views = loaded
+    return (
+        project.title,
+        tuple(
+            (v.asset.id, v.asset.name, v.asset.kind, tuple(v.asset.tags), v.asset.size, tuple(v.used_by))
+            for v in views
+        ),
+    )

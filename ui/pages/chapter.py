@@ -17,7 +17,7 @@ from ui.components.media_slot import Slot, media_slot
 from ui.components.not_found import not_found
 from ui.components.project_nav import project_nav
 from ui.context import PageContext
-from ui.live import watch
+from ui.live import Section, watch
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,6 @@ async def page(ctx: PageContext, project_id: str, chapter_id: str) -> None:
         entry = next((e for e in outline.chapters if e.chapter.id == chapter_id), None)
         return Loaded(outline, entry, assets) if entry else None
 
-    @ui.refreshable
     def body(loaded: Loaded | None) -> None:
         if loaded is None:
             not_found("chapter")
@@ -109,22 +108,35 @@ async def page(ctx: PageContext, project_id: str, chapter_id: str) -> None:
 
     async def delete(entry: ChapterOutline) -> None:
         count = len(entry.scenes)
+        scenes = "no scenes" if count == 0 else "1 scene" if count == 1 else f"{count} scenes"
         if await confirm(
             host,
             title=f"Delete the chapter “{entry.chapter.title}”?",
-            message=f"Its {count} scene(s) are deleted with it, with their dialogue and choices.",
+            message=f"It has {scenes}; they are deleted with it, with their dialogue and choices.",
         ):
             done = await act(ctx, lambda: stories.delete_chapter(ctx.actor, chapter_id))
             if done.ok:
                 ui.navigate.to(f"/projects/{project_id}")
 
+    section = Section(body, key=_key)
+
     async def reload() -> None:
-        body.refresh(await load())
+        section.show(await load())
 
     first = await load()
     if first is None:
         not_found("chapter")
         return
     with host:
-        body(first)
+        section.show(first)
     watch(ctx, project_topic(project_id), reload)
+
+
+def _key(loaded: Loaded | None) -> object:
+    if loaded is None:
+        return None
+    chapter = loaded.entry.chapter
+    scenes = tuple((s.id, s.title, s.is_start, s.is_ending) for s in loaded.entry.scenes)
+    assets = tuple((a.id, a.name, a.kind) for a in loaded.assets)
+    own = (chapter.title, chapter.music_asset_id, chapter.background_asset_id)
+    return (loaded.outline.project.title, *own, scenes, assets)

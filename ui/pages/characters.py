@@ -15,7 +15,7 @@ from ui.components.buttons import icon_button
 from ui.components.not_found import not_found
 from ui.components.project_nav import project_nav
 from ui.context import PageContext
-from ui.live import watch
+from ui.live import Section, watch
 
 
 @dataclass
@@ -36,7 +36,6 @@ async def page(ctx: PageContext, project_id: str) -> None:
         except RomergoError:
             return None
 
-    @ui.refreshable
     def body(outline: Outline | None) -> None:
         if outline is None:
             not_found("project")
@@ -92,15 +91,17 @@ async def page(ctx: PageContext, project_id: str) -> None:
         if done.ok:
             new.name, new.color = "", ""
 
+    section = Section(body, key=_key)
+
     async def reload() -> None:
-        body.refresh(await load())
+        section.show(await load())
 
     first = await load()
     if first is None:
         not_found("project")
         return
     with host:
-        body(first)
+        section.show(first)
         with ui.row().classes("items-start gap-2 mt-2").props('data-testid="new-character"'):
             field = (
                 ui.input("New character name").bind_value(new, "name").props("outlined dense").classes("w-64")
@@ -111,3 +112,9 @@ async def page(ctx: PageContext, project_id: str) -> None:
             )
             ui.button("Add character", on_click=add).props("unelevated color=primary")
     watch(ctx, project_topic(project_id), reload)
+
+
+def _key(outline: Outline | None) -> object:
+    if outline is None:
+        return None
+    return (outline.project.title, tuple((c.id, c.name, c.color) for c in outline.characters))

@@ -11,7 +11,7 @@ from romergo.story import Problem
 from ui.components.not_found import not_found
 from ui.components.project_nav import project_nav
 from ui.context import PageContext
-from ui.live import watch
+from ui.live import Section, watch
 
 ICONS = {"error": ("error", "negative"), "warning": ("warning", "warning"), "info": ("info", "info")}
 ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -30,7 +30,6 @@ async def page(ctx: PageContext, project_id: str) -> None:
         except RomergoError:
             return None
 
-    @ui.refreshable
     def body(loaded: tuple[Project, list[Problem]] | None) -> None:
         if loaded is None:
             not_found("project")
@@ -53,15 +52,17 @@ async def page(ctx: PageContext, project_id: str) -> None:
             for problem in sorted(problems, key=lambda p: ORDER.get(p.severity, 3)):
                 _problem(project_id, problem)
 
+    section = Section(body, key=lambda loaded: (loaded[0].title, loaded[1]) if loaded else None)
+
     async def reload() -> None:
-        body.refresh(await load())
+        section.show(await load())
 
     first = await load()
     if first is None:
         not_found("project")
         return
     with ui.column().classes("w-full gap-3"):
-        body(first)
+        section.show(first)
     watch(ctx, project_topic(project_id), reload)
 
 

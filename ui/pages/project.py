@@ -15,7 +15,7 @@ from ui.components.project_nav import project_nav
 from ui.components.publish import publish_card
 from ui.components.story_tree import TreeState, story_tree
 from ui.context import PageContext
-from ui.live import watch
+from ui.live import Section, watch
 
 
 async def page(ctx: PageContext, project_id: str) -> None:
@@ -30,7 +30,6 @@ async def page(ctx: PageContext, project_id: str) -> None:
         except RomergoError:
             return None
 
-    @ui.refreshable
     def body(outline: Outline | None) -> None:
         if outline is None:
             not_found("project")
@@ -68,13 +67,31 @@ async def page(ctx: PageContext, project_id: str) -> None:
             if done.ok:
                 ui.navigate.to("/projects")
 
+    section = Section(body, key=_outline_key)
+
     async def reload() -> None:
-        body.refresh(await load())
+        section.show(await load())
 
     first = await load()
     if first is None:
         not_found("project")
         return
     with host:
-        body(first)
+        section.show(first)
     watch(ctx, project_topic(project_id), reload)
+
+
+def _outline_key(outline: Outline | None) -> object:
+    """What the page shows: a change to a line or an asset elsewhere leaves the tree (and its focus) be."""
+    if outline is None:
+        return None
+    project = outline.project
+    chapters = tuple(
+        (
+            entry.chapter.id,
+            entry.chapter.title,
+            tuple((s.id, s.title, s.is_start, s.is_ending) for s in entry.scenes),
+        )
+        for entry in outline.chapters
+    )
+    return (project.title, project.published, project.share_id, chapters)
