@@ -92,6 +92,12 @@ async def test_play_through_follows_choices_to_an_ending(author: Author, open_pa
     await read_on(page, "Play again")
     await expect(page.get_by_test_id("player-end")).to_have_text("The End")
 
+    # From the player to the scene's editor and back.
+    await page.get_by_role("link", name="Edit this scene").click()
+    await expect(page.get_by_test_id("scene-title")).to_have_text("The Ship Sails Away")
+    await page.get_by_role("link", name="Play from here").click()
+    await expect(page.get_by_test_id("player-scene")).to_have_text("Dawn › The Ship Sails Away")
+
 
 async def test_publish_shows_a_read_only_page_and_unpublish_removes_it(
     author: Author, open_page: OpenPage, browser
