@@ -14,8 +14,9 @@ def icon_button(icon: str, name: str, on_click: Handler, *, disabled: bool = Fal
     """A round flat button showing `icon`, announced and tooltipped as `name`."""
     button = ui.button(icon=icon, on_click=on_click).props("flat round dense")
     button.props["aria-label"] = name  # assigned, not parsed: names may hold any character
+    # The browser's own tooltip: a Quasar tooltip per button is one more component to render in
+    # every row of a long list, each time the list redraws.
+    button.props["title"] = name
     if disabled:
         button.disable()
-    with button:
-        ui.tooltip(name)
     return button
