@@ -27,7 +27,6 @@ SCRIPT = """
 <script>
 (() => {
   if (window.romergoSelection) return;
-  window.romergoSelection = true;
   const points = (text) => Array.from(text).length;
   const lineOf = (node) => {
     const element = node && (node.nodeType === 1 ? node : node.parentElement);
@@ -60,6 +59,9 @@ SCRIPT = """
     const end = start + points(text);
     return { entity_type: "dialogue_line", entity_id: line.dataset.lineId, start, end, text };
   };
+  // What the current selection means: a report, null (clear it) or undefined (keep it). Exposed so
+  // the rule can be checked in a browser without waiting on the debounce.
+  window.romergoSelection = { read };
   let timer = null, last = "";
   document.addEventListener("selectionchange", () => {
     clearTimeout(timer);
