@@ -11,7 +11,7 @@ from nicegui import storage, ui
 
 from romergo.services import Services
 from ui import forms, media
-from ui.pages import agents, consent, login
+from ui.pages import agents, consent, login, published
 from ui.shell import build_root
 
 
@@ -24,6 +24,7 @@ def mount(app: FastAPI, services: Services) -> None:
     agents.add_routes(app, services)
     login.register(services)
     consent.register(services)
+    published.register(services)
     ui.run_with(
         app,
         root=build_root(services),

@@ -1,20 +1,25 @@
-"""What every page of the signed-in shell knows: the services, the user, their session."""
+"""What every page of the signed-in shell knows: the services, the user, their session, their place."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from romergo import csrf
 from romergo.actors import Actor, user_actor
 from romergo.entities import User
 from romergo.services import Services
+from ui.place import Place
 
 
 @dataclass(frozen=True)
 class PageContext:
+    """One per browser tab, made by the shell; sub pages share it while the author moves around."""
+
     services: Services
     user: User
     session_token: str
+    place: Place = field(default_factory=Place)
+    """Where this tab is and what is selected: the agent panel's command context (ui/place.py)."""
 
     @property
     def actor(self) -> Actor:

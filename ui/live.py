@@ -5,20 +5,24 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from nicegui import background_tasks, ui
 
 from romergo.bus import EventBus
+from ui.context import PageContext
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 DEBOUNCE_SECONDS = 0.05
 
 
 class LiveTopic(ui.element):
     """Invisible element tied to a bus topic; its lifetime is the subscription's lifetime.
 
-    Bursts of events (an agent making five edits) coalesce into one refresh.
+    Bursts of events (an agent making five edits) coalesce into one refresh. An event that arrives
+    while a refresh is already re-reading runs one more refresh afterwards: the running one may
+    have read the database just before that change was written.
     """
 
     def __init__(self, bus: EventBus, topic: str, refresh: Callable[[Any], Awaitable[None] | None]) -> None:
@@ -27,6 +31,7 @@ class LiveTopic(ui.element):
         self._refresh = refresh
         self._pending: asyncio.Task[None] | None = None
         self._last_event: Any = None
+        self._dirty = False
         self._stop = bus.listen(topic, self._on_event)
 
     def _on_event(self, event: Any) -> None:
@@ -34,20 +39,23 @@ class LiveTopic(ui.element):
             self._stop()
             return
         self._last_event = event
+        self._dirty = True
         if self._pending is None or self._pending.done():
             self._pending = background_tasks.create(self._run(), name="live refresh")
 
     async def _run(self) -> None:
-        await asyncio.sleep(DEBOUNCE_SECONDS)
-        if self.is_deleted:
-            return
-        try:
-            with self:
-                result = self._refresh(self._last_event)
-                if result is not None:
-                    await result
-        except Exception:
-            log.exception("live refresh failed")
+        while self._dirty:
+            await asyncio.sleep(DEBOUNCE_SECONDS)
+            self._dirty = False
+            if self.is_deleted:
+                return
+            try:
+                with self:
+                    result = self._refresh(self._last_event)
+                    if result is not None:
+                        await result
+            except Exception:
+                log.exception("live refresh failed")
 
     def _handle_delete(self) -> None:
         self._stop()
@@ -56,3 +64,41 @@ class LiveTopic(ui.element):
 
 def live(bus: EventBus, topic: str, refresh: Callable[[Any], Awaitable[None] | None]) -> LiveTopic:
     return LiveTopic(bus, topic, refresh)
+
+
+def watch(ctx: PageContext, topic: str, reload: Callable[[], Awaitable[None]]) -> LiveTopic:
+    """`live` for a signed-in page: re-read on every change, or leave once the session has ended."""
+
+    async def refresh(_: Any) -> None:
+        if not await ctx.still_signed_in():
+            ui.navigate.to("/login")
+            return
+        await reload()
+
+    return live(ctx.services.bus, topic, refresh)
+
+
+class Section(Generic[T]):
+    """A part of a page that redraws only when what it shows has changed.
+
+    Redrawing destroys the elements (focus, a playing audio preview, a half-open menu): parts that
+    a change elsewhere does not touch keep theirs.
+    """
+
+    def __init__(self, draw: Callable[[T], None], key: Callable[[T], object]) -> None:
+        self._key = key
+        self._last: object = None
+        self._drawn = False
+        self._draw = ui.refreshable(draw)
+
+    def show(self, value: T) -> None:
+        """Draw the first time (where the caller stands); afterwards redraw only for a new key (by ==)."""
+        key = self._key(value)
+        if self._drawn and key == self._last:
+            return
+        self._last = key
+        if self._drawn:
+            self._draw.refresh(value)
+        else:
+            self._drawn = True
+            self._draw(value)

@@ -1,7 +1,9 @@
 """The Builder shell: one page per browser tab whose sub pages change with the URL.
 
 Everything the signed-in author sees lives under this root, so parts that must persist while the
-author moves around (the header, later the agent panel) are built once per tab.
+author moves around (the header, the tab's PageContext with its place and selection, later the
+agent panel in a right drawer) are built once per tab. Navigation stays inside `ui.sub_pages`
+(links and `ui.navigate.to`), so moving between pages never reloads the tab.
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ from fastapi.responses import RedirectResponse, Response
 from nicegui import ui
 
 from romergo.services import Services
+from ui.components.not_found import not_found
 from ui.context import PageContext
-from ui.pages import agents, project, projects
+from ui.pages import agents, assets, chapter, characters, check, history, play, project, projects, scene
+from ui.selection import track_selection
 from ui.web_session import session_token, signed_in_user
 
 SubPage = Callable[..., Awaitable[None] | None]
+# Upload boxes hold one file at a time: no room for a queue list.
+CSS = ".q-uploader__list { min-height: 0; padding: 0; }"
 
 
 def build_root(services: Services) -> Callable[[Request], Awaitable[Response | None]]:
@@ -26,24 +32,47 @@ def build_root(services: Services) -> Callable[[Request], Awaitable[Response | N
         user = await signed_in_user(services, request)
         token = session_token(request)
         if user is None or token is None:
-            return RedirectResponse(f"/login?next={quote(request.url.path, safe='/')}", status_code=303)
+            target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+            return RedirectResponse(f"/login?next={quote(target, safe='/')}", status_code=303)
+        if request.url.path == "/":
+            # Not a sub page: a "/" route would match every unknown path as its prefix.
+            return RedirectResponse("/projects", status_code=303)
         ctx = PageContext(services, user, token)
         ui.page_title("Romergo")
+        ui.add_css(CSS)
+        track_selection(ctx.place)
         _header(ctx)
-        with ui.column().classes("w-full max-w-6xl mx-auto p-4"):
-            ui.sub_pages(routes(ctx))
+        with ui.column().classes("w-full max-w-5xl mx-auto p-4"):
+            StoryPages(routes(ctx)).classes("w-full")
         return None
 
     return root
 
 
 def routes(ctx: PageContext) -> dict[str, SubPage]:
+    base = "/projects/{project_id}"
     return {
-        "/": lambda: ui.navigate.to("/projects"),
         "/projects": lambda: projects.page(ctx),
-        "/projects/{project_id}": lambda project_id: project.page(ctx, project_id),
         "/settings/agents": lambda: agents.page(ctx),
+        base: lambda project_id: project.page(ctx, project_id),
+        f"{base}/chapters/{{chapter_id}}": lambda project_id, chapter_id: chapter.page(
+            ctx, project_id, chapter_id
+        ),
+        f"{base}/scenes/{{scene_id}}": lambda project_id, scene_id: scene.page(ctx, project_id, scene_id),
+        f"{base}/characters": lambda project_id: characters.page(ctx, project_id),
+        f"{base}/assets": lambda project_id: assets.page(ctx, project_id),
+        f"{base}/check": lambda project_id: check.page(ctx, project_id),
+        f"{base}/history": lambda project_id: history.page(ctx, project_id),
+        # `?scene=` is where the play-through is, so a reload continues there.
+        "/play/{project_id}": lambda project_id, scene=None: play.page(ctx, project_id, scene),
     }
+
+
+class StoryPages(ui.sub_pages):
+    """Sub pages whose unknown paths get the same friendly page as unknown ids."""
+
+    def _render_404(self) -> None:
+        not_found("page")
 
 
 def _header(ctx: PageContext) -> None:

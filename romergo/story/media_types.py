@@ -33,3 +33,13 @@ def accepted_types(kind: AssetKind) -> tuple[str, ...]:
 
 def describe(kind: AssetKind) -> str:
     return "an image (PNG, JPEG or WebP)" if kind == "background" else "audio (OGG, MP3 or WAV)"
+
+
+def guess_kind(data: bytes) -> AssetKind | None:
+    """The usual kind for a file: images are backgrounds, audio is music; None for anything else."""
+    mime = sniff(data)
+    if mime in IMAGE_TYPES:
+        return "background"
+    if mime in AUDIO_TYPES:
+        return "music"
+    return None

@@ -2,17 +2,25 @@
 
 One server per test module (started once, shared by its tests) and one browser per session; each
 test gets a fresh browser context, so cookies never leak between tests.
+
+Editor tests use `author` (per module: the server's first account and its demo, signed in once
+with the printed one-time link) and `open_page(author, path)`, which opens a new browser context
+carrying that session: signing in again for every page would hit the sign-in rate limit.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
-from playwright.async_api import Browser, BrowserContext, Page, async_playwright
+from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
 
+from tests.support.authors import new_author
 from tests.support.server import RunningServer
 
 CHROMIUM_ARGS = [
@@ -22,6 +30,7 @@ CHROMIUM_ARGS = [
     "--disable-dev-shm-usage",
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+VIEWPORT: Any = {"width": 1280, "height": 900}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -49,7 +58,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
 
 @pytest.fixture
 async def context(browser: Browser, request: pytest.FixtureRequest) -> AsyncIterator[BrowserContext]:
-    created = await browser.new_context(viewport={"width": 1280, "height": 900})
+    created = await browser.new_context(viewport=VIEWPORT)
     created.set_default_timeout(10_000)
     yield created
     failed = getattr(request.node, "rep_call", None)
@@ -70,3 +79,100 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     outcome = yield
     report = outcome.get_result()  # type: ignore[attr-defined]
     setattr(item, f"rep_{report.when}", report)
+
+
+@dataclass
+class Author:
+    """A signed-in author with a fresh demo; every browser context opened for them shares the session."""
+
+    server: RunningServer
+    username: str
+    state: Any
+    demo_id: str
+    scenes: dict[str, str]
+    """Demo scene title → its editor path."""
+    chapters: dict[str, str]
+    """Demo chapter title → its page path."""
+
+    @property
+    def demo_path(self) -> str:
+        return f"/projects/{self.demo_id}"
+
+    def url(self, path: str) -> str:
+        return self.server.base_url + path
+
+
+async def sign_in(page: Page, server: RunningServer, username: str, password: str) -> None:
+    await page.goto(f"{server.base_url}/login")
+    await page.get_by_label("Username").fill(username)
+    await page.get_by_label("Password").fill(password)
+    await page.get_by_role("button", name="Sign in").click()
+    await page.wait_for_url(f"{server.base_url}/projects")
+
+
+async def make_author(server: RunningServer, browser: Browser, username: str | None = None) -> Author:
+    """Without `username`: the first account (`author`, demo seeded at first start), signed in with
+    the one-time link the server printed. With one: a new account with its own demo (via the CLI),
+    signed in through the form."""
+    context = await browser.new_context()
+    page = await context.new_page()
+    if username is None:
+        assert server.signin_url, "the printed sign-in link was already used"
+        await page.goto(server.signin_url)
+        server.signin_url = ""
+        await expect(page).to_have_url(re.compile(r"/projects/prj_[a-z0-9]+$"))
+        username, demo_id = "author", page.url.rsplit("/", 1)[1]
+    else:
+        made = new_author(server, username)
+        await sign_in(page, server, made.username, made.password)
+        await page.goto(f"{server.base_url}/projects/{made.demo_id}")
+        demo_id = made.demo_id
+    tree = page.get_by_test_id("story-tree")
+    await expect(tree).to_be_visible()
+    links = await tree.get_by_role("link").evaluate_all(
+        "links => links.map(a => [a.textContent.trim(), a.getAttribute('href')])"
+    )
+    state = await context.storage_state()
+    await context.close()
+    return Author(
+        server,
+        username,
+        state,
+        demo_id,
+        scenes={text: href for text, href in links if "/scenes/" in href},
+        chapters={text: href for text, href in links if "/chapters/" in href},
+    )
+
+
+@pytest.fixture(scope="module")
+async def author(server: RunningServer, browser: Browser) -> Author:
+    return await make_author(server, browser)
+
+
+OpenPage = Callable[..., Awaitable[Page]]
+
+
+@pytest.fixture
+async def open_page(browser: Browser, request: pytest.FixtureRequest) -> AsyncIterator[OpenPage]:
+    """Opens `path` in a new browser context signed in as `author` (one context per call)."""
+    contexts: list[BrowserContext] = []
+
+    async def opener(author: Author, path: str = "/projects") -> Page:
+        created = await browser.new_context(storage_state=author.state, viewport=VIEWPORT)
+        created.set_default_timeout(10_000)
+        contexts.append(created)
+        opened = await created.new_page()
+        await opened.goto(author.url(path))
+        return opened
+
+    yield opener
+    failed = getattr(request.node, "rep_call", None)
+    if failed is not None and failed.failed:
+        ARTIFACTS.mkdir(exist_ok=True)
+        server: RunningServer = request.getfixturevalue("server")
+        (ARTIFACTS / f"{request.node.name}-server.log").write_text(server.log())
+        for number, created in enumerate(contexts):
+            for index, shown in enumerate(created.pages):
+                await shown.screenshot(path=str(ARTIFACTS / f"{request.node.name}-{number}-{index}.png"))
+    for created in contexts:
+        await created.close()

@@ -1,47 +1,79 @@
-"""`/projects`: the author's stories, newest first, and a way to start a new one."""
+"""`/projects`: the author's stories, newest first: open, rename, delete, or start a new one."""
 
 from __future__ import annotations
 
 from nicegui import ui
 
 from romergo.bus import user_topic
-from romergo.clock import iso
-from romergo.errors import RomergoError
+from romergo.entities import Project
+from ui.actions import act
+from ui.components.buttons import icon_button
+from ui.components.dialogs import ask_text, confirm
 from ui.context import PageContext
-from ui.live import live
+from ui.live import watch
 
 
 async def page(ctx: PageContext) -> None:
+    ctx.place.enter("/projects", None)
     ui.page_title("Projects · Romergo")
-    ui.label("Your stories").classes("text-h5")
+    stories = ctx.services.stories
+    host = ui.column().classes("w-full gap-4")
 
     @ui.refreshable
-    async def listing() -> None:
-        rows = await ctx.services.stories.list_projects(ctx.actor)
+    def listing(rows: list[Project]) -> None:
         if not rows:
             ui.label("No stories yet. Give your first one a title below.").classes("text-grey-7")
-        with ui.column().classes("w-full gap-2"):
+        with ui.column().classes("w-full gap-2").props('role="list" aria-label="Your stories"'):
             for row in rows:
-                with ui.card().classes("w-full").props(f'data-testid="project-{row.id}"'):
-                    with ui.row().classes("w-full items-center justify-between"):
-                        ui.link(row.title, f"/projects/{row.id}").classes("text-subtitle1")
-                        ui.label(f"updated {iso(row.updated_at)}").classes("text-caption text-grey-7")
+                _project_card(ctx, host, row)
 
-    await listing()
-    live(ctx.services.bus, user_topic(ctx.user.id), lambda _: listing.refresh())
+    async def reload() -> None:
+        listing.refresh(await stories.list_projects(ctx.actor))
 
-    with ui.row().classes("items-start gap-2 mt-4"):
-        title = ui.input("New project title").props("outlined dense")
+    with host:
+        ui.label("Your stories").classes("text-h5")
+        listing(await stories.list_projects(ctx.actor))
+        watch(ctx, user_topic(ctx.user.id), reload)
 
-        async def create() -> None:
-            if not await ctx.still_signed_in():
-                ui.navigate.to("/login")
-                return
-            try:
-                created = await ctx.services.stories.create_project(ctx.actor, title.value or "")
-            except RomergoError as error:
-                ui.notify(error.message, type="negative")
-                return
-            ui.navigate.to(f"/projects/{created.id}")
+        with ui.row().classes("items-start gap-2 mt-2"):
+            title = ui.input("New project title").props("outlined dense").classes("w-80")
 
-        ui.button("Create project", on_click=create).props("unelevated color=primary")
+            async def create() -> None:
+                done = await act(ctx, lambda: stories.create_project(ctx.actor, title.value or ""))
+                if done.value is not None:
+                    ui.navigate.to(f"/projects/{done.value.id}")
+
+            title.on("keydown.enter", create)
+            ui.button("Create project", on_click=create).props("unelevated color=primary")
+
+
+def _project_card(ctx: PageContext, host: ui.element, row: Project) -> None:
+    stories = ctx.services.stories
+
+    async def rename() -> None:
+        async def save(text: str) -> str | None:
+            return (
+                await act(ctx, lambda: stories.rename_project(ctx.actor, row.id, text), notify_errors=False)
+            ).error
+
+        await ask_text(host, title="Rename the story", label="Title", value=row.title, save=save)
+
+    async def delete() -> None:
+        if await confirm(
+            host,
+            title=f"Delete “{row.title}”?",
+            message="The story disappears from your list, with its chapters, scenes and assets.",
+        ):
+            await act(ctx, lambda: stories.delete_project(ctx.actor, row.id))
+
+    with (
+        ui.card().classes("w-full py-2").props(f'role="listitem" data-testid="project-{row.id}"'),
+        ui.row().classes("w-full items-center gap-2"),
+    ):
+        ui.link(row.title, f"/projects/{row.id}").classes("text-subtitle1")
+        if row.published:
+            ui.badge("published", color="positive")
+        ui.space()
+        ui.label(f"updated {row.updated_at:%Y-%m-%d %H:%M}").classes("text-caption text-grey-7")
+        icon_button("edit", f"Rename {row.title}", rename)
+        icon_button("delete", f"Delete {row.title}", delete)

@@ -1,0 +1,30 @@
+"""Test authors: an account with a password and its own copy of the demo, made with the real CLI."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tests.support.cli import romergo
+from tests.support.server import RunningServer
+
+PASSWORD = "correct horse battery"
+DEMO_TITLE = "The Lighthouse Keeper's Secret"
+
+
+@dataclass(frozen=True)
+class NewAuthor:
+    username: str
+    password: str
+    demo_id: str
+
+
+def new_author(server: RunningServer, username: str) -> NewAuthor:
+    """`romergo user add` then `romergo seed-demo`, against the running server's data dir."""
+    added = romergo("user", "add", username, data_dir=server.data_dir, stdin=PASSWORD + "\n")
+    assert added.returncode == 0, added.stderr
+    seeded = romergo("seed-demo", "--user", username, data_dir=server.data_dir)
+    assert seeded.returncode == 0, seeded.stderr
+    found = re.search(r"(prj_[a-z0-9]+)", seeded.stdout)
+    assert found, seeded.stdout
+    return NewAuthor(username, PASSWORD, found.group(1))

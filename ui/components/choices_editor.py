@@ -1,0 +1,193 @@
+"""A scene's choices: label → target scene. Add, edit, reorder, delete.
+
+The story service replaces a scene's choices as one list (`set_choices`), so every change here
+sends the whole list with one entry added, changed, moved or left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nicegui import ui
+
+from romergo.story import ChoiceSpec
+from romergo.story.ordering import Direction
+from romergo.story.views import ChoiceView, Outline, SceneView
+from ui.actions import act
+from ui.components.buttons import icon_button
+from ui.context import PageContext
+
+
+@dataclass
+class NewChoice:
+    label: str = ""
+    target: str | None = None
+
+
+class ChoicesEditor:
+    def __init__(self, ctx: PageContext, host: ui.element, view: SceneView, outline: Outline) -> None:
+        self.ctx = ctx
+        self.host = host
+        self.stories = ctx.services.stories
+        self.view = view
+        self.outline = outline
+        self.new = NewChoice()
+        with ui.card().classes("w-full gap-2").props('data-testid="choices"'):
+            ui.label("Choices").classes("text-subtitle1 text-weight-medium")
+            self._list()
+            self._new_choice_form()
+
+    def show(self, view: SceneView, outline: Outline) -> None:
+        """Redraw when the choices or the scenes they may lead to changed."""
+        targets = _targets(outline)
+        targets_changed = targets != _targets(self.outline)
+        changed = _key(view) != _key(self.view) or targets_changed
+        self.view, self.outline = view, outline
+        if targets_changed:
+            self.target_select.set_options(
+                targets, value=self.new.target if self.new.target in targets else None
+            )
+        if changed:
+            self._list.refresh()
+
+    @ui.refreshable_method
+    def _list(self) -> None:
+        choices = self.view.choices
+        if not choices:
+            ending = (
+                "This scene is an ending."
+                if self.view.scene.is_ending
+                else "Without choices the story stops here."
+            )
+            ui.label(f"No choices. {ending}").classes("text-grey-6")
+        with ui.column().classes("w-full gap-1").props('role="list" aria-label="Choices"'):
+            for number, choice in enumerate(choices, start=1):
+                self._choice(choice, number, last=number == len(choices))
+
+    def _choice(self, choice: ChoiceView, number: int, *, last: bool) -> None:
+        with (
+            ui.row()
+            .classes("w-full items-center gap-2 px-2")
+            .props(f'role="listitem" data-testid="choice-{number}"')
+        ):
+            ui.label(choice.choice.label).classes("text-weight-medium")
+            ui.icon("arrow_forward", color="grey-6")
+            target = choice.choice.target_scene_id
+            if target and choice.target_title is not None:
+                ui.link(choice.target_title, f"/projects/{self.view.project.id}/scenes/{target}")
+            else:
+                ui.label("nowhere (the target scene is gone)").classes("text-negative")
+            ui.space()
+            icon_button("edit", f"Edit choice {number}", lambda: self.edit(number - 1))
+            icon_button(
+                "arrow_upward",
+                f"Move choice {number} up",
+                lambda: self.move(number - 1, "up"),
+                disabled=number == 1,
+            )
+            icon_button(
+                "arrow_downward",
+                f"Move choice {number} down",
+                lambda: self.move(number - 1, "down"),
+                disabled=last,
+            )
+            icon_button("delete", f"Delete choice {number}", lambda: self.delete(number - 1))
+
+    def _new_choice_form(self) -> None:
+        with ui.row().classes("w-full items-start gap-2").props('data-testid="new-choice"'):
+            label = (
+                ui.input("Choice label").bind_value(self.new, "label").props("outlined dense").classes("grow")
+            )
+            label.on("keydown.enter", self.add)
+            self.target_select = (
+                ui.select(_targets(self.outline), label="Leads to", with_input=True)
+                .bind_value(self.new, "target")
+                .props("outlined dense")
+                .classes("w-72")
+            )
+            ui.button("Add choice", on_click=self.add).props("unelevated color=primary")
+
+    # ---- changes -------------------------------------------------------------------------------
+
+    def _specs(self) -> list[ChoiceSpec]:
+        return [ChoiceSpec(c.choice.label, c.choice.target_scene_id) for c in self.view.choices]
+
+    async def _set(self, specs: list[ChoiceSpec]) -> bool:
+        done = await act(
+            self.ctx, lambda: self.stories.set_choices(self.ctx.actor, self.view.scene.id, specs)
+        )
+        return done.ok
+
+    async def add(self) -> None:
+        if not self.new.target:
+            ui.notify("Pick the scene this choice leads to.", type="warning")
+            return
+        if await self._set([*self._specs(), ChoiceSpec(self.new.label, self.new.target)]):
+            self.new.label = ""
+            self.new.target = None
+
+    async def move(self, index: int, direction: Direction) -> None:
+        specs = self._specs()
+        other = index - 1 if direction == "up" else index + 1
+        if 0 <= other < len(specs):
+            specs[index], specs[other] = specs[other], specs[index]
+            await self._set(specs)
+
+    async def delete(self, index: int) -> None:
+        specs = self._specs()
+        if 0 <= index < len(specs):
+            del specs[index]
+            await self._set(specs)
+
+    async def edit(self, index: int) -> None:
+        specs = self._specs()
+        if not 0 <= index < len(specs):
+            return
+        with self.host, ui.dialog() as dialog, ui.card().classes("w-[28rem] max-w-full gap-3"):
+            ui.label(f"Edit choice {index + 1}").classes("text-h6")
+            label = (
+                ui.input("Choice label", value=specs[index].label)
+                .props("outlined autofocus")
+                .classes("w-full")
+            )
+            target = (
+                ui.select(
+                    _targets(self.outline),
+                    label="Leads to",
+                    value=specs[index].target_scene_id,
+                    with_input=True,
+                )
+                .props("outlined")
+                .classes("w-full")
+            )
+
+            async def save() -> None:
+                current = self._specs()  # as they are now, should another tab have changed them
+                if index >= len(current):
+                    dialog.submit(False)
+                    return
+                current[index] = ChoiceSpec(label.value or "", target.value)
+                if await self._set(current):
+                    dialog.submit(True)
+
+            label.on("keydown.enter", save)
+            with ui.row().classes("w-full justify-end gap-2"):
+                ui.button("Cancel", on_click=lambda: dialog.submit(False)).props("flat")
+                ui.button("Save", on_click=save).props("unelevated color=primary")
+        await dialog
+        if not dialog.is_deleted:
+            dialog.delete()
+
+
+def _key(view: SceneView) -> tuple[object, ...]:
+    choices = tuple((c.choice.label, c.choice.target_scene_id, c.target_title) for c in view.choices)
+    return (choices, view.scene.is_ending)
+
+
+def _targets(outline: Outline) -> dict[str, str]:
+    """Every scene of the project, as "Chapter › Scene", in story order."""
+    return {
+        scene.id: f"{entry.chapter.title} › {scene.title}"
+        for entry in outline.chapters
+        for scene in entry.scenes
+    }

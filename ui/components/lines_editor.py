@@ -1,0 +1,207 @@
+"""A scene's dialogue: lines spoken by a character or narrated; add, edit, reorder, delete.
+
+The list is redrawn on every change (live refresh); the form for a new line and the drafts of lines
+being edited live outside the redraw, so typing survives a change made in another tab. Keyboard:
+Alt+↑ / Alt+↓ on a line moves it, Ctrl+Enter saves a draft, Escape cancels an edit.
+
+Each line's text carries `data-line-id`, which the selection tracker (ui/selection.py) looks for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nicegui import ui
+
+from romergo.entities import Character
+from romergo.story.ordering import Direction, list_step
+from romergo.story.views import LineView, SceneView
+from ui.actions import act
+from ui.components.buttons import icon_button
+from ui.components.focus import focus_soon
+from ui.context import PageContext
+from ui.place import Selection
+
+NARRATION = ""
+
+
+@dataclass
+class Draft:
+    text: str
+    speaker: str
+
+
+class LinesEditor:
+    def __init__(self, ctx: PageContext, view: SceneView) -> None:
+        self.ctx = ctx
+        self.stories = ctx.services.stories
+        self.view = view
+        self.drafts: dict[str, Draft] = {}
+        self.new = Draft("", NARRATION)
+        self.focus: str | None = None
+        with ui.card().classes("w-full gap-2").props('data-testid="lines"'):
+            with ui.row().classes("w-full items-center"):
+                ui.label("Dialogue").classes("text-subtitle1 text-weight-medium")
+                ui.space()
+                ui.label().classes("text-caption text-grey-8").props(
+                    'data-testid="selection"'
+                ).bind_text_from(ctx.place, "selection", backward=_describe)
+            self._list()
+            self._new_line_form()
+
+    def show(self, view: SceneView) -> None:
+        """Redraw when the lines or the cast changed; a change elsewhere leaves focus and drafts be."""
+        changed = _key(view) != _key(self.view)
+        cast_changed = _cast(view) != _cast(self.view)
+        self.view = view
+        if cast_changed:
+            self.speaker_select.set_options(_speakers(view.characters), value=self._known(self.new.speaker))
+        if changed or self.focus:
+            self.drafts = {k: v for k, v in self.drafts.items() if any(lv.line.id == k for lv in view.lines)}
+            self._list.refresh()
+
+    # ---- drawing -------------------------------------------------------------------------------
+
+    @ui.refreshable_method
+    def _list(self) -> None:
+        lines = self.view.lines
+        self.ctx.place.show_lines({lv.line.id: lv.line.text for lv in lines})
+        if not lines:
+            ui.label("No dialogue yet: add the first line below.").classes("text-grey-6")
+        with ui.column().classes("w-full gap-1").props('role="list" aria-label="Dialogue lines"'):
+            for number, line_view in enumerate(lines, start=1):
+                if line_view.line.id in self.drafts:
+                    self._editing(line_view, number)
+                else:
+                    self._line(line_view, number, last=number == len(lines))
+        if self.focus:
+            focus_soon(self.focus)
+            self.focus = None
+
+    def _line(self, line_view: LineView, number: int, *, last: bool) -> None:
+        line = line_view.line
+        row = ui.row().classes("w-full items-start gap-2 px-2 py-1 rounded hover:bg-grey-2 outline-none")
+        row.props(f'role="listitem" tabindex=0 data-testid="line-{number}"')
+        row.props["aria-label"] = f"Line {number}"
+        row.on("keydown.alt.up.prevent", lambda: self.move(line.id, "up"))
+        row.on("keydown.alt.down.prevent", lambda: self.move(line.id, "down"))
+        with row:
+            ui.label(f"{number}.").classes("text-grey-6 w-6 pt-1")
+            with ui.column().classes("gap-0 grow min-w-0"):
+                speaker = ui.label(line_view.speaker or "Narration").classes("text-caption text-weight-bold")
+                if line_view.speaker_color:
+                    speaker.style(f"color: {line_view.speaker_color}")
+                else:
+                    speaker.classes("text-grey-7 text-italic")
+                text = ui.label(line.text).classes("select-text whitespace-pre-wrap break-words")
+                text.props["data-line-id"] = line.id
+                text.props["data-testid"] = "line-text"
+            icon_button("edit", f"Edit line {number}", lambda: self.edit(line_view))
+            icon_button(
+                "arrow_upward",
+                f"Move line {number} up",
+                lambda: self.move(line.id, "up"),
+                disabled=number == 1,
+            )
+            icon_button(
+                "arrow_downward",
+                f"Move line {number} down",
+                lambda: self.move(line.id, "down"),
+                disabled=last,
+            )
+            icon_button("delete", f"Delete line {number}", lambda: self.delete(line.id))
+
+    def _editing(self, line_view: LineView, number: int) -> None:
+        line_id = line_view.line.id
+        draft = self.drafts[line_id]
+        draft.speaker = self._known(draft.speaker)
+        with ui.column().classes("w-full gap-2 p-2 rounded bg-blue-1").props(f'data-testid="line-{number}"'):
+            ui.select(_speakers(self.view.characters), label="Speaker").bind_value(draft, "speaker").props(
+                "outlined dense"
+            ).classes("w-64")
+            area = ui.textarea("Line text").bind_value(draft, "text").props("outlined autogrow autofocus")
+            area.classes("w-full")
+            area.props["data-line-id"] = line_id
+            area.on("keydown.ctrl.enter", lambda: self.save(line_id))
+            area.on("keydown.esc", lambda: self.cancel(line_id))
+            with ui.row().classes("gap-2"):
+                ui.button("Save", on_click=lambda: self.save(line_id)).props("unelevated color=primary")
+                ui.button("Cancel", on_click=lambda: self.cancel(line_id)).props("flat")
+
+    def _new_line_form(self) -> None:
+        with ui.row().classes("w-full items-start gap-2").props('data-testid="new-line"'):
+            self.speaker_select = (
+                ui.select(_speakers(self.view.characters), label="Speaker")
+                .bind_value(self.new, "speaker")
+                .props("outlined dense")
+                .classes("w-48")
+            )
+            area = ui.textarea("New line").bind_value(self.new, "text").props("outlined dense autogrow")
+            area.classes("grow")
+            area.on("keydown.ctrl.enter", self.add)
+            ui.button("Add line", on_click=self.add).props("unelevated color=primary")
+
+    # ---- changes -------------------------------------------------------------------------------
+
+    async def add(self) -> None:
+        speaker = self.new.speaker or None
+        done = await act(
+            self.ctx,
+            lambda: self.stories.add_line(self.ctx.actor, self.view.scene.id, self.new.text, speaker),
+        )
+        if done.ok:
+            self.new.text = ""
+
+    def edit(self, line_view: LineView) -> None:
+        self.drafts[line_view.line.id] = Draft(line_view.line.text, line_view.line.character_id or NARRATION)
+        self._list.refresh()
+
+    def cancel(self, line_id: str) -> None:
+        self.drafts.pop(line_id, None)
+        self._list.refresh()
+
+    async def save(self, line_id: str) -> None:
+        draft = self.drafts.get(line_id)
+        if draft is None:
+            return
+        done = await act(
+            self.ctx,
+            lambda: self.stories.update_line(self.ctx.actor, line_id, draft.text, draft.speaker or None),
+        )
+        if done.ok:
+            self.drafts.pop(line_id, None)
+            self._list.refresh()
+
+    async def move(self, line_id: str, direction: Direction) -> None:
+        ids = [lv.line.id for lv in self.view.lines]
+        position = list_step(ids, line_id, direction)
+        if position is None:
+            return
+        self.focus = f'[data-testid="line-{position + 1}"]'
+        await act(self.ctx, lambda: self.stories.move_line(self.ctx.actor, line_id, position))
+
+    async def delete(self, line_id: str) -> None:
+        await act(self.ctx, lambda: self.stories.delete_line(self.ctx.actor, line_id))
+
+    def _known(self, speaker: str) -> str:
+        return speaker if any(c.id == speaker for c in self.view.characters) else NARRATION
+
+
+def _cast(view: SceneView) -> tuple[tuple[str, str, str], ...]:
+    return tuple((c.id, c.name, c.color) for c in view.characters)
+
+
+def _key(view: SceneView) -> tuple[object, ...]:
+    lines = tuple((lv.line.id, lv.line.text, lv.line.character_id) for lv in view.lines)
+    return (lines, _cast(view))
+
+
+def _speakers(characters: list[Character]) -> dict[str, str]:
+    return {NARRATION: "Narration", **{c.id: c.name for c in characters}}
+
+
+def _describe(selection: Selection | None) -> str:
+    if selection is None:
+        return ""
+    text = selection.text if len(selection.text) <= 40 else selection.text[:39] + "…"
+    return f"Selected “{text}” ({selection.start}–{selection.end})"

@@ -1,0 +1,169 @@
+"""The play-through: background, speaker and line one at a time, music, choices, endings.
+
+Used by the author's `/play/{id}` (live story) and by the public `/published/{share_id}` (frozen
+snapshot); `media_url` says where each of them serves asset bytes. Keys: → for the next line (and
+Space / Enter on the focused Next button), 1-9 for a choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from nicegui import ui
+from nicegui.events import KeyEventArguments
+
+from romergo.story.playback import PlayScene, PlayStory
+
+MediaUrl = Callable[[str], str]
+SceneChanged = Callable[[str], None]
+
+
+class Player:
+    def __init__(
+        self, story: PlayStory, media_url: MediaUrl, *, on_scene: SceneChanged | None = None
+    ) -> None:
+        self.story = story
+        self.media_url = media_url
+        self.on_scene = on_scene
+        self.scene_id: str | None = None
+        self.line = 0
+        self.music_id: str | None = None
+        with ui.column().classes("w-full gap-2").props('data-testid="player"'):
+            self._stage()
+            self.music_box = ui.element("div").classes("w-full")
+        self.audio: ui.audio | None = None
+        # Buttons are not ignored (the focused Next button would swallow →); Space and Enter are left
+        # to the focused button itself, so they never count twice.
+        ui.keyboard(on_key=self._key, ignore=["input", "select", "textarea"])
+
+    def start(self, scene_id: str | None) -> None:
+        """Begin (again) at `scene_id`, or at the story's start scene when it is None or unknown."""
+        scene = self.story.scene(scene_id) or self.story.scene(self.story.start_scene_id)
+        self._go(scene.id if scene else None)
+
+    def update_story(self, story: PlayStory) -> None:
+        """The story changed while playing: stay on the same scene and line where they still exist."""
+        if story == self.story:
+            return  # e.g. a new revision of something the player does not show
+        self.story = story
+        scene = story.scene(self.scene_id)
+        if scene is not None:
+            self.line = min(self.line, len(scene.lines))
+        self._music(scene)
+        self._stage.refresh()
+
+    # ---- drawing -------------------------------------------------------------------------------
+
+    @ui.refreshable_method
+    def _stage(self) -> None:
+        scene = self.story.scene(self.scene_id)
+        if scene is None:
+            message = (
+                "This story has no start scene yet."
+                if self.scene_id is None
+                else "This scene no longer exists."
+            )
+            ui.label(message).classes("text-grey-7").props('role="status"')
+            ui.button("Play from the start", on_click=lambda: self.start(None)).props("outline color=primary")
+            return
+        ui.label(f"{scene.chapter_title} › {scene.title}").classes("text-caption text-grey-7").props(
+            'data-testid="player-scene"'
+        )
+        with (
+            ui.element("div")
+            .classes("relative w-full rounded overflow-hidden bg-grey-9")
+            .style("aspect-ratio: 16 / 9")
+        ):
+            if scene.background_asset_id:
+                image = ui.image(self.media_url(scene.background_asset_id)).classes(
+                    "absolute inset-0 w-full h-full"
+                )
+                image.props["alt"] = f"Background of {scene.title}"
+                image.props["data-testid"] = "player-background"
+            box = ui.column().classes("absolute bottom-0 left-0 right-0 p-4 gap-2 bg-black/70 text-white")
+            box.props(f'data-testid="player-box" data-line="{self.line}"')
+            with box:
+                self._text_box(scene)
+
+    def _text_box(self, scene: PlayScene) -> None:
+        if self.line < len(scene.lines):
+            line = scene.lines[self.line]
+            speaker = (
+                ui.label(line.speaker or "")
+                .classes("text-subtitle1 text-weight-bold")
+                .props('data-testid="player-speaker"')
+            )
+            if line.color:
+                speaker.style(f"color: {line.color}")
+            ui.label(line.text).classes("text-body1 whitespace-pre-wrap").props('data-testid="player-line"')
+            ui.button("Next", icon="navigate_next", on_click=self.next_line).props(
+                'color=white text-color=black unelevated aria-label="Next line" autofocus'
+            ).classes("self-end")
+            return
+        if scene.choices:
+            with ui.column().classes("w-full gap-2").props('role="group" aria-label="Choices"'):
+                for number, choice in enumerate(scene.choices, start=1):
+                    button = ui.button(choice.label, on_click=lambda t=choice.target_scene_id: self._go(t))
+                    button.props("color=white text-color=black unelevated no-caps").classes("w-full")
+                    if choice.target_scene_id is None:
+                        button.disable()
+                    if number == 1:
+                        button.props("autofocus")
+            return
+        ending = "The End" if scene.is_ending else "The story stops here: this scene has no choices."
+        ui.label(ending).classes("text-h5" if scene.is_ending else "text-body1").props(
+            'data-testid="player-end"'
+        )
+        ui.button("Play again", on_click=lambda: self.start(None)).props(
+            "color=white text-color=black unelevated"
+        )
+
+    # ---- moving on -----------------------------------------------------------------------------
+
+    def next_line(self) -> None:
+        scene = self.story.scene(self.scene_id)
+        if scene is not None and self.line < len(scene.lines):
+            self.line += 1
+            self._stage.refresh()
+
+    def _go(self, scene_id: str | None) -> None:
+        self.scene_id = scene_id
+        self.line = 0
+        scene = self.story.scene(scene_id)
+        self._music(scene)
+        self._stage.refresh()
+        if scene is not None and self.on_scene is not None:
+            self.on_scene(scene.id)
+
+    def _music(self, scene: PlayScene | None) -> None:
+        wanted = scene.music_asset_id if scene else None
+        if wanted == self.music_id:
+            return  # the same music keeps playing across scenes instead of starting over
+        self.music_id = wanted
+        if wanted is None:
+            if self.audio is not None:
+                self.audio.pause()
+                self.audio.visible = False
+            return
+        url = self.media_url(wanted)
+        if self.audio is None:
+            # Made on first use: an <audio> with an empty source would fetch the page itself.
+            with self.music_box:
+                self.audio = ui.audio(url, loop=True, autoplay=True).classes("w-full")
+                self.audio.props["data-testid"] = "player-music"
+        else:
+            self.audio.set_source(url)
+            self.audio.visible = True
+
+    def _key(self, event: KeyEventArguments) -> None:
+        if not event.action.keydown or event.action.repeat:
+            return
+        key = event.key
+        if key.arrow_right:
+            self.next_line()
+        elif key.number is not None and 1 <= key.number <= 9:
+            scene = self.story.scene(self.scene_id)
+            if scene and self.line >= len(scene.lines) and key.number <= len(scene.choices):
+                target = scene.choices[key.number - 1].target_scene_id
+                if target:
+                    self._go(target)
