@@ -14,9 +14,22 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, InputRequiredResult
 
+from mcp_tools import prompts
 from mcp_tools.oauth_provider import RomergoOAuthProvider
 from mcp_tools.tooling import error_result
-from mcp_tools.tools import projects
+from mcp_tools.tools import (
+    assets,
+    chapters,
+    characters,
+    checks,
+    choices,
+    lines,
+    media,
+    preview,
+    projects,
+    publishing,
+    scenes,
+)
 from romergo.agents.scopes import OAUTH_SCOPES, READ
 from romergo.services import Services
 
@@ -63,5 +76,19 @@ def build_server(services: Services) -> RomergoMCPServer:
         auth_server_provider=RomergoOAuthProvider(services.agents),
         auth=auth_settings(services),
     )
-    projects.register(server, services)
+    for topic in (
+        projects,
+        chapters,
+        scenes,
+        preview,
+        lines,
+        choices,
+        characters,
+        assets,
+        media,
+        checks,
+        publishing,
+    ):
+        topic.register(server, services)
+    prompts.register(server)
     return server
