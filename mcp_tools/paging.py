@@ -37,13 +37,14 @@ def paged(
     keys: Sequence[str],
     build: Callable[[Sequence[T]], BaseModel],
     page: str | None,
-    limit: int = TEXT_LIMIT_BYTES,
+    limit: int | None = None,
 ) -> CallToolResult:
     """The page of `items` that starts where `page` says (the first without one).
 
     `call` names the tool and the arguments that select the list (e.g. "get_scene:scn_x");
-    `keys` are the items' ids, in order.
+    `keys` are the items' ids, in order. `limit` (UTF-8 bytes of text) defaults to 64 KB.
     """
+    limit = TEXT_LIMIT_BYTES if limit is None else limit
     if len(keys) != len(items):
         raise ValueError("one key per item")
     start = read_token(page, call, keys)

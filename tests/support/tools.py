@@ -19,10 +19,10 @@ from mcp.server.auth.provider import AccessToken
 from mcp.types import CallToolResult
 
 from mcp_tools.server import build_server
-from romergo.actors import Actor
+from romergo.actors import Actor, user_actor
 from romergo.services import Services
 from romergo.story import ChoiceSpec
-from tests.support.story import TINY_PNG, TINY_WAV, database_state, small_story
+from tests.support.story import TINY_PNG, TINY_WAV, SmallStory, database_state, small_story
 
 ALL_SCOPES = ["romergo:read", "romergo:edit", "romergo:media", "romergo:publish", "romergo:delete"]
 # Tables a tool call may touch without changing anything: the token's "last used" stamp.
@@ -143,4 +143,35 @@ async def furnished_story(services: Services, actor: Actor, title: str = "Harbou
         bell_id=bell.id,
         narration_id=narration.id,
         spoken_id=spoken.id,
+    )
+
+
+@dataclass
+class World:
+    """The writer's furnished story, another project of theirs, and a stranger's story."""
+
+    story: Furnished
+    own_other: SmallStory
+    own_other_music_id: str
+    theirs: SmallStory
+    their_asset_id: str
+    their_line_id: str
+
+
+async def world(services: Services, writer: Actor) -> World:
+    stranger = await services.accounts.create_user("stranger")
+    them = user_actor(stranger.id, "stranger")
+    stories = services.stories
+    theirs = await small_story(services, them, "Their story")
+    their_asset = await stories.import_asset(them, theirs.project_id, "music", "Their tune", TINY_WAV)
+    their_line = await stories.add_line(them, theirs.first_scene_id, "Their words", theirs.hero_id)
+    own_other = await small_story(services, writer, "Another story")
+    other_music = await stories.import_asset(writer, own_other.project_id, "music", "Other tune", TINY_WAV)
+    return World(
+        story=await furnished_story(services, writer),
+        own_other=own_other,
+        own_other_music_id=other_music.id,
+        theirs=theirs,
+        their_asset_id=their_asset.id,
+        their_line_id=their_line.id,
     )
