@@ -8,6 +8,7 @@ exercised by the 200 KB scene in test_envelope.py.
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 import pytest
 
@@ -46,7 +47,8 @@ async def bigger_story(services, actor):
 
 
 def merged_outline(pages):
-    chapters, characters = [], []
+    chapters: list[dict[str, Any]] = []
+    characters: list[dict[str, Any]] = []
     for data in pages:
         assert data["project"] == pages[0]["project"]
         for chapter in data["chapters"]:
