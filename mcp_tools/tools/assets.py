@@ -107,7 +107,7 @@ DELETE_ASSET = ToolSpec(
     title="Delete an asset",
     description=(
         "Delete an asset. Scenes and chapters that used it lose it (their background or music "
-        "becomes empty, or falls back to the chapter's). The owner can undo it from the history."
+        "becomes empty, or falls back to the chapter's). The history keeps what was deleted."
     ),
     annotations=REPLACES,
     target=("asset", "asset_id"),

@@ -85,7 +85,7 @@ DELETE_CHAPTER = ToolSpec(
     description=(
         "Delete a chapter together with all its scenes, their dialogue and choices. Choices in "
         "other chapters that led into these scenes are left without a target (romergo_check_story "
-        "reports them as dangling_target). The owner can undo it from the history."
+        "reports them as dangling_target). The history keeps what was deleted."
     ),
     annotations=REPLACES,
     target=("chapter", "chapter_id"),

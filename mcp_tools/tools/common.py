@@ -58,7 +58,7 @@ ADDS = ToolAnnotations(
 UPDATES = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
-"""Changes the fields it is given (recorded as a revision; undo restores them)."""
+"""Changes the fields it is given (each change is a revision with its before and after)."""
 REPLACES = ToolAnnotations(
     read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
 )

@@ -139,7 +139,7 @@ DELETE_SCENE = ToolSpec(
     description=(
         "Delete a scene with its dialogue and choices. Choices elsewhere that led to it are left "
         "without a target (romergo_check_story reports them as dangling_target): point them "
-        "somewhere else with romergo_set_choices. The owner can undo it from the history."
+        "somewhere else with romergo_set_choices. The history keeps what was deleted."
     ),
     annotations=REPLACES,
     target=("scene", "scene_id"),
