@@ -88,7 +88,9 @@ Unit = (
 
 
 def register(server: MCPServer[Any], services: Services) -> None:
-    async def romergo_list_projects() -> Annotated[CallToolResult, Envelope[ProjectList]]:
+    async def romergo_list_projects(
+        ctx: Context[Any, Any],
+    ) -> Annotated[CallToolResult, Envelope[ProjectList]]:
         async def body(actor: Actor) -> CallToolResult:
             rows = await services.stories.list_projects(actor)
             summaries = [
@@ -99,7 +101,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
             ]
             return envelope(ProjectList(projects=summaries))
 
-        return await run_tool(services, LIST_PROJECTS, {}, body)
+        return await run_tool(services, LIST_PROJECTS, {}, body, ctx)
 
     async def romergo_get_project_outline(
         project_id: ProjectId, ctx: Context[Any, Any], page: Page = None
