@@ -178,6 +178,7 @@ def add_tool(server: MCPServer[Any], spec: ToolSpec, fn: Callable[..., Any]) -> 
         annotations=spec.annotations,
         structured_output=True,
     )
+    # The SDK has no public handle on a registered tool; if this attribute goes, start-up fails loudly.
     tool = server._tool_manager.get_tool(spec.name)
     if tool is not None:
         object.__setattr__(tool.fn_metadata, "__class__", _TextKeepingMetadata)
