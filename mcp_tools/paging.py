@@ -1,0 +1,114 @@
+"""Pages of a long result: at most 64 KB of rendered text each, continued with `next_page`.
+
+A paged tool hands over the list it pages over (lines of a scene, scenes of a chapter, ...) and
+a function that builds the result's data from a slice of it. Each page holds as many items as
+fit (always at least one, so reading always advances). The page token is stateless and opaque
+to the agent: base64url of `[version, offset, call digest, list digest]`. The call digest ties
+it to the same tool and arguments (another call's token is `invalid_argument`); the list digest
+is over the items' ids, so a token taken before items were added, removed or reordered is
+`conflict` instead of silently skipping or repeating items.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from mcp.types import CallToolResult
+from pydantic import BaseModel
+
+from mcp_tools.envelope import TEXT_LIMIT_BYTES, envelope, new_nonce, render, rendered_size
+from romergo.errors import RomergoError, invalid
+
+T = TypeVar("T")
+VERSION = 1
+MAX_TOKEN_CHARS = 200
+_TOKEN = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def paged(
+    call: str,
+    items: Sequence[T],
+    keys: Sequence[str],
+    build: Callable[[Sequence[T]], BaseModel],
+    page: str | None,
+    limit: int | None = None,
+) -> CallToolResult:
+    """The page of `items` that starts where `page` says (the first without one).
+
+    `call` names the tool and the arguments that select the list (e.g. "get_scene:scn_x");
+    `keys` are the items' ids, in order. `limit` (UTF-8 bytes of text) defaults to 64 KB.
+    """
+    limit = TEXT_LIMIT_BYTES if limit is None else limit
+    if len(keys) != len(items):
+        raise ValueError("one key per item")
+    start = read_token(page, call, keys)
+    nonce = new_nonce()
+
+    def size(end: int) -> int:
+        token = make_token(call, keys, end) if end < len(items) else None
+        return rendered_size(render(build(items[start:end]).model_dump(mode="json"), nonce, token))
+
+    end = len(items)
+    if end > start + 1 and size(end) > limit:
+        # The largest end whose page fits; one item always goes in, so reading always advances.
+        low, high = start + 1, end - 1
+        while low < high:
+            middle = (low + high + 1) // 2
+            if size(middle) <= limit:
+                low = middle
+            else:
+                high = middle - 1
+        end = low
+    next_page = make_token(call, keys, end) if end < len(items) else None
+    return envelope(
+        build(items[start:end]), nonce=nonce, truncated=next_page is not None, next_page=next_page
+    )
+
+
+def make_token(call: str, keys: Sequence[str], offset: int) -> str:
+    raw = json.dumps([VERSION, offset, _digest(call), _digest(*keys)], separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def read_token(page: str | None, call: str, keys: Sequence[str]) -> int:
+    """The offset a page token points at; 0 without one. Anything not made by us is refused."""
+    if page is None:
+        return 0
+    bad = invalid("page is not a next_page value from this tool; omit it to start from the beginning.")
+    if not isinstance(page, str) or not page or len(page) > MAX_TOKEN_CHARS or not _TOKEN.match(page):
+        raise bad
+    try:
+        decoded = json.loads(base64.urlsafe_b64decode(page + "=" * (-len(page) % 4)))
+    except (binascii.Error, ValueError):
+        raise bad from None
+    if (
+        not isinstance(decoded, list)
+        or len(decoded) != 4
+        or decoded[0] != VERSION
+        or type(decoded[1]) is not int
+        or decoded[2] != _digest(call)
+    ):
+        raise bad
+    offset: int = decoded[1]
+    if decoded[3] != _digest(*keys):
+        raise RomergoError(
+            "conflict",
+            "The project changed since the first page was read; read again without page.",
+        )
+    if not 0 < offset < len(keys):
+        raise bad
+    return offset
+
+
+def _digest(*parts: str) -> str:
+    hasher = hashlib.sha256()
+    for part in parts:
+        hasher.update(part.encode("utf-8"))
+        hasher.update(b"\x00")
+    return hasher.hexdigest()[:16]

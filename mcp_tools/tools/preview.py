@@ -1,0 +1,88 @@
+"""`romergo_preview_scene`: a scene as a player meets it, as plain text lines."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult
+from pydantic import BaseModel
+
+from mcp_tools.envelope import Envelope
+from mcp_tools.paging import paged
+from mcp_tools.tooling import ToolSpec, add_tool, run_tool
+from mcp_tools.tools.common import READ_ONLY, Page, SceneId
+from romergo.actors import Actor
+from romergo.services import Services
+from romergo.story.views import AssetSlot, LineView, SceneView
+
+
+class Preview(BaseModel):
+    scene_id: str
+    title: str
+    screen: list[str]
+    """What the player sees, one entry per line of text, in order."""
+
+
+PREVIEW_SCENE = ToolSpec(
+    name="romergo_preview_scene",
+    category="read",
+    title="Preview a scene",
+    description=(
+        "See a scene as a player meets it, as text: the background and music that play, each "
+        "dialogue line as 'Speaker: text' (narration without a speaker), then the numbered "
+        "choices, or a note that the story ends or stops there. Use it to proofread; use "
+        "romergo_get_scene for ids. A long scene is cut with truncated: true; call again with "
+        "page = next_page for the rest."
+    ),
+    annotations=READ_ONLY,
+    target=("scene", "scene_id"),
+)
+
+
+def screen_of(view: SceneView) -> list[str]:
+    shown = [f"Background: {_media(view.background)}", f"Music: {_media(view.music)}", ""]
+    shown.extend(_line(line) for line in view.lines)
+    shown.append("")
+    if view.choices:
+        shown.extend(f"{number}. {c.choice.label}" for number, c in enumerate(view.choices, start=1))
+    elif view.scene.is_ending:
+        shown.append("(The story ends here.)")
+    else:
+        shown.append("(No choices: the story stops here without an ending.)")
+    return shown
+
+
+def register(server: MCPServer[Any], services: Services) -> None:
+    async def romergo_preview_scene(
+        scene_id: SceneId, ctx: Context[Any, Any], page: Page = None
+    ) -> Annotated[CallToolResult, Envelope[Preview]]:
+        async def body(actor: Actor) -> CallToolResult:
+            view = await services.stories.scene_view(actor, scene_id)
+            shown = screen_of(view)
+
+            def build(part: Sequence[str]) -> Preview:
+                return Preview(scene_id=view.scene.id, title=view.scene.title, screen=list(part))
+
+            # Keys: each shown line with its place, so any change between pages is noticed.
+            keys = [f"{index}:{text}" for index, text in enumerate(shown)]
+            return paged(f"preview_scene:{view.scene.id}", shown, keys, build, page)
+
+        return await run_tool(services, PREVIEW_SCENE, {"scene_id": scene_id, "page": page}, body, ctx)
+
+    add_tool(server, PREVIEW_SCENE, romergo_preview_scene)
+
+
+def _media(slot: AssetSlot) -> str:
+    if slot.asset is None:
+        return "none"
+    return slot.asset.name + (" (from the chapter)" if slot.source == "chapter" else "")
+
+
+def _line(view: LineView) -> str:
+    if view.speaker is not None:
+        return f"{view.speaker}: {view.line.text}"
+    if view.line.character_id is not None:
+        return f"(unknown speaker): {view.line.text}"
+    return view.line.text

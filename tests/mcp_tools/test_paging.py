@@ -1,0 +1,172 @@
+"""Paging of long results: every paged tool's pages together hold exactly the whole result, and
+page tokens are validated (garbage and foreign tokens are invalid, stale ones a conflict).
+
+The page size is lowered here so small stories span several pages; the real 64 KB limit is
+exercised by the 200 KB scene in test_envelope.py.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import pytest
+
+from mcp_tools import paging
+from tests.support.story import small_story
+from tests.support.tools import agent_of, furnished_story, story_state, text_of, untrusted
+
+SMALL_PAGE = 1500
+
+
+async def all_pages(agent, tool, **arguments):
+    pages, page = [], None
+    while True:
+        result = await agent.call(tool, **arguments, page=page)
+        assert not result.is_error, text_of(result)
+        assert len(text_of(result).encode()) <= SMALL_PAGE
+        pages.append(untrusted(result))
+        page = pages[-1]["next_page"]
+        assert pages[-1]["truncated"] is (page is not None)
+        if page is None:
+            return [content["data"] for content in pages]
+
+
+async def bigger_story(services, actor):
+    story = await furnished_story(services, actor)
+    stories = services.stories
+    second = await stories.add_chapter(actor, story.project_id, "Second chapter with a longer title")
+    for n in range(7):
+        await stories.add_scene(actor, story.chapter_id, f"Scene {n} of the first chapter, with some words")
+        await stories.add_scene(actor, second.id, f"Scene {n} of the second chapter, with some words")
+    for n in range(6):
+        await stories.add_character(actor, story.project_id, f"Character number {n}")
+        await stories.import_asset(actor, story.project_id, "sound", f"Sound number {n}", b"ID3" + bytes(9))
+        await stories.add_line(actor, story.first_scene_id, f"Line {n}: " + "words " * 40)
+    return story
+
+
+def merged_outline(pages):
+    chapters: list[dict[str, Any]] = []
+    characters: list[dict[str, Any]] = []
+    for data in pages:
+        assert data["project"] == pages[0]["project"]
+        for chapter in data["chapters"]:
+            if chapters and chapters[-1]["id"] == chapter["id"]:
+                chapters[-1]["scenes"].extend(chapter["scenes"])  # continued from the previous page
+            else:
+                chapters.append(chapter)
+        characters.extend(data["characters"])
+    return {"project": pages[0]["project"], "chapters": chapters, "characters": characters}
+
+
+async def test_every_paged_tool_pages_through_its_whole_result(services, author, actor, monkeypatch):
+    story = await bigger_story(services, actor)
+    calls = {
+        "outline": ("romergo_get_project_outline", {"project_id": story.project_id}),
+        "chapter": ("romergo_get_chapter", {"chapter_id": story.chapter_id}),
+        "scene": ("romergo_get_scene", {"scene_id": story.first_scene_id}),
+        "preview": ("romergo_preview_scene", {"scene_id": story.first_scene_id}),
+        "assets": ("romergo_search_assets", {"project_id": story.project_id}),
+        "check": ("romergo_check_story", {"project_id": story.project_id}),
+    }
+    async with agent_of(services, "writer") as agent:
+        whole = {name: await agent.ok(tool, **args) for name, (tool, args) in calls.items()}
+        monkeypatch.setattr(paging, "TEXT_LIMIT_BYTES", SMALL_PAGE)
+        paged = {name: await all_pages(agent, tool, **args) for name, (tool, args) in calls.items()}
+
+    assert all(len(pages) >= 2 for pages in paged.values()), {k: len(v) for k, v in paged.items()}
+    assert merged_outline(paged["outline"]) == whole["outline"]
+    chapter_scenes = [scene for page in paged["chapter"] for scene in page.pop("scenes")]
+    assert chapter_scenes == whole["chapter"].pop("scenes")
+    assert all(page == whole["chapter"] for page in paged["chapter"])
+    scene_lines = [line for page in paged["scene"] for line in page.pop("lines")]
+    assert scene_lines == whole["scene"].pop("lines")
+    assert all(page == whole["scene"] for page in paged["scene"])  # header, media, choices repeat
+    assert [s for page in paged["preview"] for s in page["screen"]] == whole["preview"]["screen"]
+    assert [a for page in paged["assets"] for a in page["assets"]] == whole["assets"]["assets"]
+    assert [p for page in paged["check"] for p in page["problems"]] == whole["check"]["problems"]
+
+
+def forged(offset, call, keys):
+    return paging.make_token(call, keys, offset)
+
+
+async def test_page_values_that_are_not_this_calls_next_page_are_invalid(
+    services, author, actor, monkeypatch
+):
+    story = await small_story(services, actor)
+    other = await services.stories.add_scene(actor, story.chapter_id, "Other")
+    for n in range(8):
+        await services.stories.add_line(actor, story.first_scene_id, f"Line {n} " + "x" * 200)
+        await services.stories.add_line(actor, other.id, f"Line {n} " + "y" * 200)
+    monkeypatch.setattr(paging, "TEXT_LIMIT_BYTES", SMALL_PAGE)
+    async with agent_of(services, "writer") as agent:
+        first = untrusted(await agent.call("romergo_get_scene", scene_id=story.first_scene_id))
+        token = first["next_page"]
+        assert token and first["truncated"] is True
+        view = await services.stories.scene_view(actor, story.first_scene_id)
+        keys = [line.line.id for line in view.lines]
+        call = f"get_scene:{story.first_scene_id}"
+        bad = [
+            "!!!",
+            "abcd",
+            "x" * 300,
+            base64.urlsafe_b64encode(b'[1,1,"0","0"]').decode(),
+            forged(0, call, keys),
+            forged(len(keys), call, keys),
+            forged(-1, call, keys),
+            token + "A",
+        ]
+        before = await story_state(services)
+        refusals = [
+            await agent.error("romergo_get_scene", scene_id=story.first_scene_id, page=b) for b in bad
+        ]
+        elsewhere = await agent.error("romergo_get_scene", scene_id=other.id, page=token)
+        other_tool = await agent.error("romergo_preview_scene", scene_id=story.first_scene_id, page=token)
+        wrong_type = await agent.error("romergo_get_scene", scene_id=story.first_scene_id, page=7)
+        fine = await agent.call("romergo_get_scene", scene_id=story.first_scene_id, page=token)
+    message = (
+        "[invalid_argument] page is not a next_page value from this tool; "
+        "omit it to start from the beginning."
+    )
+    assert refusals == [message] * len(bad)
+    assert elsewhere == message and other_tool == message
+    assert wrong_type.startswith("[invalid_argument] Bad arguments for romergo_get_scene: page: ")
+    assert not fine.is_error
+    assert await story_state(services) == before
+
+
+async def test_a_page_token_from_before_a_change_is_a_conflict(services, author, actor, monkeypatch):
+    story = await small_story(services, actor)
+    for n in range(8):
+        await services.stories.add_line(actor, story.first_scene_id, f"Line {n} " + "x" * 200)
+    monkeypatch.setattr(paging, "TEXT_LIMIT_BYTES", SMALL_PAGE)
+    async with agent_of(services, "writer") as agent:
+        token = untrusted(await agent.call("romergo_get_scene", scene_id=story.first_scene_id))["next_page"]
+        await services.stories.add_line(actor, story.first_scene_id, "Inserted", position=0)
+        stale = await agent.error("romergo_get_scene", scene_id=story.first_scene_id, page=token)
+        again = await agent.call("romergo_get_scene", scene_id=story.first_scene_id)
+    assert stale == ("[conflict] The project changed since the first page was read; read again without page.")
+    assert untrusted(again)["data"]["lines"][0]["text"] == "Inserted"
+
+
+@pytest.mark.parametrize("limit", [10, 400])
+def test_a_page_holds_at_least_one_item_so_reading_always_advances(limit):
+    from pydantic import BaseModel
+
+    class Data(BaseModel):
+        items: list[str]
+
+    items = ["x" * 300, "y" * 300, "z" * 300]
+    seen, page = [], None
+    while True:
+        result = paging.paged(
+            "unit", items, ["1", "2", "3"], lambda part: Data(items=list(part)), page, limit
+        )
+        content = result.structured_content["untrusted_content"]
+        seen.extend(content["data"]["items"])
+        page = content["next_page"]
+        if page is None:
+            break
+    assert seen == items
