@@ -64,6 +64,7 @@ def build_app(services: Services) -> FastAPI:
     import mcp_tools.http
     import ui
     from app_middleware import BodyLimit, NoStore, SecurityHeaders
+    from app_remote import DemoAgentProcesses
     from mcp_tools.server import build_server
     from romergo.services import first_start, migrate
 
@@ -80,6 +81,7 @@ def build_app(services: Services) -> FastAPI:
                 yield
         finally:
             sweeper.cancel()
+            await demo_agents.stop_all()
             await services.close()
 
     app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
@@ -87,7 +89,8 @@ def build_app(services: Services) -> FastAPI:
     mcp_http = mcp_tools.http.mount(app, services, build_server(services))
     app.state.mcp = mcp_http
     api.mount(app, services, services.agents.identity)
-    ui.mount(app, services)
+    demo_agents = DemoAgentProcesses(services)
+    ui.mount(app, services, demo_agents)
     limits = [
         ("/mcp", 5 * MIB),
         ("/token", 5 * MIB),

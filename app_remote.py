@@ -8,16 +8,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import signal
 import sys
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from romergo.config import Settings
 from romergo.errors import RomergoError
 
+if TYPE_CHECKING:
+    from romergo.services import Services
+
 DEMO_TOKEN_FILE = "demo-agent-{user}.token"  # noqa: S105 - a file name
+DEMO_AGENT_NAME = "Romergo demo agent (scripted)"
+APP_PY = Path(__file__).resolve().parent / "app.py"
 
 
 def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -48,7 +55,9 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     agent.add_argument("--url", required=True, help="the server's base URL or its /mcp endpoint")
     agent.add_argument("--code", required=True, help="the join code from the agent panel")
     agent.add_argument(
-        "--token", default=None, help="a personal access token (default: one kept in the data dir)"
+        "--token",
+        default=None,
+        help="personal access token (env ROMERGO_TOKEN; default: kept in the data dir)",
     )
     agent.add_argument(
         "--user", default=None, help="whose token to mint when --token is not given (default: first user)"
@@ -90,7 +99,7 @@ def channel_events(_: Settings, args: argparse.Namespace) -> int:
 def demo_agent(settings: Settings, args: argparse.Namespace) -> int:
     from demo_agent import DemoAgent
 
-    token = args.token or asyncio.run(_demo_token(settings, args.user))
+    token = args.token or os.environ.get("ROMERGO_TOKEN") or asyncio.run(_demo_token(settings, args.user))
     agent = DemoAgent(args.url, args.code, token, say=lambda message: print(message, flush=True))
 
     async def run() -> str:
@@ -105,8 +114,6 @@ def demo_agent(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _demo_token(settings: Settings, username: str | None) -> str:
-    """The demo agent's own personal token, kept in the data dir so a restarted agent is the same
-    client (it gets its unfinished command again instead of being a stranger)."""
     from romergo.services import open_services
 
     services = await open_services(settings)
@@ -114,18 +121,72 @@ async def _demo_token(settings: Settings, username: str | None) -> str:
         if username is None:
             user, _ = await services.accounts.ensure_first_user()
             username = user.username
-        path = settings.data_dir / DEMO_TOKEN_FILE.format(user=username)
-        if path.exists():
-            kept = path.read_text(encoding="ascii").strip()
-            if await services.agents.identity(kept) is not None:
-                return kept
-        token, _ = await services.agents.create_personal_token(username, name="Romergo demo agent (scripted)")
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="ascii") as handle:
-            handle.write(token)
-        return token
+        return await demo_token(services, username)
     finally:
         await services.close()
+
+
+async def demo_token(services: Services, username: str) -> str:
+    """The demo agent's own personal token, kept in the data dir so a restarted agent is the same
+    client (it gets its unfinished command again instead of being a stranger)."""
+    path = services.settings.data_dir / DEMO_TOKEN_FILE.format(user=username)
+    if path.exists():
+        kept = path.read_text(encoding="ascii").strip()
+        if await services.agents.identity(kept) is not None:
+            return kept
+    token, _ = await services.agents.create_personal_token(username, name=DEMO_AGENT_NAME)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="ascii") as handle:
+        handle.write(token)
+    return token
+
+
+class DemoAgentProcesses:
+    """ "Try the demo agent": one scripted agent process per user, started by the server itself.
+
+    Clicking twice does not start a second one; a new code (a new channel) replaces the old one.
+    The token travels in the environment, not on the command line where `ps` would show it.
+    """
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.running: dict[str, tuple[asyncio.subprocess.Process, str]] = {}
+
+    async def start(self, user_id: str, username: str, code: str) -> str:
+        current = self.running.get(user_id)
+        if current is not None and current[0].returncode is None:
+            if current[1] == code:
+                return "The demo agent is already running."
+            current[0].terminate()
+            await current[0].wait()
+        settings = self.services.settings
+        host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "localhost") else settings.host  # noqa: S104
+        env = {**os.environ, "ROMERGO_TOKEN": await demo_token(self.services, username)}
+        log = open(settings.data_dir / f"demo-agent-{username}.log", "ab")  # noqa: SIM115, ASYNC230 - tiny, once
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(APP_PY),
+            "demo-agent",
+            "--url",
+            f"http://{host}:{settings.port}",
+            "--code",
+            code,
+            "--data-dir",
+            str(settings.data_dir),
+            env=env,
+            stdout=log,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        log.close()
+        self.running[user_id] = (process, code)
+        return "The scripted demo agent is starting: it shows as listening in a moment."
+
+    async def stop_all(self) -> None:
+        for process, _ in self.running.values():
+            if process.returncode is None:
+                process.terminate()
+                with contextlib.suppress(ProcessLookupError):
+                    await asyncio.wait_for(process.wait(), 5)
 
 
 def _api(args: argparse.Namespace, method: str, path: str, body: Any = None, params: Any = None) -> Any:

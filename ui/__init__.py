@@ -12,10 +12,11 @@ from nicegui import storage, ui
 from romergo.services import Services
 from ui import forms, media
 from ui.pages import agents, consent, login, published
+from ui.panel import DemoLauncher
 from ui.shell import build_root
 
 
-def mount(app: FastAPI, services: Services) -> None:
+def mount(app: FastAPI, services: Services, demo: DemoLauncher | None = None) -> None:
     # Browser storage beside the database, not in whatever directory the server was started from.
     storage.Storage.path = (services.settings.data_dir / "nicegui").resolve()
     forms.add_routes(app, services)
@@ -27,7 +28,7 @@ def mount(app: FastAPI, services: Services) -> None:
     published.register(services)
     ui.run_with(
         app,
-        root=build_root(services),
+        root=build_root(services, demo),
         title="Romergo",
         favicon="📖",
         storage_secret=services.secret,

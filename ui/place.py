@@ -8,6 +8,7 @@ CONTRACT.md §1.1's command context.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -48,6 +49,8 @@ class Place:
     selection: Selection | None = None
     selectable: dict[str, str] = field(default_factory=dict)
     """Dialogue lines on screen (id → text) that a selection may point into; set by the scene page."""
+    listeners: list[Callable[[], None]] = field(default_factory=list, repr=False, compare=False)
+    """Called after every `enter`: the agent panel follows the author from project to project."""
 
     def enter(
         self,
@@ -66,6 +69,8 @@ class Place:
         self.scene_id = scene_id
         self.selection = None
         self.selectable = {}
+        for listener in list(self.listeners):
+            listener()
 
     def show_lines(self, texts: dict[str, str]) -> None:
         """The lines now on screen; a selection whose text changed or vanished is dropped."""

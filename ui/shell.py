@@ -19,6 +19,7 @@ from romergo.services import Services
 from ui.components.not_found import not_found
 from ui.context import PageContext
 from ui.pages import agents, assets, chapter, characters, check, history, play, project, projects, scene
+from ui.panel import AgentPanel, DemoLauncher
 from ui.selection import track_selection
 from ui.web_session import session_token, signed_in_user
 
@@ -27,7 +28,9 @@ SubPage = Callable[..., Awaitable[None] | None]
 CSS = ".q-uploader__list { min-height: 0; padding: 0; }"
 
 
-def build_root(services: Services) -> Callable[[Request], Awaitable[Response | None]]:
+def build_root(
+    services: Services, demo: DemoLauncher | None = None
+) -> Callable[[Request], Awaitable[Response | None]]:
     async def root(request: Request) -> Response | None:
         user = await signed_in_user(services, request)
         token = session_token(request)
@@ -41,7 +44,9 @@ def build_root(services: Services) -> Callable[[Request], Awaitable[Response | N
         ui.page_title("Romergo")
         ui.add_css(CSS)
         track_selection(ctx.place)
-        _header(ctx)
+        with ui.right_drawer(value=True, fixed=True).props("width=400 bordered").classes("p-0") as drawer:
+            AgentPanel(ctx, demo)
+        _header(ctx, drawer)
         with ui.column().classes("w-full max-w-5xl mx-auto p-4"):
             StoryPages(routes(ctx)).classes("w-full")
         return None
@@ -75,10 +80,13 @@ class StoryPages(ui.sub_pages):
         not_found("page")
 
 
-def _header(ctx: PageContext) -> None:
+def _header(ctx: PageContext, drawer: ui.right_drawer) -> None:
     with ui.header().classes("items-center justify-between bg-primary text-white px-4 py-2"):
         ui.link("Romergo", "/projects").classes("text-h6 text-white no-underline")
         with ui.row().classes("items-center gap-3"):
+            ui.button(icon="smart_toy", on_click=drawer.toggle).props(
+                'flat round color=white aria-label="Agent panel" title="Agent panel"'
+            )
             ui.link("Agents", "/settings/agents").classes("text-white")
             ui.label(ctx.user.username).classes("text-white")
             with ui.element("form").props('method="post" action="/logout"'):

@@ -23,6 +23,8 @@ PURPOSE = "revoke-agent"
 
 
 async def page(ctx: PageContext) -> None:
+    # Not a project page: the agent panel stays with the project the author came from.
+    ctx.place.enter(PATH, "settings", project_id=ctx.place.project_id)
     ui.page_title("Agents · Romergo")
     ui.label("Agents").classes("text-h5")
     connections = await ctx.services.agents.connections(ctx.user.id)

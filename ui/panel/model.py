@@ -86,6 +86,7 @@ class Card:
 class Notice:
     text: str
     at: datetime
+    seq: int = 0
 
 
 @dataclass
@@ -168,7 +169,7 @@ class Conversation:
         if event.kind == "channel_ended":
             self.ended = True
         if text:
-            self.notices.append(Notice(text, event.at))
+            self.notices.append(Notice(text, event.at, event.seq))
 
 
 def describe_settings(data: dict[str, Any]) -> str:

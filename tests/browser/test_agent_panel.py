@@ -1,0 +1,270 @@
+"""The agent panel in a real browser with a real agent (the MCP SDK client over HTTP): the whole
+loop, from a selection and a typed command to the reply with its summary, across page changes,
+reloads and a server restart; questions, cancel, ending, presence, and agent text as text."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+from playwright.async_api import expect
+
+from tests.browser.conftest import Author, OpenPage
+from tests.support.agents import Agent, agent, data
+from tests.support.oauth import personal_token
+from tests.support.panel import card, invite, panel, select_in, send
+
+SCENE = "Arrival at the Harbor"
+
+
+@pytest.fixture(scope="module")
+def agent_token(server) -> str:
+    return personal_token(server, "author", "--name", "Test agent")
+
+
+async def joined(author: Author, token: str, code: str):
+    """Returns (client context manager entered, channel_id, cursor)."""
+    manager = agent(author.server.base_url, token)
+    me: Agent = await manager.__aenter__()
+    result = await me.call("romergo_join_builder_channel", code=code)
+    return manager, me, result["channel_id"], result["cursor"]
+
+
+async def test_the_whole_loop_from_a_selection_to_a_checked_reply(
+    author: Author, open_page: OpenPage, agent_token
+):
+    page = await open_page(author, author.scenes[SCENE])
+    code = await invite(page)
+    manager, me, channel_id, cursor = await joined(author, agent_token, code)
+    try:
+        await expect(panel(page).get_by_test_id("presence")).to_contain_text("Test agent")
+        first_line = page.locator("[data-line-id]").first
+        await select_in(first_line, "ferry bumps")
+        await expect(page.get_by_text("ferry bumps", exact=False).last).to_be_visible()
+        waiting = asyncio.create_task(
+            me.call(
+                "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=20
+            )
+        )
+        await asyncio.sleep(0.3)  # let the selection report reach the server (debounced in the page)
+        await send(page, "Rewrite the selected words")
+
+        got = await asyncio.wait_for(waiting, 15)
+        command = got["command"]
+        context = data(command["context"])
+        assert command["text"] == "Rewrite the selected words"
+        scene_id = author.scenes[SCENE].rsplit("/", 1)[1]
+        assert context["route"] == author.scenes[SCENE]
+        assert (context["project_id"], context["scene_id"], context["surface"]) == (
+            author.demo_id,
+            scene_id,
+            "scene",
+        )
+        selection = context["selection"]
+        assert (selection["entity_type"], selection["text"]) == ("dialogue_line", "ferry bumps")
+        line_id = selection["entity_id"]
+        scene = data(await me.call("romergo_get_scene", scene_id=scene_id))
+        line = next(item for item in scene["lines"] if item["id"] == line_id)
+        assert line["text"][selection["start"] : selection["end"]] == "ferry bumps"
+
+        command_id = command["command_id"]
+        await me.call(
+            "romergo_report_builder_event", command_id=command_id, kind="status", text="Rewriting two words."
+        )
+        new_text = line["text"].replace("ferry bumps", "old ferry knocks")
+        await me.call("romergo_update_dialogue_line", line_id=line_id, text=new_text, command_id=command_id)
+        summary = {
+            "status": "success",
+            "description": "Rewrote the selected words.",
+            "changed_entities": [
+                {"type": "dialogue_line", "id": line_id, "title": "Line 1", "url": author.scenes[SCENE]}
+            ],
+            "checks": [{"name": "Read back the line", "passed": True, "detail": "matches"}],
+            "links": [{"title": "The Lighthouse Door", "url": author.scenes["The Lighthouse Door"]}],
+        }
+        await me.call(
+            "romergo_report_builder_event",
+            command_id=command_id,
+            kind="reply",
+            text="Done: it knocks now.",
+            summary=summary,
+        )
+
+        shown = card(page, 1)
+        for text in (
+            "Rewrite the selected words",
+            "Claimed by Test agent",
+            "Rewriting two words.",
+            "Running romergo_update_dialogue_line",
+            "Finished romergo_update_dialogue_line (1 changed)",
+            "Done: it knocks now.",
+            "Summary: success",
+            "✓ Read back the line — matches",
+            "Romergo recorded 1 change",
+        ):
+            await expect(shown.get_by_text(text, exact=False).first).to_be_visible()
+        await expect(page.get_by_test_id("command-1-state")).to_have_text("done")
+        await expect(page.locator("[data-line-id]").first).to_contain_text(
+            "old ferry knocks"
+        )  # the editor, live
+
+        # The summary's links open the entity inside Romergo.
+        await shown.get_by_role("link", name="The Lighthouse Door").click()
+        await expect(page).to_have_url(author.url(author.scenes["The Lighthouse Door"]))
+        await expect(
+            card(page, 1).get_by_text("Done: it knocks now.")
+        ).to_be_visible()  # still there, no reload
+        await page.go_back()
+        await expect(page).to_have_url(author.url(author.scenes[SCENE]))
+        await page.reload()
+        await expect(card(page, 1).get_by_text("Summary: success")).to_be_visible()
+
+        author.server.restart()
+        await page.reload()
+        await expect(card(page, 1).get_by_text("Done: it knocks now.")).to_be_visible()
+        await expect(card(page, 1).get_by_text("Claimed by Test agent")).to_be_visible()
+    finally:
+        await manager.__aexit__(None, None, None)
+
+
+async def test_a_question_is_answered_inline_and_reaches_the_agent(
+    author: Author, open_page: OpenPage, agent_token
+):
+    page = await open_page(author, author.demo_path)
+    code = await invite(page)
+    manager, me, channel_id, cursor = await joined(author, agent_token, code)
+    try:
+        await send(page, "Change the music")
+        got = await me.call(
+            "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=10
+        )
+        asked = got["command"]["command_id"]
+        await me.call(
+            "romergo_report_builder_event", command_id=asked, kind="question", text="Which chapter?"
+        )
+
+        question = card(page, 1)
+        await expect(question.get_by_text("Which chapter?")).to_be_visible()
+        await expect(page.get_by_test_id("command-1-state")).to_have_text("waiting for your answer")
+        await question.get_by_label("Your answer").fill("The second one")
+        await question.get_by_role("button", name="Answer").click()
+
+        answer = await me.call(
+            "romergo_wait_for_builder_command",
+            channel_id=channel_id,
+            cursor=got["cursor"],
+            timeout_seconds=10,
+        )
+        assert (answer["command"]["text"], answer["command"]["in_reply_to"]) == ("The second one", asked)
+        await expect(page.get_by_test_id("command-1-state")).to_have_text("answered")
+        await expect(card(page, 2).get_by_text("Your answer")).to_be_visible()
+    finally:
+        await manager.__aexit__(None, None, None)
+
+
+async def test_cancel_command_stops_the_agent(author: Author, open_page: OpenPage, agent_token):
+    page = await open_page(author, author.demo_path)
+    code = await invite(page)
+    manager, me, channel_id, cursor = await joined(author, agent_token, code)
+    try:
+        await send(page, "Check the transitions")
+        got = await me.call(
+            "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=10
+        )
+        await expect(page.get_by_test_id("command-1-state")).to_have_text("claimed")
+        await card(page, 1).get_by_role("button", name="Cancel command").click()
+        await expect(page.get_by_test_id("command-1-state")).to_have_text("cancelled")
+        code_seen = await me.refused(
+            "romergo_report_builder_event",
+            command_id=got["command"]["command_id"],
+            kind="status",
+            text="still going",
+        )
+        assert code_seen == "command_cancelled"
+        # A cancelled command can be sent again.
+        await card(page, 1).get_by_role("button", name="Retry").click()
+        await expect(card(page, 2).get_by_text("Sent again")).to_be_visible()
+    finally:
+        await manager.__aexit__(None, None, None)
+
+
+async def test_end_channel_stops_a_waiting_agent_at_once(author: Author, open_page: OpenPage, agent_token):
+    page = await open_page(author, author.demo_path)
+    code = await invite(page)
+    manager, me, channel_id, cursor = await joined(author, agent_token, code)
+    try:
+        waiting = asyncio.create_task(
+            me.call(
+                "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=40
+            )
+        )
+        await expect(panel(page).get_by_test_id("presence")).to_have_text("Test agent is listening")
+        await panel(page).get_by_role("button", name="Channel settings").click()
+        await page.get_by_role("dialog").get_by_role("button", name="End channel").click()
+        await page.get_by_role("button", name="End now").click()
+
+        result = await asyncio.wait_for(waiting, 5)
+        assert result["status"] == "channel_ended"
+        await expect(panel(page).get_by_test_id("channel-ended")).to_be_visible()
+        await expect(panel(page).get_by_text("The channel has ended")).to_be_visible()
+        await expect(panel(page).get_by_role("button", name="Invite your agent")).to_be_visible()
+    finally:
+        await manager.__aexit__(None, None, None)
+
+
+async def test_presence_flips_when_the_agent_stops_listening(
+    author: Author, open_page: OpenPage, agent_token
+):
+    page = await open_page(author, author.demo_path)
+    code = await invite(page)
+    manager, me, channel_id, cursor = await joined(author, agent_token, code)
+    presence = panel(page).get_by_test_id("presence")
+    try:
+        await me.call(
+            "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=2
+        )
+        poll = asyncio.create_task(
+            me.call(
+                "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=3
+            )
+        )
+        await expect(presence).to_have_text("Test agent is listening")
+        await poll  # the agent stops polling after this one
+        await expect(presence).to_have_text(re.compile(r"^Test agent is not listening since \d\d:\d\d UTC$"))
+    finally:
+        await manager.__aexit__(None, None, None)
+
+
+async def test_agent_text_is_shown_as_text_never_as_html(author: Author, open_page: OpenPage, agent_token):
+    page = await open_page(author, author.demo_path)
+    alerts: list[str] = []
+    page.on("dialog", lambda dialog: alerts.append(dialog.message))
+    code = await invite(page)
+    manager, me, channel_id, cursor = await joined(author, agent_token, code)
+    hostile = "<img src=x onerror=alert(1)>"
+    try:
+        await send(page, "Say something")
+        got = await me.call(
+            "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=10
+        )
+        summary = {
+            "status": "no_changes",
+            "description": hostile,
+            "links": [{"title": "evil", "url": "javascript:alert(2)"}],
+        }
+        await me.call(
+            "romergo_report_builder_event",
+            command_id=got["command"]["command_id"],
+            kind="reply",
+            text=hostile,
+            summary=summary,
+        )
+        shown = card(page, 1)
+        await expect(shown.get_by_text(hostile).first).to_be_visible()
+        assert await panel(page).locator("img").count() == 0
+        await expect(shown.get_by_text("evil")).to_be_visible()
+        assert await shown.get_by_role("link", name="evil").count() == 0  # not a link: not a Romergo path
+        assert alerts == []
+    finally:
+        await manager.__aexit__(None, None, None)

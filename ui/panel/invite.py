@@ -1,0 +1,102 @@
+"""Inviting the agent: the room's settings, then the join code with a start prompt and snippets.
+
+The settings form is shared by "Invite your agent" (before the channel exists) and "Channel
+settings" (any time after). The join code is shown once, right after it is made: only its hash
+is stored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from nicegui import ui
+
+from romergo.channels.models import DEFAULT_PERMISSIONS, PERMISSIONS
+
+MODES = {
+    "none": "No confirmations",
+    "publish_and_delete": "Confirm publish and delete",
+    "every_change": "Confirm every change",
+}
+
+
+@dataclass
+class RoomSettings:
+    permissions: dict[str, bool]
+    confirmation_mode: str
+
+
+def settings_form(current: RoomSettings | None = None) -> Callable[[], RoomSettings]:
+    """Checkboxes for the rights and a select for the confirmation mode; returns a reader."""
+    values = current or RoomSettings(dict(DEFAULT_PERMISSIONS), "none")
+    ui.label("What may your agent do in this project?").classes("text-subtitle2")
+    boxes = {}
+    with ui.row().classes("gap-1"):
+        for name in PERMISSIONS:
+            boxes[name] = ui.checkbox(name.capitalize(), value=bool(values.permissions.get(name)))
+    mode = ui.select(MODES, value=values.confirmation_mode, label="Confirmation mode").props("outlined dense")
+    mode.classes("w-full")
+    ui.label("Publish and delete are off unless you turn them on. You can change this at any time.").classes(
+        "text-caption text-grey-7"
+    )
+    return lambda: RoomSettings({name: bool(box.value) for name, box in boxes.items()}, str(mode.value))
+
+
+def start_prompt(code: str, mcp_url: str) -> str:
+    return (
+        f"Join my Romergo Builder channel with the code {code} (Romergo's MCP server: {mcp_url}). "
+        "Use romergo_join_builder_channel, then keep calling romergo_wait_for_builder_command. "
+        "Run each new command once, then send the result or your question back with "
+        "romergo_report_builder_event. Keep waiting for my next command until I explicitly ask you to stop."
+    )
+
+
+def snippets(mcp_url: str) -> dict[str, str]:
+    desktop = {"mcpServers": {"romergo": {"command": "npx", "args": ["-y", "mcp-remote", mcp_url]}}}
+    return {
+        "Claude Code": f"claude mcp add --transport http romergo {mcp_url}",
+        "Codex": f'[mcp_servers.romergo]\nurl = "{mcp_url}"\n# then: codex mcp login romergo',
+        "Claude Desktop": json.dumps(desktop, indent=2),
+        "Other MCP clients": (
+            f"Streamable HTTP endpoint: {mcp_url}\nSign-in: OAuth 2.1 (the client opens the consent page)"
+        ),
+    }
+
+
+def code_view(code: str, mcp_url: str, try_demo: Callable[[str], Awaitable[None]] | None = None) -> None:
+    """The join code, the start prompt to paste into the agent, and how to connect each client."""
+    with ui.row().classes("w-full items-center no-wrap gap-1"):
+        field = ui.input("Join code", value=code).props("readonly outlined dense").classes("grow")
+        field.props('input-class="font-mono"')
+        _copy_button(code, "Copy code")
+    ui.label("Paste this into your agent:").classes("text-subtitle2 mt-2")
+    prompt = start_prompt(code, mcp_url)
+    with ui.row().classes("w-full items-start no-wrap gap-1"):
+        ui.textarea("Start prompt", value=prompt).props("readonly outlined autogrow dense").classes("grow")
+        _copy_button(prompt, "Copy prompt")
+    ui.label(f"MCP URL: {mcp_url}").classes("text-caption font-mono")
+    with ui.expansion("Connect your agent").classes("w-full"):
+        for client, text in snippets(mcp_url).items():
+            ui.label(client).classes("text-subtitle2")
+            with ui.row().classes("w-full items-start no-wrap gap-1"):
+                ui.code(text).classes("grow text-xs")
+                _copy_button(text, f"Copy snippet for {client}")
+    if try_demo is not None:
+        ui.button("Try the demo agent", on_click=lambda: try_demo(code)).props(
+            "outline color=primary"
+        ).classes("w-full")
+        ui.label("A scripted agent (no AI) that shows the loop with six example commands.").classes(
+            "text-caption text-grey-7"
+        )
+
+
+def _copy_button(text: str, label: str) -> None:
+    async def copy() -> None:
+        ui.clipboard.write(text)
+        ui.notify("Copied", type="positive", timeout=1000)
+
+    ui.button(icon="content_copy", on_click=copy).props(
+        f'flat round dense aria-label="{label}" title="{label}"'
+    )

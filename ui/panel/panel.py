@@ -1,0 +1,348 @@
+"""The agent panel: the author's agent, present in the editor.
+
+Built once per tab in the shell's right drawer, so it stays while the author moves between pages.
+It follows the author's project: for each project it shows that project's latest channel, its
+whole history (read from the channel's events, so it survives page changes, reloads and
+restarts) and keeps it live from the bus. Every action goes through `act` (session first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Protocol
+
+from nicegui import ui
+
+from romergo.channels import ChannelView, channel_topic, presence_topic
+from romergo.errors import RomergoError
+from ui.actions import act
+from ui.components.dialogs import confirm
+from ui.context import PageContext
+from ui.live import live
+from ui.panel.cards import CardActions, draw_card
+from ui.panel.invite import RoomSettings, code_view, settings_form
+from ui.panel.model import Card, Conversation, Notice, presence
+
+HISTORY_WINDOW = 2000
+
+
+class DemoLauncher(Protocol):
+    async def start(self, user_id: str, username: str, code: str) -> str:
+        """Start the scripted demo agent for this user with this join code; returns what happened."""
+        ...
+
+
+class AgentPanel:
+    def __init__(self, ctx: PageContext, demo: DemoLauncher | None = None) -> None:
+        self.ctx = ctx
+        self.demo = demo
+        self.project_id: str | None = None
+        self.channel: ChannelView | None = None
+        self.conversation = Conversation()
+        self.cards: dict[str, ui.column] = {}
+        self.drawn_seq = 0
+        with ui.column().classes("w-full h-full no-wrap gap-2 p-3").props('data-testid="agent-panel"'):
+            with ui.row().classes("w-full items-center justify-between no-wrap"):
+                ui.label("Your agent").classes("text-h6")
+                self.gear = ui.button(icon="settings", on_click=self.open_settings).props(
+                    'flat round dense aria-label="Channel settings" title="Channel settings"'
+                )
+            self.presence = (
+                ui.label("").classes("text-caption text-grey-8").props('data-testid="presence" aria-live="polite"')
+            )
+            self.host = ui.element("div")  # dialogs live here, outside what redraws
+            self.body = ui.column().classes("w-full grow no-wrap gap-2")
+        ui.timer(10, self.refresh_presence)
+        ctx.place.listeners.append(self.follow_place)
+
+    # -- following the author -------------------------------------------------------------------
+
+    def follow_place(self) -> None:
+        project_id = self.ctx.place.project_id
+        if project_id is not None and project_id != self.project_id:
+            self.project_id = project_id
+            ui.timer(0, self.load, once=True)
+        elif project_id is None and self.project_id is None:
+            self._draw_without_project()
+
+    async def load(self) -> None:
+        self.channel, self.conversation, self.cards, self.drawn_seq = None, Conversation(), {}, 0
+        if self.project_id is None:
+            self._draw_without_project()
+            return
+        try:
+            channels = await self.ctx.services.channels.channels_of_project(self.ctx.user.id, self.project_id)
+        except RomergoError:
+            channels = []
+        self.channel = channels[0] if channels else None
+        if self.channel is not None:
+            await self._read_history()
+        self._draw()
+        await self.refresh_presence()
+
+    async def _read_history(self) -> None:
+        assert self.channel is not None
+        after = max(0, self.channel.cursor - HISTORY_WINDOW)
+        while True:
+            events, cursor = await self.ctx.services.channels.events(
+                self.ctx.user.id, self.channel.channel_id, after
+            )
+            self.conversation.apply(events)
+            if not events or cursor <= after:
+                return
+            after = cursor
+
+    # -- drawing --------------------------------------------------------------------------------
+
+    def _draw_without_project(self) -> None:
+        self.body.clear()
+        with self.body:
+            ui.label("Open a project to invite your agent into it.").classes("text-grey-7")
+        self.presence.text = ""
+        self.gear.visible = False
+
+    def _draw(self) -> None:
+        self.body.clear()
+        live_channel = self.channel is not None and self.channel.state == "live"
+        self.gear.visible = live_channel
+        with self.body:
+            if self.channel is not None:
+                self.channel_topic = live(
+                    self.ctx.services.bus, channel_topic(self.channel.channel_id), self.on_events
+                )
+                live(
+                    self.ctx.services.bus,
+                    presence_topic(self.channel.channel_id),
+                    lambda _: self.refresh_presence(),
+                )
+                with ui.scroll_area().classes("w-full grow border border-gray-200 rounded") as self.scroll:
+                    self.items = ui.column().classes("w-full gap-2")
+                self._draw_new_items()
+            if live_channel:
+                self._composer()
+            else:
+                if self.channel is not None:
+                    ui.label("This channel has ended.").classes("text-grey-8").props(
+                        'data-testid="channel-ended"'
+                    )
+                ui.button("Invite your agent", on_click=self.open_invite).props("unelevated color=primary")
+                ui.label(
+                    "Your own agent (Claude, ChatGPT, Codex, any MCP client) joins this project with a code; "
+                    "you decide what it may do."
+                ).classes("text-caption text-grey-7")
+
+    def _draw_new_items(self) -> None:
+        items: list[tuple[int, Card | Notice]] = [
+            (c.seq, c) for c in self.conversation.cards if c.seq > self.drawn_seq
+        ]
+        items += [(n.seq, n) for n in self.conversation.notices if n.seq > self.drawn_seq]
+        for seq, item in sorted(items, key=lambda pair: pair[0]):
+            with self.items:
+                if isinstance(item, Card):
+                    self.cards[item.command_id] = ui.column().classes("w-full")
+                    self._draw_card(item)
+                else:
+                    ui.label(item.text).classes("text-caption text-grey-7 self-center")
+            self.drawn_seq = max(self.drawn_seq, seq)
+        if items:
+            self.scroll.scroll_to(percent=1.0)
+
+    def _draw_card(self, card: Card) -> None:
+        container = self.cards[card.command_id]
+        container.clear()
+        with container:
+            live_channel = (
+                self.channel is not None and self.channel.state == "live" and not self.conversation.ended
+            )
+            draw_card(card, CardActions(self.decide, self.answer, self.cancel, self.retry), live_channel)
+
+    def _composer(self) -> None:
+        with ui.row().classes("w-full items-end no-wrap gap-1"):
+            self.message = ui.textarea("Message your agent").props("outlined autogrow dense").classes("grow")
+            self.message.on("keydown.enter.exact.prevent", self.send)
+            ui.button("Send", on_click=self.send).props("unelevated color=primary")
+
+    # -- live -----------------------------------------------------------------------------------
+
+    async def on_events(self, _: object = None) -> None:
+        if self.channel is None:
+            return
+        events, _cursor = await self.ctx.services.channels.events(
+            self.ctx.user.id, self.channel.channel_id, self.conversation.last_seq
+        )
+        changed = self.conversation.apply(events)
+        if any(event.kind in ("channel_ended", "settings_changed") for event in events):
+            self.channel = await self.ctx.services.channels.get_channel(
+                self.ctx.user.id, self.channel.channel_id
+            )
+            if self.channel.state != "live":
+                self._draw()
+                await self.refresh_presence()
+                return
+        for command_id in changed:
+            card = self.conversation.card(command_id)
+            if card is not None and command_id in self.cards:
+                self._draw_card(card)
+        self._draw_new_items()
+        await self.refresh_presence()
+
+    async def refresh_presence(self) -> None:
+        if self.channel is None:
+            self.presence.text = "No agent invited to this project yet" if self.project_id else ""
+            return
+        try:
+            view = await self.ctx.services.channels.get_channel(self.ctx.user.id, self.channel.channel_id)
+        except RomergoError:
+            return
+        if view.state != "live":
+            self.presence.text = "Channel ended"
+            return
+        self.presence.text = presence(view.members, self.conversation, datetime.now(UTC))
+
+    # -- the author's actions -------------------------------------------------------------------
+
+    async def send(self) -> None:
+        text = (self.message.value or "").strip()
+        if not text or self.channel is None:
+            return
+        channel_id = self.channel.channel_id
+        context = self.ctx.place.context_data()
+        outcome = await act(
+            self.ctx,
+            lambda: self.ctx.services.channels.post_command(self.ctx.user.id, channel_id, text, context),
+        )
+        if outcome.ok:
+            self.message.value = ""
+
+    async def answer(self, card: Card, text: str) -> bool:
+        if not text.strip() or self.channel is None:
+            return False
+        channel_id, context = self.channel.channel_id, self.ctx.place.context_data()
+        outcome = await act(
+            self.ctx,
+            lambda: self.ctx.services.channels.post_command(
+                self.ctx.user.id, channel_id, text, context, in_reply_to=card.command_id
+            ),
+        )
+        return outcome.ok
+
+    async def decide(self, confirmation_id: str, decision: str) -> None:
+        await act(
+            self.ctx,
+            lambda: self.ctx.services.channels.decide_confirmation(
+                self.ctx.user.id, confirmation_id, decision
+            ),
+        )
+
+    async def cancel(self, card: Card) -> None:
+        await act(
+            self.ctx, lambda: self.ctx.services.channels.cancel_command(self.ctx.user.id, card.command_id)
+        )
+
+    async def retry(self, card: Card) -> None:
+        await act(
+            self.ctx, lambda: self.ctx.services.channels.retry_command(self.ctx.user.id, card.command_id)
+        )
+
+    async def open_invite(self) -> None:
+        project_id = self.project_id
+        if project_id is None:
+            return
+        with self.host, ui.dialog() as dialog, ui.card().classes("w-[32rem] max-w-full gap-2"):
+            ui.label("Invite your agent").classes("text-h6")
+            content = ui.column().classes("w-full gap-2")
+            with content:
+                read = settings_form()
+
+                async def create() -> None:
+                    wanted = read()
+                    outcome = await act(
+                        self.ctx,
+                        lambda: self.ctx.services.channels.create_channel(
+                            self.ctx.user.id, project_id, wanted.permissions, wanted.confirmation_mode
+                        ),
+                    )
+                    if outcome.value is None:
+                        return
+                    content.clear()
+                    with content:
+                        code_view(
+                            outcome.value.code or "", self.ctx.services.settings.mcp_url, self._demo_starter()
+                        )
+                        ui.button("Done", on_click=dialog.close).props("flat")
+                    await self.load()
+
+                with ui.row().classes("w-full justify-end gap-2"):
+                    ui.button("Cancel", on_click=dialog.close).props("flat")
+                    ui.button("Create channel", on_click=create).props("unelevated color=primary")
+        dialog.open()
+
+    async def open_settings(self) -> None:
+        if self.channel is None:
+            return
+        channel = self.channel
+        with self.host, ui.dialog() as dialog, ui.card().classes("w-[32rem] max-w-full gap-2"):
+            ui.label("Channel settings").classes("text-h6")
+            content = ui.column().classes("w-full gap-2")
+            with content:
+                read = settings_form(RoomSettings(dict(channel.permissions), channel.confirmation_mode))
+
+                async def save() -> None:
+                    wanted = read()
+                    outcome = await act(
+                        self.ctx,
+                        lambda: self.ctx.services.channels.update_settings(
+                            self.ctx.user.id, channel.channel_id, wanted.permissions, wanted.confirmation_mode
+                        ),
+                    )
+                    if outcome.ok:
+                        ui.notify("Settings saved: they apply to the agent's next call.", type="positive")
+                        dialog.close()
+
+                async def new_code() -> None:
+                    outcome = await act(
+                        self.ctx,
+                        lambda: self.ctx.services.channels.rotate_code(self.ctx.user.id, channel.channel_id),
+                    )
+                    if outcome.value is not None:
+                        content.clear()
+                        with content:
+                            code_view(outcome.value, self.ctx.services.settings.mcp_url, self._demo_starter())
+                            ui.button("Done", on_click=dialog.close).props("flat")
+
+                async def end() -> None:
+                    sure = await confirm(
+                        self.host,
+                        title="End this channel?",
+                        message="Your agent stops at once; open commands are cancelled.",
+                        action="End now",
+                    )
+                    if sure:
+                        await act(
+                            self.ctx,
+                            lambda: self.ctx.services.channels.end_channel(
+                                self.ctx.user.id, channel.channel_id
+                            ),
+                        )
+                        dialog.close()
+
+                with ui.row().classes("w-full justify-between gap-2"):
+                    with ui.row().classes("gap-1"):
+                        ui.button("New code", on_click=new_code).props("flat")
+                        ui.button("End channel", on_click=end).props("flat color=negative")
+                    ui.button("Save", on_click=save).props("unelevated color=primary")
+        dialog.open()
+
+    def _demo_starter(self) -> Callable[[str], Awaitable[None]] | None:
+        if self.demo is None:
+            return None
+        demo = self.demo
+
+        async def start(code: str) -> None:
+            if not await self.ctx.still_signed_in():
+                return
+            message = await demo.start(self.ctx.user.id, self.ctx.user.username, code)
+            ui.notify(message, type="info")
+
+        return start
