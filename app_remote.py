@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from romergo.config import Settings
+from romergo.demo import DEMO_AGENT_NAME
 from romergo.errors import RomergoError
 
 if TYPE_CHECKING:
     from romergo.services import Services
 
 DEMO_TOKEN_FILE = "demo-agent-{user}.token"  # noqa: S105 - a file name
-DEMO_AGENT_NAME = "Romergo demo agent (scripted)"
 APP_PY = Path(__file__).resolve().parent / "app.py"
 
 

@@ -268,3 +268,68 @@ async def test_agent_text_is_shown_as_text_never_as_html(author: Author, open_pa
         assert alerts == []
     finally:
         await manager.__aexit__(None, None, None)
+
+
+async def test_allow_once_and_reject_in_the_panel_decide_a_waiting_tool_call(
+    author: Author, open_page: OpenPage, agent_token
+):
+    page = await open_page(author, author.demo_path)
+    await invite(page)
+    await panel(page).get_by_role("button", name="Channel settings").click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_label("Confirmation mode").click()
+    await page.get_by_role("option", name="Confirm every change").click()
+    await dialog.get_by_role("button", name="Save").click()
+    await expect(dialog).to_be_hidden()
+    # The code was shown only at creation: a new one for this agent.
+    await panel(page).get_by_role("button", name="Channel settings").click()
+    await page.get_by_role("dialog").get_by_role("button", name="New code").click()
+    code_field = page.get_by_role("dialog").get_by_role("textbox", name="Join code")
+    await expect(code_field).to_have_value(re.compile("^rmg-"))
+    code = await code_field.input_value()
+    await page.get_by_role("dialog").get_by_role("button", name="Done").click()
+
+    manager, me, channel_id, cursor = await joined(author, agent_token, code)
+    try:
+        await send(page, "Rename the chapters")
+        got = await me.call(
+            "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=10
+        )
+        chapter_path = author.chapters["The Storm"]
+        chapter_id = chapter_path.rsplit("/", 1)[1]
+        command_id = got["command"]["command_id"]
+
+        allowed = asyncio.create_task(
+            me.call(
+                "romergo_update_chapter",
+                chapter_id=chapter_id,
+                title="The Great Storm",
+                command_id=command_id,
+            )
+        )
+        shown = card(page, 1)
+        await expect(shown.get_by_text("Your agent asks to:")).to_be_visible()
+        await expect(shown.get_by_text("romergo_update_chapter", exact=False).first).to_be_visible()
+        await expect(shown.get_by_text('"title": "The Great Storm"', exact=False)).to_be_visible()
+        await shown.get_by_role("button", name="Allow once").click()
+        result = await asyncio.wait_for(allowed, 10)
+        assert data(result)["title"] == "The Great Storm"
+
+        rejected = asyncio.create_task(
+            me.call(
+                "romergo_update_chapter",
+                chapter_id=chapter_id,
+                title="No Storm at All",
+                command_id=command_id,
+            )
+        )
+        await expect(shown.get_by_role("button", name="Reject")).to_be_visible()
+        await shown.get_by_role("button", name="Reject").click()
+        with pytest.raises(Exception, match=r"\[confirmation_rejected\]"):
+            await asyncio.wait_for(rejected, 10)
+        outline = data(await me.call("romergo_get_chapter", chapter_id=chapter_id))
+        assert outline["title"] == "The Great Storm"
+        await expect(shown.get_by_text("Allowed once")).to_be_visible()
+        await expect(shown.get_by_text("Rejected")).to_be_visible()
+    finally:
+        await manager.__aexit__(None, None, None)

@@ -361,3 +361,10 @@ def test_the_channel_commands_of_the_cli(server, tokens):
     )
     assert refused.returncode == 1
     assert "cannot act for the owner" in refused.stderr
+
+
+async def test_an_agent_token_cannot_decide_a_confirmation(server, tokens):
+    async with httpx.AsyncClient(base_url=f"{server.base_url}/api/v1") as http:
+        headers = {"Authorization": f"Bearer {tokens['a']}"}
+        answer = await http.post("/confirmations/cnf_any", json={"decision": "allow_once"}, headers=headers)
+    assert answer.status_code == 403

@@ -15,6 +15,7 @@ from typing import Protocol
 from nicegui import ui
 
 from romergo.channels import ChannelView, channel_topic, presence_topic
+from romergo.demo import DEMO_AGENT_NAME
 from romergo.errors import RomergoError
 from ui.actions import act
 from ui.components.dialogs import confirm
@@ -48,9 +49,12 @@ class AgentPanel:
                 self.gear = ui.button(icon="settings", on_click=self.open_settings).props(
                     'flat round dense aria-label="Channel settings" title="Channel settings"'
                 )
-            self.presence = (
-                ui.label("").classes("text-caption text-grey-8").props('data-testid="presence" aria-live="polite"')
+            self.presence = ui.label("").classes("text-caption text-grey-8")
+            self.presence.props('data-testid="presence" aria-live="polite"')
+            self.scripted = ui.label("Scripted demo agent: fixed rules, no AI model").classes(
+                "text-caption text-orange-9"
             )
+            self.scripted.visible = False
             self.host = ui.element("div")  # dialogs live here, outside what redraws
             self.body = ui.column().classes("w-full grow no-wrap gap-2")
         ui.timer(10, self.refresh_presence)
@@ -199,6 +203,7 @@ class AgentPanel:
             self.presence.text = "Channel ended"
             return
         self.presence.text = presence(view.members, self.conversation, datetime.now(UTC))
+        self.scripted.visible = any(member.agent_name == DEMO_AGENT_NAME for member in view.members)
 
     # -- the author's actions -------------------------------------------------------------------
 
