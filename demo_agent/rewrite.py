@@ -23,6 +23,29 @@ _SWAPS = {
     "quickly": "swiftly",
     "cold": "bitter",
     "sea": "restless sea",
+    "beneath": "far below",
+    "mentioned": "spoke of",
+    "letters": "notes",
+    "door": "gate",
+    "night": "dark hour",
+    "light": "glow",
+    "storm": "tempest",
+    "ship": "vessel",
+    "went": "slipped",
+    "looked": "peered",
+    "asked": "wondered",
+    "help": "aid",
+    "house": "dwelling",
+    "town": "village",
+    "money": "coin",
+    "keep": "guard",
+    "road": "path",
+    "afraid": "uneasy",
+    "happy": "glad",
+    "angry": "furious",
+    "fast": "swift",
+    "quiet": "hushed",
+    "strange": "uncanny",
 }
 
 
@@ -31,14 +54,7 @@ def rewrite(text: str) -> str:
     if not text.strip():
         return text
 
-    def swap(match: re.Match[str]) -> str:
-        word = match.group(0)
-        replacement = _SWAPS.get(word.casefold())
-        if replacement is None:
-            return word
-        return replacement.capitalize() if word[0].isupper() else replacement
-
-    changed = re.sub(r"[A-Za-z]+", swap, text)
+    changed = _swapped(text)
     stripped = changed.rstrip()
     trailing = changed[len(stripped) :]
     if stripped.endswith((".", ",", ";", ":")):
@@ -51,7 +67,33 @@ def rewrite(text: str) -> str:
 
 
 def rewrite_span(line: str, start: int, end: int) -> str:
-    """The whole line with only [start, end) rewritten (offsets in code points, as Romergo sends)."""
+    """The whole line with the selected words rewritten (offsets in code points, as Romergo sends).
+
+    A selection that cuts a word is widened to whole words first, so no word is split.
+    """
     start = max(0, min(start, len(line)))
     end = max(start, min(end, len(line)))
-    return line[:start] + rewrite(line[start:end]) + line[end:]
+    while start > 0 and line[start - 1].isalnum() and line[start].isalnum():
+        start -= 1
+    while end < len(line) and end > 0 and line[end - 1].isalnum() and line[end].isalnum():
+        end += 1
+    span = line[start:end]
+    if end < len(line.rstrip()):
+        # Inside the line: swap words only; with nothing to swap, a pause rather than a new ending.
+        swapped = _swapped(span)
+        if swapped == span:
+            kept = span.rstrip()
+            return line[:start] + kept + "…" + line[start + len(kept) :]
+        return line[:start] + swapped + line[end:]
+    return line[:start] + rewrite(span) + line[end:]
+
+
+def _swapped(text: str) -> str:
+    def swap(match: re.Match[str]) -> str:
+        word = match.group(0)
+        replacement = _SWAPS.get(word.casefold())
+        if replacement is None:
+            return word
+        return replacement.capitalize() if word[0].isupper() else replacement
+
+    return re.sub(r"[A-Za-z]+", swap, text)

@@ -43,8 +43,14 @@ def test_only_the_selected_span_changes_and_offsets_are_code_points():
     end = start + len("the old door")
     result = rewrite_span(line, start, end)
     assert result.startswith("नमस्ते 👩‍👩‍👧 — ")
-    assert "the ancient door!" in result
-    assert result.endswith(" creaks.")
+    assert result.endswith("— the ancient gate creaks.")  # inside the line: words swapped, sentence kept
+
+
+def test_a_selection_cutting_a_word_is_widened_and_never_split():
+    line = "Beneath the lighthouse, a cellar nobody mentioned."
+    assert rewrite_span(line, 0, 10) == "Far below the lighthouse, a cellar nobody mentioned."
+    assert rewrite_span("Plain words here and more.", 0, 5) == "Plain… words here and more."
+    assert rewrite_span(line, 26, len(line)) == "Beneath the lighthouse, a cellar nobody spoke of!"
 
 
 def test_the_server_url_may_be_the_base_or_the_endpoint():

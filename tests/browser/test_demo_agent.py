@@ -1,0 +1,261 @@
+"""The built-in demo agent end to end: a separate process that connects like any outside agent,
+driven from the panel with the six example commands; killed mid-command and restarted; outliving
+a server restart; started from the panel at most once."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Page, expect
+
+from tests.browser.conftest import Author, OpenPage
+from tests.support.panel import card, end_channel, panel, select_in, send
+from tests.support.server import ROOT, RunningServer, clean_env
+
+CELLAR = "The Forgotten Cellar"
+DEMO_NAME = "Romergo demo agent (scripted)"
+
+
+def demo_processes(server: RunningServer) -> list[int]:
+    """Demo agent processes working for this server (by their command line)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"demo-agent" in command and f"127.0.0.1:{server.port}".encode() in b" ".join(command):
+            found.append(int(entry.name))
+    return found
+
+
+class DemoProcess:
+    """`romergo demo-agent` started by the test, as a user would in a terminal."""
+
+    def __init__(self, server: RunningServer, code: str) -> None:
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                str(ROOT / "app.py"),
+                "demo-agent",
+                "--url",
+                server.base_url,
+                "--code",
+                code,
+                "--data-dir",
+                str(server.data_dir),
+            ],
+            env=clean_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+
+    def stop(self) -> str:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        return self.process.stdout.read() if self.process.stdout else ""
+
+
+@pytest.fixture
+def demo_agents() -> Iterator[list[DemoProcess]]:
+    started: list[DemoProcess] = []
+    yield started
+    for process in started:
+        process.stop()
+
+
+async def start_demo_from_panel(page: Page) -> None:
+    """Invite, then "Try the demo agent" (twice: it must not start two)."""
+    await invite_keeping_dialog(page)
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_role("button", name="Try the demo agent").click()
+    await dialog.get_by_role("button", name="Try the demo agent").click()
+    await dialog.get_by_role("button", name="Done").click()
+    await expect(panel(page).get_by_test_id("presence")).to_have_text(
+        f"{DEMO_NAME} is listening", timeout=20_000
+    )
+
+
+async def invite_keeping_dialog(page: Page) -> None:
+    invite_button = panel(page).get_by_role("button", name="Invite your agent")
+    message = panel(page).get_by_label("Message your agent")
+    await expect(invite_button.or_(message)).to_be_visible()
+    if await message.is_visible():
+        await end_channel(page)
+    await invite_button.click()
+    await page.get_by_role("dialog").get_by_role("button", name="Create channel").click()
+    await expect(page.get_by_role("dialog").get_by_role("textbox", name="Join code")).to_have_value(
+        re.compile("^rmg-")
+    )
+
+
+async def reply_of(page: Page, number: int, state: str = "done") -> str:
+    await expect(page.get_by_test_id(f"command-{number}-state")).to_have_text(state, timeout=20_000)
+    replies = card(page, number).locator('[data-kind="reply"], [data-kind="question"]')
+    return await replies.last.inner_text()
+
+
+@pytest.fixture
+async def cellar(author: Author, open_page: OpenPage) -> Page:
+    page = await open_page(author, author.scenes[CELLAR])
+    if not demo_processes(author.server):
+        await start_demo_from_panel(page)
+    return page
+
+
+async def test_try_the_demo_agent_starts_one_labelled_agent(author: Author, open_page: OpenPage):
+    page = await open_page(author, author.scenes[CELLAR])
+    await start_demo_from_panel(page)
+    assert len(demo_processes(author.server)) == 1
+    await expect(panel(page).get_by_text("Scripted demo agent: fixed rules, no AI model")).to_be_visible()
+
+
+async def test_describe_the_scene(cellar: Page):
+    await send(cellar, "Describe this scene")
+    number = await last_number(cellar)
+    reply = await reply_of(cellar, number)
+    assert CELLAR in reply and "line(s)" in reply
+    await expect(card(cellar, number).get_by_text("Summary: no_changes")).to_be_visible()
+
+
+async def test_change_the_music_of_this_chapter(cellar: Page):
+    await send(cellar, "Replace the music in this chapter")
+    number = await last_number(cellar)
+    reply = await reply_of(cellar, number)
+    track = re.search(r'now plays "([^"]+)"', reply)
+    assert track, reply
+    await expect(cellar.get_by_test_id("music-status")).to_contain_text(track.group(1))  # the editor, live
+    await expect(card(cellar, number).get_by_text("Summary: success")).to_be_visible()
+    await expect(card(cellar, number).get_by_text("Romergo recorded 1 change")).to_be_visible()
+
+
+async def test_put_a_different_background(cellar: Page):
+    before = await cellar.get_by_test_id("background-status").inner_text()
+    await send(cellar, "Put a different background on this scene")
+    number = await last_number(cellar)
+    reply = await reply_of(cellar, number)
+    image = re.search(r'now shows "([^"]+)"', reply)
+    assert image, reply
+    await expect(cellar.get_by_test_id("background-status")).to_contain_text(image.group(1))
+    assert image.group(1) not in before
+
+
+async def test_rewrite_the_selected_dialogue(cellar: Page):
+    line = cellar.locator("[data-line-id]").first
+    original = await line.inner_text()
+    await select_in(line, original.split(",")[0])
+    await expect(cellar.get_by_text("Selected “", exact=False).first).to_be_visible()
+    await send(cellar, "Rewrite the selected dialogue")
+    number = await last_number(cellar)
+    reply = await reply_of(cellar, number)
+    assert reply.startswith("Scripted demo rewrite (deterministic, no AI)")
+    await expect(line).not_to_have_text(original)
+    new_text = re.search(r'now reads "(.*)"\.$', reply, re.DOTALL)
+    assert new_text
+    await expect(line).to_have_text(new_text.group(1))
+
+
+async def test_check_the_transition_logic_names_the_deliberate_problem(cellar: Page):
+    await send(cellar, "Check the transition logic")
+    number = await last_number(cellar)
+    reply = await reply_of(cellar, number)
+    assert f'Scene "{CELLAR}" cannot be reached from the start' in reply
+    await expect(card(cellar, number).get_by_text("✗ unreachable_scene")).to_be_visible()
+
+
+async def test_explain_why_the_scene_does_not_work(cellar: Page):
+    await send(cellar, "Why does this scene not work as expected?")
+    number = await last_number(cellar)
+    reply = await reply_of(cellar, number)
+    assert reply.startswith("Here is why this scene does not work as expected")
+    assert "no choice leads to it" in reply and "Add a choice in another scene" in reply
+
+
+async def test_anything_else_gets_a_question(cellar: Page):
+    await send(cellar, "Make me a sandwich")
+    number = await last_number(cellar)
+    question = await reply_of(cellar, number, state="waiting for your answer")
+    assert question.startswith("I am Romergo's scripted demo agent")
+
+
+async def test_killed_mid_command_the_agent_finishes_it_exactly_once(
+    author: Author, open_page: OpenPage, demo_agents
+):
+    page = await open_page(author, author.scenes[CELLAR])
+    await invite_keeping_dialog(page)
+    code = await page.get_by_role("dialog").get_by_role("textbox", name="Join code").input_value()
+    await page.get_by_role("dialog").get_by_role("button", name="Done").click()
+    await set_mode(page, "Confirm every change")
+    demo_agents.append(DemoProcess(author.server, code))
+    presence = panel(page).get_by_test_id("presence")
+    await expect(presence).to_have_text(f"{DEMO_NAME} is listening", timeout=20_000)
+
+    await send(page, "Replace the music in this chapter")
+    number = await last_number(page)
+    shown = card(page, number)
+    await expect(shown.get_by_role("button", name="Allow once")).to_be_visible(timeout=20_000)
+    demo_agents[0].kill()  # in the middle: holding the command, waiting for the owner
+
+    demo_agents.append(DemoProcess(author.server, code))
+    await expect(shown.get_by_text("again (redelivered)")).to_be_visible(timeout=20_000)
+    await shown.get_by_role("button", name="Allow once").click()
+    reply = await reply_of(page, number)
+    assert "now plays" in reply
+    await expect(shown.get_by_text("Romergo recorded 1 change")).to_be_visible()
+    assert (
+        await shown.get_by_text("Needs confirmation:", exact=False).count() == 1
+    )  # one prompt for both tries
+    assert await shown.locator('[data-kind="reply"]').count() == 1
+
+
+async def test_the_agent_carries_on_after_a_server_restart(author: Author, open_page: OpenPage, demo_agents):
+    page = await open_page(author, author.scenes[CELLAR])
+    await invite_keeping_dialog(page)
+    code = await page.get_by_role("dialog").get_by_role("textbox", name="Join code").input_value()
+    await page.get_by_role("dialog").get_by_role("button", name="Done").click()
+    demo_agents.append(DemoProcess(author.server, code))
+    presence = panel(page).get_by_test_id("presence")
+    await expect(presence).to_have_text(f"{DEMO_NAME} is listening", timeout=20_000)
+
+    author.server.restart()
+    await page.reload()
+    await expect(panel(page).get_by_test_id("presence")).to_have_text(
+        f"{DEMO_NAME} is listening", timeout=30_000
+    )
+    await send(page, "Describe this scene")
+    reply = await reply_of(page, await last_number(page))
+    assert CELLAR in reply
+
+
+async def set_mode(page: Page, mode: str) -> None:
+    await panel(page).get_by_role("button", name="Channel settings").click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_label("Confirmation mode").click()
+    await page.get_by_role("option", name=mode).click()
+    await dialog.get_by_role("button", name="Save").click()
+    await expect(dialog).to_be_hidden()
+
+
+async def last_number(page: Page) -> int:
+    cards = panel(page).locator('[data-testid^="command-"][data-testid$="-state"]')
+    await expect(cards.last).to_be_visible()
+    test_id = await cards.last.get_attribute("data-testid")
+    assert test_id
+    return int(test_id.split("-")[1])
