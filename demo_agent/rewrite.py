@@ -28,7 +28,6 @@ _SWAPS = {
     "letters": "notes",
     "door": "gate",
     "night": "dark hour",
-    "light": "glow",
     "storm": "tempest",
     "ship": "vessel",
     "went": "slipped",

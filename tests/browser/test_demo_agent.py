@@ -128,16 +128,14 @@ async def test_try_the_demo_agent_starts_one_labelled_agent(author: Author, open
 
 
 async def test_describe_the_scene(cellar: Page):
-    await send(cellar, "Describe this scene")
-    number = await last_number(cellar)
+    number = await send_command(cellar, "Describe this scene")
     reply = await reply_of(cellar, number)
     assert CELLAR in reply and "line(s)" in reply
     await expect(card(cellar, number).get_by_text("Summary: no_changes")).to_be_visible()
 
 
 async def test_change_the_music_of_this_chapter(cellar: Page):
-    await send(cellar, "Replace the music in this chapter")
-    number = await last_number(cellar)
+    number = await send_command(cellar, "Replace the music in this chapter")
     reply = await reply_of(cellar, number)
     track = re.search(r'now plays "([^"]+)"', reply)
     assert track, reply
@@ -148,8 +146,7 @@ async def test_change_the_music_of_this_chapter(cellar: Page):
 
 async def test_put_a_different_background(cellar: Page):
     before = await cellar.get_by_test_id("background-status").inner_text()
-    await send(cellar, "Put a different background on this scene")
-    number = await last_number(cellar)
+    number = await send_command(cellar, "Put a different background on this scene")
     reply = await reply_of(cellar, number)
     image = re.search(r'now shows "([^"]+)"', reply)
     assert image, reply
@@ -162,8 +159,7 @@ async def test_rewrite_the_selected_dialogue(cellar: Page):
     original = await line.inner_text()
     await select_in(line, original.split(",")[0])
     await expect(cellar.get_by_text("Selected “", exact=False).first).to_be_visible()
-    await send(cellar, "Rewrite the selected dialogue")
-    number = await last_number(cellar)
+    number = await send_command(cellar, "Rewrite the selected dialogue")
     reply = await reply_of(cellar, number)
     assert reply.startswith("Scripted demo rewrite (deterministic, no AI)")
     await expect(line).not_to_have_text(original)
@@ -173,24 +169,21 @@ async def test_rewrite_the_selected_dialogue(cellar: Page):
 
 
 async def test_check_the_transition_logic_names_the_deliberate_problem(cellar: Page):
-    await send(cellar, "Check the transition logic")
-    number = await last_number(cellar)
+    number = await send_command(cellar, "Check the transition logic")
     reply = await reply_of(cellar, number)
     assert f'Scene "{CELLAR}" cannot be reached from the start' in reply
     await expect(card(cellar, number).get_by_text("✗ unreachable_scene")).to_be_visible()
 
 
 async def test_explain_why_the_scene_does_not_work(cellar: Page):
-    await send(cellar, "Why does this scene not work as expected?")
-    number = await last_number(cellar)
+    number = await send_command(cellar, "Why does this scene not work as expected?")
     reply = await reply_of(cellar, number)
     assert reply.startswith("Here is why this scene does not work as expected")
     assert "no choice leads to it" in reply and "Add a choice in another scene" in reply
 
 
 async def test_anything_else_gets_a_question(cellar: Page):
-    await send(cellar, "Make me a sandwich")
-    number = await last_number(cellar)
+    number = await send_command(cellar, "Make me a sandwich")
     question = await reply_of(cellar, number, state="waiting for your answer")
     assert question.startswith("I am Romergo's scripted demo agent")
 
@@ -207,8 +200,7 @@ async def test_killed_mid_command_the_agent_finishes_it_exactly_once(
     presence = panel(page).get_by_test_id("presence")
     await expect(presence).to_have_text(f"{DEMO_NAME} is listening", timeout=20_000)
 
-    await send(page, "Replace the music in this chapter")
-    number = await last_number(page)
+    number = await send_command(page, "Replace the music in this chapter")
     shown = card(page, number)
     await expect(shown.get_by_role("button", name="Allow once")).to_be_visible(timeout=20_000)
     demo_agents[0].kill()  # in the middle: holding the command, waiting for the owner
@@ -239,8 +231,7 @@ async def test_the_agent_carries_on_after_a_server_restart(author: Author, open_
     await expect(panel(page).get_by_test_id("presence")).to_have_text(
         f"{DEMO_NAME} is listening", timeout=30_000
     )
-    await send(page, "Describe this scene")
-    reply = await reply_of(page, await last_number(page))
+    reply = await reply_of(page, await send_command(page, "Describe this scene"))
     assert CELLAR in reply
 
 
@@ -253,9 +244,12 @@ async def set_mode(page: Page, mode: str) -> None:
     await expect(dialog).to_be_hidden()
 
 
-async def last_number(page: Page) -> int:
-    cards = panel(page).locator('[data-testid^="command-"][data-testid$="-state"]')
-    await expect(cards.last).to_be_visible()
-    test_id = await cards.last.get_attribute("data-testid")
-    assert test_id
-    return int(test_id.split("-")[1])
+async def send_command(page: Page, text: str) -> int:
+    """Send from the panel; returns the new command's number once its card is shown."""
+    # The composer is drawn once the panel has read the channel's history: count after that.
+    await expect(panel(page).get_by_label("Message your agent")).to_be_visible()
+    states = panel(page).locator('[data-testid^="command-"][data-testid$="-state"]')
+    number = await states.count() + 1
+    await send(page, text)
+    await expect(card(page, number).get_by_text(text).first).to_be_visible()
+    return number
