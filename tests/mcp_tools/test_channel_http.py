@@ -368,3 +368,22 @@ async def test_an_agent_token_cannot_decide_a_confirmation(server, tokens):
         headers = {"Authorization": f"Bearer {tokens['a']}"}
         answer = await http.post("/confirmations/cnf_any", json={"decision": "allow_once"}, headers=headers)
     assert answer.status_code == 403
+
+
+async def test_leaving_keeps_the_room_so_changes_need_a_command(server, tokens, owner, channel):
+    channel_id = channel["channel_id"]
+    project_id = channel["project_id"]
+    async with agent(server.base_url, tokens["b"]) as b:
+        await b.call("romergo_join_builder_channel", code=channel["code"])
+        assert await b.call("romergo_leave_builder_channel", channel_id=channel_id) == {"left": True}
+        outline = data(await b.call("romergo_get_project_outline", project_id=project_id))
+        refused = await b.refused("romergo_add_chapter", project_id=project_id, title="Sneaked in")
+        assert refused == "no_active_command"
+        after = data(await b.call("romergo_get_project_outline", project_id=project_id))
+        assert [c["title"] for c in after["chapters"]] == [c["title"] for c in outline["chapters"]]
+        assert (
+            await b.refused("romergo_wait_for_builder_command", channel_id=channel_id, cursor=0)
+            == "not_member"
+        )
+    events = (await owner("GET", f"/channels/{channel_id}/events"))["events"]
+    assert events[-1]["kind"] == "tool_blocked" and events[-1]["data"]["tool"] == "romergo_add_chapter"

@@ -1,0 +1,108 @@
+"""Benchmark: the Builder loop's latencies over real HTTP against a real server process.
+
+    .venv/bin/python -m tests.bench.loop_latency [rounds]
+
+Prints p50 / p90 / max in milliseconds for:
+- delivery: the owner posts a command (JSON API) → the agent's parked wait returns it (MCP);
+- end: the owner ends the channel → a parked wait returns `channel_ended`;
+- read tool: one `romergo_get_scene` round trip;
+- report: one `romergo_report_builder_event` (status) round trip.
+Not part of the test suite: figures on a shared machine are noisy; they are for comparison.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.support.agents import OwnerApi, agent
+from tests.support.oauth import add_user, personal_token
+from tests.support.server import RunningServer
+
+
+def line(name: str, samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p90 = ordered[int(len(ordered) * 0.9) - 1] if len(ordered) >= 10 else ordered[-1]
+    p50 = statistics.median(ordered)
+    return f"{name:<12} n={len(samples):<4} p50={p50:7.1f} ms  p90={p90:7.1f} ms  max={ordered[-1]:7.1f} ms"
+
+
+async def main(rounds: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        server = RunningServer(Path(folder), env={"ROMERGO_RATE_LIMIT_PER_MINUTE": "100000"}).start()
+        try:
+            add_user(server, "ada")
+            owner = OwnerApi(server.base_url, personal_token(server, "ada", "--scopes", "read,control"))
+            token = personal_token(server, "ada")
+            project = (await owner("GET", "/projects"))["projects"][0]
+            outline_scene = None
+            delivery, ended, reads, reports = [], [], [], []
+            async with agent(server.base_url, token) as me:
+                channel = await owner("POST", "/channels", {"project_id": project["id"]})
+                channel_id = channel["channel_id"]
+                cursor = (await me.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
+                for n in range(rounds):
+                    waiting = asyncio.create_task(
+                        me.call(
+                            "romergo_wait_for_builder_command",
+                            channel_id=channel_id,
+                            cursor=cursor,
+                            timeout_seconds=30,
+                        )
+                    )
+                    await asyncio.sleep(0.05)
+                    started = time.perf_counter()
+                    await owner("POST", f"/channels/{channel_id}/commands", {"text": f"job {n}"})
+                    got = await waiting
+                    delivery.append((time.perf_counter() - started) * 1000)
+                    cursor = got["cursor"]
+                    command_id = got["command"]["command_id"]
+                    started = time.perf_counter()
+                    await me.call(
+                        "romergo_report_builder_event", command_id=command_id, kind="status", text="on it"
+                    )
+                    reports.append((time.perf_counter() - started) * 1000)
+                    if outline_scene is None:
+                        outline = await me.call("romergo_get_project_outline", project_id=project["id"])
+                        outline_scene = outline["untrusted_content"]["data"]["chapters"][0]["scenes"][0]["id"]
+                    started = time.perf_counter()
+                    await me.call("romergo_get_scene", scene_id=outline_scene)
+                    reads.append((time.perf_counter() - started) * 1000)
+                    await me.call(
+                        "romergo_report_builder_event",
+                        command_id=command_id,
+                        kind="reply",
+                        text="done",
+                        summary={"status": "no_changes"},
+                    )
+                for _ in range(max(5, rounds // 10)):
+                    channel = await owner("POST", "/channels", {"project_id": project["id"]})
+                    joined = await me.call("romergo_join_builder_channel", code=channel["code"])
+                    waiting = asyncio.create_task(
+                        me.call(
+                            "romergo_wait_for_builder_command",
+                            channel_id=channel["channel_id"],
+                            cursor=joined["cursor"],
+                            timeout_seconds=30,
+                        )
+                    )
+                    await asyncio.sleep(0.1)
+                    started = time.perf_counter()
+                    await owner("POST", f"/channels/{channel['channel_id']}/end")
+                    await waiting
+                    ended.append((time.perf_counter() - started) * 1000)
+            await owner.close()
+        finally:
+            server.stop()
+    print(line("delivery", delivery))
+    print(line("end", ended))
+    print(line("read tool", reads))
+    print(line("report", reports))
+
+
+if __name__ == "__main__":
+    asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 50))
