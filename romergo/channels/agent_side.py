@@ -23,6 +23,7 @@ from romergo.channels.base import (
     channel_state,
     channel_topic,
     command_view,
+    ensure_holder,
     ensure_live,
     event_view,
     presence_topic,
@@ -324,19 +325,9 @@ class AgentOps(ChannelBase):
     async def _command_for_agent(
         self, tx: ChannelTx, caller: Caller, command_id: str
     ) -> tuple[Command, Channel]:
-        command = (
-            await tx.session.get(Command, command_id) if isinstance(command_id, str) and command_id else None
-        )
-        channel = await tx.session.get(Channel, command.channel_id) if command else None
-        if command is None or channel is None or channel.user_id != caller.user_id:
-            raise RomergoError("not_found", f'Command "{command_id}" does not exist.')
+        command, channel = await self._owned_command(tx.session, caller.user_id, command_id)
         await self._membership(tx, caller, channel.id, channel)
-        if command.state == "cancelled":
-            raise RomergoError("command_cancelled", "The owner cancelled this command. Stop working on it.")
-        if command.claimed_by != caller.client_id:
-            raise RomergoError("not_claimed_by_you", "This command was delivered to another agent.")
-        if command.state in FINISHED_STATES:
-            raise RomergoError("command_finished", f"This command is already {command.state}.")
+        ensure_holder(command, caller.client_id)
         return command, channel
 
     async def _membership(

@@ -20,7 +20,14 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.bus import EventBus
-from romergo.channels.models import HELD_STATES, ChannelView, CommandView, EventView, MemberView
+from romergo.channels.models import (
+    FINISHED_STATES,
+    HELD_STATES,
+    ChannelView,
+    CommandView,
+    EventView,
+    MemberView,
+)
 from romergo.clock import utcnow
 from romergo.config import Settings
 from romergo.errors import RomergoError
@@ -199,6 +206,18 @@ def channel_state(channel: Channel, now: datetime) -> Literal["live", "ended", "
 def ensure_live(channel: Channel, now: datetime | None = None) -> None:
     if channel_state(channel, now or utcnow()) != "live":
         raise RomergoError("channel_ended", "This channel has ended. Ask the owner for a new one.")
+
+
+def ensure_holder(command: Command, client_id: str) -> None:
+    """The agent may act on this command: it holds it, and it is neither cancelled nor finished."""
+    if command.state == "cancelled":
+        raise RomergoError("command_cancelled", "The owner cancelled this command. Stop working on it.")
+    if command.claimed_by != client_id:
+        raise RomergoError("not_claimed_by_you", "This command was delivered to another agent.")
+    if command.state in FINISHED_STATES:
+        raise RomergoError(
+            "command_finished", f"This command is already {command.state}; wait for the next one."
+        )
 
 
 def command_view(command: Command, *, redelivered: bool = False) -> CommandView:

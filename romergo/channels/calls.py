@@ -14,10 +14,10 @@ from typing import Any, TypeVar
 
 from sqlmodel import col, select
 
-from romergo.channels.base import ChannelTx, EventActor, channel_state, ensure_live
+from romergo.channels.base import ChannelTx, EventActor, channel_state, ensure_holder, ensure_live
 from romergo.channels.changes import command_changes
 from romergo.channels.confirmations import ConfirmOps, needs_confirmation
-from romergo.channels.models import FINISHED_STATES, HELD_STATES, Caller
+from romergo.channels.models import HELD_STATES, Caller
 from romergo.clock import utcnow
 from romergo.errors import RomergoError
 from romergo.story.base import EntityChange, collect_changes
@@ -103,23 +103,13 @@ class CallOps(ConfirmOps):
     async def project_of_command(self, caller: Caller, command_id: str) -> str:
         """The project of a command in one of the caller's channels (else `not_found`)."""
         async with self.db.read() as session:
-            command = (
-                await session.get(Command, command_id) if isinstance(command_id, str) and command_id else None
-            )
-            channel = await session.get(Channel, command.channel_id) if command else None
-        if command is None or channel is None or channel.user_id != caller.user_id:
-            raise RomergoError("not_found", f'Command "{command_id}" does not exist.')
+            _, channel = await self._owned_command(session, caller.user_id, command_id)
         return channel.project_id
 
     async def changes_of_command(self, caller: Caller, command_id: str) -> list[dict[str, Any]]:
         """What the server recorded for a command, for the agent that holds (or held) it."""
         async with self.db.read() as session:
-            command = (
-                await session.get(Command, command_id) if isinstance(command_id, str) and command_id else None
-            )
-            channel = await session.get(Channel, command.channel_id) if command else None
-            if command is None or channel is None or channel.user_id != caller.user_id:
-                raise RomergoError("not_found", f'Command "{command_id}" does not exist.')
+            command, _ = await self._owned_command(session, caller.user_id, command_id)
             if command.claimed_by != caller.client_id:
                 raise RomergoError("not_claimed_by_you", "This command was delivered to another agent.")
             return await command_changes(session, command.id)
@@ -179,19 +169,8 @@ class CallOps(ConfirmOps):
 
     async def _named_command(self, call: ToolCall, rooms: list[Channel]) -> tuple[Command, Channel]:
         async with self.db.read() as session:
-            found = await session.get(Command, call.command_id)
-            room = await session.get(Channel, found.channel_id) if found else None
-        if found is None or room is None or room.user_id != call.caller.user_id:
-            raise RomergoError("not_found", f'Command "{call.command_id}" does not exist.')
-        command, channel = found, room
-        if command.state == "cancelled":
-            raise RomergoError("command_cancelled", "The owner cancelled this command. Stop working on it.")
-        if command.claimed_by != call.caller.client_id:
-            raise RomergoError("not_claimed_by_you", "This command was delivered to another agent.")
-        if command.state in FINISHED_STATES:
-            raise RomergoError(
-                "command_finished", f"This command is already {command.state}; wait for the next one."
-            )
+            command, channel = await self._owned_command(session, call.caller.user_id, call.command_id)
+        ensure_holder(command, call.caller.client_id)
         ensure_live(channel)
         if call.project_id is not None and channel.project_id != call.project_id:
             await self._block(call, channel, command, "The command belongs to another project.", None)

@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy import update
 from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.channels.base import SYSTEM_ACTOR, ChannelBase, ChannelTx, EventActor, channel_topic
 from romergo.channels.models import Caller
@@ -101,14 +102,7 @@ class ConfirmOps(ChannelBase):
         if decision not in DECISIONS:
             raise invalid('decision must be "allow_once" or "reject".')
         async with self._tx() as tx:
-            row = (
-                await tx.session.get(Confirmation, confirmation_id)
-                if isinstance(confirmation_id, str)
-                else None
-            )
-            channel = await tx.session.get(Channel, row.channel_id) if row else None
-            if row is None or channel is None or channel.user_id != user_id:
-                raise RomergoError("not_found", f'Confirmation "{confirmation_id}" does not exist.')
+            row = await _owned_confirmation(tx.session, user_id, confirmation_id)
             if row.state == "pending" and row.expires_at <= utcnow():
                 await _close(tx, row, "expired", SYSTEM_ACTOR)
             if row.state != "pending":
@@ -132,13 +126,7 @@ class ConfirmOps(ChannelBase):
 
     async def get_confirmation(self, user_id: str, confirmation_id: str) -> ConfirmationView:
         async with self.db.read() as session:
-            row = (
-                await session.get(Confirmation, confirmation_id) if isinstance(confirmation_id, str) else None
-            )
-            channel = await session.get(Channel, row.channel_id) if row else None
-            if row is None or channel is None or channel.user_id != user_id:
-                raise RomergoError("not_found", f'Confirmation "{confirmation_id}" does not exist.')
-            return confirmation_view(row)
+            return confirmation_view(await _owned_confirmation(session, user_id, confirmation_id))
 
     async def pending_confirmations(self, user_id: str, channel_id: str) -> list[ConfirmationView]:
         async with self.db.read() as session:
@@ -241,6 +229,14 @@ class ConfirmOps(ChannelBase):
         for row in rows:
             await _close(tx, row, "expired", SYSTEM_ACTOR)
         return len(rows)
+
+
+async def _owned_confirmation(session: AsyncSession, user_id: str, confirmation_id: object) -> Confirmation:
+    row = await session.get(Confirmation, confirmation_id) if isinstance(confirmation_id, str) else None
+    channel = await session.get(Channel, row.channel_id) if row else None
+    if row is None or channel is None or channel.user_id != user_id:
+        raise RomergoError("not_found", f'Confirmation "{confirmation_id}" does not exist.')
+    return row
 
 
 async def cancel_confirmations(tx: ChannelTx, command_id: str, actor: EventActor) -> None:

@@ -373,7 +373,8 @@ async def test_an_agent_token_cannot_decide_a_confirmation(server, tokens):
 async def test_leaving_keeps_the_room_so_changes_need_a_command(server, tokens, owner, channel):
     channel_id = channel["channel_id"]
     project_id = channel["project_id"]
-    async with agent(server.base_url, tokens["b"]) as b:
+    # A fresh agent: one holding a command on this project from another test would be attributed to it.
+    async with agent(server.base_url, personal_token(server, "ada", "--name", "Agent C")) as b:
         await b.call("romergo_join_builder_channel", code=channel["code"])
         assert await b.call("romergo_leave_builder_channel", channel_id=channel_id) == {"left": True}
         outline = data(await b.call("romergo_get_project_outline", project_id=project_id))

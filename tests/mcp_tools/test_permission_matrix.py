@@ -15,41 +15,12 @@ import pytest
 from romergo.actors import Actor
 from romergo.channels import AgentRef
 from romergo.services import Services
+from tests.support.contract import DOMAIN_TOOL_CATEGORIES
 from tests.support.story import TINY_PNG, TINY_WAV
 from tests.support.tools import ALL_SCOPES, Furnished, agent, furnished_story, story_state, text_of
 
 Arguments = Callable[[Services, Actor, Furnished, str], Awaitable[dict[str, Any]]]
-CONTRACT: dict[str, str] = {
-    "romergo_list_projects": "read",
-    "romergo_get_project_outline": "read",
-    "romergo_get_chapter": "read",
-    "romergo_get_scene": "read",
-    "romergo_search_assets": "read",
-    "romergo_preview_scene": "read",
-    "romergo_check_story": "read",
-    "romergo_list_command_changes": "read",
-    "romergo_add_chapter": "edit",
-    "romergo_update_chapter": "edit",
-    "romergo_add_scene": "edit",
-    "romergo_update_scene": "edit",
-    "romergo_move_scene": "edit",
-    "romergo_add_dialogue_line": "edit",
-    "romergo_update_dialogue_line": "edit",
-    "romergo_move_dialogue_line": "edit",
-    "romergo_delete_dialogue_line": "edit",
-    "romergo_set_choices": "edit",
-    "romergo_add_character": "edit",
-    "romergo_update_character": "edit",
-    "romergo_set_scene_background": "media",
-    "romergo_set_scene_music": "media",
-    "romergo_set_chapter_music": "media",
-    "romergo_import_asset": "media",
-    "romergo_publish_project": "publish",
-    "romergo_unpublish_project": "publish",
-    "romergo_delete_scene": "delete",
-    "romergo_delete_chapter": "delete",
-    "romergo_delete_asset": "delete",
-}
+CONTRACT = DOMAIN_TOOL_CATEGORIES
 
 
 async def fresh_line(services: Services, actor: Actor, story: Furnished) -> str:

@@ -10,38 +10,11 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_tools.server import build_server
 from romergo.channels.instructions import JOIN_INSTRUCTIONS
+from tests.support.contract import DOMAIN_TOOL_CATEGORIES
 from tests.support.tools import agent_of, story_state, world
 
-CATEGORIES = {
-    "romergo_list_projects": "read",
-    "romergo_get_project_outline": "read",
-    "romergo_get_chapter": "read",
-    "romergo_get_scene": "read",
-    "romergo_search_assets": "read",
-    "romergo_preview_scene": "read",
-    "romergo_check_story": "read",
-    "romergo_add_chapter": "edit",
-    "romergo_update_chapter": "edit",
-    "romergo_add_scene": "edit",
-    "romergo_update_scene": "edit",
-    "romergo_move_scene": "edit",
-    "romergo_add_dialogue_line": "edit",
-    "romergo_update_dialogue_line": "edit",
-    "romergo_move_dialogue_line": "edit",
-    "romergo_delete_dialogue_line": "edit",
-    "romergo_set_choices": "edit",
-    "romergo_add_character": "edit",
-    "romergo_update_character": "edit",
-    "romergo_set_scene_background": "media",
-    "romergo_set_scene_music": "media",
-    "romergo_set_chapter_music": "media",
-    "romergo_import_asset": "media",
-    "romergo_publish_project": "publish",
-    "romergo_unpublish_project": "publish",
-    "romergo_delete_scene": "delete",
-    "romergo_delete_chapter": "delete",
-    "romergo_delete_asset": "delete",
-}
+# romergo_list_command_changes is a channel-side read tool, registered with the channel tools.
+CATEGORIES = {k: v for k, v in DOMAIN_TOOL_CATEGORIES.items() if k != "romergo_list_command_changes"}
 PAGED = {
     "romergo_get_project_outline",
     "romergo_get_chapter",
