@@ -4,6 +4,10 @@ A request is bound to command, tool and the argument fingerprint. The call waits
 decision (at most 50 s, then `confirmation_pending`: call again with the same arguments and you
 re-attach to the same request). A grant is consumed by exactly one execution, by a conditional
 update, so two parallel retries cannot both run it. Only the owner decides.
+
+A redelivery starts the command over: a call still waiting from an earlier delivery (typically
+the handler of an agent that died while waiting, which the server cannot see) never consumes the
+grant, so the allowed action runs for the delivery the agent is working on now, once.
 """
 
 from __future__ import annotations
@@ -80,7 +84,7 @@ class ConfirmOps(ChannelBase):
         deadline = loop.time() + self.confirm_wait_seconds
         next_beat = loop.time() + self.heartbeat_seconds
         while True:
-            if await self._try_consume(confirmation_id, command.id):
+            if await self._try_consume(confirmation_id, command.id, command.deliveries):
                 return
             remaining = deadline - loop.time()
             if remaining <= 0:
@@ -197,8 +201,15 @@ class ConfirmOps(ChannelBase):
             )
             return row.id
 
-    async def _try_consume(self, confirmation_id: str, command_id: str) -> bool:
+    async def _try_consume(self, confirmation_id: str, command_id: str, delivery: int) -> bool:
         async with self._tx() as tx:
+            current = await tx.session.get(Command, command_id, populate_existing=True)
+            if current is not None and current.deliveries != delivery:
+                raise RomergoError(
+                    "conflict",
+                    "This command was delivered again while this call waited; the call belongs to "
+                    "the earlier delivery and did not run. Continue with the redelivered command.",
+                )
             consumed = (
                 await tx.session.exec(
                     update(Confirmation)  # type: ignore[call-overload]

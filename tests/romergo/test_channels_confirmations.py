@@ -174,6 +174,29 @@ async def test_two_parallel_retries_run_the_action_once(services, actor):
     assert len([e for e in await room.events() if e.kind == "confirmation_requested"]) == 1
 
 
+async def test_a_call_left_waiting_by_a_dead_agent_never_runs_after_redelivery(services, actor):
+    """The agent died while its call waited: the server still holds that call. After the command is
+    redelivered, the grant serves the call of the new delivery, and the orphan changes nothing."""
+    room = await open_room(services, actor, confirmation_mode="every_change")
+    agent, command = await claimed(services, room)
+    renamer = Renamer(services, agent, room)
+    orphan = asyncio.create_task(renamer.run("Dawn"))
+    request = await requested(room)
+
+    again = await services.channels.wait(agent, room.channel.channel_id, 0, 1)
+    assert again.command is not None and again.command.redelivered
+    await services.channels.decide_confirmation(actor.user_id, request.data["confirmation_id"], "allow_once")
+    with pytest.raises(RomergoError) as stale:
+        await asyncio.wait_for(orphan, 5)
+    assert stale.value.code == "conflict" and "delivered again" in stale.value.message
+    assert renamer.runs == 0 and await title_of(services, actor, room) == "Opening"
+
+    scene = await asyncio.wait_for(renamer.run("Dawn"), 5)  # re-attaches to the granted request
+    assert scene.title == "Dawn" and renamer.runs == 1
+    assert len([e for e in await room.events() if e.kind == "confirmation_requested"]) == 1
+    assert (await services.channels.get_command(actor.user_id, command.command_id)).state == "working"
+
+
 async def test_an_expired_request_times_out_and_changes_nothing(services, actor):
     services.channels.settings = services.settings.__class__(
         **{**services.settings.__dict__, "confirmation_ttl_seconds": 1}
