@@ -207,6 +207,7 @@ async def test_end_channel_stops_a_waiting_agent_at_once(author: Author, open_pa
         result = await asyncio.wait_for(waiting, 5)
         assert result["status"] == "channel_ended"
         await expect(panel(page).get_by_test_id("channel-ended")).to_be_visible()
+        await expect(panel(page).get_by_text("Test agent joined")).to_be_visible()  # history stays
         await expect(panel(page).get_by_text("The channel has ended")).to_be_visible()
         await expect(panel(page).get_by_role("button", name="Invite your agent")).to_be_visible()
     finally:
@@ -311,7 +312,15 @@ async def test_allow_once_and_reject_in_the_panel_decide_a_waiting_tool_call(
         await expect(shown.get_by_text("Your agent asks to:")).to_be_visible()
         await expect(shown.get_by_text("romergo_update_chapter", exact=False).first).to_be_visible()
         await expect(shown.get_by_text('"title": "The Great Storm"', exact=False)).to_be_visible()
-        await shown.get_by_role("button", name="Allow once").click()
+        # The agent keeps talking while the owner decides: the button stays the same element,
+        # so a click on its way cannot land on a button that was just redrawn away.
+        allow = shown.get_by_role("button", name="Allow once")
+        before = await allow.get_attribute("id")
+        await me.call("romergo_report_builder_event", command_id=command_id, kind="status", text="Waiting")
+        await expect(shown.get_by_text("Waiting", exact=True)).to_be_visible()
+        assert await allow.get_attribute("id") == before
+        await expect(card(page, 1).get_by_test_id("command-1-state")).to_have_text("needs your confirmation")
+        await allow.click()
         result = await asyncio.wait_for(allowed, 10)
         assert data(result)["title"] == "The Great Storm"
 

@@ -77,8 +77,9 @@ class DemoProcess:
 def demo_agents() -> Iterator[list[DemoProcess]]:
     started: list[DemoProcess] = []
     yield started
-    for process in started:
-        process.stop()
+    for number, process in enumerate(started, 1):
+        # Shown by pytest only when the test failed: what each agent did and saw.
+        print(f"--- demo agent {number} ---\n{process.stop()}")
 
 
 async def start_demo_from_panel(page: Page) -> None:

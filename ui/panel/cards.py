@@ -38,44 +38,101 @@ class CardActions:
     retry: Callable[[Card], Awaitable[None]]
 
 
-def draw_card(card: Card, actions: CardActions, live: bool) -> None:
-    with ui.card().classes("w-full p-2 gap-1").props(f'data-testid="command-{card.number}" flat bordered'):
-        with ui.row().classes("w-full items-center justify-between no-wrap"):
-            ui.label(f"#{card.number}").classes("text-caption text-grey-7")
-            ui.badge(card.state_words, color=STATE_COLORS.get(card.state, "grey")).props(
-                f'data-testid="command-{card.number}-state"'
-            )
-        if card.in_reply_to:
-            ui.label("Your answer").classes("text-caption text-grey-7")
-        if card.retry_of:
-            ui.label("Sent again").classes("text-caption text-grey-7")
-        ui.label(card.text).classes("bg-blue-1 rounded p-2 whitespace-pre-wrap break-words")
-        for step in card.steps:
-            ui.label(step.text).classes("text-caption " + ("text-negative" if step.failed else "text-grey-8"))
-        for kind, text in card.messages:
-            with ui.row().classes("items-start no-wrap gap-1"):
-                ui.icon(MESSAGE_ICONS.get(kind, "chat"), size="xs").classes("mt-1")
-                ui.label(text).classes("whitespace-pre-wrap break-words").props(f'data-kind="{kind}"')
-        if live:
-            for confirmation_id, request in card.confirmations.items():
-                _confirmation(confirmation_id, request, actions)
-        if card.summary is not None:
-            _summary(card.summary)
-        if card.recorded is not None:
-            _recorded(card)
-        if live and card.state == "awaiting_answer":
-            _answer_box(card, actions)
-        with ui.row().classes("gap-1"):
-            if live and card.is_open:
-                ui.button("Cancel command", on_click=lambda: actions.cancel(card)).props("flat dense size=sm")
-            if live and card.can_retry:
-                ui.button("Retry", on_click=lambda: actions.retry(card)).props(
-                    "flat dense size=sm color=primary"
+class CardView:
+    """One command's card, kept on screen and changed in place as its events arrive.
+
+    Parts are added or removed, never redrawn: a button the owner is about to click ("Allow
+    once", "Cancel command") and an answer being typed must survive the agent's next event.
+    """
+
+    def __init__(self, card: Card, actions: CardActions, live: bool) -> None:
+        self.card, self.actions, self.live = card, actions, live
+        self.steps_drawn = self.messages_drawn = 0
+        self.confirmation_boxes: dict[str, ui.card] = {}
+        self.summary_drawn: dict[str, Any] | None = None
+        self.recorded_drawn: tuple[Any, Any] = (None, None)
+        self.answer_box: ui.row | None = None
+        with (
+            ui.card().classes("w-full p-2 gap-1").props(f'data-testid="command-{card.number}" flat bordered')
+        ):
+            with ui.row().classes("w-full items-center justify-between no-wrap"):
+                ui.label(f"#{card.number}").classes("text-caption text-grey-7")
+                self.badge = ui.badge().props(f'data-testid="command-{card.number}-state"')
+            if card.in_reply_to:
+                ui.label("Your answer").classes("text-caption text-grey-7")
+            if card.retry_of:
+                ui.label("Sent again").classes("text-caption text-grey-7")
+            ui.label(card.text).classes("bg-blue-1 rounded p-2 whitespace-pre-wrap break-words")
+            self.steps = ui.column().classes("w-full gap-0")
+            self.messages = ui.column().classes("w-full gap-1")
+            self.confirmations = ui.column().classes("w-full gap-1")
+            self.summary = ui.column().classes("w-full gap-0")
+            self.recorded = ui.column().classes("w-full gap-0")
+            self.answer_area = ui.column().classes("w-full gap-0")
+            with ui.row().classes("gap-1"):
+                self.cancel_button = ui.button("Cancel command", on_click=lambda: actions.cancel(self.card))
+                self.cancel_button.props("flat dense size=sm")
+                self.retry_button = ui.button("Retry", on_click=lambda: actions.retry(self.card))
+                self.retry_button.props("flat dense size=sm color=primary")
+        self.update(card, live)
+
+    def update(self, card: Card, live: bool) -> None:
+        self.card, self.live = card, live
+        self.badge.text = card.state_words
+        self.badge.set_background_color(STATE_COLORS.get(card.state, "grey"))
+        with self.steps:
+            for step in card.steps[self.steps_drawn :]:
+                ui.label(step.text).classes(
+                    "text-caption " + ("text-negative" if step.failed else "text-grey-8")
                 )
+        self.steps_drawn = len(card.steps)
+        with self.messages:
+            for kind, text in card.messages[self.messages_drawn :]:
+                with ui.row().classes("items-start no-wrap gap-1"):
+                    ui.icon(MESSAGE_ICONS.get(kind, "chat"), size="xs").classes("mt-1")
+                    ui.label(text).classes("whitespace-pre-wrap break-words").props(f'data-kind="{kind}"')
+        self.messages_drawn = len(card.messages)
+        self._update_confirmations()
+        if card.summary != self.summary_drawn:
+            self.summary.clear()
+            if card.summary is not None:
+                with self.summary:
+                    _summary(card.summary)
+            self.summary_drawn = card.summary
+        if (card.recorded, card.mismatch) != self.recorded_drawn:
+            self.recorded.clear()
+            if card.recorded is not None:
+                with self.recorded:
+                    _recorded(card)
+            self.recorded_drawn = (card.recorded, card.mismatch)
+        self._update_answer_box()
+        self.cancel_button.visible = live and card.is_open
+        self.retry_button.visible = live and card.can_retry
+
+    def _update_confirmations(self) -> None:
+        waiting = self.card.confirmations if self.live else {}
+        for confirmation_id in list(self.confirmation_boxes):
+            if confirmation_id not in waiting:
+                self.confirmation_boxes.pop(confirmation_id).delete()
+        for confirmation_id, request in waiting.items():
+            if confirmation_id not in self.confirmation_boxes:
+                with self.confirmations:
+                    self.confirmation_boxes[confirmation_id] = _confirmation(
+                        confirmation_id, request, self.actions
+                    )
+
+    def _update_answer_box(self) -> None:
+        wanted = self.live and self.card.state == "awaiting_answer"
+        if wanted and self.answer_box is None:
+            with self.answer_area:
+                self.answer_box = _answer_box(self, self.actions)
+        elif not wanted and self.answer_box is not None:
+            self.answer_box.delete()
+            self.answer_box = None
 
 
-def _confirmation(confirmation_id: str, request: dict[str, Any], actions: CardActions) -> None:
-    with ui.card().classes("w-full bg-orange-1 p-2 gap-1").props("flat"):
+def _confirmation(confirmation_id: str, request: dict[str, Any], actions: CardActions) -> ui.card:
+    with ui.card().classes("w-full bg-orange-1 p-2 gap-1").props("flat") as box:
         ui.label("Your agent asks to:").classes("text-caption")
         ui.label(str(request.get("action") or request.get("tool"))).classes("text-weight-medium break-words")
         ui.label(f"Tool: {request.get('tool')}").classes("text-caption font-mono")
@@ -88,6 +145,7 @@ def _confirmation(confirmation_id: str, request: dict[str, Any], actions: CardAc
             ui.button("Reject", on_click=lambda: actions.decide(confirmation_id, "reject")).props(
                 "outline dense color=negative"
             )
+    return box
 
 
 def _summary(summary: dict[str, Any]) -> None:
@@ -128,16 +186,17 @@ def _recorded(card: Card) -> None:
         ui.label(text).classes("text-caption text-negative").props('role="alert" data-testid="mismatch"')
 
 
-def _answer_box(card: Card, actions: CardActions) -> None:
-    with ui.row().classes("w-full items-center no-wrap gap-1"):
+def _answer_box(view: CardView, actions: CardActions) -> ui.row:
+    with ui.row().classes("w-full items-center no-wrap gap-1") as row:
         box = ui.input("Your answer").props("outlined dense").classes("grow")
 
         async def send() -> None:
-            if await actions.answer(card, box.value or ""):
+            if await actions.answer(view.card, box.value or ""):
                 box.value = ""
 
         box.on("keydown.enter", send)
         ui.button("Answer", on_click=send).props("unelevated dense color=primary")
+    return row
 
 
 def _link(text: str, url: object) -> None:

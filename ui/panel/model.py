@@ -133,6 +133,8 @@ class Conversation:
             self._notice(event)
             return ""
         card.state = STATE_AFTER.get(event.kind, card.state)
+        if card.confirmations and card.state in ("claimed", "working"):
+            card.state = "needs_confirmation"  # the agent talks on, but a request still waits for you
         step = _step(event)
         if step is not None:
             card.steps.append(step)

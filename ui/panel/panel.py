@@ -21,7 +21,7 @@ from ui.actions import act
 from ui.components.dialogs import confirm
 from ui.context import PageContext
 from ui.live import live
-from ui.panel.cards import CardActions, draw_card
+from ui.panel.cards import CardActions, CardView
 from ui.panel.invite import RoomSettings, code_view, settings_form
 from ui.panel.model import Card, Conversation, Notice, presence
 
@@ -41,7 +41,7 @@ class AgentPanel:
         self.project_id: str | None = None
         self.channel: ChannelView | None = None
         self.conversation = Conversation()
-        self.cards: dict[str, ui.column] = {}
+        self.cards: dict[str, CardView] = {}
         self.drawn_seq = 0
         with ui.column().classes("w-full h-full no-wrap gap-2 p-3").props('data-testid="agent-panel"'):
             with ui.row().classes("w-full items-center justify-between no-wrap"):
@@ -108,6 +108,7 @@ class AgentPanel:
 
     def _draw(self) -> None:
         self.body.clear()
+        self.cards, self.drawn_seq = {}, 0  # everything below is drawn anew from the conversation
         live_channel = self.channel is not None and self.channel.state == "live"
         self.gear.visible = live_channel
         with self.body:
@@ -144,22 +145,18 @@ class AgentPanel:
         for seq, item in sorted(items, key=lambda pair: pair[0]):
             with self.items:
                 if isinstance(item, Card):
-                    self.cards[item.command_id] = ui.column().classes("w-full")
-                    self._draw_card(item)
+                    self.cards[item.command_id] = CardView(item, self._card_actions(), self._live())
                 else:
                     ui.label(item.text).classes("text-caption text-grey-7 self-center")
             self.drawn_seq = max(self.drawn_seq, seq)
         if items:
             self.scroll.scroll_to(percent=1.0)
 
-    def _draw_card(self, card: Card) -> None:
-        container = self.cards[card.command_id]
-        container.clear()
-        with container:
-            live_channel = (
-                self.channel is not None and self.channel.state == "live" and not self.conversation.ended
-            )
-            draw_card(card, CardActions(self.decide, self.answer, self.cancel, self.retry), live_channel)
+    def _live(self) -> bool:
+        return self.channel is not None and self.channel.state == "live" and not self.conversation.ended
+
+    def _card_actions(self) -> CardActions:
+        return CardActions(self.decide, self.answer, self.cancel, self.retry)
 
     def _composer(self) -> None:
         with ui.row().classes("w-full items-end no-wrap gap-1"):
@@ -187,7 +184,7 @@ class AgentPanel:
         for command_id in changed:
             card = self.conversation.card(command_id)
             if card is not None and command_id in self.cards:
-                self._draw_card(card)
+                self.cards[command_id].update(card, self._live())
         self._draw_new_items()
         await self.refresh_presence()
 
