@@ -58,8 +58,11 @@ async def test_play_through_follows_choices_to_an_ending(author: Author, open_pa
     await expect(page.get_by_test_id("player-line")).to_have_text(
         "The ferry bumps against the pier. Gulls scream over a grey, restless sea."
     )
+    background = await page.get_by_test_id("player-background").get_attribute("id")
     await page.get_by_role("button", name="Next line").click()
     await expect(page.get_by_test_id("player-speaker")).to_have_text("Mara")
+    # Within a scene only the text changes: the background is not reloaded line by line.
+    assert background and await page.get_by_test_id("player-background").get_attribute("id") == background
     await read_on(page, "Ask around the tavern")
     await page.get_by_role("button", name="Ask around the tavern").click()
 

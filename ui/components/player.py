@@ -28,6 +28,7 @@ class Player:
         self.scene_id: str | None = None
         self.line = 0
         self.music_id: str | None = None
+        self.line_parts: tuple[ui.column, ui.label, ui.label] | None = None
         with ui.column().classes("w-full gap-2").props('data-testid="player"'):
             self._stage()
             self.music_box = ui.element("div").classes("w-full")
@@ -56,6 +57,7 @@ class Player:
 
     @ui.refreshable_method
     def _stage(self) -> None:
+        self.line_parts = None
         scene = self.story.scene(self.scene_id)
         if scene is None:
             message = (
@@ -83,22 +85,19 @@ class Player:
             box = ui.column().classes("absolute bottom-0 left-0 right-0 p-4 gap-2 bg-black/70 text-white")
             box.props(f'data-testid="player-box" data-line="{self.line}"')
             with box:
-                self._text_box(scene)
+                self._text_box(box, scene)
 
-    def _text_box(self, scene: PlayScene) -> None:
+    def _text_box(self, box: ui.column, scene: PlayScene) -> None:
         if self.line < len(scene.lines):
-            line = scene.lines[self.line]
             speaker = (
-                ui.label(line.speaker or "")
-                .classes("text-subtitle1 text-weight-bold")
-                .props('data-testid="player-speaker"')
+                ui.label().classes("text-subtitle1 text-weight-bold").props('data-testid="player-speaker"')
             )
-            if line.color:
-                speaker.style(f"color: {line.color}")
-            ui.label(line.text).classes("text-body1 whitespace-pre-wrap").props('data-testid="player-line"')
+            text = ui.label().classes("text-body1 whitespace-pre-wrap").props('data-testid="player-line"')
             ui.button("Next", icon="navigate_next", on_click=self.next_line).props(
                 'color=white text-color=black unelevated aria-label="Next line" autofocus'
             ).classes("self-end")
+            self.line_parts = (box, speaker, text)
+            self._show_line(scene)
             return
         if scene.choices:
             with ui.column().classes("w-full gap-2").props('role="group" aria-label="Choices"'):
@@ -124,7 +123,19 @@ class Player:
         scene = self.story.scene(self.scene_id)
         if scene is not None and self.line < len(scene.lines):
             self.line += 1
-            self._stage.refresh()
+            if self.line < len(scene.lines) and self.line_parts is not None:
+                self._show_line(scene)  # in place: the background stays, a second click still lands
+            else:
+                self._stage.refresh()
+
+    def _show_line(self, scene: PlayScene) -> None:
+        assert self.line_parts is not None
+        box, speaker, text = self.line_parts
+        line = scene.lines[self.line]
+        box.props(f'data-line="{self.line}"')
+        speaker.text = line.speaker or ""
+        speaker.style(replace=f"color: {line.color}" if line.color else "")
+        text.text = line.text
 
     def _go(self, scene_id: str | None) -> None:
         self.scene_id = scene_id
