@@ -125,7 +125,7 @@ class CardView:
         wanted = self.live and self.card.state == "awaiting_answer"
         if wanted and self.answer_box is None:
             with self.answer_area:
-                self.answer_box = _answer_box(self, self.actions)
+                self.answer_box = _answer_box(self)
         elif not wanted and self.answer_box is not None:
             self.answer_box.delete()
             self.answer_box = None
@@ -186,12 +186,12 @@ def _recorded(card: Card) -> None:
         ui.label(text).classes("text-caption text-negative").props('role="alert" data-testid="mismatch"')
 
 
-def _answer_box(view: CardView, actions: CardActions) -> ui.row:
+def _answer_box(view: CardView) -> ui.row:
     with ui.row().classes("w-full items-center no-wrap gap-1") as row:
         box = ui.input("Your answer").props("outlined dense").classes("grow")
 
         async def send() -> None:
-            if await actions.answer(view.card, box.value or ""):
+            if await view.actions.answer(view.card, box.value or ""):
                 box.value = ""
 
         box.on("keydown.enter", send)
