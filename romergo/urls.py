@@ -1,0 +1,93 @@
+"""Every page path of Romergo, built in one place (CONTRACT.md §8 names them).
+
+Pages, panel links, the tools' links and the check that a summary link stays inside Romergo all use
+these functions, so a path changes here or nowhere. They return paths; `absolute` prefixes the
+server's base URL for the places that hand a link outside the browser (tool results).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote, urlencode
+
+PROJECTS = "/projects"
+AGENT_SETTINGS = "/settings/agents"
+LOGIN = "/login"
+
+# Route patterns for the page router: the same shapes as the builders below.
+PROJECT_ROUTE = "/projects/{project_id}"
+CHAPTER_ROUTE = PROJECT_ROUTE + "/chapters/{chapter_id}"
+SCENE_ROUTE = PROJECT_ROUTE + "/scenes/{scene_id}"
+
+
+def project(project_id: str) -> str:
+    return f"{PROJECTS}/{_part(project_id)}"
+
+
+def chapter(project_id: str, chapter_id: str) -> str:
+    return f"{project(project_id)}/chapters/{_part(chapter_id)}"
+
+
+def scene(project_id: str, scene_id: str) -> str:
+    return f"{project(project_id)}/scenes/{_part(scene_id)}"
+
+
+def characters(project_id: str) -> str:
+    return f"{project(project_id)}/characters"
+
+
+def assets(project_id: str) -> str:
+    return f"{project(project_id)}/assets"
+
+
+def check(project_id: str) -> str:
+    return f"{project(project_id)}/check"
+
+
+def history(project_id: str) -> str:
+    return f"{project(project_id)}/history"
+
+
+def entity(project_id: str, entity_type: str, entity_id: str) -> str | None:
+    """The page that shows an entity, or None when it has no page of its own."""
+    if entity_type == "project":
+        return project(project_id)
+    if entity_type == "chapter":
+        return chapter(project_id, entity_id)
+    if entity_type == "scene":
+        return scene(project_id, entity_id)
+    if entity_type == "character":
+        return characters(project_id)
+    if entity_type == "asset":
+        return assets(project_id)
+    return None
+
+
+def play(project_id: str, scene_id: str | None = None) -> str:
+    path = f"/play/{_part(project_id)}"
+    return f"{path}?{urlencode({'scene': scene_id})}" if scene_id else path
+
+
+def published(share_id: str) -> str:
+    return f"/published/{_part(share_id)}"
+
+
+def published_media(share_id: str, asset_id: str) -> str:
+    return f"{published(share_id)}/media/{_part(asset_id)}"
+
+
+def media(asset_id: str) -> str:
+    return f"/media/{_part(asset_id)}"
+
+
+def absolute(base_url: str, path: str) -> str:
+    return base_url.rstrip("/") + path
+
+
+def is_internal(url: object) -> bool:
+    """A path inside Romergo: what a summary link may open. Anything else is shown, not linked."""
+    return isinstance(url, str) and url.startswith("/") and not url.startswith("//") and "\\" not in url
+
+
+def _part(value: str) -> str:
+    # Ids are generated (no slashes); quoting keeps a hand-typed or hostile id from changing the path.
+    return quote(value, safe="")

@@ -1,0 +1,49 @@
+"""Every page path comes from one builder: its shapes match the page router's patterns."""
+
+from __future__ import annotations
+
+import pytest
+
+from romergo import urls
+
+
+def test_paths_of_each_page() -> None:
+    assert urls.project("prj_1") == "/projects/prj_1"
+    assert urls.chapter("prj_1", "chp_2") == "/projects/prj_1/chapters/chp_2"
+    assert urls.scene("prj_1", "scn_3") == "/projects/prj_1/scenes/scn_3"
+    assert urls.check("prj_1") == "/projects/prj_1/check"
+    assert urls.play("prj_1") == "/play/prj_1"
+    assert urls.play("prj_1", "scn_3") == "/play/prj_1?scene=scn_3"
+    assert urls.published_media("shr", "ast_1") == "/published/shr/media/ast_1"
+    assert urls.absolute("http://127.0.0.1:8080/", urls.published("shr")) == "http://127.0.0.1:8080/published/shr"
+
+
+def test_route_patterns_build_the_same_paths() -> None:
+    assert urls.SCENE_ROUTE.format(project_id="p", scene_id="s") == urls.scene("p", "s")
+    assert urls.CHAPTER_ROUTE.format(project_id="p", chapter_id="c") == urls.chapter("p", "c")
+
+
+def test_an_id_cannot_change_the_path() -> None:
+    assert urls.scene("p", "../../settings/agents") == "/projects/p/scenes/..%2F..%2Fsettings%2Fagents"
+
+
+@pytest.mark.parametrize(
+    ("entity_type", "expected"),
+    [("scene", "/projects/p/scenes/e"), ("chapter", "/projects/p/chapters/e"), ("dialogue_line", None)],
+)
+def test_entity_pages(entity_type: str, expected: str | None) -> None:
+    assert urls.entity("p", entity_type, "e") == expected
+
+
+@pytest.mark.parametrize(
+    ("url", "inside"),
+    [
+        ("/projects/p", True),
+        ("//evil.example", False),
+        ("https://evil.example", False),
+        ("/\\evil", False),
+        (None, False),
+    ],
+)
+def test_only_paths_inside_romergo_are_internal(url: object, inside: bool) -> None:
+    assert urls.is_internal(url) is inside
