@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from demo_agent.intents import classify
 from demo_agent.rules import RULES, NeedsAnswer, Work
@@ -22,6 +22,8 @@ WAIT_SECONDS = 25
 BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0)
 FATAL = ("code_invalid", "channel_ended", "unauthorized", "permission_denied")
 GONE = ("command_cancelled", "command_finished", "not_claimed_by_you")
+LEAVE_SECONDS = 2
+T = TypeVar("T")
 
 
 class DemoAgent:
@@ -44,9 +46,7 @@ class DemoAgent:
                     if self.channel_id is None:
                         await self._join(call)
                     failures = 0
-                    outcome = await self._serve(call, stop)
-                    if outcome is not None:
-                        return outcome
+                    return await self._serve(call, stop)
             except ToolFailure as failure:
                 if failure.code in FATAL:
                     self.say(f"Stopping: {failure.message}")
@@ -72,12 +72,18 @@ class DemoAgent:
         self.cursor = int(joined["cursor"])
         self.say(f"Joined channel {self.channel_id}; waiting for commands.")
 
-    async def _serve(self, call: ToolCaller, stop: asyncio.Event) -> str | None:
-        while not stop.is_set():
-            waited = await call(
-                "romergo_wait_for_builder_command",
-                {"channel_id": self.channel_id, "cursor": self.cursor, "timeout_seconds": WAIT_SECONDS},
+    async def _serve(self, call: ToolCaller, stop: asyncio.Event) -> str:
+        while True:
+            waited = await _unless_stopped(
+                call(
+                    "romergo_wait_for_builder_command",
+                    {"channel_id": self.channel_id, "cursor": self.cursor, "timeout_seconds": WAIT_SECONDS},
+                ),
+                stop,
             )
+            if waited is None:
+                await self._leave(call)
+                return "stopped"
             if waited["status"] == "channel_ended":
                 self.say("The channel has ended. Goodbye.")
                 return "channel_ended"
@@ -87,7 +93,13 @@ class DemoAgent:
             await self.handle(call, command)
             self.cursor = int(waited["cursor"])
             self.handled += 1
-        return None
+
+    async def _leave(self, call: ToolCaller) -> None:
+        """Asked to stop: say goodbye to the room, but never hang on the way out."""
+        with contextlib.suppress(Exception):
+            leave = call("romergo_leave_builder_channel", {"channel_id": self.channel_id})
+            await asyncio.wait_for(leave, LEAVE_SECONDS)
+            self.say("Left the channel. Goodbye.")
 
     async def handle(self, call: ToolCaller, command: dict[str, Any]) -> None:
         context = data_of(command.get("context") or {}) or {}
@@ -114,3 +126,22 @@ class DemoAgent:
             if failure.code in FATAL:
                 raise
             await report("error", f"I could not finish this: {failure.message}", None)
+
+
+async def _unless_stopped(work: Awaitable[T], stop: asyncio.Event) -> T | None:
+    """The result of `work`, or None as soon as `stop` is set (the work is then cancelled).
+
+    A long-poll parks for up to WAIT_SECONDS; Ctrl-C must not wait for it to come back.
+    """
+    task = asyncio.ensure_future(work)
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    with contextlib.suppress(BaseException):
+        await task
+    return None

@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+MIB = 1024 * 1024
+"""Bytes in a mebibyte: every size limit is set in MB and checked in bytes."""
+
 MCP_PATH = "/mcp"
 """Where agents reach the MCP endpoint; `{base_url}/mcp` is the audience of every OAuth token."""
 
@@ -26,11 +29,11 @@ class Limits:
 
     @property
     def max_image_bytes(self) -> int:
-        return self.max_image_mb * 1024 * 1024
+        return self.max_image_mb * MIB
 
     @property
     def max_audio_bytes(self) -> int:
-        return self.max_audio_mb * 1024 * 1024
+        return self.max_audio_mb * MIB
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-MIB = 1024 * 1024
 CSP = "; ".join(
     [
         "default-src 'self'",

@@ -1,0 +1,9 @@
+"""Generic HTTP hardening for the whole ASGI app: body size limits, security headers, no-store.
+
+It knows nothing of Romergo (it imports only Starlette's types), so the composition root decides
+the limits and paths; see `app.build_app`.
+"""
+
+from hardening.asgi import BodyLimit, NoStore, SecurityHeaders
+
+__all__ = ["BodyLimit", "NoStore", "SecurityHeaders"]

@@ -1,0 +1,44 @@
+"""The shape rules of the code base (issue 12): no function above cyclomatic complexity 15 and no
+file over 400 lines outside the tests, measured with radon on every source file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from radon.complexity import cc_visit
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("app.py", "cli", "hardening", "romergo", "storage", "ui", "mcp_tools", "api", "demo_agent")
+MAX_COMPLEXITY = 15
+MAX_LINES = 400
+
+
+def sources() -> list[Path]:
+    found: list[Path] = []
+    for name in PACKAGES:
+        path = ROOT / name
+        found.extend([path] if path.is_file() else sorted(path.rglob("*.py")))
+    return found
+
+
+def test_there_are_sources_to_measure():
+    assert len(sources()) > 50
+
+
+def test_no_function_is_too_complex():
+    too_complex = [
+        f"{path.relative_to(ROOT)}:{block.lineno} {block.fullname} ({block.complexity})"
+        for path in sources()
+        for block in cc_visit(path.read_text(encoding="utf-8"))
+        if block.complexity > MAX_COMPLEXITY
+    ]
+    assert too_complex == []
+
+
+def test_no_file_is_too_long():
+    too_long = [
+        f"{path.relative_to(ROOT)} ({count} lines)"
+        for path in sources()
+        if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    ]
+    assert too_long == []
