@@ -47,8 +47,10 @@ def serve(settings: Settings) -> None:
     app = build_app(build_services(settings))
     # A long-poll in flight must not hold shutdown for its whole window; access lines would bury
     # the sign-in link, so they are off (a reverse proxy logs requests better anyway).
-    config = uvicorn.Config(app, timeout_graceful_shutdown=2, log_level="info", access_log=False)
-    uvicorn.Server(config).run(sockets=[listener])
+    config = uvicorn.Config(
+        app, fd=listener.fileno(), timeout_graceful_shutdown=2, log_level="info", access_log=False
+    )
+    uvicorn.Server(config).run()
 
 
 def build_app(services: Services) -> FastAPI:
@@ -116,7 +118,9 @@ def _bind(host: str, port: int) -> socket.socket:
     listener = socket.socket(family, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind((host, port))
-    listener.set_inheritable(True)
+    # Listening before start-up finishes lets a client that read the sign-in line connect and wait
+    # in the backlog instead of being refused.
+    listener.listen(2048)
     return listener
 
 

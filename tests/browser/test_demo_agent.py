@@ -32,7 +32,8 @@ def demo_processes(server: RunningServer) -> list[int]:
             command = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"demo-agent" in command and f"127.0.0.1:{server.port}".encode() in b" ".join(command):
+        is_demo = b"demo-agent" in command or b"demo_agent" in command  # the CLI, or `python -m demo_agent`
+        if is_demo and f"127.0.0.1:{server.port}".encode() in b" ".join(command):
             found.append(int(entry.name))
     return found
 
