@@ -142,3 +142,33 @@ def test_token_create_refuses_bad_requests_and_stores_nothing(tmp_path):
         assert message in result.stderr and result.stdout == ""
     with sqlite3.connect(tmp_path / "romergo.db") as db:
         assert db.execute("SELECT count(*) FROM agent_tokens").fetchone() == (0,)
+
+
+def test_login_link_prints_a_fresh_link_without_a_restart(tmp_path):
+    romergo("user", "add", "ada", data_dir=tmp_path, stdin="correct horse battery\n")
+    first = romergo("login-link", "--port", "9123", data_dir=tmp_path)
+    second = romergo("login-link", "--user", "ada", data_dir=tmp_path)
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    links = [
+        re.fullmatch(r"Sign in: (http://\S+)/login\?token=(\S+)\n", done.stdout) for done in (first, second)
+    ]
+    assert links[0] and links[1], first.stdout + second.stdout
+    assert links[0].group(1) == "http://127.0.0.1:9123" and links[1].group(1) == "http://127.0.0.1:8080"
+    with sqlite3.connect(tmp_path / "romergo.db") as db:
+        stored = {hashed for (hashed,) in db.execute("SELECT token_hash FROM signin_links")}
+    assert {hashlib.sha256(link.group(2).encode()).hexdigest() for link in links} == stored
+
+
+def test_login_link_refuses_an_unknown_user_or_an_empty_database(tmp_path):
+    empty = romergo("login-link", data_dir=tmp_path)
+    assert empty.returncode == 1 and "no account yet" in empty.stderr
+    romergo("user", "add", "ada", data_dir=tmp_path, stdin="correct horse battery\n")
+    ghost = romergo("login-link", "--user", "ghost", data_dir=tmp_path)
+    assert ghost.returncode == 1 and 'User "ghost" does not exist' in ghost.stderr
+    with sqlite3.connect(tmp_path / "romergo.db") as db:
+        assert db.execute("SELECT count(*) FROM signin_links").fetchone() == (0,)
+
+
+def test_version(tmp_path):
+    done = romergo("--version", data_dir=tmp_path)
+    assert done.returncode == 0 and re.fullmatch(r"romergo \d+\.\d+\.\d+\n", done.stdout), done.stderr

@@ -99,7 +99,8 @@ def test_the_installed_wheel_serves_from_a_fresh_venv(wheel: Path, tmp_path: Pat
         text=True,
     )
     try:
-        base_url = _await_sign_in(server)
+        base_url, said = _await_sign_in(server)
+        assert "First start: created the account 'author'" in said, said
         assert httpx.get(f"{base_url}/login", timeout=10).status_code == 200
         assert (
             httpx.get(f"{base_url}/.well-known/oauth-protected-resource/mcp", timeout=10).status_code == 200
@@ -109,7 +110,7 @@ def test_the_installed_wheel_serves_from_a_fresh_venv(wheel: Path, tmp_path: Pat
         server.wait(timeout=30)
 
 
-def _await_sign_in(server: subprocess.Popen[str]) -> str:
+def _await_sign_in(server: subprocess.Popen[str]) -> tuple[str, str]:
     """Read the server's output (in a thread, so a silent hang cannot block) until its sign-in line."""
     lines: queue.Queue[str | None] = queue.Queue()
 
@@ -131,7 +132,7 @@ def _await_sign_in(server: subprocess.Popen[str]) -> str:
             break
         seen.append(line)
         if found := SIGN_IN.match(line.strip()):
-            return found.group(1)
+            return found.group(1), "".join(seen)
     raise AssertionError("the installed server did not start:\n" + "".join(seen[-40:]))
 
 
