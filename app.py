@@ -63,9 +63,10 @@ def build_app(services: Services) -> FastAPI:
     import api
     import mcp_tools.http
     import ui
-    from hardening import BodyLimit, NoStore, SecurityHeaders
+    from hardening import BodyLimit, HostGuard, NoStore, SecurityHeaders
     from mcp_tools.server import build_server
     from romergo.demo.agent_process import DemoAgentProcesses
+    from romergo.origins import allowed_hosts, allowed_origins
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -90,6 +91,11 @@ def build_app(services: Services) -> FastAPI:
     app.add_middleware(BodyLimit, limits=BODY_LIMITS, default=DEFAULT_BODY_LIMIT)
     app.add_middleware(NoStore, prefixes=NO_STORE_PREFIXES)
     app.add_middleware(SecurityHeaders)
+    # Outermost: a request for a foreign Host or from a foreign Origin reaches nothing else.
+    settings = services.settings
+    app.add_middleware(
+        HostGuard, allowed_hosts=allowed_hosts(settings), allowed_origins=allowed_origins(settings)
+    )
     return app
 
 

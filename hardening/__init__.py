@@ -4,6 +4,6 @@ It knows nothing of Romergo (it imports only Starlette's types), so the composit
 the limits and paths; see `app.build_app`.
 """
 
-from hardening.asgi import BodyLimit, NoStore, SecurityHeaders
+from hardening.asgi import BodyLimit, HostGuard, NoStore, SecurityHeaders
 
-__all__ = ["BodyLimit", "NoStore", "SecurityHeaders"]
+__all__ = ["BodyLimit", "HostGuard", "NoStore", "SecurityHeaders"]

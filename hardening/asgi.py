@@ -1,10 +1,11 @@
-"""HTTP hardening around the whole app: body size limits and security headers.
+"""HTTP hardening around the whole app: allowed hosts and origins, body size limits, security headers.
 
 Plain ASGI (no BaseHTTPMiddleware) so streaming responses (MCP's SSE) pass through untouched.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -32,8 +33,43 @@ SECURITY_HEADERS = [
 ]
 
 
+class HostGuard:
+    """DNS-rebinding protection for every route, websockets (Socket.IO) included.
+
+    A `Host` that matches no allowed pattern gets 421; a request that carries an `Origin` (browsers
+    send one on cross-site requests, on POSTs and on every websocket handshake) that matches none
+    gets 403. Patterns end in `:*` for any port; a pattern without a port matches only a Host
+    without one.
+    """
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str], allowed_origins: Iterable[str]) -> None:
+        self.app = app
+        self.hosts = tuple(allowed_hosts)
+        self.origins = tuple(allowed_origins)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        host = headers.get(b"host", b"").decode("latin-1").lower()
+        origin = headers.get(b"origin")
+        if not _matches(host, self.hosts):
+            await _refuse(
+                scope, send, 421, "misdirected_request", "This server does not answer for that host."
+            )
+        elif origin is not None and not _matches(origin.decode("latin-1").lower(), self.origins):
+            await _refuse(scope, send, 403, "forbidden", "Requests from that origin are not allowed.")
+        else:
+            await self.app(scope, receive, send)
+
+
 class BodyLimit:
-    """413 for bodies above the limit of the longest matching path prefix (`Content-Length` or streamed)."""
+    """413 for bodies above the limit of the longest matching path prefix (`Content-Length` or streamed).
+
+    A streamed body (no `Content-Length`) is read up to the limit before the app sees it: an app
+    that fails while reading would answer 500 instead of 413.
+    """
 
     def __init__(self, app: ASGIApp, limits: Iterable[tuple[str, int]], default: int) -> None:
         self.app = app
@@ -46,32 +82,21 @@ class BodyLimit:
             return
         limit = next((size for prefix, size in self.limits if scope["path"].startswith(prefix)), self.default)
         declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit:
+        if declared is not None:
+            if not declared.isdigit() or int(declared) > limit:
+                await _too_large(send)
+                return
+            await self.app(scope, receive, send)  # the server never reads past Content-Length
+            return
+        buffered = await _read_within(receive, limit)
+        if buffered is None:
             await _too_large(send)
             return
-        received = 0
-        responded = False
 
-        async def limited_receive() -> Message:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > limit:
-                    raise _BodyTooLarge
-            return message
+        async def replay() -> Message:
+            return buffered.pop(0) if buffered else await receive()
 
-        async def tracking_send(message: Message) -> None:
-            nonlocal responded
-            if message["type"] == "http.response.start":
-                responded = True
-            await send(message)
-
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except _BodyTooLarge:
-            if not responded:
-                await _too_large(send)
+        await self.app(scope, replay, send)
 
 
 class SecurityHeaders:
@@ -117,16 +142,50 @@ class NoStore:
         await self.app(scope, receive, no_store)
 
 
-class _BodyTooLarge(Exception):
-    pass
+async def _read_within(receive: Receive, limit: int) -> list[Message] | None:
+    """Every message of a streamed body, or None as soon as it grows past `limit` bytes."""
+    messages: list[Message] = []
+    received = 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return messages
+        received += len(message.get("body", b""))
+        if received > limit:
+            return None
+        if not message.get("more_body", False):
+            return messages
+
+
+def _matches(value: str, patterns: tuple[str, ...]) -> bool:
+    for pattern in patterns:
+        if pattern.endswith(":*"):
+            base = pattern[:-2]
+            if value == base or (value.startswith(base + ":") and value[len(base) + 1 :].isdigit()):
+                return True
+        elif value == pattern:
+            return True
+    return False
+
+
+async def _refuse(scope: Scope, send: Send, status: int, code: str, message: str) -> None:
+    if scope["type"] == "websocket":
+        # Closing before accepting makes the server answer the handshake with 403.
+        await send({"type": "websocket.close", "code": 1008})
+        return
+    await _respond(send, status, json.dumps({"error": {"code": code, "message": message}}).encode())
 
 
 async def _too_large(send: Send) -> None:
-    body = b'{"error":{"code":"too_large","message":"The request body is too large."}}'
+    await _respond(send, 413, b'{"error":{"code":"too_large","message":"The request body is too large."}}')
+
+
+async def _respond(send: Send, status: int, body: bytes) -> None:
     await send(
         {
             "type": "http.response.start",
-            "status": 413,
+            "status": status,
             "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
         }
     )

@@ -33,7 +33,8 @@ SERVER_ENV = {"ROMERGO_REGISTRATIONS_PER_MINUTE": "1000"}
 
 async def test_metadata_comes_from_configuration_not_from_request_headers(server: RunningServer):
     async with httpx.AsyncClient(base_url=server.base_url) as http:
-        spoofed = {"Host": "evil.example", "X-Forwarded-Host": "evil.example", "X-Forwarded-Proto": "https"}
+        # A foreign Host never gets this far (421, tests/security); forwarding headers are not trusted.
+        spoofed = {"X-Forwarded-Host": "evil.example", "X-Forwarded-Proto": "https", "Forwarded": "host=evil"}
         metadata = (await http.get("/.well-known/oauth-authorization-server", headers=spoofed)).json()
         resource = (await http.get("/.well-known/oauth-protected-resource/mcp", headers=spoofed)).json()
     base = server.base_url
