@@ -47,8 +47,16 @@ def serve(settings: Settings) -> None:
     app = build_app(build_services(settings))
     # A long-poll in flight must not hold shutdown for its whole window; access lines would bury
     # the sign-in link, so they are off (a reverse proxy logs requests better anyway).
+    # Forwarding headers only from configured proxies: uvicorn would otherwise believe any loopback peer.
+    proxies = list(settings.trusted_proxies)
     config = uvicorn.Config(
-        app, fd=listener.fileno(), timeout_graceful_shutdown=2, log_level="info", access_log=False
+        app,
+        fd=listener.fileno(),
+        timeout_graceful_shutdown=2,
+        log_level="info",
+        access_log=False,
+        proxy_headers=bool(proxies),
+        forwarded_allow_ips=proxies or None,
     )
     uvicorn.Server(config).run()
 

@@ -5,6 +5,7 @@ Built once in `app.py` and passed to the services; nothing reads the environment
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -54,7 +55,10 @@ class Settings:
     max_waits_per_client: int = 20
     registrations_per_minute: int = 20
     allowed_hosts: tuple[str, ...] = ()
-    """Extra `Host` values the MCP endpoint accepts besides the public URL's and loopback ones."""
+    """Extra `Host` values every route accepts besides the public URL's and loopback ones."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Peers whose `X-Forwarded-For` / `-Proto` are believed (addresses or networks); none by default,
+    so a client cannot pick its own address (and with it a fresh rate limit) by sending a header."""
     signin_link_minutes: int = 15
     session_idle_hours: int = 24 * 7
     session_absolute_days: int = 30
@@ -113,7 +117,7 @@ def settings_from_env(
         data_dir=Path(data_dir or env.get("ROMERGO_DATA_DIR") or defaults.data_dir),
         database_url=env.get("ROMERGO_DATABASE_URL") or None,
         host=host or defaults.host,
-        port=port or defaults.port,
+        port=_port(defaults.port if port is None else port),
         public_url=_public_url(public_url or env.get("ROMERGO_PUBLIC_URL") or None),
         limits=limits,
         channel_ttl_hours=number("ROMERGO_CHANNEL_TTL_HOURS", defaults.channel_ttl_hours),
@@ -130,6 +134,7 @@ def settings_from_env(
             "ROMERGO_REGISTRATIONS_PER_MINUTE", defaults.registrations_per_minute
         ),
         allowed_hosts=_hosts(env.get("ROMERGO_ALLOWED_HOSTS", "")),
+        trusted_proxies=_networks(env.get("ROMERGO_TRUSTED_PROXIES", "")),
     )
 
 
@@ -160,3 +165,22 @@ def _hosts(raw: str) -> tuple[str, ...]:
         if "/" in host or "@" in host or " " in host:
             raise ValueError(f"ROMERGO_ALLOWED_HOSTS takes host or host:port values, got {host!r}")
     return hosts
+
+
+def _networks(raw: str) -> tuple[str, ...]:
+    """`ROMERGO_TRUSTED_PROXIES`: comma-separated addresses or networks (`10.0.0.5`, `10.0.0.0/24`)."""
+    networks = tuple(item.strip() for item in raw.split(",") if item.strip())
+    for network in networks:
+        try:
+            ipaddress.ip_network(network, strict=False)
+        except ValueError:
+            raise ValueError(
+                f"ROMERGO_TRUSTED_PROXIES takes IP addresses or networks, got {network!r}"
+            ) from None
+    return networks
+
+
+def _port(port: int) -> int:
+    if not 0 <= port <= 65535:
+        raise ValueError(f"--port must be from 0 (any free port) to 65535, got {port}")
+    return port

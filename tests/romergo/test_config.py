@@ -62,3 +62,18 @@ def test_the_mcp_url_and_agent_settings():
     assert settings_from_env({}).mcp_url == "http://127.0.0.1:8080/mcp"
     with pytest.raises(ValueError, match="ROMERGO_ALLOWED_HOSTS"):
         settings_from_env({"ROMERGO_ALLOWED_HOSTS": "https://r.example/"})
+
+
+def test_trusted_proxies_are_none_by_default_and_must_be_addresses():
+    assert settings_from_env({}).trusted_proxies == ()
+    given = settings_from_env({"ROMERGO_TRUSTED_PROXIES": "10.0.0.5, 192.168.1.0/24,::1"})
+    assert given.trusted_proxies == ("10.0.0.5", "192.168.1.0/24", "::1")
+    with pytest.raises(ValueError, match="ROMERGO_TRUSTED_PROXIES"):
+        settings_from_env({"ROMERGO_TRUSTED_PROXIES": "proxy.lan"})
+
+
+def test_port_zero_means_any_free_port_and_out_of_range_is_refused():
+    assert settings_from_env({}, port=0).port == 0
+    assert settings_from_env({}).port == 8080
+    with pytest.raises(ValueError, match="--port"):
+        settings_from_env({}, port=70000)

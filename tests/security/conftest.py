@@ -12,8 +12,12 @@ from tests.support.server import RunningServer
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    running = RunningServer(tmp_path_factory.mktemp("server")).start()
+def server(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[RunningServer]:
+    """A module may set `SERVER_ENV` (environment variables) for its server."""
+    env = getattr(request.module, "SERVER_ENV", {})
+    running = RunningServer(tmp_path_factory.mktemp("server"), env=env).start()
     add_user(running, "ada")
     yield running
     running.stop()
