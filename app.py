@@ -33,6 +33,8 @@ BODY_LIMITS = [
 DEFAULT_BODY_LIMIT = 30 * MIB
 # Consent, OAuth errors and the agents page must never be cached or shown from a back button.
 NO_STORE_PREFIXES = ["/oauth/", "/authorize", "/settings/agents"]
+# What a browser-based MCP client calls cross-origin: the endpoint, OAuth discovery, registration, tokens.
+AGENT_PREFIXES = ["/mcp", "/.well-known/", "/register", "/token", "/revoke"]
 
 
 def serve(settings: Settings) -> None:
@@ -71,7 +73,7 @@ def build_app(services: Services) -> FastAPI:
     import api
     import mcp_tools.http
     import ui
-    from hardening import BodyLimit, HostGuard, NoStore, SecurityHeaders
+    from hardening import AgentCors, BodyLimit, HostGuard, NoStore, SecurityHeaders
     from mcp_tools.server import build_server
     from romergo.demo.agent_process import DemoAgentProcesses
     from romergo.origins import allowed_hosts, allowed_origins
@@ -99,8 +101,9 @@ def build_app(services: Services) -> FastAPI:
     app.add_middleware(BodyLimit, limits=BODY_LIMITS, default=DEFAULT_BODY_LIMIT)
     app.add_middleware(NoStore, prefixes=NO_STORE_PREFIXES)
     app.add_middleware(SecurityHeaders)
-    # Outermost: a request for a foreign Host or from a foreign Origin reaches nothing else.
     settings = services.settings
+    app.add_middleware(AgentCors, prefixes=AGENT_PREFIXES, allowed_origins=allowed_origins(settings))
+    # Outermost: a request for a foreign Host or from a foreign Origin reaches nothing else.
     app.add_middleware(
         HostGuard, allowed_hosts=allowed_hosts(settings), allowed_origins=allowed_origins(settings)
     )
