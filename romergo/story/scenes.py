@@ -10,12 +10,15 @@ from sqlmodel import col, select
 
 from romergo.actors import Actor
 from romergo.clock import utcnow
+from romergo.config import Limits
 from romergo.errors import invalid
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
-from romergo.story.base import Mutation, place, renumber
-from romergo.story.reads import StoryReads
+from romergo.story.base import Action, Mutation, StoryStore, place, renumber
+from romergo.story.media_rules import MediaSlot, put_in_slot
+from romergo.story.scene_view import load_scene_view
 from romergo.story.trees import delete_scene_rows, scene_tree
+from romergo.story.views import SceneView
 from storage.tables import Choice, Scene
 
 MAX_CHOICES = 20
@@ -27,14 +30,22 @@ class ChoiceSpec:
     target_scene_id: str | None
 
 
-class SceneOps(StoryReads):
+class SceneService:
+    def __init__(self, store: StoryStore, limits: Limits) -> None:
+        self.store = store
+        self.limits = limits
+
+    async def scene_view(self, actor: Actor, scene_id: str) -> SceneView:
+        async with self.store.read(actor) as uow:
+            return await load_scene_view(uow, scene_id)
+
     async def add_scene(
         self, actor: Actor, chapter_id: str, title: str, position: int | None = None
     ) -> Scene:
         """Adds a scene; the first scene of a project becomes its start scene."""
         clean = validation.title(title, self.limits, "Scene title")
         position = validation.position(position)
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             chapter = await tx.chapter(chapter_id)
             siblings = await tx.ordered(Scene, col(Scene.chapter_id), chapter.id)
             has_scenes = (
@@ -69,26 +80,26 @@ class SceneOps(StoryReads):
         for name, flag in (("is_start", is_start), ("is_ending", is_ending)):
             if flag is not None and not isinstance(flag, bool):
                 raise invalid(f"{name} must be true or false.")
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             scene = await tx.scene(scene_id)
-            before = await self._scene_snapshot(tx, scene)
+            before = await _snapshot(tx, scene)
             if clean is not None:
                 scene.title = clean
             if is_ending is not None:
                 scene.is_ending = is_ending
             if is_start is not None:
                 if is_start:
-                    await self._clear_other_starts(tx, scene)
+                    await _clear_other_starts(tx, scene)
                 scene.is_start = is_start
-            await self._save_scene(tx, scene, before)
+            await _save(tx, scene, before)
         return scene
 
     async def move_scene(self, actor: Actor, scene_id: str, chapter_id: str, position: int) -> Scene:
         new_position = validation.position(position)
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             scene = await tx.scene(scene_id)
             target = await tx.chapter(chapter_id)
-            before = await self._scene_snapshot(tx, scene)
+            before = await _snapshot(tx, scene)
             old_chapter_id = scene.chapter_id
             scene.chapter_id = target.id
             siblings = await tx.ordered(Scene, col(Scene.chapter_id), target.id)
@@ -98,12 +109,12 @@ class SceneOps(StoryReads):
                 await tx.session.flush()
                 left_behind = await tx.ordered(Scene, col(Scene.chapter_id), old_chapter_id)
                 renumber([row for row in left_behind if row.id != scene.id])
-            await self._save_scene(tx, scene, before, action="moved")
+            await _save(tx, scene, before, action="moved")
         return scene
 
     async def delete_scene(self, actor: Actor, scene_id: str) -> None:
         """Deletes the scene with its lines and choices. Choices into it are left dangling."""
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             scene = await tx.scene(scene_id)
             before = await scene_tree(tx, scene)
             await delete_scene_rows(tx, scene)
@@ -112,30 +123,21 @@ class SceneOps(StoryReads):
             tx.record("scene", scene.id, "deleted", before, None)
 
     async def set_scene_background(self, actor: Actor, scene_id: str, asset_id: str | None) -> Scene:
-        async with self._write(actor) as tx:
-            scene = await tx.scene(scene_id)
-            before = await self._scene_snapshot(tx, scene)
-            scene.background_asset_id = await tx.asset_id_of_kind(asset_id, ("background",))
-            await self._save_scene(tx, scene, before)
-        return scene
+        """None means: show the chapter's background in this scene."""
+        return await self._set_media(actor, scene_id, "background", asset_id)
 
     async def set_scene_music(self, actor: Actor, scene_id: str, asset_id: str | None) -> Scene:
         """None means: play the chapter's music in this scene."""
-        async with self._write(actor) as tx:
-            scene = await tx.scene(scene_id)
-            before = await self._scene_snapshot(tx, scene)
-            scene.music_asset_id = await tx.asset_id_of_kind(asset_id, ("music",))
-            await self._save_scene(tx, scene, before)
-        return scene
+        return await self._set_media(actor, scene_id, "music", asset_id)
 
     async def set_choices(self, actor: Actor, scene_id: str, choices: Sequence[ChoiceSpec]) -> list[Choice]:
         """Replaces the scene's choices with these, in this order. Targets stay in the project."""
         if len(choices) > MAX_CHOICES:
             raise invalid(f"A scene offers at most {MAX_CHOICES} choices.")
         labels = [validation.title(c.label, self.limits, "Choice label") for c in choices]
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             scene = await tx.scene(scene_id)
-            before = await self._scene_snapshot(tx, scene)
+            before = await _snapshot(tx, scene)
             for spec in choices:
                 if spec.target_scene_id is not None:
                     await tx.scene(spec.target_scene_id)
@@ -166,27 +168,31 @@ class SceneOps(StoryReads):
                 tx.record("scene", scene.id, "updated", before, after)
         return rows
 
-    async def _clear_other_starts(self, tx: Mutation, scene: Scene) -> None:
-        statement = select(Scene).where(
-            Scene.project_id == scene.project_id, col(Scene.is_start), Scene.id != scene.id
-        )
-        for other in (await tx.session.exec(statement)).all():
-            before = await self._scene_snapshot(tx, other)
-            other.is_start = False
-            await self._save_scene(tx, other, before)
+    async def _set_media(self, actor: Actor, scene_id: str, slot: MediaSlot, asset_id: str | None) -> Scene:
+        async with self.store.write(actor) as tx:
+            scene = await tx.scene(scene_id)
+            before = await _snapshot(tx, scene)
+            put_in_slot(scene, slot, await tx.asset_id_of_kind(asset_id, (slot,)))
+            await _save(tx, scene, before)
+        return scene
 
-    async def _scene_snapshot(self, tx: Mutation, scene: Scene) -> dict[str, Any]:
-        return snapshots.scene(scene, await tx.choices_of(scene.id))
 
-    async def _save_scene(
-        self, tx: Mutation, scene: Scene, before: dict[str, Any], action: str = "updated"
-    ) -> None:
-        after = snapshots.scene(scene, await tx.choices_of(scene.id))
-        if after == before:
-            return
-        scene.updated_at = utcnow()
-        tx.session.add(scene)
-        tx.record("scene", scene.id, "moved" if action == "moved" else "updated", before, after)
+async def _clear_other_starts(tx: Mutation, scene: Scene) -> None:
+    statement = select(Scene).where(
+        Scene.project_id == scene.project_id, col(Scene.is_start), Scene.id != scene.id
+    )
+    for other in (await tx.session.exec(statement)).all():
+        before = await _snapshot(tx, other)
+        other.is_start = False
+        await _save(tx, other, before)
+
+
+async def _snapshot(tx: Mutation, scene: Scene) -> dict[str, Any]:
+    return snapshots.scene(scene, await tx.choices_of(scene.id))
+
+
+async def _save(tx: Mutation, scene: Scene, before: dict[str, Any], action: Action = "updated") -> None:
+    tx.save("scene", scene, before, await _snapshot(tx, scene), action)
 
 
 def _without_ids(snapshot: dict[str, Any]) -> dict[str, Any]:
