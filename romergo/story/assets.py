@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sqlmodel import col, or_, select
 
@@ -25,10 +26,10 @@ from romergo.story.views import AssetUse, AssetView, ProjectData
 from storage.tables import Asset, AssetBlob, Chapter, Scene
 
 
+@dataclass(frozen=True)
 class AssetService:
-    def __init__(self, store: StoryStore, limits: Limits) -> None:
-        self.store = store
-        self.limits = limits
+    store: StoryStore
+    limits: Limits
 
     async def import_asset(
         self,

@@ -167,6 +167,10 @@ class Mutation(UnitOfWork):
         if collected is not None:
             collected.append(change)
 
+    def place(self, siblings: Sequence[Row], row: Row, position: int | None) -> None:
+        """Put `row` among `siblings` at `position` (None = at the end) and stage every renumbered row."""
+        self.session.add_all(place(siblings, row, position))
+
     def save(
         self,
         entity_type: EntityType,

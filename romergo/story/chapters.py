@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlmodel import col
 
 from romergo.actors import Actor
@@ -9,17 +11,17 @@ from romergo.clock import utcnow
 from romergo.config import Limits
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
-from romergo.story.base import Action, Mutation, StoryStore, place, renumber
+from romergo.story.base import Action, Mutation, StoryStore, renumber
 from romergo.story.media_rules import MediaSlot, put_in_slot
 from romergo.story.trees import delete_scene_rows, scene_tree
 from romergo.story.views import ChapterOutline
 from storage.tables import Chapter, Scene
 
 
+@dataclass(frozen=True)
 class ChapterService:
-    def __init__(self, store: StoryStore, limits: Limits) -> None:
-        self.store = store
-        self.limits = limits
+    store: StoryStore
+    limits: Limits
 
     async def chapter_outline(self, actor: Actor, chapter_id: str) -> ChapterOutline:
         async with self.store.read(actor) as uow:
@@ -44,8 +46,7 @@ class ChapterService:
                 created_at=now,
                 updated_at=now,
             )
-            for row in place(siblings, chapter, position):
-                tx.session.add(row)
+            tx.place(siblings, chapter, position)
             tx.record("chapter", chapter.id, "created", None, snapshots.chapter(chapter))
         return chapter
 
@@ -64,8 +65,7 @@ class ChapterService:
             chapter = await tx.chapter(chapter_id)
             before = snapshots.chapter(chapter)
             siblings = await tx.ordered(Chapter, col(Chapter.project_id), chapter.project_id)
-            for row in place(siblings, chapter, new_position):
-                tx.session.add(row)
+            tx.place(siblings, chapter, new_position)
             _save(tx, chapter, before, "moved")
         return chapter
 

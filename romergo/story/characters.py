@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlmodel import func, select
 
 from romergo.actors import Actor
@@ -16,10 +18,10 @@ from storage.tables import Character
 PALETTE = ("#c0392b", "#2980b9", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#2c3e50", "#b7950b")
 
 
+@dataclass(frozen=True)
 class CharacterService:
-    def __init__(self, store: StoryStore, limits: Limits) -> None:
-        self.store = store
-        self.limits = limits
+    store: StoryStore
+    limits: Limits
 
     async def add_character(
         self, actor: Actor, project_id: str, name: str, color: str | None = None

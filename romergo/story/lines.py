@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
 from sqlmodel import col
@@ -11,7 +12,7 @@ from romergo.clock import utcnow
 from romergo.config import Limits
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
-from romergo.story.base import Mutation, StoryStore, place, renumber
+from romergo.story.base import Mutation, StoryStore, renumber
 from storage.tables import DialogueLine
 
 
@@ -24,10 +25,10 @@ UNCHANGED: Final = _Unchanged()
 """For `update_line(character_id=...)`: keep the speaker. None turns the line into narration."""
 
 
+@dataclass(frozen=True)
 class LineService:
-    def __init__(self, store: StoryStore, limits: Limits) -> None:
-        self.store = store
-        self.limits = limits
+    store: StoryStore
+    limits: Limits
 
     async def add_line(
         self,
@@ -54,8 +55,7 @@ class LineService:
                 created_at=now,
                 updated_at=now,
             )
-            for row in place(siblings, line, position):
-                tx.session.add(row)
+            tx.place(siblings, line, position)
             tx.record("dialogue_line", line.id, "created", None, snapshots.line(line))
         return line
 
@@ -83,8 +83,7 @@ class LineService:
             line = await tx.line(line_id)
             before = snapshots.line(line)
             siblings = await tx.ordered(DialogueLine, col(DialogueLine.scene_id), line.scene_id)
-            for row in place(siblings, line, new_position):
-                tx.session.add(row)
+            tx.place(siblings, line, new_position)
             # A move is not an edit of the line: its `updated_at` stays.
             tx.save("dialogue_line", line, before, snapshots.line(line), "moved", touch=False)
         return line

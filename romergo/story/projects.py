@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlmodel import col, select
 
 from romergo.actors import Actor
@@ -13,10 +15,10 @@ from romergo.story.base import StoryStore
 from storage.tables import Project
 
 
+@dataclass(frozen=True)
 class ProjectService:
-    def __init__(self, store: StoryStore, limits: Limits) -> None:
-        self.store = store
-        self.limits = limits
+    store: StoryStore
+    limits: Limits
 
     async def list_projects(self, actor: Actor) -> list[Project]:
         async with self.store.read(actor) as uow:

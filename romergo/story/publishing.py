@@ -5,6 +5,7 @@ Publishing again refreshes the snapshot and keeps the link; unpublishing kills t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlmodel import col, select
@@ -21,9 +22,9 @@ from romergo.story.views import ProjectData
 from storage.tables import Asset, AssetBlob, Chapter, Project, Scene
 
 
+@dataclass(frozen=True)
 class PublishingService:
-    def __init__(self, store: StoryStore) -> None:
-        self.store = store
+    store: StoryStore
 
     async def publish_project(self, actor: Actor, project_id: str) -> Project:
         """Freeze the story as it is now into a snapshot behind a (kept or new) share link."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlmodel import col, select
@@ -13,9 +14,9 @@ from romergo.story.views import ChapterOutline, Outline, ProjectData, RevisionVi
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Revision, Scene
 
 
+@dataclass(frozen=True)
 class StoryReads:
-    def __init__(self, store: StoryStore) -> None:
-        self.store = store
+    store: StoryStore
 
     async def project_data(self, actor: Actor, project_id: str) -> ProjectData:
         async with self.store.read(actor) as uow:

@@ -14,7 +14,7 @@ from romergo.config import Limits
 from romergo.errors import invalid
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
-from romergo.story.base import Action, Mutation, StoryStore, place, renumber
+from romergo.story.base import Action, Mutation, StoryStore, renumber
 from romergo.story.media_rules import MediaSlot, put_in_slot
 from romergo.story.scene_view import load_scene_view
 from romergo.story.trees import delete_scene_rows, scene_tree
@@ -30,10 +30,10 @@ class ChoiceSpec:
     target_scene_id: str | None
 
 
+@dataclass(frozen=True)
 class SceneService:
-    def __init__(self, store: StoryStore, limits: Limits) -> None:
-        self.store = store
-        self.limits = limits
+    store: StoryStore
+    limits: Limits
 
     async def scene_view(self, actor: Actor, scene_id: str) -> SceneView:
         async with self.store.read(actor) as uow:
@@ -62,8 +62,7 @@ class SceneService:
                 created_at=now,
                 updated_at=now,
             )
-            for row in place(siblings, scene, position):
-                tx.session.add(row)
+            tx.place(siblings, scene, position)
             tx.record("scene", scene.id, "created", None, snapshots.scene(scene, []))
         return scene
 
@@ -103,8 +102,7 @@ class SceneService:
             old_chapter_id = scene.chapter_id
             scene.chapter_id = target.id
             siblings = await tx.ordered(Scene, col(Scene.chapter_id), target.id)
-            for row in place(siblings, scene, new_position):
-                tx.session.add(row)
+            tx.place(siblings, scene, new_position)
             if old_chapter_id != target.id:
                 await tx.session.flush()
                 left_behind = await tx.ordered(Scene, col(Scene.chapter_id), old_chapter_id)
