@@ -58,19 +58,15 @@ class _StoryIndex:
     @classmethod
     def of(cls, data: ProjectData) -> _StoryIndex:
         scenes = {scene.id: scene for scene in data.scenes}
-        edges: dict[str, list[str]] = {scene_id: [] for scene_id in scenes}
-        for choice in _in_scene_order(data.choices):
-            if choice.scene_id in scenes and choice.target_scene_id in scenes:
-                edges[choice.scene_id].append(choice.target_scene_id)
-        ends = [scene_id for scene_id, scene in scenes.items() if scene.is_ending]
+        edges = _edges(scenes, data.choices)
         return cls(
             data=data,
             scenes=scenes,
             in_order=data.scenes_in_order(),
             edges=edges,
             has_choices={choice.scene_id for choice in data.choices},
-            reachable=_reach(edges, [scene.id for scene in scenes.values() if scene.is_start]),
-            can_end=_reach(_reverse(edges), ends),
+            reachable=_reach(edges, [scene.id for scene in data.scenes if scene.is_start]),
+            can_end=_reach(_reverse(edges), [scene.id for scene in data.scenes if scene.is_ending]),
             live_assets={asset.id for asset in data.assets},
             characters={character.id for character in data.characters},
         )
@@ -197,6 +193,14 @@ def _unused_assets(story: _StoryIndex) -> Iterator[Problem]:
             )
 
 
+def _edges(scenes: dict[str, Scene], choices: list[Choice]) -> dict[str, list[str]]:
+    edges: dict[str, list[str]] = {scene_id: [] for scene_id in scenes}
+    for choice in _in_scene_order(choices):
+        if choice.scene_id in scenes and choice.target_scene_id in scenes:
+            edges[choice.scene_id].append(choice.target_scene_id)
+    return edges
+
+
 def _in_scene_order(choices: list[Choice]) -> list[Choice]:
     return sorted(choices, key=lambda c: (c.scene_id, c.position))
 
@@ -222,48 +226,60 @@ def _reverse(edges: dict[str, list[str]]) -> dict[str, list[str]]:
 
 def _cycles(edges: dict[str, list[str]]) -> list[set[str]]:
     """Strongly connected components that contain a cycle (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    found: list[set[str]] = []
-    counter = 0
+    search = _Tarjan(edges)
     for root in edges:
-        if root in index:
-            continue
-        work = [(root, iter(edges[root]))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
+        if root not in search.index:
+            search.run(root)
+    return search.found
+
+
+class _Tarjan:
+    """Iterative, so a long chain of scenes cannot exhaust Python's recursion limit."""
+
+    def __init__(self, edges: dict[str, list[str]]) -> None:
+        self.edges = edges
+        self.index: dict[str, int] = {}
+        self.low: dict[str, int] = {}
+        self.on_stack: set[str] = set()
+        self.stack: list[str] = []
+        self.found: list[set[str]] = []
+
+    def run(self, root: str) -> None:
+        work = [self._enter(root)]
         while work:
             node, targets = work[-1]
-            advanced = False
-            for target in targets:
-                if target not in index:
-                    index[target] = low[target] = counter
-                    counter += 1
-                    stack.append(target)
-                    on_stack.add(target)
-                    work.append((target, iter(edges[target])))
-                    advanced = True
-                    break
-                if target in on_stack:
-                    low[node] = min(low[node], index[target])
-            if advanced:
+            unvisited = self._next_unvisited(node, targets)
+            if unvisited is not None:
+                work.append(self._enter(unvisited))
                 continue
             work.pop()
             if work:
                 parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                component: set[str] = set()
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.add(member)
-                    if member == node:
-                        break
-                if len(component) > 1 or node in edges[node]:
-                    found.append(component)
-    return found
+                self.low[parent] = min(self.low[parent], self.low[node])
+            if self.low[node] == self.index[node]:
+                self._close(node)
+
+    def _enter(self, node: str) -> tuple[str, Iterator[str]]:
+        self.index[node] = self.low[node] = len(self.index)
+        self.stack.append(node)
+        self.on_stack.add(node)
+        return node, iter(self.edges[node])
+
+    def _next_unvisited(self, node: str, targets: Iterator[str]) -> str | None:
+        for target in targets:
+            if target not in self.index:
+                return target
+            if target in self.on_stack:
+                self.low[node] = min(self.low[node], self.index[target])
+        return None
+
+    def _close(self, node: str) -> None:
+        component: set[str] = set()
+        while True:
+            member = self.stack.pop()
+            self.on_stack.discard(member)
+            component.add(member)
+            if member == node:
+                break
+        if len(component) > 1 or node in self.edges[node]:
+            self.found.append(component)

@@ -11,6 +11,7 @@ from typing import Any
 
 from romergo.story.media_rules import effective_media
 from romergo.story.views import ProjectData
+from storage.tables import Character, DialogueLine
 
 
 @dataclass(frozen=True)
@@ -62,12 +63,6 @@ def from_project(data: ProjectData) -> PlayStory:
     scenes: list[PlayScene] = []
     for chapter in data.chapters_in_order():
         for scene in data.scenes_of(chapter.id):
-            lines = []
-            for line in data.lines_of(scene.id):
-                speaker = characters.get(line.character_id) if line.character_id else None
-                lines.append(
-                    PlayLine(speaker.name if speaker else None, speaker.color if speaker else None, line.text)
-                )
             scenes.append(
                 PlayScene(
                     id=scene.id,
@@ -77,7 +72,7 @@ def from_project(data: ProjectData) -> PlayStory:
                     is_ending=scene.is_ending,
                     background_asset_id=effective_media(scene, chapter, "background", live_assets).asset_id,
                     music_asset_id=effective_media(scene, chapter, "music", live_assets).asset_id,
-                    lines=lines,
+                    lines=[_play_line(line, characters) for line in data.lines_of(scene.id)],
                     choices=[
                         _choice(c.label, c.target_scene_id, scene_ids) for c in data.choices_of(scene.id)
                     ],
@@ -121,6 +116,11 @@ def from_snapshot(snapshot: dict[str, Any]) -> PlayStory:
                 )
             )
     return PlayStory(str(snapshot.get("title", "")), scenes)
+
+
+def _play_line(line: DialogueLine, characters: dict[str, Character]) -> PlayLine:
+    speaker = characters.get(line.character_id) if line.character_id else None
+    return PlayLine(speaker.name if speaker else None, speaker.color if speaker else None, line.text)
 
 
 def _choice(label: str, target_scene_id: str | None, scene_ids: set[str]) -> PlayChoice:

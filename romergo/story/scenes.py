@@ -132,38 +132,23 @@ class SceneService:
         """Replaces the scene's choices with these, in this order. Targets stay in the project."""
         if len(choices) > MAX_CHOICES:
             raise invalid(f"A scene offers at most {MAX_CHOICES} choices.")
-        labels = [validation.title(c.label, self.limits, "Choice label") for c in choices]
+        wanted = [
+            (validation.title(c.label, self.limits, "Choice label"), c.target_scene_id) for c in choices
+        ]
         async with self.store.write(actor) as tx:
             scene = await tx.scene(scene_id)
             before = await _snapshot(tx, scene)
-            for spec in choices:
-                if spec.target_scene_id is not None:
-                    await tx.scene(spec.target_scene_id)
+            for _, target_scene_id in wanted:
+                if target_scene_id is not None:
+                    await tx.scene(target_scene_id)
             old = await tx.choices_of(scene.id)
-            wanted = [(label, spec.target_scene_id) for label, spec in zip(labels, choices, strict=True)]
             if [(row.label, row.target_scene_id) for row in old] == wanted:
                 # No change: keep the rows, so their ids still match the last revision's snapshot.
                 return old
-            for row in old:
-                await tx.session.delete(row)
-            await tx.session.flush()
-            rows = [
-                Choice(
-                    id=new_id("cho"),
-                    project_id=scene.project_id,
-                    scene_id=scene.id,
-                    position=index,
-                    label=label,
-                    target_scene_id=spec.target_scene_id,
-                )
-                for index, (label, spec) in enumerate(zip(labels, choices, strict=True))
-            ]
-            tx.session.add_all(rows)
+            rows = await _replace_choices(tx, scene, old, wanted)
             after = snapshots.scene(scene, rows)
             if _without_ids(before) != _without_ids(after):
-                scene.updated_at = utcnow()
-                tx.session.add(scene)
-                tx.record("scene", scene.id, "updated", before, after)
+                tx.save("scene", scene, before, after)
         return rows
 
     async def _set_media(self, actor: Actor, scene_id: str, slot: MediaSlot, asset_id: str | None) -> Scene:
@@ -191,6 +176,27 @@ async def _snapshot(tx: Mutation, scene: Scene) -> dict[str, Any]:
 
 async def _save(tx: Mutation, scene: Scene, before: dict[str, Any], action: Action = "updated") -> None:
     tx.save("scene", scene, before, await _snapshot(tx, scene), action)
+
+
+async def _replace_choices(
+    tx: Mutation, scene: Scene, old: list[Choice], wanted: list[tuple[str, str | None]]
+) -> list[Choice]:
+    for row in old:
+        await tx.session.delete(row)
+    await tx.session.flush()
+    rows = [
+        Choice(
+            id=new_id("cho"),
+            project_id=scene.project_id,
+            scene_id=scene.id,
+            position=index,
+            label=label,
+            target_scene_id=target_scene_id,
+        )
+        for index, (label, target_scene_id) in enumerate(wanted)
+    ]
+    tx.session.add_all(rows)
+    return rows
 
 
 def _without_ids(snapshot: dict[str, Any]) -> dict[str, Any]:
