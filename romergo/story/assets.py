@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from sqlmodel import col, or_, select
 
@@ -145,12 +146,13 @@ class AssetService:
 def asset_usage(data: ProjectData) -> dict[str, list[AssetUse]]:
     """Asset id → the chapters and scenes that name it in a slot (their own slots, no fallback)."""
     usage: dict[str, list[AssetUse]] = {}
-    for entity_type, rows in (("chapter", data.chapters), ("scene", data.scenes)):
-        for row in rows:
-            for slot in MEDIA_SLOTS:
-                asset_id = asset_in_slot(row, slot)
-                if asset_id:
-                    usage.setdefault(asset_id, []).append(AssetUse(entity_type, row.id, row.title, slot))  # type: ignore[arg-type]
+    rows: list[Chapter | Scene] = [*data.chapters, *data.scenes]
+    for row in rows:
+        entity_type: Literal["chapter", "scene"] = "chapter" if isinstance(row, Chapter) else "scene"
+        for slot in MEDIA_SLOTS:
+            asset_id = asset_in_slot(row, slot)
+            if asset_id:
+                usage.setdefault(asset_id, []).append(AssetUse(entity_type, row.id, row.title, slot))
     return usage
 
 
