@@ -23,7 +23,7 @@ def router(services: Services, auth: OwnerAuth) -> APIRouter:
 
     @api.get("/projects", summary="The owner's projects")
     async def projects(owner: Caller) -> dict[str, Any]:
-        rows = await services.stories.list_projects(user_actor(owner.user_id))
+        rows = await services.projects.list_projects(user_actor(owner.user_id))
         return {
             "projects": [
                 {"id": p.id, "title": p.title, "updated_at": iso(p.updated_at), "published": p.published}

@@ -115,7 +115,7 @@ def seed_demo(settings: Settings, args: argparse.Namespace) -> int:
         user = await services.accounts.user_by_name(args.user)
         if user is None:
             raise RomergoError("not_found", f'User "{args.user}" does not exist.')
-        project, created = await seed(services.stories, user.id)
+        project, created = await seed(services, user.id)
         return project.id, created
 
     project_id, created = with_services(settings, run)

@@ -144,7 +144,7 @@ async def _target_project(
         raise RomergoError("invalid_argument", f"{argument} is required.")
     if kind == "command":
         return await services.channels.project_of_command(actor_caller(actor), value)
-    return await services.stories.project_of(actor, kind, value)
+    return await services.reads.project_of(actor, kind, value)
 
 
 def actor_caller(actor: Actor) -> AgentRef:

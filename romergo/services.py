@@ -10,7 +10,17 @@ from romergo.bus import EventBus
 from romergo.channels import ChannelService
 from romergo.config import Settings
 from romergo.secrets import load_or_create_secret
-from romergo.story import StoryService
+from romergo.story import (
+    AssetService,
+    ChapterService,
+    CharacterService,
+    LineService,
+    ProjectService,
+    PublishingService,
+    SceneService,
+    StoryReads,
+    StoryStore,
+)
 from storage import Database
 from storage.migrate import upgrade
 from storage.tables import User
@@ -22,7 +32,14 @@ class Services:
     secret: str
     db: Database
     bus: EventBus
-    stories: StoryService
+    projects: ProjectService
+    publishing: PublishingService
+    chapters: ChapterService
+    scenes: SceneService
+    lines: LineService
+    characters: CharacterService
+    assets: AssetService
+    reads: StoryReads
     accounts: AccountService
     channels: ChannelService
     agents: AgentService
@@ -39,12 +56,21 @@ def build_services(settings: Settings) -> Services:
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     db = Database(settings.resolved_database_url)
     bus = EventBus()
+    store = StoryStore(db, bus)
+    limits = settings.limits
     return Services(
         settings=settings,
         secret=load_or_create_secret(settings.data_dir),
         db=db,
         bus=bus,
-        stories=StoryService(db, bus, settings.limits),
+        projects=ProjectService(store, limits),
+        publishing=PublishingService(store),
+        chapters=ChapterService(store, limits),
+        scenes=SceneService(store, limits),
+        lines=LineService(store, limits),
+        characters=CharacterService(store, limits),
+        assets=AssetService(store, limits),
+        reads=StoryReads(store),
         accounts=AccountService(db, settings),
         channels=ChannelService(db, bus, settings),
         agents=AgentService(db, settings),
@@ -70,5 +96,5 @@ async def first_start(services: Services) -> tuple[User, bool]:
 
     user, created = await services.accounts.ensure_first_user()
     if created:
-        await seed_demo(services.stories, user.id)
+        await seed_demo(services, user.id)
     return user, created

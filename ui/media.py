@@ -18,14 +18,14 @@ def add_routes(app: FastAPI, services: Services) -> None:
         if user is None:
             return Response("Sign in to see this file.", status_code=401)
         try:
-            row, data = await services.stories.asset_content(user_actor(user.id), asset_id)
+            row, data = await services.assets.asset_content(user_actor(user.id), asset_id)
         except RomergoError:
             return Response("No such file.", status_code=404)
         return _file(data, row.mime, private=True)
 
     @app.get("/published/{share_id}/media/{asset_id}", include_in_schema=False)
     async def published_asset(share_id: str, asset_id: str) -> Response:
-        found = await services.stories.published_asset_content(share_id, asset_id)
+        found = await services.publishing.published_asset_content(share_id, asset_id)
         if found is None:
             return Response("No such file.", status_code=404)
         row, data = found

@@ -116,7 +116,6 @@ DELETE_ASSET = ToolSpec(
 
 
 def register(server: MCPServer[Any], services: Services) -> None:
-    stories = services.stories
     import_limit = services.settings.limits.max_tool_import_mb * 1024 * 1024
 
     async def romergo_search_assets(
@@ -131,9 +130,11 @@ def register(server: MCPServer[Any], services: Services) -> None:
         arguments = {"project_id": project_id, "query": query, "kind": kind, "page": page}
 
         async def body(actor: Actor) -> CallToolResult:
-            wanted = {asset.id for asset in await stories.find_assets(actor, project_id, query, kind)}
+            wanted = {asset.id for asset in await services.assets.find_assets(actor, project_id, query, kind)}
             views = [
-                v for v in await stories.assets_with_usage(actor, project_id, kind) if v.asset.id in wanted
+                v
+                for v in await services.assets.assets_with_usage(actor, project_id, kind)
+                if v.asset.id in wanted
             ]
 
             def build(part: Sequence[AssetView]) -> AssetList:
@@ -164,7 +165,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
 
         async def body(actor: Actor) -> CallToolResult:
             data = decode_base64(data_base64)
-            asset = await stories.import_asset(
+            asset = await services.assets.import_asset(
                 actor, project_id, kind, name, data, list(tags), max_bytes=import_limit
             )
             return envelope(asset_entity(asset))
@@ -175,7 +176,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         asset_id: AssetId, ctx: Context[Any, Any], command_id: CommandId = None
     ) -> Annotated[CallToolResult, Envelope[Deleted]]:
         async def body(actor: Actor) -> CallToolResult:
-            await stories.delete_asset(actor, asset_id)
+            await services.assets.delete_asset(actor, asset_id)
             return envelope(Deleted(entity_type="asset", id=asset_id))
 
         arguments = {"asset_id": asset_id, "command_id": command_id}

@@ -94,13 +94,12 @@ DELETE_CHAPTER = ToolSpec(
 
 
 def register(server: MCPServer[Any], services: Services) -> None:
-    stories = services.stories
 
     async def romergo_get_chapter(
         chapter_id: ChapterId, ctx: Context[Any, Any], page: Page = None
     ) -> Annotated[CallToolResult, Envelope[ChapterData]]:
         async def body(actor: Actor) -> CallToolResult:
-            outline = await stories.chapter_outline(actor, chapter_id)
+            outline = await services.chapters.chapter_outline(actor, chapter_id)
             chapter = outline.chapter
 
             def build(scenes: Sequence[Scene]) -> ChapterData:
@@ -124,7 +123,9 @@ def register(server: MCPServer[Any], services: Services) -> None:
         arguments = {"project_id": project_id, "title": title, "position": position, "command_id": command_id}
 
         async def body(actor: Actor) -> CallToolResult:
-            return envelope(chapter_entity(await stories.add_chapter(actor, project_id, title, position)))
+            return envelope(
+                chapter_entity(await services.chapters.add_chapter(actor, project_id, title, position))
+            )
 
         return await run_tool(services, ADD_CHAPTER, arguments, body, ctx)
 
@@ -134,7 +135,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         arguments = {"chapter_id": chapter_id, "title": title, "command_id": command_id}
 
         async def body(actor: Actor) -> CallToolResult:
-            return envelope(chapter_entity(await stories.update_chapter(actor, chapter_id, title)))
+            return envelope(chapter_entity(await services.chapters.update_chapter(actor, chapter_id, title)))
 
         return await run_tool(services, UPDATE_CHAPTER, arguments, body, ctx)
 
@@ -142,7 +143,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         chapter_id: ChapterId, ctx: Context[Any, Any], command_id: CommandId = None
     ) -> Annotated[CallToolResult, Envelope[Deleted]]:
         async def body(actor: Actor) -> CallToolResult:
-            await stories.delete_chapter(actor, chapter_id)
+            await services.chapters.delete_chapter(actor, chapter_id)
             return envelope(Deleted(entity_type="chapter", id=chapter_id))
 
         arguments = {"chapter_id": chapter_id, "command_id": command_id}

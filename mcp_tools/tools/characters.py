@@ -62,7 +62,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         arguments = {"project_id": project_id, "name": name, "color": color, "command_id": command_id}
 
         async def body(actor: Actor) -> CallToolResult:
-            character = await services.stories.add_character(actor, project_id, name, color)
+            character = await services.characters.add_character(actor, project_id, name, color)
             return envelope(character_entity(character))
 
         return await run_tool(services, ADD_CHARACTER, arguments, body, ctx)
@@ -77,7 +77,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         arguments = {"character_id": character_id, "name": name, "color": color, "command_id": command_id}
 
         async def body(actor: Actor) -> CallToolResult:
-            character = await services.stories.update_character(actor, character_id, name, color)
+            character = await services.characters.update_character(actor, character_id, name, color)
             return envelope(character_entity(character))
 
         return await run_tool(services, UPDATE_CHARACTER, arguments, body, ctx)

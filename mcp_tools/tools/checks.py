@@ -52,7 +52,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         project_id: ProjectId, ctx: Context[Any, Any], page: Page = None
     ) -> Annotated[CallToolResult, Envelope[CheckResult]]:
         async def body(actor: Actor) -> CallToolResult:
-            problems = await services.stories.check_story(actor, project_id)
+            problems = await services.reads.check_story(actor, project_id)
 
             def build(part: Sequence[Problem]) -> CheckResult:
                 return CheckResult(

@@ -61,7 +61,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
 
         async def body(actor: Actor) -> CallToolResult:
             specs = [ChoiceSpec(choice.label, choice.target_scene_id) for choice in choices]
-            rows = await services.stories.set_choices(actor, scene_id, specs)
+            rows = await services.scenes.set_choices(actor, scene_id, specs)
             return envelope(SceneChoices(id=scene_id, choices=[choice_entity(row) for row in rows]))
 
         return await run_tool(services, SET_CHOICES, arguments, body, ctx)

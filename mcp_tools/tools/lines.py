@@ -77,7 +77,6 @@ DELETE_LINE = ToolSpec(
 
 
 def register(server: MCPServer[Any], services: Services) -> None:
-    stories = services.stories
 
     async def romergo_add_dialogue_line(
         scene_id: SceneId,
@@ -98,7 +97,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         }
 
         async def body(actor: Actor) -> CallToolResult:
-            line = await stories.add_line(actor, scene_id, text, character_id or None, position)
+            line = await services.lines.add_line(actor, scene_id, text, character_id or None, position)
             return envelope(line_entity(line))
 
         return await run_tool(services, ADD_LINE, arguments, body, ctx)
@@ -117,7 +116,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         speaker = UNCHANGED if character_id is None else (character_id or None)
 
         async def body(actor: Actor) -> CallToolResult:
-            return envelope(line_entity(await stories.update_line(actor, line_id, text, speaker)))
+            return envelope(line_entity(await services.lines.update_line(actor, line_id, text, speaker)))
 
         return await run_tool(services, UPDATE_LINE, arguments, body, ctx)
 
@@ -127,7 +126,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         arguments = {"line_id": line_id, "position": position, "command_id": command_id}
 
         async def body(actor: Actor) -> CallToolResult:
-            return envelope(line_entity(await stories.move_line(actor, line_id, position)))
+            return envelope(line_entity(await services.lines.move_line(actor, line_id, position)))
 
         return await run_tool(services, MOVE_LINE, arguments, body, ctx)
 
@@ -135,7 +134,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         line_id: LineId, ctx: Context[Any, Any], command_id: CommandId = None
     ) -> Annotated[CallToolResult, Envelope[Deleted]]:
         async def body(actor: Actor) -> CallToolResult:
-            await stories.delete_line(actor, line_id)
+            await services.lines.delete_line(actor, line_id)
             return envelope(Deleted(entity_type="dialogue_line", id=line_id))
 
         return await run_tool(

@@ -65,7 +65,6 @@ SET_CHAPTER_MUSIC = ToolSpec(
 
 
 def register(server: MCPServer[Any], services: Services) -> None:
-    stories = services.stories
 
     async def romergo_set_scene_background(
         scene_id: SceneId,
@@ -76,7 +75,9 @@ def register(server: MCPServer[Any], services: Services) -> None:
         arguments = {"scene_id": scene_id, "asset_id": asset_id, "command_id": command_id}
 
         async def body(actor: Actor) -> CallToolResult:
-            return envelope(scene_entity(await stories.set_scene_background(actor, scene_id, asset_id)))
+            return envelope(
+                scene_entity(await services.scenes.set_scene_background(actor, scene_id, asset_id))
+            )
 
         return await run_tool(services, SET_BACKGROUND, arguments, body, ctx)
 
@@ -91,7 +92,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         arguments = {"scene_id": scene_id, "asset_id": asset_id, "command_id": command_id}
 
         async def body(actor: Actor) -> CallToolResult:
-            return envelope(scene_entity(await stories.set_scene_music(actor, scene_id, asset_id)))
+            return envelope(scene_entity(await services.scenes.set_scene_music(actor, scene_id, asset_id)))
 
         return await run_tool(services, SET_SCENE_MUSIC, arguments, body, ctx)
 
@@ -104,7 +105,9 @@ def register(server: MCPServer[Any], services: Services) -> None:
         arguments = {"chapter_id": chapter_id, "asset_id": asset_id, "command_id": command_id}
 
         async def body(actor: Actor) -> CallToolResult:
-            return envelope(chapter_entity(await stories.set_chapter_music(actor, chapter_id, asset_id)))
+            return envelope(
+                chapter_entity(await services.chapters.set_chapter_music(actor, chapter_id, asset_id))
+            )
 
         return await run_tool(services, SET_CHAPTER_MUSIC, arguments, body, ctx)
 

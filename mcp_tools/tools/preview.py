@@ -59,7 +59,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         scene_id: SceneId, ctx: Context[Any, Any], page: Page = None
     ) -> Annotated[CallToolResult, Envelope[Preview]]:
         async def body(actor: Actor) -> CallToolResult:
-            view = await services.stories.scene_view(actor, scene_id)
+            view = await services.scenes.scene_view(actor, scene_id)
             shown = screen_of(view)
 
             def build(part: Sequence[str]) -> Preview:

@@ -92,7 +92,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         ctx: Context[Any, Any],
     ) -> Annotated[CallToolResult, Envelope[ProjectList]]:
         async def body(actor: Actor) -> CallToolResult:
-            rows = await services.stories.list_projects(actor)
+            rows = await services.projects.list_projects(actor)
             summaries = [
                 ProjectSummary(
                     id=row.id, title=row.title, updated_at=iso(row.updated_at) or "", published=row.published
@@ -107,7 +107,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         project_id: ProjectId, ctx: Context[Any, Any], page: Page = None
     ) -> Annotated[CallToolResult, Envelope[OutlineData]]:
         async def body(actor: Actor) -> CallToolResult:
-            outline = await services.stories.outline(actor, project_id)
+            outline = await services.reads.outline(actor, project_id)
             units: list[Unit] = []
             for chapter in outline.chapters:
                 units.append(("chapter", chapter.chapter))

@@ -53,7 +53,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         project_id: ProjectId, ctx: Context[Any, Any], command_id: CommandId = None
     ) -> Annotated[CallToolResult, Envelope[Published]]:
         async def body(actor: Actor) -> CallToolResult:
-            project = await services.stories.publish_project(actor, project_id)
+            project = await services.publishing.publish_project(actor, project_id)
             return envelope(Published(url=f"{services.settings.base_url}/published/{project.share_id}"))
 
         arguments = {"project_id": project_id, "command_id": command_id}
@@ -63,7 +63,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         project_id: ProjectId, ctx: Context[Any, Any], command_id: CommandId = None
     ) -> Annotated[CallToolResult, Envelope[ProjectEntity]]:
         async def body(actor: Actor) -> CallToolResult:
-            return envelope(project_entity(await services.stories.unpublish_project(actor, project_id)))
+            return envelope(project_entity(await services.publishing.unpublish_project(actor, project_id)))
 
         arguments = {"project_id": project_id, "command_id": command_id}
         return await run_tool(services, UNPUBLISH, arguments, body, ctx)

@@ -148,13 +148,12 @@ DELETE_SCENE = ToolSpec(
 
 
 def register(server: MCPServer[Any], services: Services) -> None:
-    stories = services.stories
 
     async def romergo_get_scene(
         scene_id: SceneId, ctx: Context[Any, Any], page: Page = None
     ) -> Annotated[CallToolResult, Envelope[SceneData]]:
         async def body(actor: Actor) -> CallToolResult:
-            view = await stories.scene_view(actor, scene_id)
+            view = await services.scenes.scene_view(actor, scene_id)
             scene = view.scene
             header = SceneHeader(
                 id=scene.id,
@@ -207,7 +206,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         arguments = {"chapter_id": chapter_id, "title": title, "position": position, "command_id": command_id}
 
         async def body(actor: Actor) -> CallToolResult:
-            return envelope(scene_entity(await stories.add_scene(actor, chapter_id, title, position)))
+            return envelope(scene_entity(await services.scenes.add_scene(actor, chapter_id, title, position)))
 
         return await run_tool(services, ADD_SCENE, arguments, body, ctx)
 
@@ -228,7 +227,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         }
 
         async def body(actor: Actor) -> CallToolResult:
-            scene = await stories.update_scene(actor, scene_id, title, is_start, is_ending)
+            scene = await services.scenes.update_scene(actor, scene_id, title, is_start, is_ending)
             return envelope(scene_entity(scene))
 
         return await run_tool(services, UPDATE_SCENE, arguments, body, ctx)
@@ -248,7 +247,9 @@ def register(server: MCPServer[Any], services: Services) -> None:
         }
 
         async def body(actor: Actor) -> CallToolResult:
-            return envelope(scene_entity(await stories.move_scene(actor, scene_id, chapter_id, position)))
+            return envelope(
+                scene_entity(await services.scenes.move_scene(actor, scene_id, chapter_id, position))
+            )
 
         return await run_tool(services, MOVE_SCENE, arguments, body, ctx)
 
@@ -256,7 +257,7 @@ def register(server: MCPServer[Any], services: Services) -> None:
         scene_id: SceneId, ctx: Context[Any, Any], command_id: CommandId = None
     ) -> Annotated[CallToolResult, Envelope[Deleted]]:
         async def body(actor: Actor) -> CallToolResult:
-            await stories.delete_scene(actor, scene_id)
+            await services.scenes.delete_scene(actor, scene_id)
             return envelope(Deleted(entity_type="scene", id=scene_id))
 
         arguments = {"scene_id": scene_id, "command_id": command_id}

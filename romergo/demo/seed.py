@@ -1,56 +1,77 @@
-"""Seed the demo project through the story service, so it is valid by the same rules as any edit."""
+"""Seed the demo project through the story services, so it is valid by the same rules as any edit."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
-from romergo.actors import system_actor
+from romergo.actors import Actor, system_actor
 from romergo.demo import story
 from romergo.demo.media import png_backdrop, wav_loop
-from romergo.story import ChoiceSpec, StoryService
+from romergo.story import ChoiceSpec
 from storage.tables import Project
 
+if TYPE_CHECKING:
+    from romergo.services import Services
 
-async def seed_demo(stories: StoryService, user_id: str) -> tuple[Project, bool]:
+
+async def seed_demo(services: Services, user_id: str) -> tuple[Project, bool]:
     """Create the demo project for `user_id` unless they already have it. Returns (project, created)."""
     actor = system_actor(user_id)
-    for project in await stories.list_projects(actor):
+    for project in await services.projects.list_projects(actor):
         if project.title == story.TITLE:
             return project, False
-    project = await stories.create_project(actor, story.TITLE)
+    project = await services.projects.create_project(actor, story.TITLE)
+    assets = await _import_media(services, actor, project.id)
+    characters = {
+        name: (await services.characters.add_character(actor, project.id, name, color)).id
+        for name, color in story.CHARACTERS.items()
+    }
+    scenes = await _write_chapters(services, actor, project.id, assets, characters)
+    await _connect_scenes(services, actor, scenes)
+    return await services.projects.get_project(actor, project.id), True
 
+
+async def _import_media(services: Services, actor: Actor, project_id: str) -> dict[str, str]:
+    """Asset name → id for every demo background and tune."""
     # Rendering is a second or so of pure Python: keep it off the event loop.
     images = await asyncio.to_thread(
         lambda: {name: png_backdrop(b) for name, (b, _) in story.BACKGROUNDS.items()}
     )
     loops = await asyncio.to_thread(lambda: {name: wav_loop(t) for name, (t, _) in story.MUSIC.items()})
-    assets: dict[str, str] = {}
-    for name, (_, tags) in story.BACKGROUNDS.items():
-        assets[name] = (
-            await stories.import_asset(actor, project.id, "background", name, images[name], tags)
-        ).id
-    for name, (_, tags) in story.MUSIC.items():
-        assets[name] = (await stories.import_asset(actor, project.id, "music", name, loops[name], tags)).id
-    characters = {
-        name: (await stories.add_character(actor, project.id, name, color)).id
-        for name, color in story.CHARACTERS.items()
-    }
+    media = [
+        *(("background", name, images[name], tags) for name, (_, tags) in story.BACKGROUNDS.items()),
+        *(("music", name, loops[name], tags) for name, (_, tags) in story.MUSIC.items()),
+    ]
+    ids: dict[str, str] = {}
+    for kind, name, data, tags in media:
+        ids[name] = (await services.assets.import_asset(actor, project_id, kind, name, data, tags)).id
+    return ids
 
+
+async def _write_chapters(
+    services: Services, actor: Actor, project_id: str, assets: dict[str, str], characters: dict[str, str]
+) -> dict[str, str]:
+    """Chapters, scenes and lines, in story order. Returns scene title → id."""
     scenes: dict[str, str] = {}
     for chapter_title, music, chapter_scenes in story.CHAPTERS:
-        chapter = await stories.add_chapter(actor, project.id, chapter_title)
-        await stories.set_chapter_music(actor, chapter.id, assets[music])
+        chapter = await services.chapters.add_chapter(actor, project_id, chapter_title)
+        await services.chapters.set_chapter_music(actor, chapter.id, assets[music])
         for title, background, is_ending, lines, _ in chapter_scenes:
-            scene = await stories.add_scene(actor, chapter.id, title)
+            scene = await services.scenes.add_scene(actor, chapter.id, title)
             scenes[title] = scene.id
-            await stories.set_scene_background(actor, scene.id, assets[background])
+            await services.scenes.set_scene_background(actor, scene.id, assets[background])
             if is_ending:
-                await stories.update_scene(actor, scene.id, is_ending=True)
+                await services.scenes.update_scene(actor, scene.id, is_ending=True)
             for speaker, text in lines:
-                await stories.add_line(actor, scene.id, text, characters[speaker] if speaker else None)
+                await services.lines.add_line(actor, scene.id, text, characters[speaker] if speaker else None)
+    return scenes
+
+
+async def _connect_scenes(services: Services, actor: Actor, scenes: dict[str, str]) -> None:
+    """Choices come last: a choice may lead to a scene of a later chapter."""
     for _, _, chapter_scenes in story.CHAPTERS:
         for title, _, _, _, choices in chapter_scenes:
             if choices:
                 specs = [ChoiceSpec(label, scenes[target]) for label, target in choices]
-                await stories.set_choices(actor, scenes[title], specs)
-    return await stories.get_project(actor, project.id), True
+                await services.scenes.set_choices(actor, scenes[title], specs)

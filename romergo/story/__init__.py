@@ -1,9 +1,33 @@
-"""The story domain: projects → chapters → scenes with lines, choices, characters and assets."""
+"""The story domain: projects → chapters → scenes with lines, choices, characters and assets.
 
-from romergo.story.base import EntityChange, StoryChanged
+One small service per part of the story, each built on a shared `StoryStore` (the transaction
+seam); `romergo.services.build_services` composes them.
+"""
+
+from romergo.story.assets import AssetService
+from romergo.story.base import EntityChange, StoryChanged, StoryStore
+from romergo.story.chapters import ChapterService
+from romergo.story.characters import CharacterService
 from romergo.story.check import Problem
-from romergo.story.lines import UNCHANGED
-from romergo.story.scenes import ChoiceSpec
-from romergo.story.service import StoryService
+from romergo.story.lines import UNCHANGED, LineService
+from romergo.story.projects import ProjectService
+from romergo.story.publishing import PublishingService
+from romergo.story.reads import StoryReads
+from romergo.story.scenes import ChoiceSpec, SceneService
 
-__all__ = ["UNCHANGED", "ChoiceSpec", "EntityChange", "Problem", "StoryChanged", "StoryService"]
+__all__ = [
+    "UNCHANGED",
+    "AssetService",
+    "ChapterService",
+    "CharacterService",
+    "ChoiceSpec",
+    "EntityChange",
+    "LineService",
+    "Problem",
+    "ProjectService",
+    "PublishingService",
+    "SceneService",
+    "StoryChanged",
+    "StoryReads",
+    "StoryStore",
+]

@@ -8,20 +8,30 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 from sqlmodel import col, or_, select
 
 from romergo.actors import Actor
 from romergo.clock import utcnow
+from romergo.config import Limits
 from romergo.errors import invalid, too_large
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
+from romergo.story.base import Mutation, StoryStore
+from romergo.story.media_rules import MEDIA_SLOTS, asset_in_slot, put_in_slot
 from romergo.story.media_types import ASSET_KINDS, AssetKind, accepted_types, describe, sniff
-from romergo.story.reads import StoryReads
+from romergo.story.reads import load_project
+from romergo.story.views import AssetUse, AssetView, ProjectData
 from storage.tables import Asset, AssetBlob, Chapter, Scene
 
 
-class AssetOps(StoryReads):
+@dataclass(frozen=True)
+class AssetService:
+    store: StoryStore
+    limits: Limits
+
     async def import_asset(
         self,
         actor: Actor,
@@ -51,7 +61,7 @@ class AssetOps(StoryReads):
         if mime not in accepted_types(asset_kind):
             found = f"looks like {mime}" if mime else "is not a recognised media file"
             raise invalid(f"A {asset_kind} must be {describe(asset_kind)}; this file {found}.")
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             await tx.project_by_id(project_id)
             blob = AssetBlob(id=new_id("blb"), data=bytes(data))
             asset = Asset(
@@ -77,62 +87,21 @@ class AssetOps(StoryReads):
     ) -> Asset:
         clean_name = None if name is None else validation.title(name, self.limits, "Asset name")
         clean_tags = None if tags is None else validation.tags(tags)
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             asset = await tx.asset(asset_id)
             before = snapshots.asset(asset)
             if clean_name is not None:
                 asset.name = clean_name
             if clean_tags is not None:
                 asset.tags = clean_tags
-            after = snapshots.asset(asset)
-            if after != before:
-                tx.session.add(asset)
-                tx.record("asset", asset.id, "updated", before, after)
+            tx.save("asset", asset, before, snapshots.asset(asset), touch=False)
         return asset
 
     async def delete_asset(self, actor: Actor, asset_id: str) -> None:
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             asset = await tx.asset(asset_id)
-            scenes = (
-                await tx.session.exec(
-                    select(Scene).where(
-                        Scene.project_id == asset.project_id,
-                        or_(Scene.background_asset_id == asset.id, Scene.music_asset_id == asset.id),
-                    )
-                )
-            ).all()
-            for scene in scenes:
-                before = snapshots.scene(scene, await tx.choices_of(scene.id))
-                if scene.background_asset_id == asset.id:
-                    scene.background_asset_id = None
-                if scene.music_asset_id == asset.id:
-                    scene.music_asset_id = None
-                scene.updated_at = utcnow()
-                tx.session.add(scene)
-                tx.record(
-                    "scene",
-                    scene.id,
-                    "updated",
-                    before,
-                    snapshots.scene(scene, await tx.choices_of(scene.id)),
-                )
-            chapters = (
-                await tx.session.exec(
-                    select(Chapter).where(
-                        Chapter.project_id == asset.project_id,
-                        or_(Chapter.background_asset_id == asset.id, Chapter.music_asset_id == asset.id),
-                    )
-                )
-            ).all()
-            for chapter in chapters:
-                before = snapshots.chapter(chapter)
-                if chapter.background_asset_id == asset.id:
-                    chapter.background_asset_id = None
-                if chapter.music_asset_id == asset.id:
-                    chapter.music_asset_id = None
-                chapter.updated_at = utcnow()
-                tx.session.add(chapter)
-                tx.record("chapter", chapter.id, "updated", before, snapshots.chapter(chapter))
+            await _clear_scene_slots(tx, asset)
+            await _clear_chapter_slots(tx, asset)
             before = snapshots.asset(asset)
             asset.deleted_at = utcnow()
             tx.session.add(asset)
@@ -140,22 +109,10 @@ class AssetOps(StoryReads):
 
     async def asset_content(self, actor: Actor, asset_id: str) -> tuple[Asset, bytes]:
         """The bytes to serve, for the owner only. Deleted assets stay readable for history."""
-        async with self._read(actor) as uow:
+        async with self.store.read(actor) as uow:
             asset = await uow.asset(asset_id, include_deleted=True)
             blob = await uow.session.get(AssetBlob, asset.blob_id)
             return asset, bytes(blob.data) if blob else b""
-
-    async def published_asset_content(self, share_id: str, asset_id: str) -> tuple[Asset, bytes] | None:
-        """Bytes of an asset that the published snapshot behind `share_id` really uses."""
-        snapshot = await self.published_snapshot(share_id)  # type: ignore[attr-defined]
-        if not snapshot or asset_id not in snapshot.get("asset_ids", []):
-            return None
-        async with self.db.read() as session:
-            asset = await session.get(Asset, asset_id)
-            if asset is None:
-                return None
-            blob = await session.get(AssetBlob, asset.blob_id)
-            return (asset, bytes(blob.data)) if blob else None
 
     async def find_assets(
         self, actor: Actor, project_id: str, query: str = "", kind: str | None = None
@@ -164,7 +121,7 @@ class AssetOps(StoryReads):
             kind = _kind(kind)
         if not isinstance(query, str):
             raise invalid("query must be text.")
-        async with self._read(actor) as uow:
+        async with self.store.read(actor) as uow:
             await uow.project_by_id(project_id)
             statement = select(Asset).where(Asset.project_id == project_id, col(Asset.deleted_at).is_(None))
             if kind:
@@ -172,6 +129,58 @@ class AssetOps(StoryReads):
             rows = list((await uow.session.exec(statement.order_by(col(Asset.name)))).all())
         words = query.casefold().split()
         return [row for row in rows if all(_matches(row, word) for word in words)]
+
+    async def assets_with_usage(
+        self, actor: Actor, project_id: str, kind: str | None = None
+    ) -> list[AssetView]:
+        async with self.store.read(actor) as uow:
+            data = await load_project(uow, project_id)
+        usage = asset_usage(data)
+        return [
+            AssetView(asset, usage.get(asset.id, []))
+            for asset in sorted(data.assets, key=lambda a: a.name.casefold())
+            if kind is None or asset.kind == kind
+        ]
+
+
+def asset_usage(data: ProjectData) -> dict[str, list[AssetUse]]:
+    """Asset id → the chapters and scenes that name it in a slot (their own slots, no fallback)."""
+    usage: dict[str, list[AssetUse]] = {}
+    rows: list[Chapter | Scene] = [*data.chapters, *data.scenes]
+    for row in rows:
+        entity_type: Literal["chapter", "scene"] = "chapter" if isinstance(row, Chapter) else "scene"
+        for slot in MEDIA_SLOTS:
+            asset_id = asset_in_slot(row, slot)
+            if asset_id:
+                usage.setdefault(asset_id, []).append(AssetUse(entity_type, row.id, row.title, slot))
+    return usage
+
+
+async def _clear_scene_slots(tx: Mutation, asset: Asset) -> None:
+    """Each cleared scene is a revision of its own, so undo can put the asset back."""
+    using = or_(Scene.background_asset_id == asset.id, Scene.music_asset_id == asset.id)
+    for scene in (
+        await tx.session.exec(select(Scene).where(Scene.project_id == asset.project_id, using))
+    ).all():
+        before = snapshots.scene(scene, await tx.choices_of(scene.id))
+        _clear(scene, asset.id)
+        tx.save("scene", scene, before, snapshots.scene(scene, await tx.choices_of(scene.id)))
+
+
+async def _clear_chapter_slots(tx: Mutation, asset: Asset) -> None:
+    using = or_(Chapter.background_asset_id == asset.id, Chapter.music_asset_id == asset.id)
+    for chapter in (
+        await tx.session.exec(select(Chapter).where(Chapter.project_id == asset.project_id, using))
+    ).all():
+        before = snapshots.chapter(chapter)
+        _clear(chapter, asset.id)
+        tx.save("chapter", chapter, before, snapshots.chapter(chapter))
+
+
+def _clear(row: Scene | Chapter, asset_id: str) -> None:
+    for slot in MEDIA_SLOTS:
+        if asset_in_slot(row, slot) == asset_id:
+            put_in_slot(row, slot, None)
 
 
 def _kind(kind: object) -> AssetKind:

@@ -1,9 +1,10 @@
 """The transaction seam every story service uses: ownership checks, revisions, change events.
 
-A service method opens `self._write(actor)`, loads what it touches through the unit of work (which
-refuses anything outside the actor's projects with `not_found`, revealing nothing), changes rows,
-and calls `record(...)` once per entity it changed. The Revisions land in the same transaction;
-the change event is published only after the commit.
+Each service gets one `StoryStore` (composition, not inheritance). A service method opens
+`store.write(actor)`, loads what it touches through the unit of work (which refuses anything
+outside the actor's projects with `not_found`, revealing nothing), changes rows, and calls
+`record(...)` (or `save(...)`) once per entity it changed. The Revisions land in the same
+transaction; the change event is published only after the commit.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from romergo.actors import Actor
 from romergo.bus import EventBus, project_topic, user_topic
 from romergo.clock import utcnow
-from romergo.config import Limits
 from romergo.errors import RomergoError, invalid, not_found
 from storage import Database
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Revision, Scene
@@ -167,6 +167,32 @@ class Mutation(UnitOfWork):
         if collected is not None:
             collected.append(change)
 
+    def place(self, siblings: Sequence[Row], row: Row, position: int | None) -> None:
+        """Put `row` among `siblings` at `position` (None = at the end) and stage every renumbered row."""
+        self.session.add_all(place(siblings, row, position))
+
+    def save(
+        self,
+        entity_type: EntityType,
+        row: Any,
+        before: dict[str, Any],
+        after: dict[str, Any],
+        action: Action = "updated",
+        *,
+        touch: bool = True,
+    ) -> bool:
+        """Record `row` as changed unless its snapshot stayed the same; False when nothing changed.
+
+        `touch` stamps `updated_at` (rows without one, and line moves, pass False).
+        """
+        if after == before:
+            return False
+        if touch:
+            row.updated_at = utcnow()
+        self.session.add(row)
+        self.record(entity_type, row.id, action, before, after)
+        return True
+
     async def finish(self) -> None:
         if self.changes and self.project is not None:
             self.project.updated_at = utcnow()
@@ -174,14 +200,15 @@ class Mutation(UnitOfWork):
             await self.session.flush()
 
 
-class StoryBase:
-    def __init__(self, db: Database, bus: EventBus, limits: Limits) -> None:
+class StoryStore:
+    """Opens the units of work the story services run in, and publishes what a write changed."""
+
+    def __init__(self, db: Database, bus: EventBus) -> None:
         self.db = db
         self.bus = bus
-        self.limits = limits
 
     @asynccontextmanager
-    async def _write(self, actor: Actor) -> AsyncIterator[Mutation]:
+    async def write(self, actor: Actor) -> AsyncIterator[Mutation]:
         async with self.db.write() as session:
             tx = Mutation(session, actor)
             yield tx
@@ -189,9 +216,15 @@ class StoryBase:
         self._publish(tx)
 
     @asynccontextmanager
-    async def _read(self, actor: Actor) -> AsyncIterator[UnitOfWork]:
+    async def read(self, actor: Actor) -> AsyncIterator[UnitOfWork]:
         async with self.db.read() as session:
             yield UnitOfWork(session, actor)
+
+    @asynccontextmanager
+    async def read_public(self) -> AsyncIterator[AsyncSession]:
+        """A read on behalf of nobody: what a share link may show, never checked against an owner."""
+        async with self.db.read() as session:
+            yield session
 
     def _publish(self, tx: Mutation) -> None:
         if not tx.changes or tx.project is None:

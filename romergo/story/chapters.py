@@ -2,25 +2,39 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlmodel import col
 
 from romergo.actors import Actor
 from romergo.clock import utcnow
+from romergo.config import Limits
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
-from romergo.story.base import Mutation, place, renumber
-from romergo.story.reads import StoryReads
+from romergo.story.base import Action, Mutation, StoryStore, renumber
+from romergo.story.media_rules import MediaSlot, put_in_slot
 from romergo.story.trees import delete_scene_rows, scene_tree
+from romergo.story.views import ChapterOutline
 from storage.tables import Chapter, Scene
 
 
-class ChapterOps(StoryReads):
+@dataclass(frozen=True)
+class ChapterService:
+    store: StoryStore
+    limits: Limits
+
+    async def chapter_outline(self, actor: Actor, chapter_id: str) -> ChapterOutline:
+        async with self.store.read(actor) as uow:
+            chapter = await uow.chapter(chapter_id)
+            scenes = await uow.ordered(Scene, col(Scene.chapter_id), chapter.id)
+            return ChapterOutline(chapter, scenes)
+
     async def add_chapter(
         self, actor: Actor, project_id: str, title: str, position: int | None = None
     ) -> Chapter:
         clean = validation.title(title, self.limits, "Chapter title")
         position = validation.position(position)
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             await tx.project_by_id(project_id)
             siblings = await tx.ordered(Chapter, col(Chapter.project_id), project_id)
             now = utcnow()
@@ -32,46 +46,34 @@ class ChapterOps(StoryReads):
                 created_at=now,
                 updated_at=now,
             )
-            for row in place(siblings, chapter, position):
-                tx.session.add(row)
+            tx.place(siblings, chapter, position)
             tx.record("chapter", chapter.id, "created", None, snapshots.chapter(chapter))
         return chapter
 
     async def update_chapter(self, actor: Actor, chapter_id: str, title: str) -> Chapter:
         clean = validation.title(title, self.limits, "Chapter title")
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             chapter = await tx.chapter(chapter_id)
             before = snapshots.chapter(chapter)
             chapter.title = clean
-            await self._save_chapter(tx, chapter, before, "updated")
+            _save(tx, chapter, before)
         return chapter
 
     async def move_chapter(self, actor: Actor, chapter_id: str, position: int) -> Chapter:
         new_position = validation.position(position)
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             chapter = await tx.chapter(chapter_id)
             before = snapshots.chapter(chapter)
             siblings = await tx.ordered(Chapter, col(Chapter.project_id), chapter.project_id)
-            for row in place(siblings, chapter, new_position):
-                tx.session.add(row)
-            await self._save_chapter(tx, chapter, before, "moved")
+            tx.place(siblings, chapter, new_position)
+            _save(tx, chapter, before, "moved")
         return chapter
 
     async def set_chapter_music(self, actor: Actor, chapter_id: str, asset_id: str | None) -> Chapter:
-        async with self._write(actor) as tx:
-            chapter = await tx.chapter(chapter_id)
-            before = snapshots.chapter(chapter)
-            chapter.music_asset_id = await tx.asset_id_of_kind(asset_id, ("music",))
-            await self._save_chapter(tx, chapter, before, "updated")
-        return chapter
+        return await self._set_media(actor, chapter_id, "music", asset_id)
 
     async def set_chapter_background(self, actor: Actor, chapter_id: str, asset_id: str | None) -> Chapter:
-        async with self._write(actor) as tx:
-            chapter = await tx.chapter(chapter_id)
-            before = snapshots.chapter(chapter)
-            chapter.background_asset_id = await tx.asset_id_of_kind(asset_id, ("background",))
-            await self._save_chapter(tx, chapter, before, "updated")
-        return chapter
+        return await self._set_media(actor, chapter_id, "background", asset_id)
 
     async def delete_chapter(self, actor: Actor, chapter_id: str) -> None:
         """Deletes the chapter with its scenes, lines and choices; the snapshot keeps all of it.
@@ -79,7 +81,7 @@ class ChapterOps(StoryReads):
         Choices elsewhere that led into these scenes stay, pointing nowhere: the story check
         reports them as `dangling_target` so the author decides where they should go.
         """
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             chapter = await tx.chapter(chapter_id)
             before = snapshots.chapter(chapter)
             scenes = await tx.ordered(Scene, col(Scene.chapter_id), chapter.id)
@@ -93,12 +95,16 @@ class ChapterOps(StoryReads):
             renumber(siblings)
             tx.record("chapter", chapter.id, "deleted", before, None)
 
-    async def _save_chapter(
-        self, tx: Mutation, chapter: Chapter, before: dict[str, object], action: str
-    ) -> None:
-        after = snapshots.chapter(chapter)
-        if after == before:
-            return
-        chapter.updated_at = utcnow()
-        tx.session.add(chapter)
-        tx.record("chapter", chapter.id, "moved" if action == "moved" else "updated", before, after)
+    async def _set_media(
+        self, actor: Actor, chapter_id: str, slot: MediaSlot, asset_id: str | None
+    ) -> Chapter:
+        async with self.store.write(actor) as tx:
+            chapter = await tx.chapter(chapter_id)
+            before = snapshots.chapter(chapter)
+            put_in_slot(chapter, slot, await tx.asset_id_of_kind(asset_id, (slot,)))
+            _save(tx, chapter, before)
+        return chapter
+
+
+def _save(tx: Mutation, chapter: Chapter, before: dict[str, object], action: Action = "updated") -> None:
+    tx.save("chapter", chapter, before, snapshots.chapter(chapter), action)

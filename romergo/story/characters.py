@@ -2,27 +2,33 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlmodel import func, select
 
 from romergo.actors import Actor
 from romergo.clock import utcnow
+from romergo.config import Limits
 from romergo.errors import RomergoError
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
-from romergo.story.base import Mutation
-from romergo.story.reads import StoryReads
+from romergo.story.base import Mutation, StoryStore
 from storage.tables import Character
 
 PALETTE = ("#c0392b", "#2980b9", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#2c3e50", "#b7950b")
 
 
-class CharacterOps(StoryReads):
+@dataclass(frozen=True)
+class CharacterService:
+    store: StoryStore
+    limits: Limits
+
     async def add_character(
         self, actor: Actor, project_id: str, name: str, color: str | None = None
     ) -> Character:
         clean = validation.title(name, self.limits, "Character name")
         chosen = None if color is None else validation.color(color)
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             await tx.project_by_id(project_id)
             await _ensure_unique(tx, project_id, clean, None)
             count = (
@@ -48,7 +54,7 @@ class CharacterOps(StoryReads):
     ) -> Character:
         clean = None if name is None else validation.title(name, self.limits, "Character name")
         chosen = None if color is None else validation.color(color)
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             character = await tx.character(character_id)
             before = snapshots.character(character)
             if clean is not None:
@@ -56,11 +62,7 @@ class CharacterOps(StoryReads):
                 character.name = clean
             if chosen is not None:
                 character.color = chosen
-            after = snapshots.character(character)
-            if after != before:
-                character.updated_at = utcnow()
-                tx.session.add(character)
-                tx.record("character", character.id, "updated", before, after)
+            tx.save("character", character, before, snapshots.character(character))
         return character
 
 

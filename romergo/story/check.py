@@ -8,11 +8,13 @@ scene and should be able to reach an ending from everywhere it can go.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from romergo.story.media_rules import effective_media
 from romergo.story.views import ProjectData
-from storage.tables import Scene
+from storage.tables import Choice, Scene
 
 Severity = Literal["error", "warning", "info"]
 
@@ -27,125 +29,180 @@ class Problem:
 
 
 def check_story(data: ProjectData) -> list[Problem]:
-    problems: list[Problem] = []
-    scenes = {scene.id: scene for scene in data.scenes}
-    chapters = {chapter.id: chapter for chapter in data.chapters}
-    live_assets = {asset.id for asset in data.assets}
-    characters = {character.id for character in data.characters}
-    edges: dict[str, list[str]] = {scene_id: [] for scene_id in scenes}
-
-    def at(scene_id: str) -> tuple[str, str]:
-        return scene_id, scenes[scene_id].chapter_id
-
-    for choice in sorted(data.choices, key=lambda c: (c.scene_id, c.position)):
-        if choice.scene_id not in scenes:
-            continue
-        if choice.target_scene_id in scenes:
-            edges[choice.scene_id].append(choice.target_scene_id)
-        else:
-            where = (
-                "has no target" if not choice.target_scene_id else "leads to a scene that no longer exists"
-            )
-            problems.append(
-                Problem(
-                    "dangling_target",
-                    "error",
-                    f'Choice "{choice.label}" in scene "{scenes[choice.scene_id].title}" {where}.',
-                    *at(choice.scene_id),
-                )
-            )
-
-    starts = [scene for scene in scenes.values() if scene.is_start]
-    if not starts:
-        problems.append(Problem("no_start_scene", "error", "No scene is marked as the start of the story."))
-    reachable = _reach(edges, [s.id for s in starts])
-    ends = {scene_id for scene_id, scene in scenes.items() if scene.is_ending}
-    can_end = _reach(_reverse(edges), list(ends))
-
-    for scene in _in_story_order(data):
-        sid = scene.id
-        chapter = chapters.get(scene.chapter_id)
-        if starts and sid not in reachable:
-            problems.append(
-                Problem(
-                    "unreachable_scene",
-                    "warning",
-                    f'Scene "{scene.title}" cannot be reached from the start: no choice leads to it.',
-                    *at(sid),
-                )
-            )
-        if not scene.is_ending and not any(c.scene_id == sid for c in data.choices):
-            problems.append(
-                Problem(
-                    "dead_end",
-                    "warning",
-                    f'Scene "{scene.title}" has no choices and is not marked as an ending, '
-                    "so the story stops there.",
-                    *at(sid),
-                )
-            )
-        background = scene.background_asset_id or (chapter.background_asset_id if chapter else None)
-        if background not in live_assets:
-            problems.append(
-                Problem(
-                    "missing_background", "warning", f'Scene "{scene.title}" has no background.', *at(sid)
-                )
-            )
-        music = scene.music_asset_id or (chapter.music_asset_id if chapter else None)
-        if music not in live_assets:
-            problems.append(
-                Problem(
-                    "missing_music",
-                    "warning",
-                    f'Scene "{scene.title}" has no music, and neither has its chapter.',
-                    *at(sid),
-                )
-            )
-        lines = data.lines_of(sid)
-        if not lines:
-            problems.append(
-                Problem("empty_scene", "warning", f'Scene "{scene.title}" has no dialogue.', *at(sid))
-            )
-        for line in lines:
-            if line.character_id is not None and line.character_id not in characters:
-                problems.append(
-                    Problem(
-                        "unknown_speaker",
-                        "error",
-                        f'Line {line.position + 1} of scene "{scene.title}" is spoken by a character '
-                        "that does not exist.",
-                        *at(sid),
-                    )
-                )
-
-    for component in _cycles(edges):
-        if any(scene_id in can_end for scene_id in component):
-            continue
-        ordered = [s for s in _in_story_order(data) if s.id in component]
-        names = ", ".join(f'"{s.title}"' for s in ordered)
-        problems.append(
-            Problem(
-                "loop_without_exit",
-                "error",
-                f"The scenes {names} lead only to each other: once there, no ending can be reached.",
-                *at(ordered[0].id),
-            )
-        )
-
-    used = {a for c in data.chapters for a in (c.background_asset_id, c.music_asset_id) if a}
-    used |= {a for s in data.scenes for a in (s.background_asset_id, s.music_asset_id) if a}
-    # Sounds have no slot yet (they are for effects a story plays on cue), so they are never "unused".
-    for asset in sorted(data.assets, key=lambda a: a.name.casefold()):
-        if asset.kind != "sound" and asset.id not in used:
-            problems.append(
-                Problem("unused_asset", "info", f'Asset "{asset.name}" is not used by any scene or chapter.')
-            )
+    """Every problem of the story, in a stable order: choices, the start, scene by scene, loops, assets."""
+    story = _StoryIndex.of(data)
+    problems = [*_dangling_targets(story), *_no_start_scene(story)]
+    for scene in story.in_order:
+        for scene_check in _SCENE_CHECKS:
+            problems.extend(scene_check(story, scene))
+    problems.extend(_loops_without_exit(story))
+    problems.extend(_unused_assets(story))
     return problems
 
 
-def _in_story_order(data: ProjectData) -> list[Scene]:
-    order = {chapter.id: chapter.position for chapter in data.chapters}
-    return sorted(data.scenes, key=lambda s: (order.get(s.chapter_id, 0), s.position))
+@dataclass(frozen=True)
+class _StoryIndex:
+    """The scene graph and lookups the checks share, built once in O(scenes + choices + lines)."""
+
+    data: ProjectData
+    scenes: dict[str, Scene]
+    in_order: list[Scene]
+    edges: dict[str, list[str]]
+    """Scene id → the scenes its choices lead to (existing targets only)."""
+    has_choices: set[str]
+    reachable: set[str]
+    can_end: set[str]
+    live_assets: set[str]
+    characters: set[str]
+
+    @classmethod
+    def of(cls, data: ProjectData) -> _StoryIndex:
+        scenes = {scene.id: scene for scene in data.scenes}
+        edges = _edges(scenes, data.choices)
+        return cls(
+            data=data,
+            scenes=scenes,
+            in_order=data.scenes_in_order(),
+            edges=edges,
+            has_choices={choice.scene_id for choice in data.choices},
+            reachable=_reach(edges, [scene.id for scene in data.scenes if scene.is_start]),
+            can_end=_reach(_reverse(edges), [scene.id for scene in data.scenes if scene.is_ending]),
+            live_assets={asset.id for asset in data.assets},
+            characters={character.id for character in data.characters},
+        )
+
+    @property
+    def has_start(self) -> bool:
+        return any(scene.is_start for scene in self.scenes.values())
+
+    def at(self, scene_id: str) -> tuple[str, str]:
+        return scene_id, self.scenes[scene_id].chapter_id
+
+
+def _dangling_targets(story: _StoryIndex) -> Iterator[Problem]:
+    for choice in _in_scene_order(story.data.choices):
+        if choice.scene_id not in story.scenes or choice.target_scene_id in story.scenes:
+            continue
+        where = "has no target" if not choice.target_scene_id else "leads to a scene that no longer exists"
+        title = story.scenes[choice.scene_id].title
+        yield Problem(
+            "dangling_target",
+            "error",
+            f'Choice "{choice.label}" in scene "{title}" {where}.',
+            *story.at(choice.scene_id),
+        )
+
+
+def _no_start_scene(story: _StoryIndex) -> Iterator[Problem]:
+    if not story.has_start:
+        yield Problem("no_start_scene", "error", "No scene is marked as the start of the story.")
+
+
+def _unreachable_scene(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+    # Without a start every scene is unreachable; `no_start_scene` already says so, once.
+    if story.has_start and scene.id not in story.reachable:
+        yield Problem(
+            "unreachable_scene",
+            "warning",
+            f'Scene "{scene.title}" cannot be reached from the start: no choice leads to it.',
+            *story.at(scene.id),
+        )
+
+
+def _dead_end(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+    if not scene.is_ending and scene.id not in story.has_choices:
+        yield Problem(
+            "dead_end",
+            "warning",
+            f'Scene "{scene.title}" has no choices and is not marked as an ending, so the story stops there.',
+            *story.at(scene.id),
+        )
+
+
+def _missing_background(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+    chapter = story.data.chapter_of(scene)
+    if effective_media(scene, chapter, "background", story.live_assets).asset_id is None:
+        yield Problem(
+            "missing_background", "warning", f'Scene "{scene.title}" has no background.', *story.at(scene.id)
+        )
+
+
+def _missing_music(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+    chapter = story.data.chapter_of(scene)
+    if effective_media(scene, chapter, "music", story.live_assets).asset_id is None:
+        yield Problem(
+            "missing_music",
+            "warning",
+            f'Scene "{scene.title}" has no music, and neither has its chapter.',
+            *story.at(scene.id),
+        )
+
+
+def _empty_scene(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+    if not story.data.lines_of(scene.id):
+        yield Problem(
+            "empty_scene", "warning", f'Scene "{scene.title}" has no dialogue.', *story.at(scene.id)
+        )
+
+
+def _unknown_speaker(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+    for line in story.data.lines_of(scene.id):
+        if line.character_id is not None and line.character_id not in story.characters:
+            yield Problem(
+                "unknown_speaker",
+                "error",
+                f'Line {line.position + 1} of scene "{scene.title}" is spoken by a character '
+                "that does not exist.",
+                *story.at(scene.id),
+            )
+
+
+_SCENE_CHECKS: tuple[Callable[[_StoryIndex, Scene], Iterator[Problem]], ...] = (
+    _unreachable_scene,
+    _dead_end,
+    _missing_background,
+    _missing_music,
+    _empty_scene,
+    _unknown_speaker,
+)
+
+
+def _loops_without_exit(story: _StoryIndex) -> Iterator[Problem]:
+    for component in _cycles(story.edges):
+        if any(scene_id in story.can_end for scene_id in component):
+            continue
+        ordered = [scene for scene in story.in_order if scene.id in component]
+        names = ", ".join(f'"{scene.title}"' for scene in ordered)
+        yield Problem(
+            "loop_without_exit",
+            "error",
+            f"The scenes {names} lead only to each other: once there, no ending can be reached.",
+            *story.at(ordered[0].id),
+        )
+
+
+def _unused_assets(story: _StoryIndex) -> Iterator[Problem]:
+    data = story.data
+    used = {a for c in data.chapters for a in (c.background_asset_id, c.music_asset_id) if a}
+    used |= {a for s in data.scenes for a in (s.background_asset_id, s.music_asset_id) if a}
+    # Sounds have no slot (they are for effects a story plays on cue), so they are never "unused".
+    for asset in sorted(data.assets, key=lambda a: a.name.casefold()):
+        if asset.kind != "sound" and asset.id not in used:
+            yield Problem(
+                "unused_asset", "info", f'Asset "{asset.name}" is not used by any scene or chapter.'
+            )
+
+
+def _edges(scenes: dict[str, Scene], choices: list[Choice]) -> dict[str, list[str]]:
+    edges: dict[str, list[str]] = {scene_id: [] for scene_id in scenes}
+    for choice in _in_scene_order(choices):
+        if choice.scene_id in scenes and choice.target_scene_id in scenes:
+            edges[choice.scene_id].append(choice.target_scene_id)
+    return edges
+
+
+def _in_scene_order(choices: list[Choice]) -> list[Choice]:
+    return sorted(choices, key=lambda c: (c.scene_id, c.position))
 
 
 def _reach(edges: dict[str, list[str]], roots: list[str]) -> set[str]:
@@ -169,48 +226,60 @@ def _reverse(edges: dict[str, list[str]]) -> dict[str, list[str]]:
 
 def _cycles(edges: dict[str, list[str]]) -> list[set[str]]:
     """Strongly connected components that contain a cycle (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    found: list[set[str]] = []
-    counter = 0
+    search = _Tarjan(edges)
     for root in edges:
-        if root in index:
-            continue
-        work = [(root, iter(edges[root]))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
+        if root not in search.index:
+            search.run(root)
+    return search.found
+
+
+class _Tarjan:
+    """Iterative, so a long chain of scenes cannot exhaust Python's recursion limit."""
+
+    def __init__(self, edges: dict[str, list[str]]) -> None:
+        self.edges = edges
+        self.index: dict[str, int] = {}
+        self.low: dict[str, int] = {}
+        self.on_stack: set[str] = set()
+        self.stack: list[str] = []
+        self.found: list[set[str]] = []
+
+    def run(self, root: str) -> None:
+        work = [self._enter(root)]
         while work:
             node, targets = work[-1]
-            advanced = False
-            for target in targets:
-                if target not in index:
-                    index[target] = low[target] = counter
-                    counter += 1
-                    stack.append(target)
-                    on_stack.add(target)
-                    work.append((target, iter(edges[target])))
-                    advanced = True
-                    break
-                if target in on_stack:
-                    low[node] = min(low[node], index[target])
-            if advanced:
+            unvisited = self._next_unvisited(node, targets)
+            if unvisited is not None:
+                work.append(self._enter(unvisited))
                 continue
             work.pop()
             if work:
                 parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                component: set[str] = set()
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.add(member)
-                    if member == node:
-                        break
-                if len(component) > 1 or node in edges[node]:
-                    found.append(component)
-    return found
+                self.low[parent] = min(self.low[parent], self.low[node])
+            if self.low[node] == self.index[node]:
+                self._close(node)
+
+    def _enter(self, node: str) -> tuple[str, Iterator[str]]:
+        self.index[node] = self.low[node] = len(self.index)
+        self.stack.append(node)
+        self.on_stack.add(node)
+        return node, iter(self.edges[node])
+
+    def _next_unvisited(self, node: str, targets: Iterator[str]) -> str | None:
+        for target in targets:
+            if target not in self.index:
+                return target
+            if target in self.on_stack:
+                self.low[node] = min(self.low[node], self.index[target])
+        return None
+
+    def _close(self, node: str) -> None:
+        component: set[str] = set()
+        while True:
+            member = self.stack.pop()
+            self.on_stack.discard(member)
+            component.add(member)
+            if member == node:
+                break
+        if len(component) > 1 or node in self.edges[node]:
+            self.found.append(component)

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
 from sqlmodel import col
 
 from romergo.actors import Actor
 from romergo.clock import utcnow
+from romergo.config import Limits
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
-from romergo.story.base import Mutation, place, renumber
-from romergo.story.reads import StoryReads
+from romergo.story.base import Mutation, StoryStore, renumber
 from storage.tables import DialogueLine
 
 
@@ -24,7 +25,11 @@ UNCHANGED: Final = _Unchanged()
 """For `update_line(character_id=...)`: keep the speaker. None turns the line into narration."""
 
 
-class LineOps(StoryReads):
+@dataclass(frozen=True)
+class LineService:
+    store: StoryStore
+    limits: Limits
+
     async def add_line(
         self,
         actor: Actor,
@@ -35,7 +40,7 @@ class LineOps(StoryReads):
     ) -> DialogueLine:
         clean = validation.line_text(text, self.limits)
         position = validation.position(position)
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             scene = await tx.scene(scene_id)
             speaker = await _speaker(tx, character_id)
             siblings = await tx.ordered(DialogueLine, col(DialogueLine.scene_id), scene.id)
@@ -50,8 +55,7 @@ class LineOps(StoryReads):
                 created_at=now,
                 updated_at=now,
             )
-            for row in place(siblings, line, position):
-                tx.session.add(row)
+            tx.place(siblings, line, position)
             tx.record("dialogue_line", line.id, "created", None, snapshots.line(line))
         return line
 
@@ -63,34 +67,29 @@ class LineOps(StoryReads):
         character_id: str | _Unchanged | None = UNCHANGED,
     ) -> DialogueLine:
         clean = None if text is None else validation.line_text(text, self.limits)
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             line = await tx.line(line_id)
             before = snapshots.line(line)
             if clean is not None:
                 line.text = clean
             if not isinstance(character_id, _Unchanged):
                 line.character_id = await _speaker(tx, character_id)
-            after = snapshots.line(line)
-            if after != before:
-                line.updated_at = utcnow()
-                tx.session.add(line)
-                tx.record("dialogue_line", line.id, "updated", before, after)
+            tx.save("dialogue_line", line, before, snapshots.line(line))
         return line
 
     async def move_line(self, actor: Actor, line_id: str, position: int) -> DialogueLine:
         new_position = validation.position(position)
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             line = await tx.line(line_id)
             before = snapshots.line(line)
             siblings = await tx.ordered(DialogueLine, col(DialogueLine.scene_id), line.scene_id)
-            for row in place(siblings, line, new_position):
-                tx.session.add(row)
-            if snapshots.line(line) != before:
-                tx.record("dialogue_line", line.id, "moved", before, snapshots.line(line))
+            tx.place(siblings, line, new_position)
+            # A move is not an edit of the line: its `updated_at` stays.
+            tx.save("dialogue_line", line, before, snapshots.line(line), "moved", touch=False)
         return line
 
     async def delete_line(self, actor: Actor, line_id: str) -> None:
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             line = await tx.line(line_id)
             before = snapshots.line(line)
             await tx.session.delete(line)

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from romergo.story.media_rules import effective_media
 from romergo.story.views import ProjectData
+from storage.tables import Character, DialogueLine
 
 
 @dataclass(frozen=True)
@@ -59,14 +61,8 @@ def from_project(data: ProjectData) -> PlayStory:
     characters = {c.id: c for c in data.characters}
     scene_ids = {scene.id for scene in data.scenes}
     scenes: list[PlayScene] = []
-    for chapter in sorted(data.chapters, key=lambda c: c.position):
+    for chapter in data.chapters_in_order():
         for scene in data.scenes_of(chapter.id):
-            lines = []
-            for line in data.lines_of(scene.id):
-                speaker = characters.get(line.character_id) if line.character_id else None
-                lines.append(
-                    PlayLine(speaker.name if speaker else None, speaker.color if speaker else None, line.text)
-                )
             scenes.append(
                 PlayScene(
                     id=scene.id,
@@ -74,14 +70,11 @@ def from_project(data: ProjectData) -> PlayStory:
                     chapter_title=chapter.title,
                     is_start=scene.is_start,
                     is_ending=scene.is_ending,
-                    background_asset_id=_live(
-                        scene.background_asset_id or chapter.background_asset_id, live_assets
-                    ),
-                    music_asset_id=_live(scene.music_asset_id or chapter.music_asset_id, live_assets),
-                    lines=lines,
+                    background_asset_id=effective_media(scene, chapter, "background", live_assets).asset_id,
+                    music_asset_id=effective_media(scene, chapter, "music", live_assets).asset_id,
+                    lines=[_play_line(line, characters) for line in data.lines_of(scene.id)],
                     choices=[
-                        PlayChoice(c.label, c.target_scene_id if c.target_scene_id in scene_ids else None)
-                        for c in data.choices_of(scene.id)
+                        _choice(c.label, c.target_scene_id, scene_ids) for c in data.choices_of(scene.id)
                     ],
                 )
             )
@@ -89,7 +82,7 @@ def from_project(data: ProjectData) -> PlayStory:
 
 
 def from_snapshot(snapshot: dict[str, Any]) -> PlayStory:
-    """The frozen story of `StoryReads.published_view`; media ids are already the effective ones."""
+    """The frozen story of `publishing.published_story`; media ids are already the effective ones."""
     characters: dict[str, dict[str, Any]] = snapshot.get("characters", {})
     chapters: list[dict[str, Any]] = snapshot.get("chapters", [])
     scene_ids = {scene["id"] for chapter in chapters for scene in chapter.get("scenes", [])}
@@ -117,10 +110,7 @@ def from_snapshot(snapshot: dict[str, Any]) -> PlayStory:
                     music_asset_id=scene.get("music_asset_id"),
                     lines=lines,
                     choices=[
-                        PlayChoice(
-                            str(c.get("label", "")),
-                            c.get("target_scene_id") if c.get("target_scene_id") in scene_ids else None,
-                        )
+                        _choice(str(c.get("label", "")), c.get("target_scene_id"), scene_ids)
                         for c in scene.get("choices", [])
                     ],
                 )
@@ -128,5 +118,11 @@ def from_snapshot(snapshot: dict[str, Any]) -> PlayStory:
     return PlayStory(str(snapshot.get("title", "")), scenes)
 
 
-def _live(asset_id: str | None, live_assets: set[str]) -> str | None:
-    return asset_id if asset_id in live_assets else None
+def _play_line(line: DialogueLine, characters: dict[str, Character]) -> PlayLine:
+    speaker = characters.get(line.character_id) if line.character_id else None
+    return PlayLine(speaker.name if speaker else None, speaker.color if speaker else None, line.text)
+
+
+def _choice(label: str, target_scene_id: str | None, scene_ids: set[str]) -> PlayChoice:
+    """A choice whose target is gone is still shown, but leads nowhere."""
+    return PlayChoice(label, target_scene_id if target_scene_id in scene_ids else None)

@@ -10,12 +10,15 @@ from sqlmodel import col, select
 
 from romergo.actors import Actor
 from romergo.clock import utcnow
+from romergo.config import Limits
 from romergo.errors import invalid
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
-from romergo.story.base import Mutation, place, renumber
-from romergo.story.reads import StoryReads
+from romergo.story.base import Action, Mutation, StoryStore, renumber
+from romergo.story.media_rules import MediaSlot, put_in_slot
+from romergo.story.scene_view import load_scene_view
 from romergo.story.trees import delete_scene_rows, scene_tree
+from romergo.story.views import SceneView
 from storage.tables import Choice, Scene
 
 MAX_CHOICES = 20
@@ -27,14 +30,22 @@ class ChoiceSpec:
     target_scene_id: str | None
 
 
-class SceneOps(StoryReads):
+@dataclass(frozen=True)
+class SceneService:
+    store: StoryStore
+    limits: Limits
+
+    async def scene_view(self, actor: Actor, scene_id: str) -> SceneView:
+        async with self.store.read(actor) as uow:
+            return await load_scene_view(uow, scene_id)
+
     async def add_scene(
         self, actor: Actor, chapter_id: str, title: str, position: int | None = None
     ) -> Scene:
         """Adds a scene; the first scene of a project becomes its start scene."""
         clean = validation.title(title, self.limits, "Scene title")
         position = validation.position(position)
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             chapter = await tx.chapter(chapter_id)
             siblings = await tx.ordered(Scene, col(Scene.chapter_id), chapter.id)
             has_scenes = (
@@ -51,8 +62,7 @@ class SceneOps(StoryReads):
                 created_at=now,
                 updated_at=now,
             )
-            for row in place(siblings, scene, position):
-                tx.session.add(row)
+            tx.place(siblings, scene, position)
             tx.record("scene", scene.id, "created", None, snapshots.scene(scene, []))
         return scene
 
@@ -69,41 +79,40 @@ class SceneOps(StoryReads):
         for name, flag in (("is_start", is_start), ("is_ending", is_ending)):
             if flag is not None and not isinstance(flag, bool):
                 raise invalid(f"{name} must be true or false.")
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             scene = await tx.scene(scene_id)
-            before = await self._scene_snapshot(tx, scene)
+            before = await _snapshot(tx, scene)
             if clean is not None:
                 scene.title = clean
             if is_ending is not None:
                 scene.is_ending = is_ending
             if is_start is not None:
                 if is_start:
-                    await self._clear_other_starts(tx, scene)
+                    await _clear_other_starts(tx, scene)
                 scene.is_start = is_start
-            await self._save_scene(tx, scene, before)
+            await _save(tx, scene, before)
         return scene
 
     async def move_scene(self, actor: Actor, scene_id: str, chapter_id: str, position: int) -> Scene:
         new_position = validation.position(position)
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             scene = await tx.scene(scene_id)
             target = await tx.chapter(chapter_id)
-            before = await self._scene_snapshot(tx, scene)
+            before = await _snapshot(tx, scene)
             old_chapter_id = scene.chapter_id
             scene.chapter_id = target.id
             siblings = await tx.ordered(Scene, col(Scene.chapter_id), target.id)
-            for row in place(siblings, scene, new_position):
-                tx.session.add(row)
+            tx.place(siblings, scene, new_position)
             if old_chapter_id != target.id:
                 await tx.session.flush()
                 left_behind = await tx.ordered(Scene, col(Scene.chapter_id), old_chapter_id)
                 renumber([row for row in left_behind if row.id != scene.id])
-            await self._save_scene(tx, scene, before, action="moved")
+            await _save(tx, scene, before, action="moved")
         return scene
 
     async def delete_scene(self, actor: Actor, scene_id: str) -> None:
         """Deletes the scene with its lines and choices. Choices into it are left dangling."""
-        async with self._write(actor) as tx:
+        async with self.store.write(actor) as tx:
             scene = await tx.scene(scene_id)
             before = await scene_tree(tx, scene)
             await delete_scene_rows(tx, scene)
@@ -112,81 +121,82 @@ class SceneOps(StoryReads):
             tx.record("scene", scene.id, "deleted", before, None)
 
     async def set_scene_background(self, actor: Actor, scene_id: str, asset_id: str | None) -> Scene:
-        async with self._write(actor) as tx:
-            scene = await tx.scene(scene_id)
-            before = await self._scene_snapshot(tx, scene)
-            scene.background_asset_id = await tx.asset_id_of_kind(asset_id, ("background",))
-            await self._save_scene(tx, scene, before)
-        return scene
+        """None means: show the chapter's background in this scene."""
+        return await self._set_media(actor, scene_id, "background", asset_id)
 
     async def set_scene_music(self, actor: Actor, scene_id: str, asset_id: str | None) -> Scene:
         """None means: play the chapter's music in this scene."""
-        async with self._write(actor) as tx:
-            scene = await tx.scene(scene_id)
-            before = await self._scene_snapshot(tx, scene)
-            scene.music_asset_id = await tx.asset_id_of_kind(asset_id, ("music",))
-            await self._save_scene(tx, scene, before)
-        return scene
+        return await self._set_media(actor, scene_id, "music", asset_id)
 
     async def set_choices(self, actor: Actor, scene_id: str, choices: Sequence[ChoiceSpec]) -> list[Choice]:
         """Replaces the scene's choices with these, in this order. Targets stay in the project."""
         if len(choices) > MAX_CHOICES:
             raise invalid(f"A scene offers at most {MAX_CHOICES} choices.")
-        labels = [validation.title(c.label, self.limits, "Choice label") for c in choices]
-        async with self._write(actor) as tx:
+        wanted = [
+            (validation.title(c.label, self.limits, "Choice label"), c.target_scene_id) for c in choices
+        ]
+        async with self.store.write(actor) as tx:
             scene = await tx.scene(scene_id)
-            before = await self._scene_snapshot(tx, scene)
-            for spec in choices:
-                if spec.target_scene_id is not None:
-                    await tx.scene(spec.target_scene_id)
+            before = await _snapshot(tx, scene)
+            for _, target_scene_id in wanted:
+                if target_scene_id is not None:
+                    await tx.scene(target_scene_id)
             old = await tx.choices_of(scene.id)
-            wanted = [(label, spec.target_scene_id) for label, spec in zip(labels, choices, strict=True)]
             if [(row.label, row.target_scene_id) for row in old] == wanted:
                 # No change: keep the rows, so their ids still match the last revision's snapshot.
                 return old
-            for row in old:
-                await tx.session.delete(row)
-            await tx.session.flush()
-            rows = [
-                Choice(
-                    id=new_id("cho"),
-                    project_id=scene.project_id,
-                    scene_id=scene.id,
-                    position=index,
-                    label=label,
-                    target_scene_id=spec.target_scene_id,
-                )
-                for index, (label, spec) in enumerate(zip(labels, choices, strict=True))
-            ]
-            tx.session.add_all(rows)
+            rows = await _replace_choices(tx, scene, old, wanted)
             after = snapshots.scene(scene, rows)
             if _without_ids(before) != _without_ids(after):
-                scene.updated_at = utcnow()
-                tx.session.add(scene)
-                tx.record("scene", scene.id, "updated", before, after)
+                tx.save("scene", scene, before, after)
         return rows
 
-    async def _clear_other_starts(self, tx: Mutation, scene: Scene) -> None:
-        statement = select(Scene).where(
-            Scene.project_id == scene.project_id, col(Scene.is_start), Scene.id != scene.id
+    async def _set_media(self, actor: Actor, scene_id: str, slot: MediaSlot, asset_id: str | None) -> Scene:
+        async with self.store.write(actor) as tx:
+            scene = await tx.scene(scene_id)
+            before = await _snapshot(tx, scene)
+            put_in_slot(scene, slot, await tx.asset_id_of_kind(asset_id, (slot,)))
+            await _save(tx, scene, before)
+        return scene
+
+
+async def _clear_other_starts(tx: Mutation, scene: Scene) -> None:
+    statement = select(Scene).where(
+        Scene.project_id == scene.project_id, col(Scene.is_start), Scene.id != scene.id
+    )
+    for other in (await tx.session.exec(statement)).all():
+        before = await _snapshot(tx, other)
+        other.is_start = False
+        await _save(tx, other, before)
+
+
+async def _snapshot(tx: Mutation, scene: Scene) -> dict[str, Any]:
+    return snapshots.scene(scene, await tx.choices_of(scene.id))
+
+
+async def _save(tx: Mutation, scene: Scene, before: dict[str, Any], action: Action = "updated") -> None:
+    tx.save("scene", scene, before, await _snapshot(tx, scene), action)
+
+
+async def _replace_choices(
+    tx: Mutation, scene: Scene, old: list[Choice], wanted: list[tuple[str, str | None]]
+) -> list[Choice]:
+    for row in old:
+        await tx.session.delete(row)
+    await tx.session.flush()
+    rows = [
+        Choice(
+            id=new_id("cho"),
+            project_id=scene.project_id,
+            scene_id=scene.id,
+            position=index,
+            label=label,
+            target_scene_id=target_scene_id,
         )
-        for other in (await tx.session.exec(statement)).all():
-            before = await self._scene_snapshot(tx, other)
-            other.is_start = False
-            await self._save_scene(tx, other, before)
-
-    async def _scene_snapshot(self, tx: Mutation, scene: Scene) -> dict[str, Any]:
-        return snapshots.scene(scene, await tx.choices_of(scene.id))
-
-    async def _save_scene(
-        self, tx: Mutation, scene: Scene, before: dict[str, Any], action: str = "updated"
-    ) -> None:
-        after = snapshots.scene(scene, await tx.choices_of(scene.id))
-        if after == before:
-            return
-        scene.updated_at = utcnow()
-        tx.session.add(scene)
-        tx.record("scene", scene.id, "moved" if action == "moved" else "updated", before, after)
+        for index, (label, target_scene_id) in enumerate(wanted)
+    ]
+    tx.session.add_all(rows)
+    return rows
 
 
 def _without_ids(snapshot: dict[str, Any]) -> dict[str, Any]:

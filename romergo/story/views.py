@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from functools import cached_property
+from typing import Literal, TypeVar
 
+from romergo.story.media_rules import SlotSource
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Revision, Scene
 
-SlotSource = Literal["scene", "chapter"]
+Row = TypeVar("Row", Scene, DialogueLine, Choice)
 
 
 @dataclass(frozen=True)
 class ProjectData:
-    """Everything of one project except asset bytes, loaded in a handful of queries."""
+    """Everything of one project except asset bytes, loaded in a handful of queries.
+
+    `assets` holds the live assets only. The `*_of` lookups use indexes built once, on first use.
+    """
 
     project: Project
     chapters: list[Chapter]
@@ -22,16 +28,41 @@ class ProjectData:
     characters: list[Character]
     assets: list[Asset]
 
+    def chapters_in_order(self) -> list[Chapter]:
+        return sorted(self.chapters, key=lambda c: c.position)
+
+    def chapter_of(self, scene: Scene) -> Chapter | None:
+        return self._chapters.get(scene.chapter_id)
+
     def scenes_of(self, chapter_id: str) -> list[Scene]:
-        return sorted((s for s in self.scenes if s.chapter_id == chapter_id), key=lambda s: s.position)
+        return list(self._scenes_by_chapter.get(chapter_id, ()))
+
+    def scenes_in_order(self) -> list[Scene]:
+        """Chapter by chapter, scene by scene (scenes of a vanished chapter sort as position 0)."""
+        order = {chapter.id: chapter.position for chapter in self.chapters}
+        return sorted(self.scenes, key=lambda s: (order.get(s.chapter_id, 0), s.position))
 
     def lines_of(self, scene_id: str) -> list[DialogueLine]:
-        return sorted(
-            (line for line in self.lines if line.scene_id == scene_id), key=lambda line: line.position
-        )
+        return list(self._lines_by_scene.get(scene_id, ()))
 
     def choices_of(self, scene_id: str) -> list[Choice]:
-        return sorted((c for c in self.choices if c.scene_id == scene_id), key=lambda c: c.position)
+        return list(self._choices_by_scene.get(scene_id, ()))
+
+    @cached_property
+    def _chapters(self) -> dict[str, Chapter]:
+        return {chapter.id: chapter for chapter in self.chapters}
+
+    @cached_property
+    def _scenes_by_chapter(self) -> dict[str, list[Scene]]:
+        return _ordered_groups(self.scenes, lambda scene: scene.chapter_id)
+
+    @cached_property
+    def _lines_by_scene(self) -> dict[str, list[DialogueLine]]:
+        return _ordered_groups(self.lines, lambda line: line.scene_id)
+
+    @cached_property
+    def _choices_by_scene(self) -> dict[str, list[Choice]]:
+        return _ordered_groups(self.choices, lambda choice: choice.scene_id)
 
 
 @dataclass(frozen=True)
@@ -104,3 +135,10 @@ class RevisionView:
     revision: Revision
     title: str
     """A readable name for the entity (from its snapshot), for history lists."""
+
+
+def _ordered_groups(rows: Iterable[Row], parent: Callable[[Row], str]) -> dict[str, list[Row]]:
+    groups: dict[str, list[Row]] = {}
+    for row in sorted(rows, key=lambda r: r.position):
+        groups.setdefault(parent(row), []).append(row)
+    return groups

@@ -43,7 +43,7 @@ async def test_chapters_are_added_renamed_and_deleted_as_the_agent(services, aut
     assert added["id"].startswith("chp_") and renamed == added | {"title": "Before it all"}
     assert deleted == {"entity_type": "chapter", "id": story.chapter_id, "deleted": True}
     assert gone.startswith("[not_found] ")
-    outline = await services.stories.outline(actor, story.project_id)
+    outline = await services.reads.outline(actor, story.project_id)
     assert [(c.chapter.id, c.chapter.title, c.chapter.position) for c in outline.chapters] == [
         (added["id"], "Before it all", 0)
     ]
@@ -55,7 +55,7 @@ async def test_chapters_are_added_renamed_and_deleted_as_the_agent(services, aut
 
 
 async def test_scenes_are_added_marked_moved_and_deleted(services, author, actor, story):
-    second = await services.stories.add_chapter(actor, story.project_id, "Two")
+    second = await services.chapters.add_chapter(actor, story.project_id, "Two")
     async with agent_of(services, "writer") as agent:
         added = await agent.ok("romergo_add_scene", chapter_id=story.chapter_id, title="Middle", position=1)
         started = await agent.ok("romergo_update_scene", scene_id=added["id"], is_start=True)
@@ -78,9 +78,9 @@ async def test_scenes_are_added_marked_moved_and_deleted(services, author, actor
     assert renamed == started | {"title": "The middle"}  # null flags left the marks alone
     assert moved == renamed | {"chapter_id": second.id, "position": 0}
     assert deleted == {"entity_type": "scene", "id": story.second_scene_id, "deleted": True}
-    opening = await services.stories.scene_view(actor, story.first_scene_id)
+    opening = await services.scenes.scene_view(actor, story.first_scene_id)
     assert opening.scene.is_start is False  # the start mark moved
-    assert [s.id for s in (await services.stories.chapter_outline(actor, story.chapter_id)).scenes] == [
+    assert [s.id for s in (await services.chapters.chapter_outline(actor, story.chapter_id)).scenes] == [
         story.first_scene_id
     ]
     # The choice into the deleted scene is left dangling, and the check says so.

@@ -102,7 +102,7 @@ async def test_a_200_kb_scene_comes_in_64_kb_pages_that_hold_all_of_it(services,
     story = await small_story(services, actor)
     texts = [f"Line {n:03d} " + "ab\u200bcd " * 330 + f"end {n:03d}" for n in range(100)]
     for text in texts:
-        await services.stories.add_line(actor, story.first_scene_id, text, story.hero_id)
+        await services.lines.add_line(actor, story.first_scene_id, text, story.hero_id)
     assert sum(len(text.encode()) for text in texts) > 200_000
     pages = []
     page = None

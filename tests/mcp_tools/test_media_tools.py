@@ -52,7 +52,7 @@ async def test_an_imported_file_gets_its_type_from_its_bytes(services, author, a
     }
     assert (sound["mime"], sound["tags"]) == ("audio/wav", [])
     assert [a["id"] for a in found["assets"]] == [image["id"]] and found["assets"][0]["used_by"] == []
-    _, stored = await services.stories.asset_content(actor, image["id"])
+    _, stored = await services.assets.asset_content(actor, image["id"])
     assert stored == TINY_PNG
 
 
@@ -94,7 +94,7 @@ async def test_exactly_3_mb_is_accepted(services, author, story):
 
 
 async def test_backgrounds_and_music_are_set_cleared_and_inherited(services, author, actor, story):
-    other_music = await services.stories.import_asset(actor, story.project_id, "music", "Storm", TINY_WAV)
+    other_music = await services.assets.import_asset(actor, story.project_id, "music", "Storm", TINY_WAV)
     scene_id = story.second_scene_id
     async with agent_of(services, "writer") as agent:
         with_background = await agent.ok(
@@ -142,7 +142,7 @@ async def test_publishing_returns_the_link_and_unpublishing_kills_it(services, a
     assert published == {"url": f"{services.settings.base_url}/published/{share_id}"}
     assert again == published  # publishing again keeps the link
     assert [p["published"] for p in listed["projects"] if p["id"] == story.project_id] == [True]
-    assert await services.stories.published_snapshot(share_id) is None
+    assert await services.publishing.published_snapshot(share_id) is None
     assert unpublished == {
         "entity_type": "project",
         "id": story.project_id,

@@ -34,15 +34,20 @@ async def all_pages(agent, tool, **arguments):
 
 async def bigger_story(services, actor):
     story = await furnished_story(services, actor)
-    stories = services.stories
-    second = await stories.add_chapter(actor, story.project_id, "Second chapter with a longer title")
+    second = await services.chapters.add_chapter(
+        actor, story.project_id, "Second chapter with a longer title"
+    )
     for n in range(7):
-        await stories.add_scene(actor, story.chapter_id, f"Scene {n} of the first chapter, with some words")
-        await stories.add_scene(actor, second.id, f"Scene {n} of the second chapter, with some words")
+        await services.scenes.add_scene(
+            actor, story.chapter_id, f"Scene {n} of the first chapter, with some words"
+        )
+        await services.scenes.add_scene(actor, second.id, f"Scene {n} of the second chapter, with some words")
     for n in range(6):
-        await stories.add_character(actor, story.project_id, f"Character number {n}")
-        await stories.import_asset(actor, story.project_id, "sound", f"Sound number {n}", b"ID3" + bytes(9))
-        await stories.add_line(actor, story.first_scene_id, f"Line {n}: " + "words " * 40)
+        await services.characters.add_character(actor, story.project_id, f"Character number {n}")
+        await services.assets.import_asset(
+            actor, story.project_id, "sound", f"Sound number {n}", b"ID3" + bytes(9)
+        )
+        await services.lines.add_line(actor, story.first_scene_id, f"Line {n}: " + "words " * 40)
     return story
 
 
@@ -96,16 +101,16 @@ async def test_page_values_that_are_not_this_calls_next_page_are_invalid(
     services, author, actor, monkeypatch
 ):
     story = await small_story(services, actor)
-    other = await services.stories.add_scene(actor, story.chapter_id, "Other")
+    other = await services.scenes.add_scene(actor, story.chapter_id, "Other")
     for n in range(8):
-        await services.stories.add_line(actor, story.first_scene_id, f"Line {n} " + "x" * 200)
-        await services.stories.add_line(actor, other.id, f"Line {n} " + "y" * 200)
+        await services.lines.add_line(actor, story.first_scene_id, f"Line {n} " + "x" * 200)
+        await services.lines.add_line(actor, other.id, f"Line {n} " + "y" * 200)
     monkeypatch.setattr(paging, "TEXT_LIMIT_BYTES", SMALL_PAGE)
     async with agent_of(services, "writer") as agent:
         first = untrusted(await agent.call("romergo_get_scene", scene_id=story.first_scene_id))
         token = first["next_page"]
         assert token and first["truncated"] is True
-        view = await services.stories.scene_view(actor, story.first_scene_id)
+        view = await services.scenes.scene_view(actor, story.first_scene_id)
         keys = [line.line.id for line in view.lines]
         call = f"get_scene:{story.first_scene_id}"
         bad = [
@@ -140,11 +145,11 @@ async def test_page_values_that_are_not_this_calls_next_page_are_invalid(
 async def test_a_page_token_from_before_a_change_is_a_conflict(services, author, actor, monkeypatch):
     story = await small_story(services, actor)
     for n in range(8):
-        await services.stories.add_line(actor, story.first_scene_id, f"Line {n} " + "x" * 200)
+        await services.lines.add_line(actor, story.first_scene_id, f"Line {n} " + "x" * 200)
     monkeypatch.setattr(paging, "TEXT_LIMIT_BYTES", SMALL_PAGE)
     async with agent_of(services, "writer") as agent:
         token = untrusted(await agent.call("romergo_get_scene", scene_id=story.first_scene_id))["next_page"]
-        await services.stories.add_line(actor, story.first_scene_id, "Inserted", position=0)
+        await services.lines.add_line(actor, story.first_scene_id, "Inserted", position=0)
         stale = await agent.error("romergo_get_scene", scene_id=story.first_scene_id, page=token)
         again = await agent.call("romergo_get_scene", scene_id=story.first_scene_id)
     assert stale == ("[conflict] The project changed since the first page was read; read again without page.")

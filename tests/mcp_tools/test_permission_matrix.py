@@ -24,11 +24,11 @@ CONTRACT = DOMAIN_TOOL_CATEGORIES
 
 
 async def fresh_line(services: Services, actor: Actor, story: Furnished) -> str:
-    return (await services.stories.add_line(actor, story.first_scene_id, "A line to work on.")).id
+    return (await services.lines.add_line(actor, story.first_scene_id, "A line to work on.")).id
 
 
 async def fresh_scene(services: Services, actor: Actor, story: Furnished) -> str:
-    return (await services.stories.add_scene(actor, story.chapter_id, "Spare scene")).id
+    return (await services.scenes.add_scene(actor, story.chapter_id, "Spare scene")).id
 
 
 counter = iter(range(10_000))
@@ -112,7 +112,7 @@ async def _line(services: Services, actor: Actor, story: Furnished, extra: dict[
 
 
 async def _published(services: Services, actor: Actor, story: Furnished) -> dict[str, Any]:
-    await services.stories.publish_project(actor, story.project_id)
+    await services.publishing.publish_project(actor, story.project_id)
     return {"project_id": story.project_id}
 
 
@@ -121,13 +121,13 @@ async def _scene(services: Services, actor: Actor, story: Furnished) -> dict[str
 
 
 async def _chapter(services: Services, actor: Actor, story: Furnished) -> dict[str, Any]:
-    return {"chapter_id": (await services.stories.add_chapter(actor, story.project_id, "Spare chapter")).id}
+    return {"chapter_id": (await services.chapters.add_chapter(actor, story.project_id, "Spare chapter")).id}
 
 
 async def _asset(services: Services, actor: Actor, story: Furnished) -> dict[str, Any]:
     return {
         "asset_id": (
-            await services.stories.import_asset(actor, story.project_id, "music", "Spare", TINY_WAV)
+            await services.assets.import_asset(actor, story.project_id, "music", "Spare", TINY_WAV)
         ).id
     }
 

@@ -22,8 +22,8 @@ async def story(services, actor):
 async def test_the_outline_lists_chapters_with_their_scenes_and_the_characters(
     services, author, actor, story
 ):
-    later = await services.stories.add_chapter(actor, story.project_id, "Two")
-    villain = await services.stories.add_character(actor, story.project_id, "Abbot", "#112233")
+    later = await services.chapters.add_chapter(actor, story.project_id, "Two")
+    villain = await services.characters.add_character(actor, story.project_id, "Abbot", "#112233")
     async with agent_of(services, "writer") as agent:
         outline = await agent.ok("romergo_get_project_outline", project_id=story.project_id)
     assert outline["project"] == {"id": story.project_id, "title": "Harbour Lights"}
@@ -48,7 +48,7 @@ async def test_the_outline_lists_chapters_with_their_scenes_and_the_characters(
 
 
 async def test_a_chapter_comes_with_its_scenes_in_order(services, author, actor, story):
-    await services.stories.move_scene(actor, story.second_scene_id, story.chapter_id, 0)
+    await services.scenes.move_scene(actor, story.second_scene_id, story.chapter_id, 0)
     async with agent_of(services, "writer") as agent:
         chapter = await agent.ok("romergo_get_chapter", chapter_id=story.chapter_id)
     assert {k: v for k, v in chapter.items() if k != "scenes"} == {
@@ -111,7 +111,7 @@ async def test_the_preview_is_what_a_player_sees(services, author, actor, story)
     async with agent_of(services, "writer") as agent:
         opening = await agent.ok("romergo_preview_scene", scene_id=story.first_scene_id)
         closing = await agent.ok("romergo_preview_scene", scene_id=story.second_scene_id)
-        await services.stories.update_scene(actor, story.second_scene_id, is_ending=False)
+        await services.scenes.update_scene(actor, story.second_scene_id, is_ending=False)
         stuck = await agent.ok("romergo_preview_scene", scene_id=story.second_scene_id)
     assert opening == {
         "scene_id": story.first_scene_id,
@@ -161,13 +161,13 @@ async def test_assets_are_found_by_words_and_kind_with_where_they_are_used(servi
 
 
 async def test_the_story_check_reports_what_the_editor_reports(services, author, actor, story):
-    gone = await services.stories.add_scene(actor, story.chapter_id, "Nowhere")
-    await services.stories.set_choices(actor, story.second_scene_id, [ChoiceSpec("Onward", gone.id)])
-    await services.stories.update_scene(actor, story.second_scene_id, is_ending=False)
-    await services.stories.delete_scene(actor, gone.id)
+    gone = await services.scenes.add_scene(actor, story.chapter_id, "Nowhere")
+    await services.scenes.set_choices(actor, story.second_scene_id, [ChoiceSpec("Onward", gone.id)])
+    await services.scenes.update_scene(actor, story.second_scene_id, is_ending=False)
+    await services.scenes.delete_scene(actor, gone.id)
     async with agent_of(services, "writer") as agent:
         result = await agent.ok("romergo_check_story", project_id=story.project_id)
-    expected = await services.stories.check_story(actor, story.project_id)
+    expected = await services.reads.check_story(actor, story.project_id)
     assert result["problems"] == [
         {
             "code": p.code,

@@ -60,7 +60,7 @@ VALID = {
 
 
 async def test_every_domain_tool_is_listed_with_schemas_and_honest_annotations(services, author, actor):
-    await services.stories.create_project(actor, SECRET_TITLE)
+    await services.projects.create_project(actor, SECRET_TITLE)
     async with Client(build_server(services)) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         prompts = (await client.list_prompts()).prompts
@@ -109,7 +109,7 @@ async def test_each_scope_opens_exactly_its_own_tools(services, author, actor, g
 
 
 async def test_the_join_prompt_carries_the_code_and_the_fixed_instructions_only(services, author, actor):
-    await services.stories.create_project(actor, SECRET_TITLE)
+    await services.projects.create_project(actor, SECRET_TITLE)
     async with Client(build_server(services)) as client:
         [listed] = [p for p in (await client.list_prompts()).prompts if p.name == "join_builder_channel"]
         prompt = await client.get_prompt("join_builder_channel", {"code": " rmg-AbC_123-xyz "})

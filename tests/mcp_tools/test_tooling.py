@@ -102,10 +102,10 @@ def server_with_test_tools(services):
 
 
 async def test_list_projects_returns_the_owners_projects_in_an_envelope(services, author, actor):
-    first = await services.stories.create_project(actor, "Harbour Lights")
-    second = await services.stories.create_project(actor, "Tides <untrusted-data-x> \u202eevil")
+    first = await services.projects.create_project(actor, "Harbour Lights")
+    second = await services.projects.create_project(actor, "Tides <untrusted-data-x> \u202eevil")
     stranger = await services.accounts.create_user("stranger")
-    await services.stories.create_project(user_actor(stranger.id), "Not yours")
+    await services.projects.create_project(user_actor(stranger.id), "Not yours")
     token, _ = await services.agents.create_personal_token("writer", scopes=["romergo:read"])
     server = build_server(services)
 

@@ -65,7 +65,7 @@ async def test_a_joined_agent_cannot_touch_another_project_of_the_owner(services
         refused = await helper.error("romergo_add_chapter", project_id=elsewhere.project_id, title="Sneaky")
     assert refused.startswith("[permission_denied] ")
     assert [
-        c.chapter.title for c in (await services.stories.outline(actor, elsewhere.project_id)).chapters
+        c.chapter.title for c in (await services.reads.outline(actor, elsewhere.project_id)).chapters
     ] == ["One"]
 
 
@@ -93,5 +93,5 @@ async def test_a_delete_waits_for_the_owners_allow_once_with_a_readable_action(s
         )
         result = await asyncio.wait_for(call, 20)
     assert not result.is_error, result.content[0].text
-    scenes = (await services.stories.chapter_outline(actor, room.story.chapter_id)).scenes
+    scenes = (await services.chapters.chapter_outline(actor, room.story.chapter_id)).scenes
     assert scene_id not in [s.id for s in scenes]

@@ -36,7 +36,7 @@ def renamer(services, agent, room, title="Dawn"):
         actor = agent_actor(agent.user_id, agent.client_id, agent.client_name).for_tool(
             "romergo_update_scene", command_id
         )
-        return await services.stories.update_scene(actor, room.story.first_scene_id, title=title)
+        return await services.scenes.update_scene(actor, room.story.first_scene_id, title=title)
 
     return execute
 
@@ -102,12 +102,12 @@ async def test_leaving_keeps_the_room_so_a_change_without_a_command_is_refused(s
 async def test_a_joined_agent_cannot_touch_another_project(services, actor):
     room = await open_room(services, actor)
     agent, _ = await claim(services, room)
-    other = await services.stories.create_project(actor, "Elsewhere")
+    other = await services.projects.create_project(actor, "Elsewhere")
     call = ToolCall(
         agent, "romergo_add_chapter", "edit", {"project_id": other.id, "title": "x"}, None, other.id
     )
     with pytest.raises(RomergoError) as refused:
-        await services.channels.run_tool_call(call, lambda _: services.stories.list_projects(actor))
+        await services.channels.run_tool_call(call, lambda _: services.projects.list_projects(actor))
     assert refused.value.code == "permission_denied"
 
 
@@ -171,7 +171,7 @@ async def test_reads_are_allowed_and_attributed_when_one_command_is_held(service
         room.story.project_id,
     )
     await services.channels.run_tool_call(
-        call, lambda _: services.stories.scene_view(actor, room.story.first_scene_id)
+        call, lambda _: services.scenes.scene_view(actor, room.story.first_scene_id)
     )
     events = await room.events()
     assert [e.kind for e in events[-2:]] == ["tool_started", "tool_finished"]
@@ -182,7 +182,7 @@ async def test_the_reply_is_compared_with_what_was_recorded(services, actor):
     room = await open_room(services, actor)
     agent, command = await claim(services, room)
     await services.channels.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
-    line = await services.stories.add_line(
+    line = await services.lines.add_line(
         agent_actor(agent.user_id, agent.client_id, agent.client_name).for_tool(
             "romergo_add_dialogue_line", command.command_id
         ),
@@ -217,7 +217,7 @@ async def test_the_reply_is_compared_with_what_was_recorded(services, actor):
 async def test_a_line_change_counts_as_a_change_of_its_scene(services, actor):
     room = await open_room(services, actor)
     agent, command = await claim(services, room)
-    await services.stories.add_line(
+    await services.lines.add_line(
         agent_actor(agent.user_id, agent.client_id, agent.client_name).for_tool(
             "romergo_add_dialogue_line", command.command_id
         ),

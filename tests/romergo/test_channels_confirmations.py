@@ -41,7 +41,7 @@ class Renamer:
         async def execute(command_id):
             self.runs += 1
             actor = agent_actor(self.agent.user_id, self.agent.client_id, self.agent.client_name)
-            return await self.services.stories.update_scene(
+            return await self.services.scenes.update_scene(
                 actor.for_tool("romergo_update_scene", command_id),
                 self.room.story.first_scene_id,
                 title=title,
@@ -60,7 +60,7 @@ async def requested(room, count=1):
 
 
 async def title_of(services, actor, room):
-    return (await services.stories.scene_view(actor, room.story.first_scene_id)).scene.title
+    return (await services.scenes.scene_view(actor, room.story.first_scene_id)).scene.title
 
 
 async def test_allow_once_runs_the_waiting_call_exactly_once(services, actor):

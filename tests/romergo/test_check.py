@@ -339,20 +339,19 @@ def test_problems_come_in_story_order_across_chapters():
 
 async def test_the_service_checks_what_is_stored(services, actor):
     story = await small_story(services, actor)
-    stories = services.stories
-    sky = await stories.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
-    theme = await stories.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV)
-    await stories.set_chapter_background(actor, story.chapter_id, sky.id)
-    await stories.set_chapter_music(actor, story.chapter_id, theme.id)
-    await stories.add_line(actor, story.first_scene_id, "Hello.", story.hero_id)
-    await stories.add_line(actor, story.second_scene_id, "Goodbye.")
-    await stories.update_scene(actor, story.second_scene_id, is_ending=True)
-    await stories.set_choices(actor, story.first_scene_id, [ChoiceSpec("On", story.second_scene_id)])
-    assert await stories.check_story(actor, story.project_id) == []
+    sky = await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
+    theme = await services.assets.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV)
+    await services.chapters.set_chapter_background(actor, story.chapter_id, sky.id)
+    await services.chapters.set_chapter_music(actor, story.chapter_id, theme.id)
+    await services.lines.add_line(actor, story.first_scene_id, "Hello.", story.hero_id)
+    await services.lines.add_line(actor, story.second_scene_id, "Goodbye.")
+    await services.scenes.update_scene(actor, story.second_scene_id, is_ending=True)
+    await services.scenes.set_choices(actor, story.first_scene_id, [ChoiceSpec("On", story.second_scene_id)])
+    assert await services.reads.check_story(actor, story.project_id) == []
 
-    spare = await stories.import_asset(actor, story.project_id, "music", "Spare", TINY_WAV)
-    await stories.delete_asset(actor, theme.id)
-    problems = await stories.check_story(actor, story.project_id)
+    spare = await services.assets.import_asset(actor, story.project_id, "music", "Spare", TINY_WAV)
+    await services.assets.delete_asset(actor, theme.id)
+    problems = await services.reads.check_story(actor, story.project_id)
     assert [(p.code, p.scene_id) for p in problems] == [
         ("missing_music", story.first_scene_id),
         ("missing_music", story.second_scene_id),
@@ -360,38 +359,38 @@ async def test_the_service_checks_what_is_stored(services, actor):
     ]
     assert spare.name in problems[2].message
 
-    await stories.delete_scene(actor, story.second_scene_id)
-    codes = [(p.code, p.scene_id) for p in await stories.check_story(actor, story.project_id)]
+    await services.scenes.delete_scene(actor, story.second_scene_id)
+    codes = [(p.code, p.scene_id) for p in await services.reads.check_story(actor, story.project_id)]
     assert ("dangling_target", story.first_scene_id) in codes
 
 
 async def test_unknown_speaker_when_a_character_disappeared_underneath(services, actor):
     story = await small_story(services, actor)
-    line = await services.stories.add_line(actor, story.first_scene_id, "Hello.", story.hero_id)
+    line = await services.lines.add_line(actor, story.first_scene_id, "Hello.", story.hero_id)
     async with services.db.write() as session:
         await session.exec(
             update(DialogueLine).where(col(DialogueLine.id) == line.id).values(character_id="chr_gone")
         )
 
-    problems = await services.stories.check_story(actor, story.project_id)
+    problems = await services.reads.check_story(actor, story.project_id)
 
     assert [(p.code, p.scene_id, p.chapter_id) for p in problems if p.code == "unknown_speaker"] == [
         ("unknown_speaker", story.first_scene_id, story.chapter_id)
     ]
     # The scene still shows the line, as narration-like text without a speaker name.
-    view = await services.stories.scene_view(actor, story.first_scene_id)
+    view = await services.scenes.scene_view(actor, story.first_scene_id)
     assert (view.lines[0].speaker, view.lines[0].line.text) == (None, "Hello.")
 
 
 async def test_the_demo_has_exactly_one_problem_until_a_choice_leads_into_the_cellar(services, author):
-    project, created = await seed_demo(services.stories, author.id)
+    project, created = await seed_demo(services, author.id)
     actor = system_actor(author.id)
     assert created
-    data = await services.stories.project_data(actor, project.id)
+    data = await services.reads.project_data(actor, project.id)
     by_title = {scene.title: scene for scene in data.scenes}
     cellar = by_title[demo_story.DELIBERATE_PROBLEM_SCENE]
 
-    problems = await services.stories.check_story(actor, project.id)
+    problems = await services.reads.check_story(actor, project.id)
 
     assert [(p.code, p.scene_id, p.chapter_id) for p in problems] == [
         ("unreachable_scene", cellar.id, cellar.chapter_id)
@@ -400,8 +399,8 @@ async def test_the_demo_has_exactly_one_problem_until_a_choice_leads_into_the_ce
 
     lamp_room = by_title["The Lamp Room"]
     kept = [ChoiceSpec(c.label, c.target_scene_id) for c in data.choices_of(lamp_room.id)]
-    await services.stories.set_choices(
+    await services.scenes.set_choices(
         actor, lamp_room.id, [*kept, ChoiceSpec("Go down to the cellar", cellar.id)]
     )
 
-    assert await services.stories.check_story(actor, project.id) == []
+    assert await services.reads.check_story(actor, project.id) == []

@@ -9,7 +9,7 @@ import pytest
 from romergo.actors import user_actor
 from romergo.config import Limits
 from romergo.errors import RomergoError
-from romergo.story import StoryService
+from romergo.story import AssetService, StoryStore
 from tests.support.story import TINY_PNG, TINY_WAV, database_state, revisions, small_story
 
 MB = 1024 * 1024
@@ -37,7 +37,7 @@ async def test_a_png_background_is_imported_with_its_type_from_the_bytes(service
     story = await small_story(services, actor)
     seen = await log_size(services, story.project_id)
 
-    asset = await services.stories.import_asset(
+    asset = await services.assets.import_asset(
         actor, story.project_id, "background", " Night Sky ", TINY_PNG, ["Night", " sky ", "night", ""]
     )
 
@@ -67,7 +67,7 @@ async def test_a_png_background_is_imported_with_its_type_from_the_bytes(service
         "sha256": asset.sha256,
         "deleted": False,
     }
-    stored, data = await services.stories.asset_content(actor, asset.id)
+    stored, data = await services.assets.asset_content(actor, asset.id)
     assert (stored.id, data) == (asset.id, TINY_PNG)
 
 
@@ -75,22 +75,22 @@ async def test_wav_music_and_sound_are_imported(services, actor):
     story = await small_story(services, actor)
     seen = await log_size(services, story.project_id)
 
-    music = await services.stories.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV)
-    sound = await services.stories.import_asset(actor, story.project_id, "sound", "Bell", bytearray(TINY_WAV))
+    music = await services.assets.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV)
+    sound = await services.assets.import_asset(actor, story.project_id, "sound", "Bell", bytearray(TINY_WAV))
 
     assert (music.kind, music.mime, music.size) == ("music", "audio/wav", len(TINY_WAV))
     assert (sound.kind, sound.mime) == ("sound", "audio/wav")
     written = await written_since(services, story.project_id, seen)
     assert [(r.entity_id, r.action) for r in written] == [(music.id, "created"), (sound.id, "created")]
-    assert (await services.stories.asset_content(actor, sound.id))[1] == TINY_WAV
+    assert (await services.assets.asset_content(actor, sound.id))[1] == TINY_WAV
 
 
 async def test_only_the_bytes_decide_the_type_not_the_name(services, actor):
     story = await small_story(services, actor)
     seen = await log_size(services, story.project_id)
 
-    picture = await services.stories.import_asset(actor, story.project_id, "background", "song.wav", TINY_PNG)
-    tune = await services.stories.import_asset(actor, story.project_id, "music", "cover.png", TINY_WAV)
+    picture = await services.assets.import_asset(actor, story.project_id, "background", "song.wav", TINY_PNG)
+    tune = await services.assets.import_asset(actor, story.project_id, "music", "cover.png", TINY_WAV)
 
     assert (picture.mime, tune.mime) == ("image/png", "audio/wav")
     written = await written_since(services, story.project_id, seen)
@@ -117,7 +117,7 @@ async def test_the_wrong_type_by_content_is_refused_and_changes_nothing(services
         ),
     ):
         with pytest.raises(RomergoError) as refused:
-            await services.stories.import_asset(actor, story.project_id, kind, name, data)
+            await services.assets.import_asset(actor, story.project_id, kind, name, data)
         assert refused.value.code == "invalid_argument", (kind, name)
         assert message in refused.value.message, (kind, name)
     assert await database_state(services) == before
@@ -128,7 +128,7 @@ async def test_max_bytes_narrows_the_limit(services, actor):
     before = await database_state(services)
 
     with pytest.raises(RomergoError) as refused:
-        await services.stories.import_asset(
+        await services.assets.import_asset(
             actor, story.project_id, "background", "Sky", TINY_PNG, max_bytes=len(TINY_PNG) - 1
         )
 
@@ -136,7 +136,7 @@ async def test_max_bytes_narrows_the_limit(services, actor):
     assert f"{len(TINY_PNG):,}" in refused.value.message
     assert await database_state(services) == before
     seen = await log_size(services, story.project_id)
-    exact = await services.stories.import_asset(
+    exact = await services.assets.import_asset(
         actor, story.project_id, "background", "Sky", TINY_PNG, max_bytes=len(TINY_PNG)
     )
     assert exact.size == len(TINY_PNG)
@@ -150,7 +150,7 @@ async def test_max_bytes_narrows_the_limit(services, actor):
 
 
 async def test_the_configured_limits_apply_per_kind_and_max_bytes_cannot_widen_them(services, actor):
-    stories = StoryService(services.db, services.bus, Limits(max_image_mb=1, max_audio_mb=2))
+    assets = AssetService(StoryStore(services.db, services.bus), Limits(max_image_mb=1, max_audio_mb=2))
     story = await small_story(services, actor)
     before = await database_state(services)
 
@@ -161,13 +161,13 @@ async def test_the_configured_limits_apply_per_kind_and_max_bytes_cannot_widen_t
         ("sound", wav_header_then(2 * MB + 1), None),
     ):
         with pytest.raises(RomergoError) as refused:
-            await stories.import_asset(actor, story.project_id, kind, "Big", data, max_bytes=max_bytes)
+            await assets.import_asset(actor, story.project_id, kind, "Big", data, max_bytes=max_bytes)
         assert refused.value.code == "too_large", kind
     assert await database_state(services) == before
 
     seen = await log_size(services, story.project_id)
-    at_limit = await stories.import_asset(actor, story.project_id, "background", "Big", png_header_then(MB))
-    longer_audio = await stories.import_asset(
+    at_limit = await assets.import_asset(actor, story.project_id, "background", "Big", png_header_then(MB))
+    longer_audio = await assets.import_asset(
         actor, story.project_id, "music", "Long", wav_header_then(MB + 1)
     )
     assert (at_limit.size, longer_audio.size) == (MB, MB + 1)
@@ -197,20 +197,18 @@ BAD_IMPORTS = [
 
 async def test_bad_imports_are_refused_and_change_nothing(services, actor):
     story = await small_story(services, actor)
-    sky = await services.stories.import_asset(
-        actor, story.project_id, "background", "Sky", TINY_PNG, ["keep"]
-    )
+    sky = await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG, ["keep"])
     before = await database_state(services)
 
     for kind, name, data, tags, message in BAD_IMPORTS:
         case = (kind, name, tags)
         with pytest.raises(RomergoError) as refused:
-            await services.stories.import_asset(actor, story.project_id, kind, name, data, tags)
+            await services.assets.import_asset(actor, story.project_id, kind, name, data, tags)
         assert refused.value.code == "invalid_argument", case
         assert message in refused.value.message, case
     for new_name, new_tags in (("", None), (None, "forest"), (None, ["t" * 41])):
         with pytest.raises(RomergoError) as refused:
-            await services.stories.update_asset(actor, sky.id, name=new_name, tags=new_tags)
+            await services.assets.update_asset(actor, sky.id, name=new_name, tags=new_tags)
         assert refused.value.code == "invalid_argument", (new_name, new_tags)
     assert await database_state(services) == before
 
@@ -220,7 +218,7 @@ async def test_twenty_tags_of_forty_characters_are_fine(services, actor):
     tags = [f"{n:02d}" + "t" * 38 for n in range(20)]
     seen = await log_size(services, story.project_id)
 
-    asset = await services.stories.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG, tags)
+    asset = await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG, tags)
 
     assert asset.tags == tags
     [revision] = await written_since(services, story.project_id, seen)
@@ -239,17 +237,17 @@ async def test_importing_into_a_missing_or_foreign_project_is_not_found(services
 
     for who, project_id in ((actor, "prj_nope"), (stranger, story.project_id)):
         with pytest.raises(RomergoError) as refused:
-            await services.stories.import_asset(who, project_id, "background", "Sky", TINY_PNG)
+            await services.assets.import_asset(who, project_id, "background", "Sky", TINY_PNG)
         assert refused.value.code == "not_found"
     assert await database_state(services) == before
 
 
 async def test_update_renames_and_retags(services, actor):
     story = await small_story(services, actor)
-    asset = await services.stories.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV, ["calm"])
+    asset = await services.assets.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV, ["calm"])
     seen = await log_size(services, story.project_id)
 
-    updated = await services.stories.update_asset(actor, asset.id, name="Main Theme", tags=["Calm", "Main"])
+    updated = await services.assets.update_asset(actor, asset.id, name="Main Theme", tags=["Calm", "Main"])
 
     assert (updated.name, updated.tags) == ("Main Theme", ["calm", "main"])
     [revision] = await written_since(services, story.project_id, seen)
@@ -258,26 +256,27 @@ async def test_update_renames_and_retags(services, actor):
     assert (revision.after["name"], revision.after["tags"]) == ("Main Theme", ["calm", "main"])
 
     unchanged = await database_state(services)
-    await services.stories.update_asset(actor, asset.id, name="Main Theme", tags=["main", "CALM"][::-1])
+    await services.assets.update_asset(actor, asset.id, name="Main Theme", tags=["main", "CALM"][::-1])
     assert await database_state(services) == unchanged
 
 
 async def test_find_assets_by_words_and_kind(services, actor):
     story = await small_story(services, actor)
-    stories = services.stories
-    harbor = await stories.import_asset(
+    harbor = await services.assets.import_asset(
         actor, story.project_id, "background", "Harbor at Dawn", TINY_PNG, ["sea", "dawn"]
     )
-    storm = await stories.import_asset(actor, story.project_id, "music", "Storm Theme", TINY_WAV, ["tension"])
-    cliff = await stories.import_asset(
+    storm = await services.assets.import_asset(
+        actor, story.project_id, "music", "Storm Theme", TINY_WAV, ["tension"]
+    )
+    cliff = await services.assets.import_asset(
         actor, story.project_id, "background", "Stormy Cliff", TINY_PNG, ["night"]
     )
-    bell = await stories.import_asset(actor, story.project_id, "sound", "Bell", TINY_WAV, ["harbor"])
+    bell = await services.assets.import_asset(actor, story.project_id, "sound", "Bell", TINY_WAV, ["harbor"])
     other = await small_story(services, actor, "Other")
-    await stories.import_asset(actor, other.project_id, "music", "Storm Elsewhere", TINY_WAV)
+    await services.assets.import_asset(actor, other.project_id, "music", "Storm Elsewhere", TINY_WAV)
 
     async def found(query="", kind=None):
-        return [a.id for a in await stories.find_assets(actor, story.project_id, query, kind)]
+        return [a.id for a in await services.assets.find_assets(actor, story.project_id, query, kind)]
 
     assert await found() == [bell.id, harbor.id, storm.id, cliff.id]
     assert await found("STORM") == [storm.id, cliff.id]
@@ -292,26 +291,25 @@ async def test_find_assets_by_words_and_kind(services, actor):
     before = await database_state(services)
     for query, kind, code in (("", "picture", "invalid_argument"), (None, None, "invalid_argument")):
         with pytest.raises(RomergoError) as refused:
-            await stories.find_assets(actor, story.project_id, query, kind)
+            await services.assets.find_assets(actor, story.project_id, query, kind)
         assert refused.value.code == code
     with pytest.raises(RomergoError) as missing:
-        await stories.find_assets(actor, "prj_nope")
+        await services.assets.find_assets(actor, "prj_nope")
     assert missing.value.code == "not_found"
     assert await database_state(services) == before
 
 
 async def test_assets_with_usage_lists_every_slot_that_uses_each_asset(services, actor):
     story = await small_story(services, actor)
-    stories = services.stories
-    sky = await stories.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
-    theme = await stories.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV)
-    spare = await stories.import_asset(actor, story.project_id, "music", "Spare", TINY_WAV)
-    await stories.set_chapter_music(actor, story.chapter_id, theme.id)
-    await stories.set_chapter_background(actor, story.chapter_id, sky.id)
-    await stories.set_scene_background(actor, story.second_scene_id, sky.id)
-    await stories.set_scene_music(actor, story.first_scene_id, theme.id)
+    sky = await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
+    theme = await services.assets.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV)
+    spare = await services.assets.import_asset(actor, story.project_id, "music", "Spare", TINY_WAV)
+    await services.chapters.set_chapter_music(actor, story.chapter_id, theme.id)
+    await services.chapters.set_chapter_background(actor, story.chapter_id, sky.id)
+    await services.scenes.set_scene_background(actor, story.second_scene_id, sky.id)
+    await services.scenes.set_scene_music(actor, story.first_scene_id, theme.id)
 
-    views = await stories.assets_with_usage(actor, story.project_id)
+    views = await services.assets.assets_with_usage(actor, story.project_id)
 
     usage = {
         view.asset.name: sorted((u.entity_type, u.entity_id, u.title, u.slot) for u in view.used_by)
@@ -329,7 +327,9 @@ async def test_assets_with_usage_lists_every_slot_that_uses_each_asset(services,
             ("scene", story.first_scene_id, "Opening", "music"),
         ],
     }
-    assert [view.asset.id for view in await stories.assets_with_usage(actor, story.project_id, "music")] == [
+    assert [
+        view.asset.id for view in await services.assets.assets_with_usage(actor, story.project_id, "music")
+    ] == [
         spare.id,
         theme.id,
     ]
@@ -337,16 +337,15 @@ async def test_assets_with_usage_lists_every_slot_that_uses_each_asset(services,
 
 async def test_delete_clears_the_slots_that_used_it_and_hides_the_asset_but_keeps_its_bytes(services, actor):
     story = await small_story(services, actor)
-    stories = services.stories
-    theme = await stories.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV)
-    sky = await stories.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
-    await stories.set_chapter_music(actor, story.chapter_id, theme.id)
-    await stories.set_scene_music(actor, story.first_scene_id, theme.id)
-    await stories.set_scene_background(actor, story.first_scene_id, sky.id)
-    await stories.set_scene_background(actor, story.second_scene_id, sky.id)
+    theme = await services.assets.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV)
+    sky = await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
+    await services.chapters.set_chapter_music(actor, story.chapter_id, theme.id)
+    await services.scenes.set_scene_music(actor, story.first_scene_id, theme.id)
+    await services.scenes.set_scene_background(actor, story.first_scene_id, sky.id)
+    await services.scenes.set_scene_background(actor, story.second_scene_id, sky.id)
     seen = await log_size(services, story.project_id)
 
-    await stories.delete_asset(actor, theme.id)
+    await services.assets.delete_asset(actor, theme.id)
 
     written = await written_since(services, story.project_id, seen)
     assert [(r.entity_type, r.entity_id, r.action) for r in written] == [
@@ -372,20 +371,20 @@ async def test_delete_clears_the_slots_that_used_it_and_hides_the_asset_but_keep
         None,
     )
 
-    assert [a.id for a in await stories.find_assets(actor, story.project_id)] == [sky.id]
-    assert [v.asset.id for v in await stories.assets_with_usage(actor, story.project_id)] == [sky.id]
-    view = await stories.scene_view(actor, story.first_scene_id)
+    assert [a.id for a in await services.assets.find_assets(actor, story.project_id)] == [sky.id]
+    assert [v.asset.id for v in await services.assets.assets_with_usage(actor, story.project_id)] == [sky.id]
+    view = await services.scenes.scene_view(actor, story.first_scene_id)
     assert (view.music.asset, view.background.asset.id) == (None, sky.id)
     # History may still point at it, so its bytes stay readable for the owner.
-    stored, data = await stories.asset_content(actor, theme.id)
+    stored, data = await services.assets.asset_content(actor, theme.id)
     assert (stored.id, stored.deleted_at is not None, data) == (theme.id, True, TINY_WAV)
 
     before = await database_state(services)
     for attempt in (
-        stories.delete_asset(actor, theme.id),
-        stories.set_scene_music(actor, story.second_scene_id, theme.id),
-        stories.set_chapter_music(actor, story.chapter_id, theme.id),
-        stories.update_asset(actor, theme.id, name="Back"),
+        services.assets.delete_asset(actor, theme.id),
+        services.scenes.set_scene_music(actor, story.second_scene_id, theme.id),
+        services.chapters.set_chapter_music(actor, story.chapter_id, theme.id),
+        services.assets.update_asset(actor, theme.id, name="Back"),
     ):
         with pytest.raises(RomergoError) as refused:
             await attempt
@@ -395,10 +394,10 @@ async def test_delete_clears_the_slots_that_used_it_and_hides_the_asset_but_keep
 
 async def test_an_unused_asset_is_deleted_with_one_revision(services, actor):
     story = await small_story(services, actor)
-    sky = await services.stories.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
+    sky = await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
     seen = await log_size(services, story.project_id)
 
-    await services.stories.delete_asset(actor, sky.id)
+    await services.assets.delete_asset(actor, sky.id)
 
     [revision] = await written_since(services, story.project_id, seen)
     assert (revision.entity_id, revision.action, revision.after) == (sky.id, "deleted", None)
@@ -406,15 +405,15 @@ async def test_an_unused_asset_is_deleted_with_one_revision(services, actor):
 
 async def test_another_user_can_neither_read_nor_delete_an_asset(services, actor):
     story = await small_story(services, actor)
-    sky = await services.stories.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
+    sky = await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
     stranger = user_actor((await services.accounts.create_user("stranger")).id)
     before = await database_state(services)
 
     for attempt in (
-        services.stories.asset_content(stranger, sky.id),
-        services.stories.delete_asset(stranger, sky.id),
-        services.stories.find_assets(stranger, story.project_id),
-        services.stories.asset_content(actor, "ast_nope"),
+        services.assets.asset_content(stranger, sky.id),
+        services.assets.delete_asset(stranger, sky.id),
+        services.assets.find_assets(stranger, story.project_id),
+        services.assets.asset_content(actor, "ast_nope"),
     ):
         with pytest.raises(RomergoError) as refused:
             await attempt

@@ -12,7 +12,7 @@ from tests.support.story import TINY_PNG, TINY_WAV, database_state, revisions, s
 
 
 async def titles_in_order(services, actor, project_id):
-    outline = await services.stories.outline(actor, project_id)
+    outline = await services.reads.outline(actor, project_id)
     return [(c.chapter.title, c.chapter.position) for c in outline.chapters]
 
 
@@ -25,12 +25,12 @@ async def written_since(services, project_id, seen):
 
 
 async def test_chapters_are_added_at_the_end_with_one_created_revision_each(services, actor):
-    project = await services.stories.create_project(actor, "Saga")
+    project = await services.projects.create_project(actor, "Saga")
     seen = await log_size(services, project.id)
 
-    one = await services.stories.add_chapter(actor, project.id, "  One  ")
-    await services.stories.add_chapter(actor, project.id, "Two")
-    three = await services.stories.add_chapter(actor, project.id, "Three")
+    one = await services.chapters.add_chapter(actor, project.id, "  One  ")
+    await services.chapters.add_chapter(actor, project.id, "Two")
+    three = await services.chapters.add_chapter(actor, project.id, "Three")
 
     assert await titles_in_order(services, actor, project.id) == [("One", 0), ("Two", 1), ("Three", 2)]
     written = await written_since(services, project.id, seen)
@@ -47,12 +47,12 @@ async def test_chapters_are_added_at_the_end_with_one_created_revision_each(serv
 
 
 async def test_a_chapter_inserted_at_a_position_pushes_the_others_down(services, actor):
-    project = await services.stories.create_project(actor, "Saga")
+    project = await services.projects.create_project(actor, "Saga")
     for title in ("A", "B", "C"):
-        await services.stories.add_chapter(actor, project.id, title)
+        await services.chapters.add_chapter(actor, project.id, title)
     seen = await log_size(services, project.id)
 
-    inserted = await services.stories.add_chapter(actor, project.id, "Inserted", position=1)
+    inserted = await services.chapters.add_chapter(actor, project.id, "Inserted", position=1)
 
     assert inserted.position == 1
     assert await titles_in_order(services, actor, project.id) == [
@@ -67,12 +67,12 @@ async def test_a_chapter_inserted_at_a_position_pushes_the_others_down(services,
 
 
 async def test_inserting_at_zero_and_past_the_end(services, actor):
-    project = await services.stories.create_project(actor, "Saga")
-    await services.stories.add_chapter(actor, project.id, "Middle")
+    project = await services.projects.create_project(actor, "Saga")
+    await services.chapters.add_chapter(actor, project.id, "Middle")
     seen = await log_size(services, project.id)
 
-    await services.stories.add_chapter(actor, project.id, "First", position=0)
-    last = await services.stories.add_chapter(actor, project.id, "Last", position=99)
+    await services.chapters.add_chapter(actor, project.id, "First", position=0)
+    last = await services.chapters.add_chapter(actor, project.id, "Last", position=99)
 
     assert last.position == 2
     assert await titles_in_order(services, actor, project.id) == [("First", 0), ("Middle", 1), ("Last", 2)]
@@ -99,7 +99,7 @@ async def test_bad_chapter_input_is_refused_and_changes_nothing(services, actor)
 
     for title, position, message in BAD_CHAPTERS:
         with pytest.raises(RomergoError) as refused:
-            await services.stories.add_chapter(actor, story.project_id, title, position)
+            await services.chapters.add_chapter(actor, story.project_id, title, position)
         assert refused.value.code == "invalid_argument", (title, position)
         assert message in refused.value.message, (title, position)
     assert await database_state(services) == before
@@ -112,7 +112,7 @@ async def test_adding_to_a_missing_or_foreign_project_is_not_found(services, act
 
     for who, project_id in ((actor, "prj_nope"), (stranger, story.project_id)):
         with pytest.raises(RomergoError) as refused:
-            await services.stories.add_chapter(who, project_id, "Sneaky")
+            await services.chapters.add_chapter(who, project_id, "Sneaky")
         assert refused.value.code == "not_found"
     assert await database_state(services) == before
 
@@ -121,7 +121,7 @@ async def test_rename_records_before_and_after_and_the_same_title_writes_nothing
     story = await small_story(services, actor)
     seen = await log_size(services, story.project_id)
 
-    renamed = await services.stories.update_chapter(actor, story.chapter_id, "The Beginning")
+    renamed = await services.chapters.update_chapter(actor, story.chapter_id, "The Beginning")
 
     assert renamed.title == "The Beginning"
     [revision] = await written_since(services, story.project_id, seen)
@@ -137,7 +137,7 @@ async def test_rename_records_before_and_after_and_the_same_title_writes_nothing
     }
 
     unchanged = await database_state(services)
-    await services.stories.update_chapter(actor, story.chapter_id, " The Beginning ")
+    await services.chapters.update_chapter(actor, story.chapter_id, " The Beginning ")
     assert await database_state(services) == unchanged
 
 
@@ -147,22 +147,22 @@ async def test_rename_with_a_bad_title_changes_nothing(services, actor):
 
     for title in ("   ", "y" * 201, None):
         with pytest.raises(RomergoError) as refused:
-            await services.stories.update_chapter(actor, story.chapter_id, title)
+            await services.chapters.update_chapter(actor, story.chapter_id, title)
         assert refused.value.code == "invalid_argument"
     with pytest.raises(RomergoError) as missing:
-        await services.stories.update_chapter(actor, "chp_nope", "Fine")
+        await services.chapters.update_chapter(actor, "chp_nope", "Fine")
     assert missing.value.code == "not_found"
     assert await database_state(services) == before
 
 
 async def test_move_reorders_and_records_one_moved_revision(services, actor):
-    project = await services.stories.create_project(actor, "Saga")
-    a = await services.stories.add_chapter(actor, project.id, "A")
-    await services.stories.add_chapter(actor, project.id, "B")
-    c = await services.stories.add_chapter(actor, project.id, "C")
+    project = await services.projects.create_project(actor, "Saga")
+    a = await services.chapters.add_chapter(actor, project.id, "A")
+    await services.chapters.add_chapter(actor, project.id, "B")
+    c = await services.chapters.add_chapter(actor, project.id, "C")
     seen = await log_size(services, project.id)
 
-    await services.stories.move_chapter(actor, c.id, 0)
+    await services.chapters.move_chapter(actor, c.id, 0)
 
     assert await titles_in_order(services, actor, project.id) == [("C", 0), ("A", 1), ("B", 2)]
     [revision] = await written_since(services, project.id, seen)
@@ -170,10 +170,10 @@ async def test_move_reorders_and_records_one_moved_revision(services, actor):
     assert (revision.before["position"], revision.after["position"]) == (2, 0)
 
     # Past the end means last; the current place is no move at all.
-    await services.stories.move_chapter(actor, a.id, 50)
+    await services.chapters.move_chapter(actor, a.id, 50)
     assert await titles_in_order(services, actor, project.id) == [("C", 0), ("B", 1), ("A", 2)]
     unchanged = await database_state(services)
-    await services.stories.move_chapter(actor, a.id, 2)
+    await services.chapters.move_chapter(actor, a.id, 2)
     assert await database_state(services) == unchanged
     assert len(await written_since(services, project.id, seen)) == 2
 
@@ -184,20 +184,20 @@ async def test_move_with_a_bad_position_changes_nothing(services, actor):
 
     for position in (-1, 1.5, "0", False):
         with pytest.raises(RomergoError) as refused:
-            await services.stories.move_chapter(actor, story.chapter_id, position)
+            await services.chapters.move_chapter(actor, story.chapter_id, position)
         assert refused.value.code == "invalid_argument"
     assert await database_state(services) == before
 
 
 async def test_chapter_music_and_background_are_set_and_cleared(services, actor):
     story = await small_story(services, actor)
-    music = await services.stories.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV)
-    backdrop = await services.stories.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
+    music = await services.assets.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV)
+    backdrop = await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
     seen = await log_size(services, story.project_id)
 
-    await services.stories.set_chapter_music(actor, story.chapter_id, music.id)
-    await services.stories.set_chapter_background(actor, story.chapter_id, backdrop.id)
-    await services.stories.set_chapter_music(actor, story.chapter_id, None)
+    await services.chapters.set_chapter_music(actor, story.chapter_id, music.id)
+    await services.chapters.set_chapter_background(actor, story.chapter_id, backdrop.id)
+    await services.chapters.set_chapter_music(actor, story.chapter_id, None)
 
     written = await written_since(services, story.project_id, seen)
     assert [(r.entity_type, r.entity_id, r.action) for r in written] == [
@@ -212,33 +212,33 @@ async def test_chapter_music_and_background_are_set_and_cleared(services, actor)
     assert (written[2].before["music_asset_id"], written[2].after["music_asset_id"]) == (music.id, None)
 
     # The scenes of the chapter now inherit its background.
-    view = await services.stories.scene_view(actor, story.first_scene_id)
+    view = await services.scenes.scene_view(actor, story.first_scene_id)
     assert (view.background.asset.id, view.background.source) == (backdrop.id, "chapter")
     assert (view.music.asset, view.music.source) == (None, None)
 
     unchanged = await database_state(services)
-    await services.stories.set_chapter_background(actor, story.chapter_id, backdrop.id)
+    await services.chapters.set_chapter_background(actor, story.chapter_id, backdrop.id)
     assert await database_state(services) == unchanged
 
 
 async def test_chapter_slots_check_the_asset_kind_and_project(services, actor):
     story = await small_story(services, actor)
     other = await small_story(services, actor, "Other")
-    music = await services.stories.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV)
-    sound = await services.stories.import_asset(actor, story.project_id, "sound", "Bell", TINY_WAV)
-    backdrop = await services.stories.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
-    foreign = await services.stories.import_asset(actor, other.project_id, "music", "Elsewhere", TINY_WAV)
-    gone = await services.stories.import_asset(actor, story.project_id, "music", "Gone", TINY_WAV)
-    await services.stories.delete_asset(actor, gone.id)
+    music = await services.assets.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV)
+    sound = await services.assets.import_asset(actor, story.project_id, "sound", "Bell", TINY_WAV)
+    backdrop = await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
+    foreign = await services.assets.import_asset(actor, other.project_id, "music", "Elsewhere", TINY_WAV)
+    gone = await services.assets.import_asset(actor, story.project_id, "music", "Gone", TINY_WAV)
+    await services.assets.delete_asset(actor, gone.id)
     before = await database_state(services)
 
     for call, asset_id, code in (
-        (services.stories.set_chapter_music, backdrop.id, "invalid_argument"),
-        (services.stories.set_chapter_music, sound.id, "invalid_argument"),
-        (services.stories.set_chapter_background, music.id, "invalid_argument"),
-        (services.stories.set_chapter_music, foreign.id, "not_found"),
-        (services.stories.set_chapter_music, gone.id, "not_found"),
-        (services.stories.set_chapter_music, "ast_nope", "not_found"),
+        (services.chapters.set_chapter_music, backdrop.id, "invalid_argument"),
+        (services.chapters.set_chapter_music, sound.id, "invalid_argument"),
+        (services.chapters.set_chapter_background, music.id, "invalid_argument"),
+        (services.chapters.set_chapter_music, foreign.id, "not_found"),
+        (services.chapters.set_chapter_music, gone.id, "not_found"),
+        (services.chapters.set_chapter_music, "ast_nope", "not_found"),
     ):
         with pytest.raises(RomergoError) as refused:
             await call(actor, story.chapter_id, asset_id)
@@ -247,22 +247,23 @@ async def test_chapter_slots_check_the_asset_kind_and_project(services, actor):
 
 
 async def test_delete_takes_scenes_lines_and_choices_and_remembers_them(services, actor):
-    stories = services.stories
-    project = await stories.create_project(actor, "Saga")
-    keep = await stories.add_chapter(actor, project.id, "Keep")
-    doomed = await stories.add_chapter(actor, project.id, "Doomed")
-    after_it = await stories.add_chapter(actor, project.id, "After")
-    hero = await stories.add_character(actor, project.id, "Hero")
-    start = await stories.add_scene(actor, keep.id, "Start")
-    hall = await stories.add_scene(actor, doomed.id, "Hall")
-    vault = await stories.add_scene(actor, doomed.id, "Vault")
-    await stories.add_line(actor, hall.id, "Echoes.")
-    await stories.add_line(actor, hall.id, "Who goes there?", hero.id)
-    await stories.set_choices(actor, hall.id, [ChoiceSpec("Down", vault.id), ChoiceSpec("Back", start.id)])
-    await stories.set_choices(actor, start.id, [ChoiceSpec("Enter the hall", hall.id)])
+    project = await services.projects.create_project(actor, "Saga")
+    keep = await services.chapters.add_chapter(actor, project.id, "Keep")
+    doomed = await services.chapters.add_chapter(actor, project.id, "Doomed")
+    after_it = await services.chapters.add_chapter(actor, project.id, "After")
+    hero = await services.characters.add_character(actor, project.id, "Hero")
+    start = await services.scenes.add_scene(actor, keep.id, "Start")
+    hall = await services.scenes.add_scene(actor, doomed.id, "Hall")
+    vault = await services.scenes.add_scene(actor, doomed.id, "Vault")
+    await services.lines.add_line(actor, hall.id, "Echoes.")
+    await services.lines.add_line(actor, hall.id, "Who goes there?", hero.id)
+    await services.scenes.set_choices(
+        actor, hall.id, [ChoiceSpec("Down", vault.id), ChoiceSpec("Back", start.id)]
+    )
+    await services.scenes.set_choices(actor, start.id, [ChoiceSpec("Enter the hall", hall.id)])
     seen = await log_size(services, project.id)
 
-    await stories.delete_chapter(actor, doomed.id)
+    await services.chapters.delete_chapter(actor, doomed.id)
 
     [revision] = await written_since(services, project.id, seen)
     assert (revision.entity_type, revision.entity_id, revision.action, revision.after) == (
@@ -285,7 +286,7 @@ async def test_delete_takes_scenes_lines_and_choices_and_remembers_them(services
     ]
     assert snapshot["scenes"][1]["lines"] == [] and snapshot["scenes"][1]["choices"] == []
 
-    data = await stories.project_data(actor, project.id)
+    data = await services.reads.project_data(actor, project.id)
     assert [(c.title, c.position) for c in sorted(data.chapters, key=lambda c: c.position)] == [
         ("Keep", 0),
         ("After", 1),
@@ -295,12 +296,12 @@ async def test_delete_takes_scenes_lines_and_choices_and_remembers_them(services
     # The choice in the other chapter stays, pointing at a scene that is gone.
     [dangling] = data.choices
     assert (dangling.scene_id, dangling.target_scene_id) == (start.id, hall.id)
-    problems = await stories.check_story(actor, project.id)
+    problems = await services.reads.check_story(actor, project.id)
     assert [(p.code, p.scene_id) for p in problems if p.code == "dangling_target"] == [
         ("dangling_target", start.id)
     ]
     with pytest.raises(RomergoError) as refused:
-        await stories.scene_view(actor, hall.id)
+        await services.scenes.scene_view(actor, hall.id)
     assert refused.value.code == "not_found"
     assert after_it.id in {c.id for c in data.chapters}
 
@@ -312,7 +313,7 @@ async def test_deleting_a_missing_or_foreign_chapter_is_not_found(services, acto
 
     for who, chapter_id in ((actor, "chp_nope"), (stranger, story.chapter_id), (actor, "")):
         with pytest.raises(RomergoError) as refused:
-            await services.stories.delete_chapter(who, chapter_id)
+            await services.chapters.delete_chapter(who, chapter_id)
         assert refused.value.code == "not_found"
     assert await database_state(services) == before
 
@@ -323,10 +324,10 @@ async def test_a_change_is_announced_after_the_commit_and_a_refusal_is_not(servi
     services.bus.listen(project_topic(story.project_id), heard.append)
 
     with pytest.raises(RomergoError):
-        await services.stories.update_chapter(actor, story.chapter_id, "")
+        await services.chapters.update_chapter(actor, story.chapter_id, "")
     assert heard == []
 
-    await services.stories.update_chapter(actor, story.chapter_id, "Renamed")
+    await services.chapters.update_chapter(actor, story.chapter_id, "Renamed")
     [event] = heard
     assert event.project_id == story.project_id
     assert [(c.entity_type, c.entity_id, c.action) for c in event.changes] == [

@@ -19,10 +19,10 @@ async def written_since(services, project_id, seen):
 
 
 async def test_add_with_a_colour_keeps_it_normalised(services, actor):
-    project = await services.stories.create_project(actor, "Cast")
+    project = await services.projects.create_project(actor, "Cast")
     seen = await log_size(services, project.id)
 
-    mara = await services.stories.add_character(actor, project.id, "  Mara ", " #2980B9 ")
+    mara = await services.characters.add_character(actor, project.id, "  Mara ", " #2980B9 ")
 
     assert (mara.name, mara.color) == ("Mara", "#2980b9")
     [revision] = await written_since(services, project.id, seen)
@@ -36,11 +36,12 @@ async def test_add_with_a_colour_keeps_it_normalised(services, actor):
 
 
 async def test_without_a_colour_the_palette_is_used_in_turn(services, actor):
-    project = await services.stories.create_project(actor, "Cast")
+    project = await services.projects.create_project(actor, "Cast")
     seen = await log_size(services, project.id)
 
     cast = [
-        await services.stories.add_character(actor, project.id, f"Extra {n}") for n in range(len(PALETTE) + 1)
+        await services.characters.add_character(actor, project.id, f"Extra {n}")
+        for n in range(len(PALETTE) + 1)
     ]
 
     assert [c.color for c in cast] == [*PALETTE, PALETTE[0]]
@@ -54,9 +55,9 @@ async def test_a_bad_colour_is_refused_and_changes_nothing(services, actor):
 
     for color in ("red", "#abc", "#gggggg", "2980b9", "#2980b9ff", "", 0x2980B9):
         with pytest.raises(RomergoError) as added:
-            await services.stories.add_character(actor, story.project_id, "Painter", color)
+            await services.characters.add_character(actor, story.project_id, "Painter", color)
         with pytest.raises(RomergoError) as updated:
-            await services.stories.update_character(actor, story.hero_id, name="Renamed", color=color)
+            await services.characters.update_character(actor, story.hero_id, name="Renamed", color=color)
         assert added.value.code == updated.value.code == "invalid_argument", color
         assert "#" in added.value.message
     assert await database_state(services) == before
@@ -68,24 +69,24 @@ async def test_a_bad_name_is_refused_and_changes_nothing(services, actor):
 
     for name in ("", "   ", "n" * 201, "Two\nLines", None, "Bad\x00Name"):
         with pytest.raises(RomergoError) as added:
-            await services.stories.add_character(actor, story.project_id, name)
+            await services.characters.add_character(actor, story.project_id, name)
         assert added.value.code == "invalid_argument", name
         if name is not None:  # None means "keep the name" for an update
             with pytest.raises(RomergoError) as updated:
-                await services.stories.update_character(actor, story.hero_id, name=name)
+                await services.characters.update_character(actor, story.hero_id, name=name)
             assert updated.value.code == "invalid_argument", name
     assert await database_state(services) == before
 
 
 async def test_a_duplicate_name_in_any_case_is_a_conflict(services, actor):
     story = await small_story(services, actor)  # has "Hero"
-    villain = await services.stories.add_character(actor, story.project_id, "Villain")
+    villain = await services.characters.add_character(actor, story.project_id, "Villain")
     before = await database_state(services)
 
     for attempt in (
-        services.stories.add_character(actor, story.project_id, "Hero"),
-        services.stories.add_character(actor, story.project_id, "  hERO "),
-        services.stories.update_character(actor, villain.id, name="HERO"),
+        services.characters.add_character(actor, story.project_id, "Hero"),
+        services.characters.add_character(actor, story.project_id, "  hERO "),
+        services.characters.update_character(actor, villain.id, name="HERO"),
     ):
         with pytest.raises(RomergoError) as refused:
             await attempt
@@ -96,10 +97,10 @@ async def test_a_duplicate_name_in_any_case_is_a_conflict(services, actor):
 
 async def test_the_same_name_is_fine_in_another_project(services, actor):
     await small_story(services, actor)
-    other = await services.stories.create_project(actor, "Other")
+    other = await services.projects.create_project(actor, "Other")
     seen = await log_size(services, other.id)
 
-    hero = await services.stories.add_character(actor, other.id, "Hero")
+    hero = await services.characters.add_character(actor, other.id, "Hero")
 
     assert hero.project_id == other.id
     [revision] = await written_since(services, other.id, seen)
@@ -115,10 +116,10 @@ async def test_update_name_and_colour(services, actor):
     story = await small_story(services, actor)
     seen = await log_size(services, story.project_id)
 
-    await services.stories.update_character(actor, story.hero_id, name="Heroine")
-    await services.stories.update_character(actor, story.hero_id, color="#ABCDEF")
+    await services.characters.update_character(actor, story.hero_id, name="Heroine")
+    await services.characters.update_character(actor, story.hero_id, color="#ABCDEF")
     # A character may change the case of its own name.
-    updated = await services.stories.update_character(actor, story.hero_id, name="HEROINE")
+    updated = await services.characters.update_character(actor, story.hero_id, name="HEROINE")
 
     assert (updated.name, updated.color) == ("HEROINE", "#abcdef")
     written = await written_since(services, story.project_id, seen)
@@ -130,7 +131,7 @@ async def test_update_name_and_colour(services, actor):
     assert (written[1].before["color"], written[1].after["color"]) == (PALETTE[0], "#abcdef")
     assert (written[2].before["name"], written[2].after["name"]) == ("Heroine", "HEROINE")
 
-    outline = await services.stories.outline(actor, story.project_id)
+    outline = await services.reads.outline(actor, story.project_id)
     assert [(c.name, c.color) for c in outline.characters] == [("HEROINE", "#abcdef")]
 
 
@@ -138,8 +139,8 @@ async def test_an_update_that_changes_nothing_writes_nothing(services, actor):
     story = await small_story(services, actor)
     before = await database_state(services)
 
-    await services.stories.update_character(actor, story.hero_id)
-    await services.stories.update_character(actor, story.hero_id, name=" Hero ", color=PALETTE[0].upper())
+    await services.characters.update_character(actor, story.hero_id)
+    await services.characters.update_character(actor, story.hero_id, name=" Hero ", color=PALETTE[0].upper())
 
     assert await database_state(services) == before
 
@@ -150,10 +151,10 @@ async def test_missing_or_foreign_characters_and_projects_are_not_found(services
     before = await database_state(services)
 
     for attempt in (
-        services.stories.add_character(actor, "prj_nope", "Ghost"),
-        services.stories.add_character(stranger, story.project_id, "Ghost"),
-        services.stories.update_character(stranger, story.hero_id, name="Ghost"),
-        services.stories.update_character(actor, "chr_nope", name="Ghost"),
+        services.characters.add_character(actor, "prj_nope", "Ghost"),
+        services.characters.add_character(stranger, story.project_id, "Ghost"),
+        services.characters.update_character(stranger, story.hero_id, name="Ghost"),
+        services.characters.update_character(actor, "chr_nope", name="Ghost"),
     ):
         with pytest.raises(RomergoError) as refused:
             await attempt

@@ -31,7 +31,7 @@ async def written_since(services, project_id, seen):
 
 
 async def lines_of(services, actor, scene_id):
-    view = await services.stories.scene_view(actor, scene_id)
+    view = await services.scenes.scene_view(actor, scene_id)
     return [(v.line.position, v.speaker, v.line.text) for v in view.lines]
 
 
@@ -39,8 +39,8 @@ async def test_narration_and_spoken_lines_are_added_in_order(services, actor):
     story = await small_story(services, actor)
     seen = await log_size(services, story.project_id)
 
-    narration = await services.stories.add_line(actor, story.first_scene_id, "  The wind howls.  ")
-    spoken = await services.stories.add_line(actor, story.first_scene_id, "Who's there?", story.hero_id)
+    narration = await services.lines.add_line(actor, story.first_scene_id, "  The wind howls.  ")
+    spoken = await services.lines.add_line(actor, story.first_scene_id, "Who's there?", story.hero_id)
 
     assert (narration.character_id, narration.text, narration.position) == (None, "The wind howls.", 0)
     assert (spoken.character_id, spoken.position) == (story.hero_id, 1)
@@ -72,12 +72,12 @@ async def test_narration_and_spoken_lines_are_added_in_order(services, actor):
 async def test_a_line_inserted_at_a_position_pushes_the_others_down(services, actor):
     story = await small_story(services, actor)
     for text in ("one", "two", "three"):
-        await services.stories.add_line(actor, story.first_scene_id, text)
+        await services.lines.add_line(actor, story.first_scene_id, text)
     seen = await log_size(services, story.project_id)
 
-    inserted = await services.stories.add_line(actor, story.first_scene_id, "one and a half", position=1)
-    await services.stories.add_line(actor, story.first_scene_id, "zero", position=0)
-    await services.stories.add_line(actor, story.first_scene_id, "last", position=1000)
+    inserted = await services.lines.add_line(actor, story.first_scene_id, "one and a half", position=1)
+    await services.lines.add_line(actor, story.first_scene_id, "zero", position=0)
+    await services.lines.add_line(actor, story.first_scene_id, "last", position=1000)
 
     assert [text for _, _, text in await lines_of(services, actor, story.first_scene_id)] == [
         "zero",
@@ -99,12 +99,12 @@ async def test_a_line_inserted_at_a_position_pushes_the_others_down(services, ac
 
 async def test_update_text_keeps_the_speaker_unless_told(services, actor):
     story = await small_story(services, actor)
-    line = await services.stories.add_line(actor, story.first_scene_id, "Hello.", story.hero_id)
+    line = await services.lines.add_line(actor, story.first_scene_id, "Hello.", story.hero_id)
     seen = await log_size(services, story.project_id)
 
-    updated = await services.stories.update_line(actor, line.id, text="Hello, world.")
+    updated = await services.lines.update_line(actor, line.id, text="Hello, world.")
     assert (updated.text, updated.character_id) == ("Hello, world.", story.hero_id)
-    updated = await services.stories.update_line(actor, line.id, text="Hello again.", character_id=UNCHANGED)
+    updated = await services.lines.update_line(actor, line.id, text="Hello again.", character_id=UNCHANGED)
     assert updated.character_id == story.hero_id
 
     first, second = await written_since(services, story.project_id, seen)
@@ -116,12 +116,12 @@ async def test_update_text_keeps_the_speaker_unless_told(services, actor):
 
 async def test_update_speaker_and_turn_into_narration(services, actor):
     story = await small_story(services, actor)
-    villain = await services.stories.add_character(actor, story.project_id, "Villain")
-    line = await services.stories.add_line(actor, story.first_scene_id, "Mine!", story.hero_id)
+    villain = await services.characters.add_character(actor, story.project_id, "Villain")
+    line = await services.lines.add_line(actor, story.first_scene_id, "Mine!", story.hero_id)
     seen = await log_size(services, story.project_id)
 
-    await services.stories.update_line(actor, line.id, character_id=villain.id)
-    narrated = await services.stories.update_line(actor, line.id, character_id=None)
+    await services.lines.update_line(actor, line.id, character_id=villain.id)
+    narrated = await services.lines.update_line(actor, line.id, character_id=None)
 
     assert (narrated.character_id, narrated.text) == (None, "Mine!")
     assert await lines_of(services, actor, story.first_scene_id) == [(0, None, "Mine!")]
@@ -133,25 +133,25 @@ async def test_update_speaker_and_turn_into_narration(services, actor):
 
 async def test_an_update_that_changes_nothing_writes_nothing(services, actor):
     story = await small_story(services, actor)
-    line = await services.stories.add_line(actor, story.first_scene_id, "Same.", story.hero_id)
-    narration = await services.stories.add_line(actor, story.first_scene_id, "Quiet.")
+    line = await services.lines.add_line(actor, story.first_scene_id, "Same.", story.hero_id)
+    narration = await services.lines.add_line(actor, story.first_scene_id, "Quiet.")
     before = await database_state(services)
 
-    await services.stories.update_line(actor, line.id)
-    await services.stories.update_line(actor, line.id, text=" Same. ", character_id=story.hero_id)
-    await services.stories.update_line(actor, narration.id, character_id=None)
+    await services.lines.update_line(actor, line.id)
+    await services.lines.update_line(actor, line.id, text=" Same. ", character_id=story.hero_id)
+    await services.lines.update_line(actor, narration.id, character_id=None)
 
     assert await database_state(services) == before
 
 
 async def test_move_reorders_with_one_moved_revision(services, actor):
     story = await small_story(services, actor)
-    a = await services.stories.add_line(actor, story.first_scene_id, "A")
-    await services.stories.add_line(actor, story.first_scene_id, "B")
-    c = await services.stories.add_line(actor, story.first_scene_id, "C")
+    a = await services.lines.add_line(actor, story.first_scene_id, "A")
+    await services.lines.add_line(actor, story.first_scene_id, "B")
+    c = await services.lines.add_line(actor, story.first_scene_id, "C")
     seen = await log_size(services, story.project_id)
 
-    await services.stories.move_line(actor, a.id, 2)
+    await services.lines.move_line(actor, a.id, 2)
 
     assert await lines_of(services, actor, story.first_scene_id) == [
         (0, None, "B"),
@@ -164,19 +164,19 @@ async def test_move_reorders_with_one_moved_revision(services, actor):
     assert revision.before["text"] == revision.after["text"] == "A"
 
     unchanged = await database_state(services)
-    await services.stories.move_line(actor, c.id, 1)
-    await services.stories.move_line(actor, a.id, 99)
+    await services.lines.move_line(actor, c.id, 1)
+    await services.lines.move_line(actor, a.id, 99)
     assert await database_state(services) == unchanged
 
 
 async def test_delete_renumbers_the_rest(services, actor):
     story = await small_story(services, actor)
-    await services.stories.add_line(actor, story.first_scene_id, "A")
-    b = await services.stories.add_line(actor, story.first_scene_id, "B", story.hero_id)
-    await services.stories.add_line(actor, story.first_scene_id, "C")
+    await services.lines.add_line(actor, story.first_scene_id, "A")
+    b = await services.lines.add_line(actor, story.first_scene_id, "B", story.hero_id)
+    await services.lines.add_line(actor, story.first_scene_id, "C")
     seen = await log_size(services, story.project_id)
 
-    await services.stories.delete_line(actor, b.id)
+    await services.lines.delete_line(actor, b.id)
 
     assert await lines_of(services, actor, story.first_scene_id) == [(0, None, "A"), (1, None, "C")]
     [revision] = await written_since(services, story.project_id, seen)
@@ -190,7 +190,7 @@ async def test_delete_renumbers_the_rest(services, actor):
     }
     before = await database_state(services)
     with pytest.raises(RomergoError) as refused:
-        await services.stories.delete_line(actor, b.id)
+        await services.lines.delete_line(actor, b.id)
     assert refused.value.code == "not_found"
     assert await database_state(services) == before
 
@@ -199,7 +199,7 @@ async def test_the_limit_is_2000_code_points(services, actor):
     story = await small_story(services, actor)
     seen = await log_size(services, story.project_id)
 
-    longest = await services.stories.add_line(actor, story.first_scene_id, "x" * 2000)
+    longest = await services.lines.add_line(actor, story.first_scene_id, "x" * 2000)
 
     assert len(longest.text) == 2000
     [revision] = await written_since(services, story.project_id, seen)
@@ -211,8 +211,8 @@ async def test_the_limit_is_2000_code_points(services, actor):
     )
     before = await database_state(services)
     for attempt in (
-        services.stories.add_line(actor, story.first_scene_id, "x" * 2001),
-        services.stories.update_line(actor, longest.id, text="y" * 2001),
+        services.lines.add_line(actor, story.first_scene_id, "x" * 2001),
+        services.lines.update_line(actor, longest.id, text="y" * 2001),
     ):
         with pytest.raises(RomergoError) as refused:
             await attempt
@@ -227,16 +227,16 @@ async def test_hindi_with_combining_marks_counts_code_points_and_round_trips_exa
     assert len(text) == 2000
     assert sum(unicodedata.category(ch) in ("Mn", "Mc") for ch in text) > 400
 
-    line = await services.stories.add_line(actor, story.first_scene_id, text, story.hero_id)
+    line = await services.lines.add_line(actor, story.first_scene_id, text, story.hero_id)
 
-    view = await services.stories.scene_view(actor, story.first_scene_id)
+    view = await services.scenes.scene_view(actor, story.first_scene_id)
     assert view.lines[0].line.text == text
     assert (await revisions(services, story.project_id))[-1].after["text"] == text
     assert line.text == text
 
     before = await database_state(services)
     with pytest.raises(RomergoError) as refused:
-        await services.stories.add_line(actor, story.first_scene_id, hindi_text(2001))
+        await services.lines.add_line(actor, story.first_scene_id, hindi_text(2001))
     assert refused.value.code == "invalid_argument"
     assert await database_state(services) == before
 
@@ -247,7 +247,7 @@ async def test_scripts_joiners_and_line_breaks_are_kept_as_typed(services, actor
     text = f"Line one\r\n\tIndented {family} e\u0301 ١٢٣"
     seen = await log_size(services, story.project_id)
 
-    line = await services.stories.add_line(actor, story.first_scene_id, text)
+    line = await services.lines.add_line(actor, story.first_scene_id, text)
 
     # Only the Windows line ending is normalised; the ZWJ sequence and the decomposed é stay.
     expected = f"Line one\n\tIndented {family} e\u0301 ١٢٣"
@@ -276,23 +276,23 @@ BAD_TEXTS = [
 
 async def test_old_mac_and_windows_line_ends_become_newlines(services, actor):
     story = await small_story(services, actor)
-    line = await services.stories.add_line(actor, story.first_scene_id, "one\rtwo\r\nthree")
+    line = await services.lines.add_line(actor, story.first_scene_id, "one\rtwo\r\nthree")
     assert line.text == "one\ntwo\nthree"
 
 
 async def test_bad_text_is_refused_and_changes_nothing(services, actor):
     story = await small_story(services, actor)
-    line = await services.stories.add_line(actor, story.first_scene_id, "Keep me.")
+    line = await services.lines.add_line(actor, story.first_scene_id, "Keep me.")
     before = await database_state(services)
 
     for text, message in BAD_TEXTS:
         with pytest.raises(RomergoError) as added:
-            await services.stories.add_line(actor, story.first_scene_id, text)
+            await services.lines.add_line(actor, story.first_scene_id, text)
         assert added.value.code == "invalid_argument", text
         assert message in added.value.message, text
         if text is not None:  # None means "keep the text" for an update
             with pytest.raises(RomergoError) as updated:
-                await services.stories.update_line(actor, line.id, text=text)
+                await services.lines.update_line(actor, line.id, text=text)
             assert updated.value.code == "invalid_argument", text
     assert await database_state(services) == before
 
@@ -300,36 +300,36 @@ async def test_bad_text_is_refused_and_changes_nothing(services, actor):
 async def test_unknown_or_foreign_speakers_are_not_found(services, actor):
     story = await small_story(services, actor)
     other = await small_story(services, actor, "Other")
-    line = await services.stories.add_line(actor, story.first_scene_id, "Keep me.", story.hero_id)
+    line = await services.lines.add_line(actor, story.first_scene_id, "Keep me.", story.hero_id)
     before = await database_state(services)
 
     for character_id in ("chr_nope", other.hero_id, ""):
         with pytest.raises(RomergoError) as added:
-            await services.stories.add_line(actor, story.first_scene_id, "Hi.", character_id)
+            await services.lines.add_line(actor, story.first_scene_id, "Hi.", character_id)
         assert added.value.code == "not_found"
         with pytest.raises(RomergoError) as updated:
-            await services.stories.update_line(actor, line.id, text="Changed.", character_id=character_id)
+            await services.lines.update_line(actor, line.id, text="Changed.", character_id=character_id)
         assert updated.value.code == "not_found"
     assert await database_state(services) == before
 
 
 async def test_bad_positions_and_foreign_scenes_change_nothing(services, actor):
     story = await small_story(services, actor)
-    line = await services.stories.add_line(actor, story.first_scene_id, "Keep me.")
+    line = await services.lines.add_line(actor, story.first_scene_id, "Keep me.")
     stranger = user_actor((await services.accounts.create_user("stranger")).id)
     before = await database_state(services)
 
     for attempt, code in (
-        (services.stories.add_line(actor, story.first_scene_id, "Hi.", position=-1), "invalid_argument"),
-        (services.stories.add_line(actor, story.first_scene_id, "Hi.", position=True), "invalid_argument"),
-        (services.stories.move_line(actor, line.id, -2), "invalid_argument"),
-        (services.stories.move_line(actor, line.id, "0"), "invalid_argument"),
-        (services.stories.add_line(actor, "scn_nope", "Hi."), "not_found"),
-        (services.stories.add_line(stranger, story.first_scene_id, "Hi."), "not_found"),
-        (services.stories.update_line(stranger, line.id, text="Mine."), "not_found"),
-        (services.stories.move_line(stranger, line.id, 0), "not_found"),
-        (services.stories.delete_line(stranger, line.id), "not_found"),
-        (services.stories.update_line(actor, "lin_nope", text="Hi."), "not_found"),
+        (services.lines.add_line(actor, story.first_scene_id, "Hi.", position=-1), "invalid_argument"),
+        (services.lines.add_line(actor, story.first_scene_id, "Hi.", position=True), "invalid_argument"),
+        (services.lines.move_line(actor, line.id, -2), "invalid_argument"),
+        (services.lines.move_line(actor, line.id, "0"), "invalid_argument"),
+        (services.lines.add_line(actor, "scn_nope", "Hi."), "not_found"),
+        (services.lines.add_line(stranger, story.first_scene_id, "Hi."), "not_found"),
+        (services.lines.update_line(stranger, line.id, text="Mine."), "not_found"),
+        (services.lines.move_line(stranger, line.id, 0), "not_found"),
+        (services.lines.delete_line(stranger, line.id), "not_found"),
+        (services.lines.update_line(actor, "lin_nope", text="Hi."), "not_found"),
     ):
         with pytest.raises(RomergoError) as refused:
             await attempt

@@ -8,10 +8,9 @@ from tests.support.story import small_story
 
 async def test_scene_steps_within_and_across_chapters(services, actor):
     story = await small_story(services, actor)
-    stories = services.stories
-    second = await stories.add_chapter(actor, story.project_id, "Two")
-    later = await stories.add_scene(actor, second.id, "Later")
-    outline = await stories.outline(actor, story.project_id)
+    second = await services.chapters.add_chapter(actor, story.project_id, "Two")
+    later = await services.scenes.add_scene(actor, second.id, "Later")
+    outline = await services.reads.outline(actor, story.project_id)
 
     assert scene_step(outline, story.first_scene_id, "up") is None
     assert scene_step(outline, story.first_scene_id, "down") == ScenePlace(story.chapter_id, 1)
@@ -25,19 +24,18 @@ async def test_scene_steps_within_and_across_chapters(services, actor):
 
 async def test_a_step_into_an_empty_chapter_and_back_restores_the_order(services, actor):
     story = await small_story(services, actor)
-    stories = services.stories
-    empty = await stories.add_chapter(actor, story.project_id, "Empty")
+    empty = await services.chapters.add_chapter(actor, story.project_id, "Empty")
 
-    outline = await stories.outline(actor, story.project_id)
+    outline = await services.reads.outline(actor, story.project_id)
     step = scene_step(outline, story.second_scene_id, "down")
     assert step == ScenePlace(empty.id, 0)
-    await stories.move_scene(actor, story.second_scene_id, step.chapter_id, step.position)
+    await services.scenes.move_scene(actor, story.second_scene_id, step.chapter_id, step.position)
 
-    outline = await stories.outline(actor, story.project_id)
+    outline = await services.reads.outline(actor, story.project_id)
     back = scene_step(outline, story.second_scene_id, "up")
     assert back == ScenePlace(story.chapter_id, 1)
-    await stories.move_scene(actor, story.second_scene_id, back.chapter_id, back.position)
-    outline = await stories.outline(actor, story.project_id)
+    await services.scenes.move_scene(actor, story.second_scene_id, back.chapter_id, back.position)
+    outline = await services.reads.outline(actor, story.project_id)
     assert [s.id for s in outline.chapters[0].scenes] == [story.first_scene_id, story.second_scene_id]
     assert outline.chapters[1].scenes == []
 

@@ -11,17 +11,18 @@ from tests.support.story import TINY_PNG, TINY_WAV, small_story
 
 async def test_from_project_resolves_speakers_media_and_choices(services, actor):
     story = await small_story(services, actor)
-    stories = services.stories
-    image = await stories.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
-    tune = await stories.import_asset(actor, story.project_id, "music", "Tune", TINY_WAV)
-    await stories.set_chapter_music(actor, story.chapter_id, tune.id)
-    await stories.set_scene_background(actor, story.first_scene_id, image.id)
-    await stories.add_line(actor, story.first_scene_id, "Hello.", story.hero_id)
-    await stories.add_line(actor, story.first_scene_id, "Wind blows.")
-    await stories.set_choices(actor, story.first_scene_id, [ChoiceSpec("Go on", story.second_scene_id)])
-    await stories.update_scene(actor, story.second_scene_id, is_ending=True)
+    image = await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
+    tune = await services.assets.import_asset(actor, story.project_id, "music", "Tune", TINY_WAV)
+    await services.chapters.set_chapter_music(actor, story.chapter_id, tune.id)
+    await services.scenes.set_scene_background(actor, story.first_scene_id, image.id)
+    await services.lines.add_line(actor, story.first_scene_id, "Hello.", story.hero_id)
+    await services.lines.add_line(actor, story.first_scene_id, "Wind blows.")
+    await services.scenes.set_choices(
+        actor, story.first_scene_id, [ChoiceSpec("Go on", story.second_scene_id)]
+    )
+    await services.scenes.update_scene(actor, story.second_scene_id, is_ending=True)
 
-    played = from_project(await stories.project_data(actor, story.project_id))
+    played = from_project(await services.reads.project_data(actor, story.project_id))
 
     assert played.title == "Test Story"
     assert played.start_scene_id == story.first_scene_id
@@ -37,25 +38,28 @@ async def test_from_project_resolves_speakers_media_and_choices(services, actor)
 
 async def test_a_deleted_target_or_asset_is_not_offered(services, actor):
     story = await small_story(services, actor)
-    stories = services.stories
-    image = await stories.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
-    await stories.set_scene_background(actor, story.first_scene_id, image.id)
-    await stories.set_choices(actor, story.first_scene_id, [ChoiceSpec("Go on", story.second_scene_id)])
-    await stories.delete_scene(actor, story.second_scene_id)
-    await stories.delete_asset(actor, image.id)
+    image = await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
+    await services.scenes.set_scene_background(actor, story.first_scene_id, image.id)
+    await services.scenes.set_choices(
+        actor, story.first_scene_id, [ChoiceSpec("Go on", story.second_scene_id)]
+    )
+    await services.scenes.delete_scene(actor, story.second_scene_id)
+    await services.assets.delete_asset(actor, image.id)
 
-    first = from_project(await stories.project_data(actor, story.project_id)).scene(story.first_scene_id)
+    first = from_project(await services.reads.project_data(actor, story.project_id)).scene(
+        story.first_scene_id
+    )
 
     assert first.choices == [PlayChoice("Go on", None)]
     assert first.background_asset_id is None
 
 
 async def test_the_published_snapshot_plays_like_the_project(services, author, actor):
-    project, _ = await seed_demo(services.stories, author.id)
-    data = await services.stories.project_data(actor, project.id)
-    await services.stories.publish_project(actor, project.id)
-    snapshot = await services.stories.published_snapshot(
-        (await services.stories.get_project(actor, project.id)).share_id
+    project, _ = await seed_demo(services, author.id)
+    data = await services.reads.project_data(actor, project.id)
+    await services.publishing.publish_project(actor, project.id)
+    snapshot = await services.publishing.published_snapshot(
+        (await services.projects.get_project(actor, project.id)).share_id
     )
 
     live, frozen = from_project(data), from_snapshot(snapshot)

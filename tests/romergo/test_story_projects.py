@@ -10,7 +10,7 @@ from tests.support.story import database_state, revisions, small_story
 
 
 async def test_create_project_writes_one_created_revision(services, actor):
-    project = await services.stories.create_project(actor, "  The Long Night  ")
+    project = await services.projects.create_project(actor, "  The Long Night  ")
 
     assert project.title == "The Long Night"
     [revision] = await revisions(services, project.id)
@@ -25,8 +25,8 @@ async def test_create_project_writes_one_created_revision(services, actor):
 
 
 async def test_rename_records_before_and_after(services, actor):
-    project = await services.stories.create_project(actor, "Draft")
-    await services.stories.rename_project(actor, project.id, "Final")
+    project = await services.projects.create_project(actor, "Draft")
+    await services.projects.rename_project(actor, project.id, "Final")
 
     revision = (await revisions(services, project.id))[-1]
     assert revision.action == "updated"
@@ -44,13 +44,13 @@ async def test_rename_records_before_and_after(services, actor):
     ],
 )
 async def test_bad_titles_are_refused_and_change_nothing(services, actor, title, message):
-    project = await services.stories.create_project(actor, "Keep me")
+    project = await services.projects.create_project(actor, "Keep me")
     before = await database_state(services)
 
     with pytest.raises(RomergoError) as refused:
-        await services.stories.rename_project(actor, project.id, title)
+        await services.projects.rename_project(actor, project.id, title)
     with pytest.raises(RomergoError):
-        await services.stories.create_project(actor, title)
+        await services.projects.create_project(actor, title)
 
     assert refused.value.code == "invalid_argument"
     assert message in refused.value.message
@@ -63,48 +63,48 @@ async def test_another_users_project_is_not_found(services, actor):
     before = await database_state(services)
 
     for attempt in (
-        services.stories.rename_project(stranger, story.project_id, "Mine now"),
-        services.stories.outline(stranger, story.project_id),
-        services.stories.add_chapter(stranger, story.project_id, "Sneaky"),
-        services.stories.update_scene(stranger, story.first_scene_id, title="Sneaky"),
+        services.projects.rename_project(stranger, story.project_id, "Mine now"),
+        services.reads.outline(stranger, story.project_id),
+        services.chapters.add_chapter(stranger, story.project_id, "Sneaky"),
+        services.scenes.update_scene(stranger, story.first_scene_id, title="Sneaky"),
     ):
         with pytest.raises(RomergoError) as refused:
             await attempt
         assert refused.value.code == "not_found"
-    assert await services.stories.list_projects(stranger) == []
+    assert await services.projects.list_projects(stranger) == []
     assert await database_state(services) == before
 
 
 async def test_delete_hides_the_project_and_keeps_its_history(services, actor):
     story = await small_story(services, actor)
-    await services.stories.delete_project(actor, story.project_id)
+    await services.projects.delete_project(actor, story.project_id)
 
-    assert await services.stories.list_projects(actor) == []
+    assert await services.projects.list_projects(actor) == []
     with pytest.raises(RomergoError):
-        await services.stories.outline(actor, story.project_id)
+        await services.reads.outline(actor, story.project_id)
     assert (await revisions(services, story.project_id))[-1].action == "deleted"
 
 
 async def test_publish_freezes_a_snapshot_and_unpublish_removes_it(services, actor):
     story = await small_story(services, actor)
-    await services.stories.add_line(actor, story.first_scene_id, "Hello there.", story.hero_id)
+    await services.lines.add_line(actor, story.first_scene_id, "Hello there.", story.hero_id)
 
-    project = await services.stories.publish_project(actor, story.project_id)
+    project = await services.publishing.publish_project(actor, story.project_id)
     assert project.published and project.share_id
-    snapshot = await services.stories.published_snapshot(project.share_id)
+    snapshot = await services.publishing.published_snapshot(project.share_id)
     assert snapshot is not None
     assert snapshot["chapters"][0]["scenes"][0]["lines"] == [
         {"character_id": story.hero_id, "text": "Hello there."}
     ]
 
     # Later edits do not leak into the published story until it is published again.
-    await services.stories.add_line(actor, story.first_scene_id, "Unpublished thought.")
-    snapshot = await services.stories.published_snapshot(project.share_id)
+    await services.lines.add_line(actor, story.first_scene_id, "Unpublished thought.")
+    snapshot = await services.publishing.published_snapshot(project.share_id)
     assert len(snapshot["chapters"][0]["scenes"][0]["lines"]) == 1
 
     share_id = project.share_id
-    await services.stories.unpublish_project(actor, story.project_id)
-    assert await services.stories.published_snapshot(share_id) is None
+    await services.publishing.unpublish_project(actor, story.project_id)
+    assert await services.publishing.published_snapshot(share_id) is None
     with pytest.raises(RomergoError) as refused:
-        await services.stories.unpublish_project(actor, story.project_id)
+        await services.publishing.unpublish_project(actor, story.project_id)
     assert refused.value.code == "conflict"

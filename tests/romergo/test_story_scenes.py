@@ -19,24 +19,24 @@ async def written_since(services, project_id, seen):
 
 
 async def scene_order(services, actor, chapter_id):
-    outline = await services.stories.chapter_outline(actor, chapter_id)
+    outline = await services.chapters.chapter_outline(actor, chapter_id)
     return [(scene.title, scene.position) for scene in outline.scenes]
 
 
 async def choices_of(services, actor, scene_id):
-    view = await services.stories.scene_view(actor, scene_id)
+    view = await services.scenes.scene_view(actor, scene_id)
     return [(c.choice.label, c.choice.target_scene_id, c.choice.position) for c in view.choices]
 
 
 async def test_the_first_scene_of_a_project_becomes_its_start(services, actor):
-    project = await services.stories.create_project(actor, "Saga")
-    one = await services.stories.add_chapter(actor, project.id, "One")
-    two = await services.stories.add_chapter(actor, project.id, "Two")
+    project = await services.projects.create_project(actor, "Saga")
+    one = await services.chapters.add_chapter(actor, project.id, "One")
+    two = await services.chapters.add_chapter(actor, project.id, "Two")
     seen = await log_size(services, project.id)
 
-    first = await services.stories.add_scene(actor, two.id, "  Prologue ")
-    second = await services.stories.add_scene(actor, two.id, "Next")
-    elsewhere = await services.stories.add_scene(actor, one.id, "First of chapter one")
+    first = await services.scenes.add_scene(actor, two.id, "  Prologue ")
+    second = await services.scenes.add_scene(actor, two.id, "Next")
+    elsewhere = await services.scenes.add_scene(actor, one.id, "First of chapter one")
 
     assert (first.title, first.is_start, second.is_start, elsewhere.is_start) == (
         "Prologue",
@@ -70,8 +70,8 @@ async def test_a_scene_inserted_at_a_position_pushes_the_others_down(services, a
     story = await small_story(services, actor)
     seen = await log_size(services, story.project_id)
 
-    inserted = await services.stories.add_scene(actor, story.chapter_id, "Interlude", position=1)
-    await services.stories.add_scene(actor, story.chapter_id, "Cold open", position=0)
+    inserted = await services.scenes.add_scene(actor, story.chapter_id, "Interlude", position=1)
+    await services.scenes.add_scene(actor, story.chapter_id, "Cold open", position=0)
 
     assert await scene_order(services, actor, story.chapter_id) == [
         ("Cold open", 0),
@@ -99,7 +99,7 @@ async def test_bad_scene_input_is_refused_and_changes_nothing(services, actor):
         ("chp_nope", "Fine", None, "not_found"),
     ):
         with pytest.raises(RomergoError) as refused:
-            await services.stories.add_scene(actor, chapter_id, title, position)
+            await services.scenes.add_scene(actor, chapter_id, title, position)
         assert refused.value.code == code, (chapter_id, title, position)
     assert await database_state(services) == before
 
@@ -108,8 +108,8 @@ async def test_update_changes_only_the_given_fields(services, actor):
     story = await small_story(services, actor)
     seen = await log_size(services, story.project_id)
 
-    scene = await services.stories.update_scene(actor, story.second_scene_id, title="Finale")
-    scene = await services.stories.update_scene(actor, story.second_scene_id, is_ending=True)
+    scene = await services.scenes.update_scene(actor, story.second_scene_id, title="Finale")
+    scene = await services.scenes.update_scene(actor, story.second_scene_id, is_ending=True)
 
     assert (scene.title, scene.is_ending, scene.is_start) == ("Finale", True, False)
     first, second = await written_since(services, story.project_id, seen)
@@ -120,9 +120,9 @@ async def test_update_changes_only_the_given_fields(services, actor):
     assert second.before["title"] == second.after["title"] == "Finale"
 
     unchanged = await database_state(services)
-    await services.stories.update_scene(actor, story.second_scene_id)
-    await services.stories.update_scene(actor, story.second_scene_id, title="Finale", is_ending=True)
-    await services.stories.update_scene(actor, story.first_scene_id, is_start=True)
+    await services.scenes.update_scene(actor, story.second_scene_id)
+    await services.scenes.update_scene(actor, story.second_scene_id, title="Finale", is_ending=True)
+    await services.scenes.update_scene(actor, story.first_scene_id, is_start=True)
     assert await database_state(services) == unchanged
 
 
@@ -132,7 +132,7 @@ async def test_marking_a_new_start_moves_the_mark_with_a_revision_for_each_scene
     seen = await log_size(services, story.project_id)
     seen_elsewhere = await log_size(services, other.project_id)
 
-    await services.stories.update_scene(actor, story.second_scene_id, is_start=True)
+    await services.scenes.update_scene(actor, story.second_scene_id, is_start=True)
 
     old, new = await written_since(services, story.project_id, seen)
     assert (old.entity_id, old.action, old.before["is_start"], old.after["is_start"]) == (
@@ -147,10 +147,10 @@ async def test_marking_a_new_start_moves_the_mark_with_a_revision_for_each_scene
         False,
         True,
     )
-    data = await services.stories.project_data(actor, story.project_id)
+    data = await services.reads.project_data(actor, story.project_id)
     assert [s.id for s in data.scenes if s.is_start] == [story.second_scene_id]
     # Each project has its own start: the other project's is untouched.
-    elsewhere = await services.stories.project_data(actor, other.project_id)
+    elsewhere = await services.reads.project_data(actor, other.project_id)
     assert [s.id for s in elsewhere.scenes if s.is_start] == [other.first_scene_id]
     assert await written_since(services, other.project_id, seen_elsewhere) == []
 
@@ -159,7 +159,7 @@ async def test_unmarking_the_start_leaves_the_story_without_one(services, actor)
     story = await small_story(services, actor)
     seen = await log_size(services, story.project_id)
 
-    await services.stories.update_scene(actor, story.first_scene_id, is_start=False)
+    await services.scenes.update_scene(actor, story.first_scene_id, is_start=False)
 
     [revision] = await written_since(services, story.project_id, seen)
     assert (revision.entity_id, revision.before["is_start"], revision.after["is_start"]) == (
@@ -167,7 +167,7 @@ async def test_unmarking_the_start_leaves_the_story_without_one(services, actor)
         True,
         False,
     )
-    problems = await services.stories.check_story(actor, story.project_id)
+    problems = await services.reads.check_story(actor, story.project_id)
     assert "no_start_scene" in [p.code for p in problems]
 
 
@@ -185,17 +185,17 @@ async def test_bad_updates_change_nothing(services, actor):
         {"title": "Fine", "is_start": True, "is_ending": "yes"},
     ):
         with pytest.raises(RomergoError) as refused:
-            await services.stories.update_scene(actor, story.second_scene_id, **change)
+            await services.scenes.update_scene(actor, story.second_scene_id, **change)
         assert refused.value.code == "invalid_argument", change
     assert await database_state(services) == before
 
 
 async def test_move_within_a_chapter_renumbers_it(services, actor):
     story = await small_story(services, actor)
-    third = await services.stories.add_scene(actor, story.chapter_id, "Coda")
+    third = await services.scenes.add_scene(actor, story.chapter_id, "Coda")
     seen = await log_size(services, story.project_id)
 
-    await services.stories.move_scene(actor, story.first_scene_id, story.chapter_id, 2)
+    await services.scenes.move_scene(actor, story.first_scene_id, story.chapter_id, 2)
 
     assert await scene_order(services, actor, story.chapter_id) == [
         ("Closing", 0),
@@ -208,19 +208,19 @@ async def test_move_within_a_chapter_renumbers_it(services, actor):
     assert revision.before["chapter_id"] == revision.after["chapter_id"] == story.chapter_id
 
     unchanged = await database_state(services)
-    await services.stories.move_scene(actor, third.id, story.chapter_id, 1)
+    await services.scenes.move_scene(actor, third.id, story.chapter_id, 1)
     assert await database_state(services) == unchanged
 
 
 async def test_move_across_chapters_renumbers_both_sides(services, actor):
     story = await small_story(services, actor)
-    middle = await services.stories.add_scene(actor, story.chapter_id, "Middle", position=1)
-    two = await services.stories.add_chapter(actor, story.project_id, "Two")
-    await services.stories.add_scene(actor, two.id, "X")
-    await services.stories.add_scene(actor, two.id, "Y")
+    middle = await services.scenes.add_scene(actor, story.chapter_id, "Middle", position=1)
+    two = await services.chapters.add_chapter(actor, story.project_id, "Two")
+    await services.scenes.add_scene(actor, two.id, "X")
+    await services.scenes.add_scene(actor, two.id, "Y")
     seen = await log_size(services, story.project_id)
 
-    moved = await services.stories.move_scene(actor, middle.id, two.id, 1)
+    moved = await services.scenes.move_scene(actor, middle.id, two.id, 1)
 
     assert (moved.chapter_id, moved.position) == (two.id, 1)
     assert await scene_order(services, actor, story.chapter_id) == [("Opening", 0), ("Closing", 1)]
@@ -233,12 +233,12 @@ async def test_move_across_chapters_renumbers_both_sides(services, actor):
 
 async def test_moving_the_last_scene_out_and_to_the_end_of_another_chapter(services, actor):
     story = await small_story(services, actor)
-    two = await services.stories.add_chapter(actor, story.project_id, "Two")
-    await services.stories.add_scene(actor, two.id, "X")
+    two = await services.chapters.add_chapter(actor, story.project_id, "Two")
+    await services.scenes.add_scene(actor, two.id, "X")
     seen = await log_size(services, story.project_id)
 
-    await services.stories.move_scene(actor, story.first_scene_id, two.id, 40)
-    await services.stories.move_scene(actor, story.second_scene_id, two.id, 0)
+    await services.scenes.move_scene(actor, story.first_scene_id, two.id, 40)
+    await services.scenes.move_scene(actor, story.second_scene_id, two.id, 0)
 
     assert await scene_order(services, actor, story.chapter_id) == []
     assert await scene_order(services, actor, two.id) == [("Closing", 0), ("X", 1), ("Opening", 2)]
@@ -273,21 +273,22 @@ async def test_bad_moves_change_nothing(services, actor):
         (story.chapter_id, "1", "invalid_argument"),
     ):
         with pytest.raises(RomergoError) as refused:
-            await services.stories.move_scene(actor, story.first_scene_id, chapter_id, position)
+            await services.scenes.move_scene(actor, story.first_scene_id, chapter_id, position)
         assert refused.value.code == code, (chapter_id, position)
     assert await database_state(services) == before
 
 
 async def test_delete_takes_lines_and_choices_and_leaves_choices_into_it_dangling(services, actor):
     story = await small_story(services, actor)
-    stories = services.stories
-    coda = await stories.add_scene(actor, story.chapter_id, "Coda")
-    line = await stories.add_line(actor, story.second_scene_id, "Goodbye.", story.hero_id)
-    await stories.set_choices(actor, story.second_scene_id, [ChoiceSpec("Again", story.first_scene_id)])
-    await stories.set_choices(actor, story.first_scene_id, [ChoiceSpec("On", story.second_scene_id)])
+    coda = await services.scenes.add_scene(actor, story.chapter_id, "Coda")
+    line = await services.lines.add_line(actor, story.second_scene_id, "Goodbye.", story.hero_id)
+    await services.scenes.set_choices(
+        actor, story.second_scene_id, [ChoiceSpec("Again", story.first_scene_id)]
+    )
+    await services.scenes.set_choices(actor, story.first_scene_id, [ChoiceSpec("On", story.second_scene_id)])
     seen = await log_size(services, story.project_id)
 
-    await stories.delete_scene(actor, story.second_scene_id)
+    await services.scenes.delete_scene(actor, story.second_scene_id)
 
     [revision] = await written_since(services, story.project_id, seen)
     assert (revision.entity_type, revision.entity_id, revision.action, revision.after) == (
@@ -311,12 +312,12 @@ async def test_delete_takes_lines_and_choices_and_leaves_choices_into_it_danglin
     ]
 
     assert await scene_order(services, actor, story.chapter_id) == [("Opening", 0), ("Coda", 1)]
-    data = await stories.project_data(actor, story.project_id)
+    data = await services.reads.project_data(actor, story.project_id)
     assert data.lines == []
     assert [(c.scene_id, c.target_scene_id) for c in data.choices] == [
         (story.first_scene_id, story.second_scene_id)
     ]
-    view = await stories.scene_view(actor, story.first_scene_id)
+    view = await services.scenes.scene_view(actor, story.first_scene_id)
     assert view.choices[0].target_title is None
     assert coda.id in {s.id for s in data.scenes}
 
@@ -328,27 +329,27 @@ async def test_deleting_a_missing_or_foreign_scene_is_not_found(services, actor)
 
     for who, scene_id in ((actor, "scn_nope"), (stranger, story.first_scene_id)):
         with pytest.raises(RomergoError) as refused:
-            await services.stories.delete_scene(who, scene_id)
+            await services.scenes.delete_scene(who, scene_id)
         assert refused.value.code == "not_found"
     assert await database_state(services) == before
 
 
 async def test_background_and_music_are_set_and_cleared(services, actor):
     story = await small_story(services, actor)
-    backdrop = await services.stories.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
-    theme = await services.stories.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV)
-    tune = await services.stories.import_asset(actor, story.project_id, "music", "Tune", TINY_WAV)
-    await services.stories.set_chapter_music(actor, story.chapter_id, theme.id)
+    backdrop = await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
+    theme = await services.assets.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV)
+    tune = await services.assets.import_asset(actor, story.project_id, "music", "Tune", TINY_WAV)
+    await services.chapters.set_chapter_music(actor, story.chapter_id, theme.id)
     seen = await log_size(services, story.project_id)
 
-    await services.stories.set_scene_background(actor, story.first_scene_id, backdrop.id)
-    await services.stories.set_scene_music(actor, story.first_scene_id, tune.id)
-    view = await services.stories.scene_view(actor, story.first_scene_id)
+    await services.scenes.set_scene_background(actor, story.first_scene_id, backdrop.id)
+    await services.scenes.set_scene_music(actor, story.first_scene_id, tune.id)
+    view = await services.scenes.scene_view(actor, story.first_scene_id)
     assert (view.background.asset.id, view.background.source) == (backdrop.id, "scene")
     assert (view.music.asset.id, view.music.source) == (tune.id, "scene")
 
-    await services.stories.set_scene_music(actor, story.first_scene_id, None)
-    view = await services.stories.scene_view(actor, story.first_scene_id)
+    await services.scenes.set_scene_music(actor, story.first_scene_id, None)
+    view = await services.scenes.scene_view(actor, story.first_scene_id)
     assert (view.music.asset.id, view.music.source) == (theme.id, "chapter")
 
     written = await written_since(services, story.project_id, seen)
@@ -365,22 +366,20 @@ async def test_background_and_music_are_set_and_cleared(services, actor):
 async def test_scene_slots_refuse_the_wrong_kind_and_other_projects_assets(services, actor):
     story = await small_story(services, actor)
     other = await small_story(services, actor, "Other")
-    backdrop = await services.stories.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
-    theme = await services.stories.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV)
-    foreign_backdrop = await services.stories.import_asset(
+    backdrop = await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
+    theme = await services.assets.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV)
+    foreign_backdrop = await services.assets.import_asset(
         actor, other.project_id, "background", "Far", TINY_PNG
     )
-    foreign_theme = await services.stories.import_asset(
-        actor, other.project_id, "music", "Far tune", TINY_WAV
-    )
+    foreign_theme = await services.assets.import_asset(actor, other.project_id, "music", "Far tune", TINY_WAV)
     before = await database_state(services)
 
     for call, asset_id, code in (
-        (services.stories.set_scene_background, theme.id, "invalid_argument"),
-        (services.stories.set_scene_music, backdrop.id, "invalid_argument"),
-        (services.stories.set_scene_background, foreign_backdrop.id, "not_found"),
-        (services.stories.set_scene_music, foreign_theme.id, "not_found"),
-        (services.stories.set_scene_background, "ast_nope", "not_found"),
+        (services.scenes.set_scene_background, theme.id, "invalid_argument"),
+        (services.scenes.set_scene_music, backdrop.id, "invalid_argument"),
+        (services.scenes.set_scene_background, foreign_backdrop.id, "not_found"),
+        (services.scenes.set_scene_music, foreign_theme.id, "not_found"),
+        (services.scenes.set_scene_background, "ast_nope", "not_found"),
     ):
         with pytest.raises(RomergoError) as refused:
             await call(actor, story.first_scene_id, asset_id)
@@ -390,10 +389,10 @@ async def test_scene_slots_refuse_the_wrong_kind_and_other_projects_assets(servi
 
 async def test_set_choices_replaces_them_in_the_given_order(services, actor):
     story = await small_story(services, actor)
-    coda = await services.stories.add_scene(actor, story.chapter_id, "Coda")
+    coda = await services.scenes.add_scene(actor, story.chapter_id, "Coda")
     seen = await log_size(services, story.project_id)
 
-    rows = await services.stories.set_choices(
+    rows = await services.scenes.set_choices(
         actor,
         story.first_scene_id,
         [ChoiceSpec("Onward", story.second_scene_id), ChoiceSpec("Skip", coda.id)],
@@ -402,7 +401,7 @@ async def test_set_choices_replaces_them_in_the_given_order(services, actor):
         ("Onward", story.second_scene_id, 0),
         ("Skip", coda.id, 1),
     ]
-    await services.stories.set_choices(
+    await services.scenes.set_choices(
         actor,
         story.first_scene_id,
         [ChoiceSpec("  Skip ahead ", coda.id), ChoiceSpec("Onward", story.second_scene_id)],
@@ -427,7 +426,7 @@ async def test_set_choices_replaces_them_in_the_given_order(services, actor):
         ("Onward", 1),
     ]
 
-    await services.stories.set_choices(actor, story.first_scene_id, [])
+    await services.scenes.set_choices(actor, story.first_scene_id, [])
     assert await choices_of(services, actor, story.first_scene_id) == []
     assert len(await written_since(services, story.project_id, seen)) == 3
 
@@ -435,11 +434,11 @@ async def test_set_choices_replaces_them_in_the_given_order(services, actor):
 async def test_setting_identical_choices_again_writes_nothing(services, actor):
     story = await small_story(services, actor)
     specs = [ChoiceSpec("Onward", story.second_scene_id), ChoiceSpec("Stay", story.first_scene_id)]
-    rows = await services.stories.set_choices(actor, story.first_scene_id, specs)
+    rows = await services.scenes.set_choices(actor, story.first_scene_id, specs)
     seen = await log_size(services, story.project_id)
     before = await database_state(services)
 
-    again = await services.stories.set_choices(actor, story.first_scene_id, list(specs))
+    again = await services.scenes.set_choices(actor, story.first_scene_id, list(specs))
 
     assert await written_since(services, story.project_id, seen) == []
     # Nothing changed, so the choices keep their ids: the last revision still describes the scene.
@@ -450,14 +449,14 @@ async def test_setting_identical_choices_again_writes_nothing(services, actor):
 async def test_choices_into_another_project_are_refused_and_nothing_is_written(services, actor):
     story = await small_story(services, actor)
     other = await small_story(services, actor, "Other")
-    await services.stories.set_choices(
+    await services.scenes.set_choices(
         actor, story.first_scene_id, [ChoiceSpec("Keep", story.second_scene_id)]
     )
     before = await database_state(services)
 
     for target in (other.first_scene_id, "scn_nope"):
         with pytest.raises(RomergoError) as refused:
-            await services.stories.set_choices(
+            await services.scenes.set_choices(
                 actor,
                 story.first_scene_id,
                 [ChoiceSpec("Fine", story.second_scene_id), ChoiceSpec("Away", target)],
@@ -471,12 +470,12 @@ async def test_at_most_twenty_choices(services, actor):
     twenty = [ChoiceSpec(f"Choice {n}", story.second_scene_id) for n in range(20)]
     seen = await log_size(services, story.project_id)
 
-    await services.stories.set_choices(actor, story.first_scene_id, twenty)
+    await services.scenes.set_choices(actor, story.first_scene_id, twenty)
     assert len(await written_since(services, story.project_id, seen)) == 1
     before = await database_state(services)
 
     with pytest.raises(RomergoError) as refused:
-        await services.stories.set_choices(
+        await services.scenes.set_choices(
             actor, story.first_scene_id, [*twenty, ChoiceSpec("One too many", story.second_scene_id)]
         )
 
@@ -487,14 +486,14 @@ async def test_at_most_twenty_choices(services, actor):
 
 async def test_bad_choice_labels_change_nothing(services, actor):
     story = await small_story(services, actor)
-    await services.stories.set_choices(
+    await services.scenes.set_choices(
         actor, story.first_scene_id, [ChoiceSpec("Keep", story.second_scene_id)]
     )
     before = await database_state(services)
 
     for label in ("", "   ", "l" * 201, "two\nlines", None, "bell\x07"):
         with pytest.raises(RomergoError) as refused:
-            await services.stories.set_choices(
+            await services.scenes.set_choices(
                 actor,
                 story.first_scene_id,
                 [ChoiceSpec("Fine", story.second_scene_id), ChoiceSpec(label, None)],

@@ -27,12 +27,11 @@ class SmallStory:
 
 
 async def small_story(services: Services, actor: Actor, title: str = "Test Story") -> SmallStory:
-    stories = services.stories
-    project = await stories.create_project(actor, title)
-    chapter = await stories.add_chapter(actor, project.id, "One")
-    first = await stories.add_scene(actor, chapter.id, "Opening")
-    second = await stories.add_scene(actor, chapter.id, "Closing")
-    hero = await stories.add_character(actor, project.id, "Hero")
+    project = await services.projects.create_project(actor, title)
+    chapter = await services.chapters.add_chapter(actor, project.id, "One")
+    first = await services.scenes.add_scene(actor, chapter.id, "Opening")
+    second = await services.scenes.add_scene(actor, chapter.id, "Closing")
+    hero = await services.characters.add_character(actor, project.id, "Hero")
     return SmallStory(project.id, chapter.id, first.id, second.id, hero.id)
 
 

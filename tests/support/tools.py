@@ -117,21 +117,22 @@ class Furnished:
 
 
 async def furnished_story(services: Services, actor: Actor, title: str = "Harbour Lights") -> Furnished:
-    stories = services.stories
     story = await small_story(services, actor, title)
-    backdrop = await stories.import_asset(
+    backdrop = await services.assets.import_asset(
         actor, story.project_id, "background", "Harbour at dusk", TINY_PNG, ["harbour", "dusk"]
     )
-    theme = await stories.import_asset(actor, story.project_id, "music", "Sea theme", TINY_WAV, ["sea"])
-    bell = await stories.import_asset(actor, story.project_id, "sound", "Bell", TINY_WAV)
-    await stories.set_chapter_music(actor, story.chapter_id, theme.id)
-    await stories.set_scene_background(actor, story.first_scene_id, backdrop.id)
-    narration = await stories.add_line(actor, story.first_scene_id, "The fog rolls in.")
-    spoken = await stories.add_line(actor, story.first_scene_id, "Who goes there?", story.hero_id)
-    await stories.set_choices(
+    theme = await services.assets.import_asset(
+        actor, story.project_id, "music", "Sea theme", TINY_WAV, ["sea"]
+    )
+    bell = await services.assets.import_asset(actor, story.project_id, "sound", "Bell", TINY_WAV)
+    await services.chapters.set_chapter_music(actor, story.chapter_id, theme.id)
+    await services.scenes.set_scene_background(actor, story.first_scene_id, backdrop.id)
+    narration = await services.lines.add_line(actor, story.first_scene_id, "The fog rolls in.")
+    spoken = await services.lines.add_line(actor, story.first_scene_id, "Who goes there?", story.hero_id)
+    await services.scenes.set_choices(
         actor, story.first_scene_id, [ChoiceSpec("Open the door", story.second_scene_id)]
     )
-    await stories.update_scene(actor, story.second_scene_id, is_ending=True)
+    await services.scenes.update_scene(actor, story.second_scene_id, is_ending=True)
     return Furnished(
         project_id=story.project_id,
         chapter_id=story.chapter_id,
@@ -161,12 +162,13 @@ class World:
 async def world(services: Services, writer: Actor) -> World:
     stranger = await services.accounts.create_user("stranger")
     them = user_actor(stranger.id, "stranger")
-    stories = services.stories
     theirs = await small_story(services, them, "Their story")
-    their_asset = await stories.import_asset(them, theirs.project_id, "music", "Their tune", TINY_WAV)
-    their_line = await stories.add_line(them, theirs.first_scene_id, "Their words", theirs.hero_id)
+    their_asset = await services.assets.import_asset(them, theirs.project_id, "music", "Their tune", TINY_WAV)
+    their_line = await services.lines.add_line(them, theirs.first_scene_id, "Their words", theirs.hero_id)
     own_other = await small_story(services, writer, "Another story")
-    other_music = await stories.import_asset(writer, own_other.project_id, "music", "Other tune", TINY_WAV)
+    other_music = await services.assets.import_asset(
+        writer, own_other.project_id, "music", "Other tune", TINY_WAV
+    )
     return World(
         story=await furnished_story(services, writer),
         own_other=own_other,

@@ -54,7 +54,7 @@ def asset_upload(
         asset_kind: AssetKind = chosen
         done = await act(
             ctx,
-            lambda: ctx.services.stories.import_asset(ctx.actor, project_id, asset_kind, name, data, tags()),
+            lambda: ctx.services.assets.import_asset(ctx.actor, project_id, asset_kind, name, data, tags()),
         )
         if done.value is not None:
             ui.notify(f"Added “{done.value.name}” to the assets.", type="positive")

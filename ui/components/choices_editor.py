@@ -28,7 +28,7 @@ class ChoicesEditor:
     def __init__(self, ctx: PageContext, host: ui.element, view: SceneView, outline: Outline) -> None:
         self.ctx = ctx
         self.host = host
-        self.stories = ctx.services.stories
+        self.services = ctx.services
         self.view = view
         self.outline = outline
         self.new = NewChoice()
@@ -114,7 +114,7 @@ class ChoicesEditor:
 
     async def _set(self, specs: list[ChoiceSpec]) -> bool:
         done = await act(
-            self.ctx, lambda: self.stories.set_choices(self.ctx.actor, self.view.scene.id, specs)
+            self.ctx, lambda: self.services.scenes.set_choices(self.ctx.actor, self.view.scene.id, specs)
         )
         return done.ok
 

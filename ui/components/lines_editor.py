@@ -34,7 +34,7 @@ class Draft:
 class LinesEditor:
     def __init__(self, ctx: PageContext, view: SceneView) -> None:
         self.ctx = ctx
-        self.stories = ctx.services.stories
+        self.services = ctx.services
         self.view = view
         self.drafts: dict[str, Draft] = {}
         self.new = Draft("", NARRATION)
@@ -147,7 +147,7 @@ class LinesEditor:
         speaker = self.new.speaker or None
         done = await act(
             self.ctx,
-            lambda: self.stories.add_line(self.ctx.actor, self.view.scene.id, self.new.text, speaker),
+            lambda: self.services.lines.add_line(self.ctx.actor, self.view.scene.id, self.new.text, speaker),
         )
         if done.ok:
             self.new.text = ""
@@ -166,7 +166,9 @@ class LinesEditor:
             return
         done = await act(
             self.ctx,
-            lambda: self.stories.update_line(self.ctx.actor, line_id, draft.text, draft.speaker or None),
+            lambda: self.services.lines.update_line(
+                self.ctx.actor, line_id, draft.text, draft.speaker or None
+            ),
         )
         if done.ok:
             self.drafts.pop(line_id, None)
@@ -178,10 +180,10 @@ class LinesEditor:
         if position is None:
             return
         self.focus = f'[data-testid="line-{position + 1}"]'
-        await act(self.ctx, lambda: self.stories.move_line(self.ctx.actor, line_id, position))
+        await act(self.ctx, lambda: self.services.lines.move_line(self.ctx.actor, line_id, position))
 
     async def delete(self, line_id: str) -> None:
-        await act(self.ctx, lambda: self.stories.delete_line(self.ctx.actor, line_id))
+        await act(self.ctx, lambda: self.services.lines.delete_line(self.ctx.actor, line_id))
 
     def _known(self, speaker: str) -> str:
         return speaker if any(c.id == speaker for c in self.view.characters) else NARRATION

@@ -10,15 +10,14 @@ from ui.context import PageContext
 
 
 def publish_card(ctx: PageContext, project: Project) -> None:
-    stories = ctx.services.stories
 
     async def publish() -> None:
-        done = await act(ctx, lambda: stories.publish_project(ctx.actor, project.id))
+        done = await act(ctx, lambda: ctx.services.publishing.publish_project(ctx.actor, project.id))
         if done.ok:
             ui.notify("Published. The link shows the story as it is now.", type="positive")
 
     async def unpublish() -> None:
-        done = await act(ctx, lambda: stories.unpublish_project(ctx.actor, project.id))
+        done = await act(ctx, lambda: ctx.services.publishing.unpublish_project(ctx.actor, project.id))
         if done.ok:
             ui.notify("Unpublished. The link no longer works.", type="info")
 

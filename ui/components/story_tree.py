@@ -53,7 +53,7 @@ class _Tree:
         self.ctx = ctx
         self.host = host
         self.state = state
-        self.stories = ctx.services.stories
+        self.services = ctx.services
 
     # ---- drawing -------------------------------------------------------------------------------
 
@@ -171,7 +171,7 @@ class _Tree:
             "Chapter title",
             "",
             "Add chapter",
-            lambda t: self.stories.add_chapter(self.ctx.actor, project_id, t),
+            lambda t: self.services.chapters.add_chapter(self.ctx.actor, project_id, t),
         )
 
     async def add_scene(self, chapter: Chapter) -> None:
@@ -180,7 +180,7 @@ class _Tree:
             "Scene title",
             "",
             "Add scene",
-            lambda t: self.stories.add_scene(self.ctx.actor, chapter.id, t),
+            lambda t: self.services.scenes.add_scene(self.ctx.actor, chapter.id, t),
         )
 
     async def rename_chapter(self, chapter: Chapter) -> None:
@@ -189,7 +189,7 @@ class _Tree:
             "Chapter title",
             chapter.title,
             "Save",
-            lambda t: self.stories.update_chapter(self.ctx.actor, chapter.id, t),
+            lambda t: self.services.chapters.update_chapter(self.ctx.actor, chapter.id, t),
         )
 
     async def rename_scene(self, scene: Scene) -> None:
@@ -198,7 +198,7 @@ class _Tree:
             "Scene title",
             scene.title,
             "Save",
-            lambda t: self.stories.update_scene(self.ctx.actor, scene.id, title=t),
+            lambda t: self.services.scenes.update_scene(self.ctx.actor, scene.id, title=t),
         )
 
     async def move_chapter(self, chapter: Chapter, direction: Direction) -> None:
@@ -208,7 +208,7 @@ class _Tree:
         if position is None:
             return
         self.state.focus = f'[data-chapter-row="{chapter.id}"]'
-        await act(self.ctx, lambda: self.stories.move_chapter(self.ctx.actor, chapter.id, position))
+        await act(self.ctx, lambda: self.services.chapters.move_chapter(self.ctx.actor, chapter.id, position))
 
     async def step_scene(self, scene: Scene, direction: Direction) -> None:
         step = scene_step(self.state.outline, scene.id, direction) if self.state.outline else None
@@ -217,14 +217,16 @@ class _Tree:
 
     async def move_scene_id(self, scene_id: str, chapter_id: str, position: int) -> None:
         self.state.focus = f'[data-scene-row="{scene_id}"]'
-        await act(self.ctx, lambda: self.stories.move_scene(self.ctx.actor, scene_id, chapter_id, position))
+        await act(
+            self.ctx, lambda: self.services.scenes.move_scene(self.ctx.actor, scene_id, chapter_id, position)
+        )
 
     async def mark(
         self, scene: Scene, *, is_start: bool | None = None, is_ending: bool | None = None
     ) -> None:
         await act(
             self.ctx,
-            lambda: self.stories.update_scene(
+            lambda: self.services.scenes.update_scene(
                 self.ctx.actor, scene.id, is_start=is_start, is_ending=is_ending
             ),
         )
@@ -235,7 +237,7 @@ class _Tree:
             title=f"Delete the scene “{scene.title}”?",
             message="Its dialogue and choices go with it. Choices that lead here will lead nowhere.",
         ):
-            await act(self.ctx, lambda: self.stories.delete_scene(self.ctx.actor, scene.id))
+            await act(self.ctx, lambda: self.services.scenes.delete_scene(self.ctx.actor, scene.id))
 
     async def delete_chapter(self, entry: ChapterOutline) -> None:
         count = len(entry.scenes)
@@ -245,7 +247,9 @@ class _Tree:
             title=f"Delete the chapter “{entry.chapter.title}”?",
             message=f"It has {scenes}; they are deleted with it, with their dialogue and choices.",
         ):
-            await act(self.ctx, lambda: self.stories.delete_chapter(self.ctx.actor, entry.chapter.id))
+            await act(
+                self.ctx, lambda: self.services.chapters.delete_chapter(self.ctx.actor, entry.chapter.id)
+            )
 
     async def _ask(
         self, title: str, label: str, value: str, action: str, change: Callable[[str], Awaitable[Any]]

@@ -32,15 +32,14 @@ class UploadChoice:
 
 async def page(ctx: PageContext, project_id: str) -> None:
     ctx.place.enter(f"/projects/{project_id}/assets", "assets", project_id=project_id)
-    stories = ctx.services.stories
     host = ui.column().classes("w-full gap-3")
     choice = UploadChoice()
 
     async def load() -> tuple[Project, list[AssetView]] | None:
         try:
             return (
-                await stories.get_project(ctx.actor, project_id),
-                await stories.assets_with_usage(ctx.actor, project_id),
+                await ctx.services.projects.get_project(ctx.actor, project_id),
+                await ctx.services.assets.assets_with_usage(ctx.actor, project_id),
             )
         except RomergoError:
             return None
@@ -102,7 +101,8 @@ async def page(ctx: PageContext, project_id: str) -> None:
             async def save() -> None:
                 words = _tags(tags.value)
                 done = await act(
-                    ctx, lambda: stories.update_asset(ctx.actor, asset.id, name.value or "", words)
+                    ctx,
+                    lambda: ctx.services.assets.update_asset(ctx.actor, asset.id, name.value or "", words),
                 )
                 if done.ok:
                     dialog.submit(True)
@@ -122,7 +122,7 @@ async def page(ctx: PageContext, project_id: str) -> None:
             "It is not used anywhere." if not uses else f"It is used {uses} time(s); those places lose it."
         )
         if await confirm(host, title=f"Delete “{view.asset.name}”?", message=where):
-            await act(ctx, lambda: stories.delete_asset(ctx.actor, view.asset.id))
+            await act(ctx, lambda: ctx.services.assets.delete_asset(ctx.actor, view.asset.id))
 
     def upload_kind() -> AssetKind | None:
         return None if choice.kind == DETECT else choice.kind  # type: ignore[return-value]

@@ -33,13 +33,12 @@ class Loaded:
 async def page(ctx: PageContext, project_id: str, chapter_id: str) -> None:
     route = f"/projects/{project_id}/chapters/{chapter_id}"
     ctx.place.enter(route, "chapter", project_id=project_id, chapter_id=chapter_id)
-    stories = ctx.services.stories
     host = ui.column().classes("w-full gap-3")
 
     async def load() -> Loaded | None:
         try:
-            outline = await stories.outline(ctx.actor, project_id)
-            assets = await stories.find_assets(ctx.actor, project_id)
+            outline = await ctx.services.reads.outline(ctx.actor, project_id)
+            assets = await ctx.services.assets.find_assets(ctx.actor, project_id)
         except RomergoError:
             return None
         entry = next((e for e in outline.chapters if e.chapter.id == chapter_id), None)
@@ -64,7 +63,7 @@ async def page(ctx: PageContext, project_id: str, chapter_id: str) -> None:
                 Slot("background", "chapter", loaded.asset(chapter.background_asset_id)),
                 [a for a in loaded.assets if a.kind == "background"],
                 lambda asset_id: act(
-                    ctx, lambda: stories.set_chapter_background(ctx.actor, chapter_id, asset_id)
+                    ctx, lambda: ctx.services.chapters.set_chapter_background(ctx.actor, chapter_id, asset_id)
                 ),
             )
             media_slot(
@@ -72,7 +71,9 @@ async def page(ctx: PageContext, project_id: str, chapter_id: str) -> None:
                 project_id,
                 Slot("music", "chapter", loaded.asset(chapter.music_asset_id)),
                 [a for a in loaded.assets if a.kind == "music"],
-                lambda asset_id: act(ctx, lambda: stories.set_chapter_music(ctx.actor, chapter_id, asset_id)),
+                lambda asset_id: act(
+                    ctx, lambda: ctx.services.chapters.set_chapter_music(ctx.actor, chapter_id, asset_id)
+                ),
             )
         with ui.card().classes("w-full gap-1"):
             with ui.row().classes("w-full items-center"):
@@ -93,7 +94,9 @@ async def page(ctx: PageContext, project_id: str, chapter_id: str) -> None:
     async def rename(title: str) -> None:
         async def save(text: str) -> str | None:
             change = act(
-                ctx, lambda: stories.update_chapter(ctx.actor, chapter_id, text), notify_errors=False
+                ctx,
+                lambda: ctx.services.chapters.update_chapter(ctx.actor, chapter_id, text),
+                notify_errors=False,
             )
             return (await change).error
 
@@ -101,7 +104,9 @@ async def page(ctx: PageContext, project_id: str, chapter_id: str) -> None:
 
     async def add_scene() -> None:
         async def save(text: str) -> str | None:
-            change = act(ctx, lambda: stories.add_scene(ctx.actor, chapter_id, text), notify_errors=False)
+            change = act(
+                ctx, lambda: ctx.services.scenes.add_scene(ctx.actor, chapter_id, text), notify_errors=False
+            )
             return (await change).error
 
         await ask_text(host, title="Add a scene", label="Scene title", action="Add scene", save=save)
@@ -114,7 +119,7 @@ async def page(ctx: PageContext, project_id: str, chapter_id: str) -> None:
             title=f"Delete the chapter “{entry.chapter.title}”?",
             message=f"It has {scenes}; they are deleted with it, with their dialogue and choices.",
         ):
-            done = await act(ctx, lambda: stories.delete_chapter(ctx.actor, chapter_id))
+            done = await act(ctx, lambda: ctx.services.chapters.delete_chapter(ctx.actor, chapter_id))
             if done.ok:
                 ui.navigate.to(f"/projects/{project_id}")
 

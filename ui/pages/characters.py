@@ -26,13 +26,12 @@ class NewCharacter:
 
 async def page(ctx: PageContext, project_id: str) -> None:
     ctx.place.enter(f"/projects/{project_id}/characters", "characters", project_id=project_id)
-    stories = ctx.services.stories
     host = ui.column().classes("w-full gap-3")
     new = NewCharacter()
 
     async def load() -> Outline | None:
         try:
-            return await stories.outline(ctx.actor, project_id)
+            return await ctx.services.reads.outline(ctx.actor, project_id)
         except RomergoError:
             return None
 
@@ -69,7 +68,7 @@ async def page(ctx: PageContext, project_id: str) -> None:
             async def save() -> None:
                 done = await act(
                     ctx,
-                    lambda: stories.update_character(
+                    lambda: ctx.services.characters.update_character(
                         ctx.actor, character.id, name.value or "", color.value or None
                     ),
                 )
@@ -86,7 +85,8 @@ async def page(ctx: PageContext, project_id: str) -> None:
 
     async def add() -> None:
         done = await act(
-            ctx, lambda: stories.add_character(ctx.actor, project_id, new.name, new.color or None)
+            ctx,
+            lambda: ctx.services.characters.add_character(ctx.actor, project_id, new.name, new.color or None),
         )
         if done.ok:
             new.name, new.color = "", ""

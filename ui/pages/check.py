@@ -19,13 +19,12 @@ ORDER = {"error": 0, "warning": 1, "info": 2}
 
 async def page(ctx: PageContext, project_id: str) -> None:
     ctx.place.enter(f"/projects/{project_id}/check", "check", project_id=project_id)
-    stories = ctx.services.stories
 
     async def load() -> tuple[Project, list[Problem]] | None:
         try:
             return (
-                await stories.get_project(ctx.actor, project_id),
-                await stories.check_story(ctx.actor, project_id),
+                await ctx.services.projects.get_project(ctx.actor, project_id),
+                await ctx.services.reads.check_story(ctx.actor, project_id),
             )
         except RomergoError:
             return None

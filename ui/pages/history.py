@@ -27,13 +27,12 @@ SHOWN = 200
 
 async def page(ctx: PageContext, project_id: str) -> None:
     ctx.place.enter(f"/projects/{project_id}/history", "history", project_id=project_id)
-    stories = ctx.services.stories
 
     async def load() -> tuple[Project, list[RevisionView]] | None:
         try:
             return (
-                await stories.get_project(ctx.actor, project_id),
-                await stories.history(ctx.actor, project_id, limit=SHOWN),
+                await ctx.services.projects.get_project(ctx.actor, project_id),
+                await ctx.services.reads.history(ctx.actor, project_id, limit=SHOWN),
             )
         except RomergoError:
             return None

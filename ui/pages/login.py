@@ -39,7 +39,7 @@ async def _follow_link(services: Services, request: Request, token: str) -> Resp
         _link_refused()
         return None
     await services.accounts.end_session(session_token(request))
-    projects = await services.stories.list_projects(user_actor(signed_in.user.id))
+    projects = await services.projects.list_projects(user_actor(signed_in.user.id))
     target = f"/projects/{projects[0].id}" if projects else "/projects"
     response = RedirectResponse(target, status_code=303)
     set_session_cookie(response, signed_in.session_token, services)

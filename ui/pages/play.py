@@ -22,11 +22,10 @@ from ui.live import watch
 async def page(ctx: PageContext, project_id: str, scene: str | None = None) -> None:
     base = f"/play/{project_id}"
     ctx.place.enter(f"{base}?scene={scene}" if scene else base, "play", project_id=project_id, scene_id=scene)
-    stories = ctx.services.stories
 
     async def load() -> ProjectData | None:
         try:
-            return await stories.project_data(ctx.actor, project_id)
+            return await ctx.services.reads.project_data(ctx.actor, project_id)
         except RomergoError:
             return None
 

@@ -20,13 +20,12 @@ from ui.live import Section, watch
 
 async def page(ctx: PageContext, project_id: str) -> None:
     ctx.place.enter(f"/projects/{project_id}", "project", project_id=project_id)
-    stories = ctx.services.stories
     host = ui.column().classes("w-full gap-3")
     tree_state = TreeState()
 
     async def load() -> Outline | None:
         try:
-            return await stories.outline(ctx.actor, project_id)
+            return await ctx.services.reads.outline(ctx.actor, project_id)
         except RomergoError:
             return None
 
@@ -50,7 +49,9 @@ async def page(ctx: PageContext, project_id: str) -> None:
 
         async def save(text: str) -> str | None:
             done = await act(
-                ctx, lambda: stories.rename_project(ctx.actor, project_id, text), notify_errors=False
+                ctx,
+                lambda: ctx.services.projects.rename_project(ctx.actor, project_id, text),
+                notify_errors=False,
             )
             return done.error
 
@@ -63,7 +64,7 @@ async def page(ctx: PageContext, project_id: str) -> None:
             title=f"Delete “{title}”?",
             message="The story goes, with its chapters, scenes and assets; its share link stops working.",
         ):
-            done = await act(ctx, lambda: stories.delete_project(ctx.actor, project_id))
+            done = await act(ctx, lambda: ctx.services.projects.delete_project(ctx.actor, project_id))
             if done.ok:
                 ui.navigate.to("/projects")
 

@@ -16,7 +16,6 @@ from ui.live import watch
 async def page(ctx: PageContext) -> None:
     ctx.place.enter("/projects", None)
     ui.page_title("Projects · Romergo")
-    stories = ctx.services.stories
     host = ui.column().classes("w-full gap-4")
 
     @ui.refreshable
@@ -28,18 +27,20 @@ async def page(ctx: PageContext) -> None:
                 _project_card(ctx, host, row)
 
     async def reload() -> None:
-        listing.refresh(await stories.list_projects(ctx.actor))
+        listing.refresh(await ctx.services.projects.list_projects(ctx.actor))
 
     with host:
         ui.label("Your stories").classes("text-h5")
-        listing(await stories.list_projects(ctx.actor))
+        listing(await ctx.services.projects.list_projects(ctx.actor))
         watch(ctx, user_topic(ctx.user.id), reload)
 
         with ui.row().classes("items-start gap-2 mt-2"):
             title = ui.input("New project title").props("outlined dense").classes("w-80")
 
             async def create() -> None:
-                done = await act(ctx, lambda: stories.create_project(ctx.actor, title.value or ""))
+                done = await act(
+                    ctx, lambda: ctx.services.projects.create_project(ctx.actor, title.value or "")
+                )
                 if done.value is not None:
                     ui.navigate.to(f"/projects/{done.value.id}")
 
@@ -48,12 +49,15 @@ async def page(ctx: PageContext) -> None:
 
 
 def _project_card(ctx: PageContext, host: ui.element, row: Project) -> None:
-    stories = ctx.services.stories
 
     async def rename() -> None:
         async def save(text: str) -> str | None:
             return (
-                await act(ctx, lambda: stories.rename_project(ctx.actor, row.id, text), notify_errors=False)
+                await act(
+                    ctx,
+                    lambda: ctx.services.projects.rename_project(ctx.actor, row.id, text),
+                    notify_errors=False,
+                )
             ).error
 
         await ask_text(host, title="Rename the story", label="Title", value=row.title, save=save)
@@ -64,7 +68,7 @@ def _project_card(ctx: PageContext, host: ui.element, row: Project) -> None:
             title=f"Delete “{row.title}”?",
             message="The story disappears from your list, with its chapters, scenes and assets.",
         ):
-            await act(ctx, lambda: stories.delete_project(ctx.actor, row.id))
+            await act(ctx, lambda: ctx.services.projects.delete_project(ctx.actor, row.id))
 
     with (
         ui.card().classes("w-full py-2").props(f'role="listitem" data-testid="project-{row.id}"'),

@@ -18,7 +18,7 @@ from ui.components.player import Player
 def register(services: Services) -> None:
     @ui.page("/published/{share_id}", title="Romergo")
     async def published_page(share_id: str) -> None:
-        snapshot = await services.stories.published_snapshot(share_id)
+        snapshot = await services.publishing.published_snapshot(share_id)
         if snapshot is None:
             not_found("story", back=("/login", "Romergo"))
             return

@@ -53,17 +53,17 @@ class _SceneEditor:
         self.host = host
         self.project_id = project_id
         self.scene_id = scene_id
-        self.stories = ctx.services.stories
+        self.services = ctx.services
         self.current: Loaded | None = None
         self.parts: _Parts | None = None
 
     async def load(self) -> Loaded | None:
         try:
-            view = await self.stories.scene_view(self.ctx.actor, self.scene_id)
+            view = await self.services.scenes.scene_view(self.ctx.actor, self.scene_id)
             if view.project.id != self.project_id:
                 return None
-            outline = await self.stories.outline(self.ctx.actor, self.project_id)
-            assets = await self.stories.find_assets(self.ctx.actor, self.project_id)
+            outline = await self.services.reads.outline(self.ctx.actor, self.project_id)
+            assets = await self.services.assets.find_assets(self.ctx.actor, self.project_id)
         except RomergoError:
             return None
         return Loaded(view, outline, assets)
@@ -144,7 +144,7 @@ class _SceneEditor:
         async def save(text: str) -> str | None:
             change = act(
                 self.ctx,
-                lambda: self.stories.update_scene(self.ctx.actor, self.scene_id, title=text),
+                lambda: self.services.scenes.update_scene(self.ctx.actor, self.scene_id, title=text),
                 notify_errors=False,
             )
             return (await change).error
@@ -153,11 +153,14 @@ class _SceneEditor:
 
     async def set_background(self, asset_id: str | None) -> None:
         await act(
-            self.ctx, lambda: self.stories.set_scene_background(self.ctx.actor, self.scene_id, asset_id)
+            self.ctx,
+            lambda: self.services.scenes.set_scene_background(self.ctx.actor, self.scene_id, asset_id),
         )
 
     async def set_music(self, asset_id: str | None) -> None:
-        await act(self.ctx, lambda: self.stories.set_scene_music(self.ctx.actor, self.scene_id, asset_id))
+        await act(
+            self.ctx, lambda: self.services.scenes.set_scene_music(self.ctx.actor, self.scene_id, asset_id)
+        )
 
     async def mark(self, *, is_start: bool | None = None, is_ending: bool | None = None) -> None:
         scene = self.current.view.scene if self.current else None
@@ -165,7 +168,7 @@ class _SceneEditor:
             return  # the switch was only brought up to date with the stored scene
         await act(
             self.ctx,
-            lambda: self.stories.update_scene(
+            lambda: self.services.scenes.update_scene(
                 self.ctx.actor, self.scene_id, is_start=is_start, is_ending=is_ending
             ),
         )
@@ -177,7 +180,9 @@ class _SceneEditor:
             title=f"Delete the scene “{title}”?",
             message="Its dialogue and choices go with it. Choices that lead here will lead nowhere.",
         ):
-            done = await act(self.ctx, lambda: self.stories.delete_scene(self.ctx.actor, self.scene_id))
+            done = await act(
+                self.ctx, lambda: self.services.scenes.delete_scene(self.ctx.actor, self.scene_id)
+            )
             if done.ok:
                 ui.navigate.to(f"/projects/{self.project_id}")
 

@@ -1,0 +1,114 @@
+"""Publishing: a frozen, read-only copy of the story behind a share link.
+
+Publishing again refreshes the snapshot and keeps the link; unpublishing kills the link.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlmodel import col, select
+
+from romergo.actors import Actor
+from romergo.clock import iso, utcnow
+from romergo.errors import RomergoError
+from romergo.ids import new_secret
+from romergo.story import snapshots
+from romergo.story.base import Mutation, StoryStore
+from romergo.story.media_rules import effective_media
+from romergo.story.reads import load_project
+from romergo.story.views import ProjectData
+from storage.tables import Asset, AssetBlob, Chapter, Project, Scene
+
+
+@dataclass(frozen=True)
+class PublishingService:
+    store: StoryStore
+
+    async def publish_project(self, actor: Actor, project_id: str) -> Project:
+        """Freeze the story as it is now into a snapshot behind a (kept or new) share link."""
+        async with self.store.write(actor) as tx:
+            snapshot = published_story(await load_project(tx, project_id))
+            project = await tx.project_by_id(project_id)
+            _change_publication(tx, project, snapshot)
+        return project
+
+    async def unpublish_project(self, actor: Actor, project_id: str) -> Project:
+        async with self.store.write(actor) as tx:
+            project = await tx.project_by_id(project_id)
+            if not project.published:
+                raise RomergoError("conflict", f'Project "{project.title}" is not published.')
+            _change_publication(tx, project, None)
+        return project
+
+    async def published_snapshot(self, share_id: str) -> dict[str, Any] | None:
+        """The public, read-only story behind a share link; None when there is none."""
+        if not isinstance(share_id, str) or not share_id:
+            return None
+        async with self.store.read_public() as session:
+            statement = select(Project).where(Project.share_id == share_id, col(Project.published))
+            project = (await session.exec(statement)).first()
+            if project is None or project.deleted_at is not None:
+                return None
+            return project.published_snapshot
+
+    async def published_asset_content(self, share_id: str, asset_id: str) -> tuple[Asset, bytes] | None:
+        """Bytes of an asset that the published snapshot behind `share_id` really uses."""
+        snapshot = await self.published_snapshot(share_id)
+        if not snapshot or asset_id not in snapshot.get("asset_ids", []):
+            return None
+        async with self.store.read_public() as session:
+            asset = await session.get(Asset, asset_id)
+            if asset is None:
+                return None
+            blob = await session.get(AssetBlob, asset.blob_id)
+            return (asset, bytes(blob.data)) if blob else None
+
+
+def published_story(data: ProjectData) -> dict[str, Any]:
+    """The frozen story a published link shows: ids, text and effective asset references only."""
+    live = {asset.id for asset in data.assets}
+    chapters: list[dict[str, Any]] = []
+    used: set[str] = set()
+    for chapter in data.chapters_in_order():
+        scenes = [_published_scene(data, chapter, scene, live) for scene in data.scenes_of(chapter.id)]
+        used.update(s[slot] for s in scenes for slot in ("background_asset_id", "music_asset_id") if s[slot])
+        chapters.append({"id": chapter.id, "title": chapter.title, "scenes": scenes})
+    return {
+        "title": data.project.title,
+        "published_at": iso(data.project.updated_at),
+        "characters": {c.id: {"name": c.name, "color": c.color} for c in data.characters},
+        "chapters": chapters,
+        "asset_ids": sorted(used),
+    }
+
+
+def _published_scene(data: ProjectData, chapter: Chapter, scene: Scene, live: set[str]) -> dict[str, Any]:
+    return {
+        "id": scene.id,
+        "title": scene.title,
+        "is_start": scene.is_start,
+        "is_ending": scene.is_ending,
+        "background_asset_id": effective_media(scene, chapter, "background", live).asset_id,
+        "music_asset_id": effective_media(scene, chapter, "music", live).asset_id,
+        "lines": [{"character_id": line.character_id, "text": line.text} for line in data.lines_of(scene.id)],
+        "choices": [
+            {"label": c.label, "target_scene_id": c.target_scene_id} for c in data.choices_of(scene.id)
+        ],
+    }
+
+
+def _change_publication(tx: Mutation, project: Project, snapshot: dict[str, Any] | None) -> None:
+    """Publish `snapshot` (keeping an existing share link), or unpublish with None."""
+    before = snapshots.project(project)
+    project.published = snapshot is not None
+    project.published_snapshot = snapshot
+    if snapshot is None:
+        project.share_id = None
+        project.published_at = None
+    else:
+        project.share_id = project.share_id or new_secret(12)
+        project.published_at = utcnow()
+    tx.session.add(project)
+    tx.record("project", project.id, "updated", before, snapshots.project(project))
