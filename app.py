@@ -96,6 +96,7 @@ def build_app(services: Services) -> FastAPI:
     mcp_http = mcp_tools.http.mount(app, services, build_server(services))
     app.state.mcp = mcp_http
     api.mount(app, services, services.agents.identity)
+    _unknown_well_known_is_404(app)
     demo_agents = DemoAgentProcesses(services)
     ui.mount(app, services, demo_agents)
     app.add_middleware(BodyLimit, limits=BODY_LIMITS, default=DEFAULT_BODY_LIMIT)
@@ -128,6 +129,16 @@ async def _start(services: Services) -> tuple[str, asyncio.Task[None]]:
         )
     await services.agents.purge_expired()
     return user.id, asyncio.create_task(services.channels.run_sweeper(), name="channel sweeper")
+
+
+def _unknown_well_known_is_404(app: FastAPI) -> None:
+    """Clients probe discovery documents we do not serve (`openid-configuration`, path-inserted
+    metadata): they must get a plain 404, not the sign-in page that answers every other unknown path."""
+    from fastapi.responses import JSONResponse
+
+    @app.get("/.well-known/{rest:path}", include_in_schema=False)
+    async def unknown(rest: str) -> JSONResponse:
+        return JSONResponse({"error": {"code": "not_found", "message": "No such document."}}, status_code=404)
 
 
 def _bind(host: str, port: int) -> socket.socket:

@@ -87,3 +87,15 @@ async def test_a_streamed_body_within_the_limit_still_reaches_the_endpoint(serve
     async with httpx.AsyncClient(base_url=server.base_url) as http:
         answer = await http.post("/register", content=pieces(body[:20], body[20:]))
     assert answer.status_code == 201, answer.text
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/.well-known/openid-configuration", "/.well-known/oauth-authorization-server/mcp", "/.well-known/x"],
+)
+async def test_unknown_discovery_documents_are_404_not_the_sign_in_page(server: RunningServer, path: str):
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        answer = await http.get(path)
+        served = await http.get("/.well-known/oauth-protected-resource/mcp")
+    assert answer.status_code == 404 and "location" not in answer.headers
+    assert served.status_code == 200
