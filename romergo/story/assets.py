@@ -21,7 +21,7 @@ from romergo.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Mutation, StoryStore
 from romergo.story.media_rules import MEDIA_SLOTS, asset_in_slot, put_in_slot
-from romergo.story.media_types import ASSET_KINDS, AssetKind, accepted_types, describe, sniff
+from romergo.story.media_types import ASSET_KINDS, AssetKind, accepted_types, decodes, describe, sniff
 from romergo.story.reads import load_project
 from romergo.story.views import AssetUse, AssetView, ProjectData
 from storage.tables import Asset, AssetBlob, Chapter, Scene
@@ -61,6 +61,8 @@ class AssetService:
         if mime not in accepted_types(asset_kind):
             found = f"looks like {mime}" if mime else "is not a recognised media file"
             raise invalid(f"A {asset_kind} must be {describe(asset_kind)}; this file {found}.")
+        if not decodes(mime, bytes(data)):
+            raise invalid(f"This file starts like {mime} but does not decode: it is damaged or incomplete.")
         async with self.store.write(actor) as tx:
             await tx.project_by_id(project_id)
             blob = AssetBlob(id=new_id("blb"), data=bytes(data))

@@ -1,9 +1,22 @@
-"""Asset types come from the bytes, never from a file name or a client's claim."""
+"""Asset types come from the bytes, never from a file name or a client's claim.
+
+`sniff` names the type from the file's signature; `decodes` then proves the whole file is what it
+claims (a 16-byte PNG header alone passed once): images are decoded by Pillow, audio headers and
+frames are read by mutagen. Both run on untrusted bytes, so every failure of theirs means "refuse".
+"""
 
 from __future__ import annotations
 
+import io
+import warnings
 from collections.abc import Callable
 from typing import Literal
+
+import mutagen
+from mutagen.mp3 import MP3
+from mutagen.ogg import OggFileType
+from mutagen.wave import WAVE
+from PIL import Image
 
 AssetKind = Literal["background", "music", "sound"]
 ASSET_KINDS: tuple[AssetKind, ...] = ("background", "music", "sound")
@@ -35,6 +48,19 @@ _SIGNATURES: tuple[tuple[Callable[[bytes], bool], str], ...] = (
 )
 
 
+MAX_IMAGE_PIXELS = 40_000_000
+"""Larger images are refused before decoding: a small file can unpack into gigabytes of pixels."""
+
+
+def decodes(mime: str, data: bytes) -> bool:
+    """True when the whole file parses as `mime` (one of IMAGE_TYPES or AUDIO_TYPES)."""
+    check = _image if mime in IMAGE_TYPES else _audio
+    try:
+        return check(mime, data)
+    except Exception:  # parsers of hostile bytes fail in many ways; each one means "not media"
+        return False
+
+
 def accepted_types(kind: AssetKind) -> tuple[str, ...]:
     return IMAGE_TYPES if kind == "background" else AUDIO_TYPES
 
@@ -51,3 +77,36 @@ def guess_kind(data: bytes) -> AssetKind | None:
     if mime in AUDIO_TYPES:
         return "music"
     return None
+
+
+_PIL_FORMATS = {"image/png": "PNG", "image/jpeg": "JPEG", "image/webp": "WEBP"}
+_AUDIO_CLASSES: dict[str, type[mutagen.FileType]] = {
+    "audio/mpeg": MP3,
+    "audio/ogg": OggFileType,
+    "audio/wav": WAVE,
+}
+
+
+def _image(mime: str, data: bytes) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        with Image.open(io.BytesIO(data)) as image:
+            width, height = image.size
+            if image.format != _PIL_FORMATS[mime] or width * height > MAX_IMAGE_PIXELS:
+                return False
+            image.verify()  # checksums and structure; the image is unusable afterwards
+        with Image.open(io.BytesIO(data)) as image:
+            image.load()  # every pixel: a truncated file fails here
+    return True
+
+
+def _audio(mime: str, data: bytes) -> bool:
+    parsed = mutagen.File(io.BytesIO(data))
+    info = getattr(parsed, "info", None)
+    if not isinstance(parsed, _AUDIO_CLASSES[mime]) or info is None or info.length <= 0:
+        return False
+    if isinstance(parsed, WAVE):
+        # mutagen trusts the header's sizes: the samples it announces must really be there.
+        announced = info.length * info.sample_rate * info.channels * info.bits_per_sample / 8
+        return bool(len(data) >= announced * 0.99)
+    return True

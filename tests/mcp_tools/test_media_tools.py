@@ -7,6 +7,7 @@ import base64
 
 import pytest
 
+from tests.support import media
 from tests.support.story import TINY_PNG, TINY_WAV
 from tests.support.tools import agent_of, furnished_story, story_state
 
@@ -88,7 +89,7 @@ async def test_exactly_3_mb_is_accepted(services, author, story):
             project_id=story.project_id,
             kind="music",
             name="Long",
-            data_base64=b64(b"ID3" + bytes(3 * MB - 3)),
+            data_base64=b64(media.wav(3 * MB)),
         )
     assert asset["size"] == 3 * MB
 

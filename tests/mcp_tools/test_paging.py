@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from mcp_tools import paging
+from tests.support import media
 from tests.support.story import small_story
 from tests.support.tools import agent_of, furnished_story, story_state, text_of, untrusted
 
@@ -45,7 +46,7 @@ async def bigger_story(services, actor):
     for n in range(6):
         await services.characters.add_character(actor, story.project_id, f"Character number {n}")
         await services.assets.import_asset(
-            actor, story.project_id, "sound", f"Sound number {n}", b"ID3" + bytes(9)
+            actor, story.project_id, "sound", f"Sound number {n}", media.mp3(2)
         )
         await services.lines.add_line(actor, story.first_scene_id, f"Line {n}: " + "words " * 40)
     return story

@@ -3,26 +3,19 @@
 from __future__ import annotations
 
 import hashlib
+import io
 
 import pytest
+from PIL import Image
 
 from romergo.actors import user_actor
 from romergo.config import Limits
 from romergo.errors import RomergoError
 from romergo.story import AssetService, StoryStore
+from tests.support import media
 from tests.support.story import TINY_PNG, TINY_WAV, database_state, revisions, small_story
 
 MB = 1024 * 1024
-
-
-def wav_header_then(size: int) -> bytes:
-    """`size` bytes that sniff as WAV (only the header matters to the type check)."""
-    header = b"RIFF" + (size - 8).to_bytes(4, "little") + b"WAVE"
-    return header + bytes(size - len(header))
-
-
-def png_header_then(size: int) -> bytes:
-    return TINY_PNG[:8] + bytes(size - 8)
 
 
 async def log_size(services, project_id):
@@ -123,6 +116,44 @@ async def test_the_wrong_type_by_content_is_refused_and_changes_nothing(services
     assert await database_state(services) == before
 
 
+def bomb_png() -> bytes:
+    """50 million one-bit pixels: a few kilobytes on disk, far past the decoding limit."""
+    out = io.BytesIO()
+    Image.new("1", (10_000, 5_000)).save(out, "PNG")
+    return out.getvalue()
+
+
+async def test_files_that_only_start_like_media_are_refused_and_change_nothing(services, actor):
+    story = await small_story(services, actor)
+    before = await database_state(services)
+    whole_png, whole_wav = media.png(), media.wav()
+    for kind, data in (
+        ("background", TINY_PNG[:16]),  # the signature and no image (the attack)
+        ("background", whole_png[: len(whole_png) // 2]),
+        ("background", whole_png[:-20] + bytes(20)),
+        ("background", bomb_png()),
+        ("music", whole_wav[:44]),  # a header announcing samples that are not there
+        ("music", b"ID3" + bytes(400)),
+        ("sound", b"OggS" + bytes(400)),
+    ):
+        with pytest.raises(RomergoError) as refused:
+            await services.assets.import_asset(actor, story.project_id, kind, "Fake", data)
+        assert refused.value.code == "invalid_argument", data[:8]
+        assert "does not decode" in refused.value.message, refused.value.message
+    assert await database_state(services) == before
+
+
+async def test_whole_files_of_every_accepted_type_are_imported(services, actor):
+    story = await small_story(services, actor)
+    for kind, data, mime in (
+        ("background", media.png(), "image/png"),
+        ("music", media.wav(), "audio/wav"),
+        ("sound", media.mp3(), "audio/mpeg"),
+    ):
+        asset = await services.assets.import_asset(actor, story.project_id, kind, "Whole", data)
+        assert asset.mime == mime
+
+
 async def test_max_bytes_narrows_the_limit(services, actor):
     story = await small_story(services, actor)
     before = await database_state(services)
@@ -155,10 +186,10 @@ async def test_the_configured_limits_apply_per_kind_and_max_bytes_cannot_widen_t
     before = await database_state(services)
 
     for kind, data, max_bytes in (
-        ("background", png_header_then(MB + 1), None),
-        ("background", png_header_then(MB + 1), 5 * MB),
-        ("music", wav_header_then(2 * MB + 1), None),
-        ("sound", wav_header_then(2 * MB + 1), None),
+        ("background", media.png(MB + 1), None),
+        ("background", media.png(MB + 1), 5 * MB),
+        ("music", media.wav(2 * MB + 1), None),
+        ("sound", media.wav(2 * MB + 1), None),
     ):
         with pytest.raises(RomergoError) as refused:
             await assets.import_asset(actor, story.project_id, kind, "Big", data, max_bytes=max_bytes)
@@ -166,10 +197,8 @@ async def test_the_configured_limits_apply_per_kind_and_max_bytes_cannot_widen_t
     assert await database_state(services) == before
 
     seen = await log_size(services, story.project_id)
-    at_limit = await assets.import_asset(actor, story.project_id, "background", "Big", png_header_then(MB))
-    longer_audio = await assets.import_asset(
-        actor, story.project_id, "music", "Long", wav_header_then(MB + 1)
-    )
+    at_limit = await assets.import_asset(actor, story.project_id, "background", "Big", media.png(MB))
+    longer_audio = await assets.import_asset(actor, story.project_id, "music", "Long", media.wav(MB + 1))
     assert (at_limit.size, longer_audio.size) == (MB, MB + 1)
     written = await written_since(services, story.project_id, seen)
     assert [(r.entity_id, r.action, r.before, r.after["size"]) for r in written] == [
