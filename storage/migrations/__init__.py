@@ -1,0 +1,1 @@
+"""Alembic migrations, written by hand in portable operations (SQLite and PostgreSQL)."""
