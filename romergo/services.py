@@ -14,6 +14,7 @@ from romergo.story import (
     AssetService,
     ChapterService,
     CharacterService,
+    CopyService,
     LineService,
     ProjectService,
     PublishingService,
@@ -38,6 +39,7 @@ class Services:
     scenes: SceneService
     lines: LineService
     characters: CharacterService
+    copies: CopyService
     assets: AssetService
     reads: StoryReads
     accounts: AccountService
@@ -69,6 +71,7 @@ def build_services(settings: Settings) -> Services:
         scenes=SceneService(store, limits),
         lines=LineService(store, limits),
         characters=CharacterService(store, limits),
+        copies=CopyService(store, limits),
         assets=AssetService(store, limits),
         reads=StoryReads(store),
         accounts=AccountService(db, settings),

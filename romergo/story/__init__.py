@@ -9,6 +9,7 @@ from romergo.story.base import EntityChange, StoryChanged, StoryStore
 from romergo.story.chapters import ChapterService
 from romergo.story.characters import CharacterService
 from romergo.story.check import Problem
+from romergo.story.copies import CopyService
 from romergo.story.lines import UNCHANGED, LineService
 from romergo.story.projects import ProjectService
 from romergo.story.publishing import PublishingService
@@ -21,6 +22,7 @@ __all__ = [
     "ChapterService",
     "CharacterService",
     "ChoiceSpec",
+    "CopyService",
     "EntityChange",
     "LineService",
     "Problem",

@@ -1,10 +1,10 @@
-"""Characters: who speaks. Names are unique within a project."""
+"""Characters: who speaks. Names are unique within a project; one who still speaks cannot be deleted."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlmodel import func, select
+from sqlmodel import col, func, select
 
 from romergo.actors import Actor
 from romergo.clock import utcnow
@@ -13,8 +13,9 @@ from romergo.errors import RomergoError
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Mutation, StoryStore
-from storage.tables import Character
+from storage.tables import Character, DialogueLine, Scene
 
+MAX_SCENES_NAMED = 5
 PALETTE = ("#c0392b", "#2980b9", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#2c3e50", "#b7950b")
 
 
@@ -64,6 +65,34 @@ class CharacterService:
                 character.color = chosen
             tx.save("character", character, before, snapshots.character(character))
         return character
+
+    async def delete_character(self, actor: Actor, character_id: str) -> None:
+        """Refused with `conflict`, naming the scenes, while any line is spoken by the character."""
+        async with self.store.write(actor) as tx:
+            character = await tx.character(character_id)
+            scenes = await _scenes_where_speaking(tx, character.id)
+            if scenes:
+                shown = ", ".join(f'"{title}"' for title in scenes[:MAX_SCENES_NAMED])
+                more = f" and {len(scenes) - MAX_SCENES_NAMED} more" if len(scenes) > MAX_SCENES_NAMED else ""
+                raise RomergoError(
+                    "conflict",
+                    f'"{character.name}" still speaks in {shown}{more}: give those lines to another '
+                    "speaker or make them narration first.",
+                )
+            before = snapshots.character(character)
+            await tx.session.delete(character)
+            tx.record("character", character.id, "deleted", before, None)
+
+
+async def _scenes_where_speaking(tx: Mutation, character_id: str) -> list[str]:
+    statement = (
+        select(Scene.title)
+        .join(DialogueLine, col(DialogueLine.scene_id) == Scene.id)
+        .where(DialogueLine.character_id == character_id)
+        .group_by(col(Scene.id), col(Scene.title), col(Scene.position))
+        .order_by(col(Scene.position))
+    )
+    return list((await tx.session.exec(statement)).all())
 
 
 async def _ensure_unique(tx: Mutation, project_id: str, name: str, own_id: str | None) -> None:

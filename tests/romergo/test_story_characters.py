@@ -160,3 +160,36 @@ async def test_missing_or_foreign_characters_and_projects_are_not_found(services
             await attempt
         assert refused.value.code == "not_found"
     assert await database_state(services) == before
+
+
+async def test_a_character_without_lines_is_deleted_with_one_revision(services, actor):
+    story = await small_story(services, actor)
+    seen = await log_size(services, story.project_id)
+    await services.characters.delete_character(actor, story.hero_id)
+    data = await services.reads.project_data(actor, story.project_id)
+    assert data.characters == []
+    written = await written_since(services, story.project_id, seen)
+    assert [(r.entity_id, r.action, r.before["name"], r.after) for r in written] == [
+        (story.hero_id, "deleted", "Hero", None)
+    ]
+
+
+async def test_a_character_who_still_speaks_is_not_deleted_and_the_refusal_says_where(services, actor):
+    story = await small_story(services, actor)
+    await services.lines.add_line(actor, story.first_scene_id, "I am here.", story.hero_id)
+    await services.lines.add_line(actor, story.second_scene_id, "Still here.", story.hero_id)
+    before = await database_state(services)
+    with pytest.raises(RomergoError) as refused:
+        await services.characters.delete_character(actor, story.hero_id)
+    assert refused.value.code == "conflict"
+    assert refused.value.message.startswith('"Hero" still speaks in "Opening", "Closing"')
+    assert await database_state(services) == before
+
+
+async def test_deleting_a_missing_or_foreign_character_is_not_found(services, actor):
+    story = await small_story(services, actor)
+    stranger = user_actor((await services.accounts.create_user("stranger")).id, "stranger")
+    for who, character_id in ((actor, "chr_missing"), (stranger, story.hero_id)):
+        with pytest.raises(RomergoError) as refused:
+            await services.characters.delete_character(who, character_id)
+        assert refused.value.code == "not_found"
