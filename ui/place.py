@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from romergo import urls
 from romergo.clock import iso, utcnow
 
 Surface = Literal[
@@ -41,7 +42,7 @@ class Selection:
 
 @dataclass
 class Place:
-    route: str = "/projects"
+    route: str = urls.PROJECTS
     surface: Surface | None = None
     project_id: str | None = None
     chapter_id: str | None = None

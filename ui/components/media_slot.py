@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from nicegui import ui
 
+from romergo import urls
 from romergo.entities import Asset
 from ui.components.asset_upload import asset_upload
 from ui.context import PageContext
@@ -50,13 +51,13 @@ def media_slot(
             ui.label("Nothing yet.").classes("text-grey-6")
         elif slot.kind == "background":
             image = (
-                ui.image(f"/media/{playing.id}")
+                ui.image(urls.media(playing.id))
                 .classes("w-full max-w-md rounded")
                 .props('data-testid="background-preview"')
             )
             image.props["alt"] = f"Background: {playing.name}"
         else:
-            ui.audio(f"/media/{playing.id}", loop=True).classes("w-full").props('data-testid="music-player"')
+            ui.audio(urls.media(playing.id), loop=True).classes("w-full").props('data-testid="music-player"')
         ui.label(_status(slot)).classes("text-body2").props(f'data-testid="{slot.kind}-status"')
 
         options = {NONE: _none_label(slot), **{asset.id: asset.name for asset in choices}}

@@ -15,6 +15,7 @@ from typing import Any
 
 from nicegui import ui
 
+from romergo import urls
 from romergo.entities import Chapter, Scene
 from romergo.story.ordering import Direction, list_step, scene_step
 from romergo.story.views import ChapterOutline, Outline
@@ -69,7 +70,7 @@ class _Tree:
             heading.on("keydown.alt.up.prevent", lambda: self.move_chapter(chapter, "up"))
             heading.on("keydown.alt.down.prevent", lambda: self.move_chapter(chapter, "down"))
             with heading:
-                ui.link(chapter.title, f"/projects/{chapter.project_id}/chapters/{chapter.id}").classes(
+                ui.link(chapter.title, urls.chapter(chapter.project_id, chapter.id)).classes(
                     "text-subtitle1 text-weight-medium"
                 )
                 ui.space()
@@ -110,7 +111,7 @@ class _Tree:
         self._drop_target(row, scene.chapter_id, scene.position)
         with row:
             ui.icon("drag_indicator", color="grey-5").classes("cursor-grab")
-            ui.link(scene.title, f"/projects/{scene.project_id}/scenes/{scene.id}")
+            ui.link(scene.title, urls.scene(scene.project_id, scene.id))
             if scene.is_start:
                 ui.badge("start", color="positive")
             if scene.is_ending:

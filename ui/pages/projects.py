@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
+from romergo import urls
 from romergo.bus import user_topic
 from romergo.entities import Project
 from ui.actions import act
@@ -14,7 +15,7 @@ from ui.live import watch
 
 
 async def page(ctx: PageContext) -> None:
-    ctx.place.enter("/projects", None)
+    ctx.place.enter(urls.PROJECTS, None)
     ui.page_title("Projects · Romergo")
     stories = ctx.services.stories
     host = ui.column().classes("w-full gap-4")
@@ -41,7 +42,7 @@ async def page(ctx: PageContext) -> None:
             async def create() -> None:
                 done = await act(ctx, lambda: stories.create_project(ctx.actor, title.value or ""))
                 if done.value is not None:
-                    ui.navigate.to(f"/projects/{done.value.id}")
+                    ui.navigate.to(urls.project(done.value.id))
 
             title.on("keydown.enter", create)
             ui.button("Create project", on_click=create).props("unelevated color=primary")
@@ -70,7 +71,7 @@ def _project_card(ctx: PageContext, host: ui.element, row: Project) -> None:
         ui.card().classes("w-full py-2").props(f'role="listitem" data-testid="project-{row.id}"'),
         ui.row().classes("w-full items-center gap-2"),
     ):
-        ui.link(row.title, f"/projects/{row.id}").classes("text-subtitle1")
+        ui.link(row.title, urls.project(row.id)).classes("text-subtitle1")
         if row.published:
             ui.badge("published", color="positive")
         ui.space()
