@@ -10,7 +10,8 @@ redraw to the parts whose content changed.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar, Generic, Literal, TypeVar
+from dataclasses import dataclass
+from typing import ClassVar, Generic, Literal, Protocol, TypeVar
 
 from nicegui import ui
 
@@ -22,8 +23,26 @@ from ui.components.project_nav import NavEntry, project_nav
 from ui.context import PageContext
 from ui.live import Section, watch
 
-T = TypeVar("T")
 Shown = Literal["nothing", "not found", "page"]
+Item = TypeVar("Item")
+
+
+class OfProject(Protocol):
+    """What a project page loads: it knows the project it belongs to (for the project bar)."""
+
+    @property
+    def project(self) -> Project: ...
+
+
+T = TypeVar("T", bound=OfProject)
+
+
+@dataclass(frozen=True)
+class Listing(Generic[Item]):
+    """A project and one list read with it (its assets, its problems, its latest changes)."""
+
+    project: Project
+    items: list[Item]
 
 
 class ProjectPage(ABC, Generic[T]):
@@ -33,6 +52,8 @@ class ProjectPage(ABC, Generic[T]):
     """What the not-found page says does not exist."""
     nav: ClassVar[NavEntry | None] = "story"
     """The entry of the project bar this page belongs to."""
+    heading: ClassVar[str | None] = None
+    """Put before the story's title in the tab's title ("Check · My story · Romergo")."""
 
     def __init__(self, ctx: PageContext, project_id: str) -> None:
         self.ctx = ctx
@@ -60,7 +81,7 @@ class ProjectPage(ABC, Generic[T]):
             self._not_found()
             return
         ui.page_title(f"{self.title(loaded)} · Romergo")
-        project = self.project(loaded)
+        project = loaded.project
         if self._shown == "page" and self._bar is not None:
             self._bar.show(project)
             self.show(loaded)
@@ -79,13 +100,10 @@ class ProjectPage(ABC, Generic[T]):
     async def load(self) -> T | None:
         """What the page shows, read fresh; None (or a RomergoError) when there is nothing to show."""
 
-    @abstractmethod
-    def project(self, loaded: T) -> Project:
-        """The project the page belongs to, for the project bar."""
-
-    @abstractmethod
     def title(self, loaded: T) -> str:
         """The tab's title, before " · Romergo"."""
+        story = loaded.project.title
+        return f"{self.heading} · {story}" if self.heading else story
 
     @abstractmethod
     def build(self, loaded: T) -> None:
@@ -130,3 +148,14 @@ class SectionPage(ProjectPage[T]):
     def key(self, loaded: T) -> object:
         """What the section shows: a load with an equal key leaves it (and its focus) be."""
         return loaded
+
+
+class ListingPage(SectionPage[Listing[Item]]):
+    """A page about one list of the project's (its assets, its problems, its latest changes)."""
+
+    async def load(self) -> Listing[Item]:
+        return Listing(await self.stories.get_project(self.ctx.actor, self.project_id), await self.items())
+
+    @abstractmethod
+    async def items(self) -> list[Item]:
+        """The list, read fresh."""

@@ -9,7 +9,7 @@ CONTRACT.md §1.1's command context.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from romergo import urls
@@ -31,13 +31,7 @@ class Selection:
     text: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "entity_type": self.entity_type,
-            "entity_id": self.entity_id,
-            "start": self.start,
-            "end": self.end,
-        }
+        return asdict(self)
 
 
 @dataclass

@@ -9,6 +9,7 @@ author's fingers.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 from nicegui import ui
@@ -53,19 +54,28 @@ class FormDialog:
         return bool(await _run(self.dialog))
 
 
-async def ask_text(
-    host: ui.element,
-    *,
-    title: str,
-    label: str,
-    save: Save,
-    value: str = "",
-    action: str = "Save",
-) -> bool:
+@dataclass(frozen=True)
+class Question:
+    """A dialog asking for one text: its title, the field's label and the button that saves."""
+
+    title: str
+    label: str
+    action: str = "Save"
+
+
+RENAME_STORY = Question("Rename the story", "Title")
+RENAME_CHAPTER = Question("Rename the chapter", "Chapter title")
+RENAME_SCENE = Question("Rename the scene", "Scene title")
+ADD_CHAPTER = Question("Add a chapter", "Chapter title", "Add chapter")
+ADD_SCENE = Question("Add a scene", "Scene title", "Add scene")
+
+
+async def ask_text(host: ui.element, question: Question, save: Save, *, value: str = "") -> bool:
     """True when `save` accepted a text, False when the author cancelled."""
-    form = FormDialog(host, title, action=action)
+    form = FormDialog(host, question.title, action=question.action)
     with form.card:
-        field = form.enter_saves(ui.input(label, value=value).props("outlined autofocus").classes("w-full"))
+        field = ui.input(question.label, value=value).props("outlined autofocus").classes("w-full")
+        form.enter_saves(field)
         error = ui.label().props('role="alert"').classes("text-negative")
         error.visible = False
 
@@ -82,19 +92,17 @@ async def ask_text(
 async def ask_for_change(
     ctx: PageContext,
     host: ui.element,
+    question: Question,
     change: Callable[[str], Awaitable[object]],
     *,
-    title: str,
-    label: str,
     value: str = "",
-    action: str = "Save",
 ) -> bool:
     """Ask for a text (a title) and make `change` with it; a refusal shows in the dialog, which stays."""
 
     async def save(text: str) -> str | None:
         return (await act(ctx, lambda: change(text), notify_errors=False)).error
 
-    return await ask_text(host, title=title, label=label, value=value, action=action, save=save)
+    return await ask_text(host, question, save, value=value)
 
 
 async def confirm(host: ui.element, *, title: str, message: str, action: str = "Delete") -> bool:

@@ -10,7 +10,7 @@ refresh of the page, which also brings back the keyboard focus to what moved.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nicegui import ui
@@ -21,7 +21,16 @@ from romergo.story.ordering import Direction, list_step, scene_step
 from romergo.story.views import ChapterOutline, Outline
 from ui.actions import act
 from ui.components.buttons import icon_button
-from ui.components.dialogs import ask_text, confirm
+from ui.components.dialogs import (
+    ADD_CHAPTER,
+    ADD_SCENE,
+    RENAME_CHAPTER,
+    RENAME_SCENE,
+    Question,
+    ask_for_change,
+    confirm_chapter_deletion,
+    confirm_scene_deletion,
+)
 from ui.components.focus import focus_soon
 from ui.context import PageContext
 
@@ -167,39 +176,24 @@ class _Tree:
 
     async def add_chapter(self) -> None:
         project_id = self.state.outline.project.id if self.state.outline else ""
-        await self._ask(
-            "Add a chapter",
-            "Chapter title",
-            "",
-            "Add chapter",
-            lambda t: self.stories.add_chapter(self.ctx.actor, project_id, t),
-        )
+        await self._ask(ADD_CHAPTER, lambda text: self.stories.add_chapter(self.ctx.actor, project_id, text))
 
     async def add_scene(self, chapter: Chapter) -> None:
-        await self._ask(
-            f"Add a scene to “{chapter.title}”",
-            "Scene title",
-            "",
-            "Add scene",
-            lambda t: self.stories.add_scene(self.ctx.actor, chapter.id, t),
-        )
+        question = replace(ADD_SCENE, title=f"Add a scene to “{chapter.title}”")
+        await self._ask(question, lambda text: self.stories.add_scene(self.ctx.actor, chapter.id, text))
 
     async def rename_chapter(self, chapter: Chapter) -> None:
         await self._ask(
-            "Rename the chapter",
-            "Chapter title",
+            RENAME_CHAPTER,
+            lambda text: self.stories.update_chapter(self.ctx.actor, chapter.id, text),
             chapter.title,
-            "Save",
-            lambda t: self.stories.update_chapter(self.ctx.actor, chapter.id, t),
         )
 
     async def rename_scene(self, scene: Scene) -> None:
         await self._ask(
-            "Rename the scene",
-            "Scene title",
+            RENAME_SCENE,
+            lambda text: self.stories.update_scene(self.ctx.actor, scene.id, title=text),
             scene.title,
-            "Save",
-            lambda t: self.stories.update_scene(self.ctx.actor, scene.id, title=t),
         )
 
     async def move_chapter(self, chapter: Chapter, direction: Direction) -> None:
@@ -231,30 +225,17 @@ class _Tree:
         )
 
     async def delete_scene(self, scene: Scene) -> None:
-        if await confirm(
-            self.host,
-            title=f"Delete the scene “{scene.title}”?",
-            message="Its dialogue and choices go with it. Choices that lead here will lead nowhere.",
-        ):
+        if await confirm_scene_deletion(self.host, scene.title):
             await act(self.ctx, lambda: self.stories.delete_scene(self.ctx.actor, scene.id))
 
     async def delete_chapter(self, entry: ChapterOutline) -> None:
-        count = len(entry.scenes)
-        scenes = "no scenes" if count == 0 else "1 scene" if count == 1 else f"{count} scenes"
-        if await confirm(
-            self.host,
-            title=f"Delete the chapter “{entry.chapter.title}”?",
-            message=f"It has {scenes}; they are deleted with it, with their dialogue and choices.",
-        ):
+        if await confirm_chapter_deletion(self.host, entry):
             await act(self.ctx, lambda: self.stories.delete_chapter(self.ctx.actor, entry.chapter.id))
 
     async def _ask(
-        self, title: str, label: str, value: str, action: str, change: Callable[[str], Awaitable[Any]]
+        self, question: Question, change: Callable[[str], Awaitable[object]], value: str = ""
     ) -> None:
-        async def save(text: str) -> str | None:
-            return (await act(self.ctx, lambda: change(text), notify_errors=False)).error
-
-        await ask_text(self.host, title=title, label=label, value=value, action=action, save=save)
+        await ask_for_change(self.ctx, self.host, question, change, value=value)
 
 
 def _menu_item(label: str, on_click: Callable[[], Any]) -> ui.menu_item:

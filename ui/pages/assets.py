@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from nicegui import ui
 
 from romergo import urls
-from romergo.entities import Project
 from romergo.story.media_types import AssetKind
 from romergo.story.views import AssetView
 from ui.actions import act
@@ -15,7 +14,7 @@ from ui.components.asset_upload import asset_upload
 from ui.components.buttons import icon_button
 from ui.components.dialogs import FormDialog, confirm
 from ui.context import PageContext
-from ui.frame import SectionPage
+from ui.frame import Listing, ListingPage
 
 DETECT = "detect"
 KINDS = {DETECT: "Detect from the file", "background": "Background", "music": "Music", "sound": "Sound"}
@@ -30,54 +29,40 @@ class UploadChoice:
         return None if self.kind == DETECT else self.kind  # type: ignore[return-value]
 
 
-@dataclass(frozen=True)
-class Loaded:
-    project: Project
-    assets: list[AssetView]
-
-
 async def page(ctx: PageContext, project_id: str) -> None:
     ctx.place.enter(urls.assets(project_id), "assets", project_id=project_id)
     await _AssetsPage(ctx, project_id).open()
 
 
-class _AssetsPage(SectionPage[Loaded]):
+class _AssetsPage(ListingPage[AssetView]):
     """The upload card is drawn once; the list below it is the section that follows changes."""
 
     nav = "assets"
+    heading = "Assets"
 
     def __init__(self, ctx: PageContext, project_id: str) -> None:
         super().__init__(ctx, project_id)
         self.choice = UploadChoice()
 
-    async def load(self) -> Loaded:
-        return Loaded(
-            await self.stories.get_project(self.ctx.actor, self.project_id),
-            await self.stories.assets_with_usage(self.ctx.actor, self.project_id),
-        )
+    async def items(self) -> list[AssetView]:
+        return await self.stories.assets_with_usage(self.ctx.actor, self.project_id)
 
-    def project(self, loaded: Loaded) -> Project:
-        return loaded.project
-
-    def title(self, loaded: Loaded) -> str:
-        return f"Assets · {loaded.project.title}"
-
-    def build(self, loaded: Loaded) -> None:
+    def build(self, loaded: Listing[AssetView]) -> None:
         ui.label("Assets").classes("text-h5")
         self._upload_card()
         super().build(loaded)
 
-    def draw(self, loaded: Loaded) -> None:
-        if not loaded.assets:
+    def draw(self, loaded: Listing[AssetView]) -> None:
+        if not loaded.items:
             ui.label("No assets yet: upload an image or a piece of music above.").classes("text-grey-7")
         with ui.column().classes("w-full gap-2").props('role="list" aria-label="Assets"'):
-            for view in loaded.assets:
+            for view in loaded.items:
                 self._asset_card(view)
 
-    def key(self, loaded: Loaded) -> object:
+    def key(self, loaded: Listing[AssetView]) -> object:
         return tuple(
             (v.asset.id, v.asset.name, v.asset.kind, tuple(v.asset.tags), v.asset.size, tuple(v.used_by))
-            for v in loaded.assets
+            for v in loaded.items
         )
 
     def _upload_card(self) -> None:

@@ -11,8 +11,8 @@ from romergo.entities import Asset, Project
 from romergo.story.views import ChapterOutline, Outline
 from ui.actions import act
 from ui.components.buttons import icon_button
-from ui.components.dialogs import ask_for_change, confirm_chapter_deletion
-from ui.components.media_slot import Slot, media_slot
+from ui.components.dialogs import ADD_SCENE, RENAME_CHAPTER, ask_for_change, confirm_chapter_deletion
+from ui.components.media_slot import SlotKind, media_slots
 from ui.context import PageContext
 from ui.frame import SectionPage
 
@@ -23,8 +23,9 @@ class Loaded:
     entry: ChapterOutline
     assets: list[Asset]
 
-    def asset(self, asset_id: str | None) -> Asset | None:
-        return next((a for a in self.assets if a.id == asset_id), None)
+    @property
+    def project(self) -> Project:
+        return self.outline.project
 
 
 async def page(ctx: PageContext, project_id: str, chapter_id: str) -> None:
@@ -46,9 +47,6 @@ class _ChapterPage(SectionPage[Loaded]):
         entry = next((e for e in outline.chapters if e.chapter.id == self.chapter_id), None)
         return Loaded(outline, entry, assets) if entry else None
 
-    def project(self, loaded: Loaded) -> Project:
-        return loaded.outline.project
-
     def title(self, loaded: Loaded) -> str:
         return f"{loaded.entry.chapter.title} · {loaded.outline.project.title}"
 
@@ -65,26 +63,8 @@ class _ChapterPage(SectionPage[Loaded]):
             icon_button("edit", "Rename the chapter", lambda: self.rename(chapter.title))
             ui.space()
             icon_button("delete", "Delete the chapter", lambda: self.delete(loaded.entry))
-        self._media(loaded)
+        media_slots(self.ctx, self.project_id, loaded.assets, chapter, self.set_media)
         self._scenes(loaded.entry)
-
-    def _media(self, loaded: Loaded) -> None:
-        chapter = loaded.entry.chapter
-        with ui.grid().classes("w-full gap-3 grid-cols-1 md:grid-cols-2"):
-            media_slot(
-                self.ctx,
-                self.project_id,
-                Slot("background", "chapter", loaded.asset(chapter.background_asset_id)),
-                [a for a in loaded.assets if a.kind == "background"],
-                self.set_background,
-            )
-            media_slot(
-                self.ctx,
-                self.project_id,
-                Slot("music", "chapter", loaded.asset(chapter.music_asset_id)),
-                [a for a in loaded.assets if a.kind == "music"],
-                self.set_music,
-            )
 
     def _scenes(self, entry: ChapterOutline) -> None:
         with ui.card().classes("w-full gap-1"):
@@ -105,21 +85,23 @@ class _ChapterPage(SectionPage[Loaded]):
 
     # ---- changes -------------------------------------------------------------------------------
 
-    async def set_background(self, asset_id: str | None) -> None:
-        await act(
-            self.ctx, lambda: self.stories.set_chapter_background(self.ctx.actor, self.chapter_id, asset_id)
-        )
-
-    async def set_music(self, asset_id: str | None) -> None:
-        await act(self.ctx, lambda: self.stories.set_chapter_music(self.ctx.actor, self.chapter_id, asset_id))
+    async def set_media(self, kind: SlotKind, asset_id: str | None) -> None:
+        if kind == "background":
+            await act(
+                self.ctx,
+                lambda: self.stories.set_chapter_background(self.ctx.actor, self.chapter_id, asset_id),
+            )
+        else:
+            await act(
+                self.ctx, lambda: self.stories.set_chapter_music(self.ctx.actor, self.chapter_id, asset_id)
+            )
 
     async def rename(self, title: str) -> None:
         await ask_for_change(
             self.ctx,
             self.host,
+            RENAME_CHAPTER,
             lambda text: self.stories.update_chapter(self.ctx.actor, self.chapter_id, text),
-            title="Rename the chapter",
-            label="Chapter title",
             value=title,
         )
 
@@ -127,10 +109,8 @@ class _ChapterPage(SectionPage[Loaded]):
         await ask_for_change(
             self.ctx,
             self.host,
+            ADD_SCENE,
             lambda text: self.stories.add_scene(self.ctx.actor, self.chapter_id, text),
-            title="Add a scene",
-            label="Scene title",
-            action="Add scene",
         )
 
     async def delete(self, entry: ChapterOutline) -> None:

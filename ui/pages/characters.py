@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from nicegui import ui
 
 from romergo import urls
-from romergo.entities import Character, Project
+from romergo.entities import Character
 from romergo.story.views import Outline
 from ui.actions import act
 from ui.components.buttons import icon_button
@@ -29,6 +29,7 @@ async def page(ctx: PageContext, project_id: str) -> None:
 
 class _CharactersPage(SectionPage[Outline]):
     nav = "characters"
+    heading = "Characters"
 
     def __init__(self, ctx: PageContext, project_id: str) -> None:
         super().__init__(ctx, project_id)
@@ -36,12 +37,6 @@ class _CharactersPage(SectionPage[Outline]):
 
     async def load(self) -> Outline:
         return await self.stories.outline(self.ctx.actor, self.project_id)
-
-    def project(self, loaded: Outline) -> Project:
-        return loaded.project
-
-    def title(self, loaded: Outline) -> str:
-        return f"Characters · {loaded.project.title}"
 
     def build(self, loaded: Outline) -> None:
         super().build(loaded)

@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from nicegui import ui
 
 from romergo import urls
-from romergo.entities import Project
 from romergo.story import Problem
 from ui.context import PageContext
-from ui.frame import SectionPage
+from ui.frame import Listing, ListingPage
 
 ICONS = {"error": ("error", "negative"), "warning": ("warning", "warning"), "info": ("info", "info")}
 ORDER = {"error": 0, "warning": 1, "info": 2}
-
-
-@dataclass(frozen=True)
-class Loaded:
-    project: Project
-    problems: list[Problem]
 
 
 async def page(ctx: PageContext, project_id: str) -> None:
@@ -27,26 +18,18 @@ async def page(ctx: PageContext, project_id: str) -> None:
     await _CheckPage(ctx, project_id).open()
 
 
-class _CheckPage(SectionPage[Loaded]):
+class _CheckPage(ListingPage[Problem]):
     nav = "check"
+    heading = "Check"
 
-    async def load(self) -> Loaded:
-        return Loaded(
-            await self.stories.get_project(self.ctx.actor, self.project_id),
-            await self.stories.check_story(self.ctx.actor, self.project_id),
-        )
+    async def items(self) -> list[Problem]:
+        return await self.stories.check_story(self.ctx.actor, self.project_id)
 
-    def project(self, loaded: Loaded) -> Project:
-        return loaded.project
+    def key(self, loaded: Listing[Problem]) -> object:
+        return loaded.items
 
-    def title(self, loaded: Loaded) -> str:
-        return f"Check · {loaded.project.title}"
-
-    def key(self, loaded: Loaded) -> object:
-        return loaded.problems
-
-    def draw(self, loaded: Loaded) -> None:
-        problems = loaded.problems
+    def draw(self, loaded: Listing[Problem]) -> None:
+        problems = loaded.items
         ui.label("Story check").classes("text-h5")
         if not problems:
             ui.label("No problems found: every scene can be reached and leads somewhere.").classes(

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from nicegui import ui
 
 from romergo import urls
-from romergo.entities import Project
 from romergo.story.views import RevisionView
 from ui.context import PageContext
-from ui.frame import SectionPage
+from ui.frame import Listing, ListingPage
 
 ENTITY_NAMES = {
     "project": "story",
@@ -24,40 +21,26 @@ ENTITY_NAMES = {
 SHOWN = 200
 
 
-@dataclass(frozen=True)
-class Loaded:
-    project: Project
-    revisions: list[RevisionView]
-
-
 async def page(ctx: PageContext, project_id: str) -> None:
     ctx.place.enter(urls.history(project_id), "history", project_id=project_id)
     await _HistoryPage(ctx, project_id).open()
 
 
-class _HistoryPage(SectionPage[Loaded]):
+class _HistoryPage(ListingPage[RevisionView]):
     nav = "history"
+    heading = "History"
 
-    async def load(self) -> Loaded:
-        return Loaded(
-            await self.stories.get_project(self.ctx.actor, self.project_id),
-            await self.stories.history(self.ctx.actor, self.project_id, limit=SHOWN),
-        )
+    async def items(self) -> list[RevisionView]:
+        return await self.stories.history(self.ctx.actor, self.project_id, limit=SHOWN)
 
-    def project(self, loaded: Loaded) -> Project:
-        return loaded.project
+    def key(self, loaded: Listing[RevisionView]) -> object:
+        return tuple((view.revision.id, view.title) for view in loaded.items)
 
-    def title(self, loaded: Loaded) -> str:
-        return f"History · {loaded.project.title}"
-
-    def key(self, loaded: Loaded) -> object:
-        return tuple((view.revision.id, view.title) for view in loaded.revisions)
-
-    def draw(self, loaded: Loaded) -> None:
+    def draw(self, loaded: Listing[RevisionView]) -> None:
         ui.label("History").classes("text-h5")
         ui.label(f"The latest {SHOWN} changes, newest first.").classes("text-caption text-grey-7")
         with ui.column().classes("w-full gap-0").props('role="list" aria-label="Changes"'):
-            for view in loaded.revisions:
+            for view in loaded.items:
                 self._revision(view)
 
     def _revision(self, view: RevisionView) -> None:

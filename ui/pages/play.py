@@ -9,7 +9,6 @@ from __future__ import annotations
 from nicegui import ui
 
 from romergo import urls
-from romergo.entities import Project
 from romergo.story.playback import PlayStory, from_project
 from romergo.story.views import ProjectData
 from ui.components.player import Player
@@ -24,6 +23,7 @@ async def page(ctx: PageContext, project_id: str, scene: str | None = None) -> N
 
 class _PlayPage(ProjectPage[ProjectData]):
     nav = "play"
+    heading = "Play"
 
     def __init__(self, ctx: PageContext, project_id: str, scene_id: str | None) -> None:
         super().__init__(ctx, project_id)
@@ -33,12 +33,6 @@ class _PlayPage(ProjectPage[ProjectData]):
 
     async def load(self) -> ProjectData:
         return await self.stories.project_data(self.ctx.actor, self.project_id)
-
-    def project(self, loaded: ProjectData) -> Project:
-        return loaded.project
-
-    def title(self, loaded: ProjectData) -> str:
-        return f"Play · {loaded.project.title}"
 
     def build(self, loaded: ProjectData) -> None:
         story = from_project(loaded)

@@ -5,11 +5,10 @@ from __future__ import annotations
 from nicegui import ui
 
 from romergo import urls
-from romergo.entities import Project
 from romergo.story.views import Outline
 from ui.actions import act
 from ui.components.buttons import icon_button
-from ui.components.dialogs import ask_for_change, confirm
+from ui.components.dialogs import RENAME_STORY, ask_for_change, confirm
 from ui.components.publish import publish_card
 from ui.components.story_tree import TreeState, story_tree
 from ui.context import PageContext
@@ -28,12 +27,6 @@ class _StoryPage(SectionPage[Outline]):
 
     async def load(self) -> Outline:
         return await self.stories.outline(self.ctx.actor, self.project_id)
-
-    def project(self, loaded: Outline) -> Project:
-        return loaded.project
-
-    def title(self, loaded: Outline) -> str:
-        return loaded.project.title
 
     def draw(self, outline: Outline) -> None:
         with ui.row().classes("w-full items-center gap-1"):
@@ -63,9 +56,8 @@ class _StoryPage(SectionPage[Outline]):
         await ask_for_change(
             self.ctx,
             self.host,
+            RENAME_STORY,
             lambda text: self.stories.rename_project(self.ctx.actor, self.project_id, text),
-            title="Rename the story",
-            label="Title",
             value=self.current.project.title if self.current else "",
         )
 

@@ -9,7 +9,7 @@ from romergo.bus import user_topic
 from romergo.entities import Project
 from ui.actions import act
 from ui.components.buttons import icon_button
-from ui.components.dialogs import ask_text, confirm
+from ui.components.dialogs import RENAME_STORY, ask_for_change, confirm
 from ui.context import PageContext
 from ui.live import watch
 
@@ -52,12 +52,13 @@ def _project_card(ctx: PageContext, host: ui.element, row: Project) -> None:
     stories = ctx.services.stories
 
     async def rename() -> None:
-        async def save(text: str) -> str | None:
-            return (
-                await act(ctx, lambda: stories.rename_project(ctx.actor, row.id, text), notify_errors=False)
-            ).error
-
-        await ask_text(host, title="Rename the story", label="Title", value=row.title, save=save)
+        await ask_for_change(
+            ctx,
+            host,
+            RENAME_STORY,
+            lambda text: stories.rename_project(ctx.actor, row.id, text),
+            value=row.title,
+        )
 
     async def delete() -> None:
         if await confirm(

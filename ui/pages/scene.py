@@ -17,9 +17,9 @@ from romergo.story.views import Outline, SceneView
 from ui.actions import act
 from ui.components.buttons import icon_button
 from ui.components.choices_editor import ChoicesEditor
-from ui.components.dialogs import ask_for_change, confirm_scene_deletion
+from ui.components.dialogs import RENAME_SCENE, ask_for_change, confirm_scene_deletion
 from ui.components.lines_editor import LinesEditor
-from ui.components.media_slot import Slot, media_slot
+from ui.components.media_slot import SlotKind, media_slots
 from ui.context import PageContext
 from ui.frame import ProjectPage
 from ui.live import Section
@@ -31,8 +31,9 @@ class Loaded:
     outline: Outline
     assets: list[Asset]
 
-    def asset(self, asset_id: str | None) -> Asset | None:
-        return next((a for a in self.assets if a.id == asset_id), None)
+    @property
+    def project(self) -> Project:
+        return self.view.project
 
 
 async def page(ctx: PageContext, project_id: str, scene_id: str) -> None:
@@ -55,9 +56,6 @@ class _SceneEditor(ProjectPage[Loaded]):
         outline = await self.stories.outline(self.ctx.actor, self.project_id)
         assets = await self.stories.find_assets(self.ctx.actor, self.project_id)
         return Loaded(view, outline, assets)
-
-    def project(self, loaded: Loaded) -> Project:
-        return loaded.view.project
 
     def title(self, loaded: Loaded) -> str:
         return f"{loaded.view.scene.title} · {loaded.view.project.title}"
@@ -96,27 +94,10 @@ class _SceneEditor(ProjectPage[Loaded]):
             ui.label(view.scene.title)
 
     def media(self, loaded: Loaded) -> None:
-        scene, chapter = loaded.view.scene, loaded.view.chapter
-        own, inherited = loaded.asset, loaded.asset
-        background = Slot(
-            "background", "scene", own(scene.background_asset_id), inherited(chapter.background_asset_id)
+        view = loaded.view
+        media_slots(
+            self.ctx, self.project_id, loaded.assets, view.scene, self.set_media, chapter=view.chapter
         )
-        music = Slot("music", "scene", own(scene.music_asset_id), inherited(chapter.music_asset_id))
-        with ui.grid().classes("w-full gap-3 grid-cols-1 md:grid-cols-2"):
-            media_slot(
-                self.ctx,
-                self.project_id,
-                background,
-                [a for a in loaded.assets if a.kind == "background"],
-                self.set_background,
-            )
-            media_slot(
-                self.ctx,
-                self.project_id,
-                music,
-                [a for a in loaded.assets if a.kind == "music"],
-                self.set_music,
-            )
 
     # ---- changes -------------------------------------------------------------------------------
 
@@ -124,19 +105,18 @@ class _SceneEditor(ProjectPage[Loaded]):
         await ask_for_change(
             self.ctx,
             self.host,
+            RENAME_SCENE,
             lambda text: self.stories.update_scene(self.ctx.actor, self.scene_id, title=text),
-            title="Rename the scene",
-            label="Scene title",
             value=self.current.view.scene.title if self.current else "",
         )
 
-    async def set_background(self, asset_id: str | None) -> None:
-        await act(
-            self.ctx, lambda: self.stories.set_scene_background(self.ctx.actor, self.scene_id, asset_id)
-        )
-
-    async def set_music(self, asset_id: str | None) -> None:
-        await act(self.ctx, lambda: self.stories.set_scene_music(self.ctx.actor, self.scene_id, asset_id))
+    async def set_media(self, kind: SlotKind, asset_id: str | None) -> None:
+        if kind == "background":
+            await act(
+                self.ctx, lambda: self.stories.set_scene_background(self.ctx.actor, self.scene_id, asset_id)
+            )
+        else:
+            await act(self.ctx, lambda: self.stories.set_scene_music(self.ctx.actor, self.scene_id, asset_id))
 
     async def mark(self, *, is_start: bool | None = None, is_ending: bool | None = None) -> None:
         scene = self.current.view.scene if self.current else None
