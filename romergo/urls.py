@@ -13,10 +13,18 @@ PROJECTS = "/projects"
 AGENT_SETTINGS = "/settings/agents"
 LOGIN = "/login"
 
-# Route patterns for the page router: the same shapes as the builders below.
+# Route patterns for the page router and the media routes: the same shapes as the builders below.
 PROJECT_ROUTE = "/projects/{project_id}"
 CHAPTER_ROUTE = PROJECT_ROUTE + "/chapters/{chapter_id}"
 SCENE_ROUTE = PROJECT_ROUTE + "/scenes/{scene_id}"
+CHARACTERS_ROUTE = PROJECT_ROUTE + "/characters"
+ASSETS_ROUTE = PROJECT_ROUTE + "/assets"
+CHECK_ROUTE = PROJECT_ROUTE + "/check"
+HISTORY_ROUTE = PROJECT_ROUTE + "/history"
+PLAY_ROUTE = "/play/{project_id}"
+PUBLISHED_ROUTE = "/published/{share_id}"
+PUBLISHED_MEDIA_ROUTE = PUBLISHED_ROUTE + "/media/{asset_id}"
+MEDIA_ROUTE = "/media/{asset_id}"
 
 
 def project(project_id: str) -> str:
@@ -77,6 +85,11 @@ def published_media(share_id: str, asset_id: str) -> str:
 
 def media(asset_id: str) -> str:
     return f"/media/{_part(asset_id)}"
+
+
+def login(next_path: str | None = None) -> str:
+    """The sign-in page; after signing in the browser goes on to `next_path`."""
+    return f"{LOGIN}?next={quote(next_path, safe='/')}" if next_path else LOGIN
 
 
 def absolute(base_url: str, path: str) -> str:

@@ -1,4 +1,12 @@
-"""The NiceGUI adapter: pages, components and the browser's own HTTP routes.
+"""The NiceGUI adapter: everything a browser sees of Romergo.
+
+- `shell`: the signed-in tab (header, agent panel drawer, sub pages routed by `romergo.urls`);
+  `context`, `place`, `selection`: what a tab knows (user, session, where the author is and what
+  they selected: the agent's command context).
+- `frame` and `live`: how a project page loads, says "not found" and follows changes.
+- `pages/`: one module per page path; `components/`: the parts pages share; `panel/`: the agent panel.
+- `actions`: running a change from a page; `forms`, `media`: the plain HTTP routes (sign-in and
+  sign-out forms, asset bytes); `web_session`: the session cookie and the same-origin check.
 
 `mount()` must run after every other adapter has added its routes to the app: NiceGUI mounts
 itself at `/` and would hide anything added later.

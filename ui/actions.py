@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
-from urllib.parse import quote
 
 from nicegui import ui
 
+from romergo import urls
 from romergo.errors import RomergoError
 from ui.context import PageContext
 
@@ -37,7 +37,7 @@ async def act(
     """Run `change` for the signed-in author; with `notify_errors`, refusals pop up as a message."""
     if not await ctx.still_signed_in():
         ui.notify(SIGNED_OUT, type="warning")
-        ui.navigate.to(f"/login?next={quote(ctx.place.route, safe='/')}")
+        ui.navigate.to(urls.login(ctx.place.route))
         return Outcome(error=SIGNED_OUT)
     try:
         value = await change()

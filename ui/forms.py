@@ -7,7 +7,7 @@ from urllib.parse import quote
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 
-from romergo import csrf
+from romergo import csrf, urls
 from romergo.errors import RomergoError
 from romergo.services import Services
 from ui.web_session import (
@@ -22,7 +22,7 @@ MAX_FORM_FIELD = 1024
 
 
 def add_routes(app: FastAPI, services: Services) -> None:
-    @app.post("/login", include_in_schema=False)
+    @app.post(urls.LOGIN, include_in_schema=False)
     async def sign_in(request: Request) -> Response:
         form = await request.form()
         next_path = safe_next(form.get("next"))
@@ -39,7 +39,7 @@ def add_routes(app: FastAPI, services: Services) -> None:
             return _back_to_login("busy" if error.code == "rate_limited" else "failed", next_path)
         # A new session on every sign-in; whatever the browser held before is ended.
         await services.accounts.end_session(session_token(request))
-        response = RedirectResponse(next_path or "/projects", status_code=303)
+        response = RedirectResponse(next_path or urls.PROJECTS, status_code=303)
         set_session_cookie(response, signed_in.session_token, services)
         return response
 
@@ -52,13 +52,13 @@ def add_routes(app: FastAPI, services: Services) -> None:
         ):
             return Response("This sign-out form has expired; reload the page and try again.", status_code=403)
         await services.accounts.end_session(token)
-        response = RedirectResponse("/login?signed_out=1", status_code=303)
+        response = RedirectResponse(f"{urls.LOGIN}?signed_out=1", status_code=303)
         clear_session_cookie(response, services)
         return response
 
 
 def _back_to_login(reason: str, next_path: str | None) -> Response:
-    target = f"/login?error={reason}"
+    target = f"{urls.LOGIN}?error={reason}"
     if next_path:
         target += f"&next={quote(next_path, safe='/')}"
     return RedirectResponse(target, status_code=303)

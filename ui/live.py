@@ -9,6 +9,7 @@ from typing import Any, Generic, TypeVar
 
 from nicegui import background_tasks, ui
 
+from romergo import urls
 from romergo.bus import EventBus
 from ui.context import PageContext
 
@@ -71,7 +72,7 @@ def watch(ctx: PageContext, topic: str, reload: Callable[[], Awaitable[None]]) -
 
     async def refresh(_: Any) -> None:
         if not await ctx.still_signed_in():
-            ui.navigate.to("/login")
+            ui.navigate.to(urls.LOGIN)
             return
         await reload()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
+from romergo import urls
 from romergo.actors import user_actor
 from romergo.errors import RomergoError
 from romergo.services import Services
@@ -12,7 +13,7 @@ from ui.web_session import signed_in_user
 
 
 def add_routes(app: FastAPI, services: Services) -> None:
-    @app.get("/media/{asset_id}", include_in_schema=False)
+    @app.get(urls.MEDIA_ROUTE, include_in_schema=False)
     async def asset(request: Request, asset_id: str) -> Response:
         user = await signed_in_user(services, request)
         if user is None:
@@ -23,7 +24,7 @@ def add_routes(app: FastAPI, services: Services) -> None:
             return Response("No such file.", status_code=404)
         return _file(data, row.mime, private=True)
 
-    @app.get("/published/{share_id}/media/{asset_id}", include_in_schema=False)
+    @app.get(urls.PUBLISHED_MEDIA_ROUTE, include_in_schema=False)
     async def published_asset(share_id: str, asset_id: str) -> Response:
         found = await services.publishing.published_asset_content(share_id, asset_id)
         if found is None:

@@ -9,9 +9,10 @@ CONTRACT.md §1.1's command context.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from romergo import urls
 from romergo.clock import iso, utcnow
 
 Surface = Literal[
@@ -30,18 +31,12 @@ class Selection:
     text: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "entity_type": self.entity_type,
-            "entity_id": self.entity_id,
-            "start": self.start,
-            "end": self.end,
-        }
+        return asdict(self)
 
 
 @dataclass
 class Place:
-    route: str = "/projects"
+    route: str = urls.PROJECTS
     surface: Surface | None = None
     project_id: str | None = None
     chapter_id: str | None = None

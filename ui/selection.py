@@ -13,7 +13,7 @@ keeps it, so the author can select, then type a command about it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from nicegui import ui
 from nicegui.events import GenericEventArguments
@@ -91,19 +91,27 @@ def _update(place: Place, event: GenericEventArguments) -> None:
 
 def parse(place: Place, reported: Any) -> Selection | None:
     """A checked selection, or None (cleared) for anything that is not a line on screen."""
+    fields = _fields(reported)
+    if fields is None or fields[0] not in place.selectable:
+        return None
+    line_id, start, end, text = fields
+    matches = place.selectable[line_id][start:end] == text
+    # The line is being edited: the draft in the textarea is not saved yet, so trust the shape only.
+    in_draft = len(text) == end - start and len(text) <= MAX_SELECTION_CHARS
+    return Selection("dialogue_line", line_id, start, end, text) if matches or in_draft else None
+
+
+def _fields(reported: Any) -> tuple[str, int, int, str] | None:
+    """The reported line id, offsets and text, when each has its type and the offsets make a range."""
     if not isinstance(reported, dict) or reported.get("entity_type") != "dialogue_line":
         return None
     line_id, start, end, text = (reported.get(k) for k in ("entity_id", "start", "end", "text"))
-    if not isinstance(line_id, str) or line_id not in place.selectable:
+    if not isinstance(line_id, str) or not isinstance(text, str):
         return None
-    if not (isinstance(start, int) and isinstance(end, int) and isinstance(text, str)):
+    if not (_offset(start) and _offset(end) and start < end):
         return None
-    if isinstance(start, bool) or isinstance(end, bool) or not 0 <= start < end:
-        return None
-    source = place.selectable[line_id]
-    if source[start:end] == text:
-        return Selection("dialogue_line", line_id, start, end, text)
-    # The line is being edited: the draft in the textarea is not saved yet, so trust the shape only.
-    if len(text) == end - start and len(text) <= MAX_SELECTION_CHARS:
-        return Selection("dialogue_line", line_id, start, end, text)
-    return None
+    return line_id, start, end, text
+
+
+def _offset(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

@@ -1,20 +1,20 @@
 """The Builder shell: one page per browser tab whose sub pages change with the URL.
 
 Everything the signed-in author sees lives under this root, so parts that must persist while the
-author moves around (the header, the tab's PageContext with its place and selection, later the
-agent panel in a right drawer) are built once per tab. Navigation stays inside `ui.sub_pages`
+author moves around (the header, the tab's PageContext with its place and selection, the agent
+panel in the right drawer) are built once per tab. Navigation stays inside `ui.sub_pages`
 (links and `ui.navigate.to`), so moving between pages never reloads the tab.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from urllib.parse import quote
 
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from nicegui import ui
 
+from romergo import urls
 from romergo.services import Services
 from ui.components.not_found import not_found
 from ui.context import PageContext
@@ -36,10 +36,10 @@ def build_root(
         token = session_token(request)
         if user is None or token is None:
             target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-            return RedirectResponse(f"/login?next={quote(target, safe='/')}", status_code=303)
+            return RedirectResponse(urls.login(target), status_code=303)
         if request.url.path == "/":
             # Not a sub page: a "/" route would match every unknown path as its prefix.
-            return RedirectResponse("/projects", status_code=303)
+            return RedirectResponse(urls.PROJECTS, status_code=303)
         ctx = PageContext(services, user, token)
         ui.page_title("Romergo")
         ui.add_css(CSS)
@@ -55,21 +55,18 @@ def build_root(
 
 
 def routes(ctx: PageContext) -> dict[str, SubPage]:
-    base = "/projects/{project_id}"
     return {
-        "/projects": lambda: projects.page(ctx),
-        "/settings/agents": lambda: agents.page(ctx),
-        base: lambda project_id: project.page(ctx, project_id),
-        f"{base}/chapters/{{chapter_id}}": lambda project_id, chapter_id: chapter.page(
-            ctx, project_id, chapter_id
-        ),
-        f"{base}/scenes/{{scene_id}}": lambda project_id, scene_id: scene.page(ctx, project_id, scene_id),
-        f"{base}/characters": lambda project_id: characters.page(ctx, project_id),
-        f"{base}/assets": lambda project_id: assets.page(ctx, project_id),
-        f"{base}/check": lambda project_id: check.page(ctx, project_id),
-        f"{base}/history": lambda project_id: history.page(ctx, project_id),
+        urls.PROJECTS: lambda: projects.page(ctx),
+        urls.AGENT_SETTINGS: lambda: agents.page(ctx),
+        urls.PROJECT_ROUTE: lambda project_id: project.page(ctx, project_id),
+        urls.CHAPTER_ROUTE: lambda project_id, chapter_id: chapter.page(ctx, project_id, chapter_id),
+        urls.SCENE_ROUTE: lambda project_id, scene_id: scene.page(ctx, project_id, scene_id),
+        urls.CHARACTERS_ROUTE: lambda project_id: characters.page(ctx, project_id),
+        urls.ASSETS_ROUTE: lambda project_id: assets.page(ctx, project_id),
+        urls.CHECK_ROUTE: lambda project_id: check.page(ctx, project_id),
+        urls.HISTORY_ROUTE: lambda project_id: history.page(ctx, project_id),
         # `?scene=` is where the play-through is, so a reload continues there.
-        "/play/{project_id}": lambda project_id, scene=None: play.page(ctx, project_id, scene),
+        urls.PLAY_ROUTE: lambda project_id, scene=None: play.page(ctx, project_id, scene),
     }
 
 
@@ -82,12 +79,12 @@ class StoryPages(ui.sub_pages):
 
 def _header(ctx: PageContext, drawer: ui.right_drawer) -> None:
     with ui.header().classes("items-center justify-between bg-primary text-white px-4 py-2"):
-        ui.link("Romergo", "/projects").classes("text-h6 text-white no-underline")
+        ui.link("Romergo", urls.PROJECTS).classes("text-h6 text-white no-underline")
         with ui.row().classes("items-center gap-3"):
             ui.button(icon="smart_toy", on_click=drawer.toggle).props(
                 'flat round color=white aria-label="Agent panel" title="Agent panel"'
             )
-            ui.link("Agents", "/settings/agents").classes("text-white")
+            ui.link("Agents", urls.AGENT_SETTINGS).classes("text-white")
             ui.label(ctx.user.username).classes("text-white")
             with ui.element("form").props('method="post" action="/logout"'):
                 hidden = ui.element("input").props('type="hidden" name="csrf"')

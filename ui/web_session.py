@@ -6,6 +6,7 @@ from urllib.parse import urlsplit
 
 from fastapi import Request, Response
 
+from romergo import urls
 from romergo.entities import User
 from romergo.services import Services
 
@@ -56,6 +57,6 @@ def same_origin(request: Request) -> bool:
 
 def safe_next(value: object) -> str | None:
     """Only local paths are followed after sign-in: never another site, never `//host`."""
-    if not isinstance(value, str) or not value.startswith("/") or value.startswith("//") or "\\" in value:
+    if not isinstance(value, str) or not urls.is_internal(value):
         return None
     return value if len(value) <= 500 else None

@@ -15,12 +15,30 @@ def test_paths_of_each_page() -> None:
     assert urls.play("prj_1") == "/play/prj_1"
     assert urls.play("prj_1", "scn_3") == "/play/prj_1?scene=scn_3"
     assert urls.published_media("shr", "ast_1") == "/published/shr/media/ast_1"
-    assert urls.absolute("http://127.0.0.1:8080/", urls.published("shr")) == "http://127.0.0.1:8080/published/shr"
+    assert (
+        urls.absolute("http://127.0.0.1:8080/", urls.published("shr"))
+        == "http://127.0.0.1:8080/published/shr"
+    )
 
 
 def test_route_patterns_build_the_same_paths() -> None:
+    assert urls.PROJECT_ROUTE.format(project_id="p") == urls.project("p")
     assert urls.SCENE_ROUTE.format(project_id="p", scene_id="s") == urls.scene("p", "s")
     assert urls.CHAPTER_ROUTE.format(project_id="p", chapter_id="c") == urls.chapter("p", "c")
+    assert urls.CHARACTERS_ROUTE.format(project_id="p") == urls.characters("p")
+    assert urls.ASSETS_ROUTE.format(project_id="p") == urls.assets("p")
+    assert urls.CHECK_ROUTE.format(project_id="p") == urls.check("p")
+    assert urls.HISTORY_ROUTE.format(project_id="p") == urls.history("p")
+    assert urls.PLAY_ROUTE.format(project_id="p") == urls.play("p")
+    assert urls.PUBLISHED_ROUTE.format(share_id="s") == urls.published("s")
+    assert urls.PUBLISHED_MEDIA_ROUTE.format(share_id="s", asset_id="a") == urls.published_media("s", "a")
+    assert urls.MEDIA_ROUTE.format(asset_id="a") == urls.media("a")
+
+
+def test_sign_in_keeps_where_to_go_next() -> None:
+    assert urls.login() == "/login"
+    assert urls.login("/projects/p/scenes/s") == "/login?next=/projects/p/scenes/s"
+    assert urls.login("/oauth/consent?request=r1") == "/login?next=/oauth/consent%3Frequest%3Dr1"
 
 
 def test_an_id_cannot_change_the_path() -> None:

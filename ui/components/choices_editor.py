@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from nicegui import ui
 
+from romergo import urls
 from romergo.story import ChoiceSpec
 from romergo.story.ordering import Direction
 from romergo.story.views import ChoiceView, Outline, SceneView
@@ -74,7 +75,7 @@ class ChoicesEditor:
             ui.icon("arrow_forward", color="grey-6")
             target = choice.choice.target_scene_id
             if target and choice.target_title is not None:
-                ui.link(choice.target_title, f"/projects/{self.view.project.id}/scenes/{target}")
+                ui.link(choice.target_title, urls.scene(self.view.project.id, target))
             else:
                 ui.label("nowhere (the target scene is gone)").classes("text-negative")
             ui.space()

@@ -8,16 +8,29 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from nicegui import ui
 
+from romergo import urls
 from romergo.entities import Asset
 from ui.components.asset_upload import asset_upload
 from ui.context import PageContext
 
 SlotKind = Literal["background", "music"]
+Choose = Callable[[str | None], Awaitable[Any]]
+"""Sets the asset of one slot; None clears the entity's own asset."""
 NONE = ""
+
+
+class HasMedia(Protocol):
+    """A chapter or a scene: what fills its two slots."""
+
+    @property
+    def background_asset_id(self) -> str | None: ...
+
+    @property
+    def music_asset_id(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -34,13 +47,26 @@ class Slot:
         return self.own or self.inherited
 
 
-def media_slot(
+def media_slots(
     ctx: PageContext,
     project_id: str,
-    slot: Slot,
-    choices: list[Asset],
-    choose: Callable[[str | None], Awaitable[Any]],
+    assets: list[Asset],
+    own: HasMedia,
+    choose: Callable[[SlotKind, str | None], Awaitable[Any]],
+    *,
+    chapter: HasMedia | None = None,
 ) -> None:
+    """The background and music slots side by side: a chapter's, or a scene's over its `chapter`'s."""
+    owner: Literal["scene", "chapter"] = "chapter" if chapter is None else "scene"
+    kinds: tuple[SlotKind, ...] = ("background", "music")
+    with ui.grid().classes("w-full gap-3 grid-cols-1 md:grid-cols-2"):
+        for kind in kinds:
+            inherited = _find(assets, _asset_id(chapter, kind)) if chapter is not None else None
+            slot = Slot(kind, owner, _find(assets, _asset_id(own, kind)), inherited)
+            media_slot(ctx, project_id, slot, [a for a in assets if a.kind == kind], _chooser(choose, kind))
+
+
+def media_slot(ctx: PageContext, project_id: str, slot: Slot, choices: list[Asset], choose: Choose) -> None:
     """`choices` are the project's assets of the slot's kind; `choose(None)` clears the own asset."""
     title = "Background" if slot.kind == "background" else "Music"
     with ui.card().classes("w-full gap-2").props(f'data-testid="{slot.kind}-slot"'):
@@ -50,13 +76,13 @@ def media_slot(
             ui.label("Nothing yet.").classes("text-grey-6")
         elif slot.kind == "background":
             image = (
-                ui.image(f"/media/{playing.id}")
+                ui.image(urls.media(playing.id))
                 .classes("w-full max-w-md rounded")
                 .props('data-testid="background-preview"')
             )
             image.props["alt"] = f"Background: {playing.name}"
         else:
-            ui.audio(f"/media/{playing.id}", loop=True).classes("w-full").props('data-testid="music-player"')
+            ui.audio(urls.media(playing.id), loop=True).classes("w-full").props('data-testid="music-player"')
         ui.label(_status(slot)).classes("text-body2").props(f'data-testid="{slot.kind}-status"')
 
         options = {NONE: _none_label(slot), **{asset.id: asset.name for asset in choices}}
@@ -81,6 +107,18 @@ def media_slot(
             kind=slot.kind,
             uploaded=uploaded,
         ).classes("w-full").props(f'data-testid="{slot.kind}-upload"')
+
+
+def _chooser(choose: Callable[[SlotKind, str | None], Awaitable[Any]], kind: SlotKind) -> Choose:
+    return lambda asset_id: choose(kind, asset_id)
+
+
+def _asset_id(entity: HasMedia, kind: SlotKind) -> str | None:
+    return entity.background_asset_id if kind == "background" else entity.music_asset_id
+
+
+def _find(assets: list[Asset], asset_id: str | None) -> Asset | None:
+    return next((asset for asset in assets if asset.id == asset_id), None)
 
 
 def _none_label(slot: Slot) -> str:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from nicegui import ui
 
+from romergo import urls
 
-def not_found(what: str = "page", back: tuple[str, str] = ("/projects", "Back to your projects")) -> None:
+
+def not_found(what: str = "page", back: tuple[str, str] = (urls.PROJECTS, "Back to your projects")) -> None:
     with ui.column().classes("w-full items-center mt-16 gap-2").props('role="main"'):
         ui.icon("explore_off", size="xl").classes("text-grey-6")
         ui.label(f"This {what} does not exist").classes("text-h5").props('data-testid="not-found"')

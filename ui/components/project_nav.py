@@ -6,26 +6,27 @@ from typing import Literal
 
 from nicegui import ui
 
+from romergo import urls
 from romergo.entities import Project
 
-Section = Literal["story", "characters", "assets", "check", "history", "play"]
+NavEntry = Literal["story", "characters", "assets", "check", "history", "play"]
 
 
-def project_nav(project: Project, active: Section | None) -> None:
-    sections: list[tuple[Section, str, str]] = [
-        ("story", "Story", f"/projects/{project.id}"),
-        ("characters", "Characters", f"/projects/{project.id}/characters"),
-        ("assets", "Assets", f"/projects/{project.id}/assets"),
-        ("check", "Check", f"/projects/{project.id}/check"),
-        ("history", "History", f"/projects/{project.id}/history"),
-        ("play", "Play", f"/play/{project.id}"),
+def project_nav(project: Project, active: NavEntry | None) -> None:
+    entries: list[tuple[NavEntry, str, str]] = [
+        ("story", "Story", urls.project(project.id)),
+        ("characters", "Characters", urls.characters(project.id)),
+        ("assets", "Assets", urls.assets(project.id)),
+        ("check", "Check", urls.check(project.id)),
+        ("history", "History", urls.history(project.id)),
+        ("play", "Play", urls.play(project.id)),
     ]
     with ui.row().classes("w-full items-center gap-4 mb-2").props('role="navigation" aria-label="Project"'):
-        ui.link(project.title, f"/projects/{project.id}").classes(
+        ui.link(project.title, urls.project(project.id)).classes(
             "text-subtitle1 text-weight-medium text-black no-underline"
         ).props('data-testid="project-name"')
         ui.space()
-        for key, label, href in sections:
+        for key, label, href in entries:
             link = ui.link(label, href).classes("no-underline")
             if key == active:
                 link.classes("text-weight-bold text-primary").props('aria-current="page"')

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
+from romergo import urls
 from romergo.entities import Project
 from ui.actions import act
 from ui.context import PageContext
@@ -29,10 +30,10 @@ def publish_card(ctx: PageContext, project: Project) -> None:
             "public" if project.published else "public_off", color="primary" if project.published else "grey"
         )
         if project.published and project.share_id:
-            path = f"/published/{project.share_id}"
+            path = urls.published(project.share_id)
             with ui.column().classes("gap-0"):
                 ui.label("Published: anyone with the link can read and play the story.")
-                ui.link(f"{ctx.services.settings.base_url}{path}", path, new_tab=True).props(
+                ui.link(urls.absolute(ctx.services.settings.base_url, path), path, new_tab=True).props(
                     'data-testid="share-link"'
                 )
             ui.space()

@@ -10,17 +10,27 @@ refresh of the page, which also brings back the keyboard focus to what moved.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nicegui import ui
 
+from romergo import urls
 from romergo.entities import Chapter, Scene
 from romergo.story.ordering import Direction, list_step, scene_step
 from romergo.story.views import ChapterOutline, Outline
 from ui.actions import act
 from ui.components.buttons import icon_button
-from ui.components.dialogs import ask_text, confirm
+from ui.components.dialogs import (
+    ADD_CHAPTER,
+    ADD_SCENE,
+    RENAME_CHAPTER,
+    RENAME_SCENE,
+    Question,
+    ask_for_change,
+    confirm_chapter_deletion,
+    confirm_scene_deletion,
+)
 from ui.components.focus import focus_soon
 from ui.context import PageContext
 
@@ -69,7 +79,7 @@ class _Tree:
             heading.on("keydown.alt.up.prevent", lambda: self.move_chapter(chapter, "up"))
             heading.on("keydown.alt.down.prevent", lambda: self.move_chapter(chapter, "down"))
             with heading:
-                ui.link(chapter.title, f"/projects/{chapter.project_id}/chapters/{chapter.id}").classes(
+                ui.link(chapter.title, urls.chapter(chapter.project_id, chapter.id)).classes(
                     "text-subtitle1 text-weight-medium"
                 )
                 ui.space()
@@ -110,7 +120,7 @@ class _Tree:
         self._drop_target(row, scene.chapter_id, scene.position)
         with row:
             ui.icon("drag_indicator", color="grey-5").classes("cursor-grab")
-            ui.link(scene.title, f"/projects/{scene.project_id}/scenes/{scene.id}")
+            ui.link(scene.title, urls.scene(scene.project_id, scene.id))
             if scene.is_start:
                 ui.badge("start", color="positive")
             if scene.is_ending:
@@ -166,6 +176,7 @@ class _Tree:
 
     async def add_chapter(self) -> None:
         project_id = self.state.outline.project.id if self.state.outline else ""
+<<<<<<< HEAD
         await self._ask(
             "Add a chapter",
             "Chapter title",
@@ -182,23 +193,36 @@ class _Tree:
             "Add scene",
             lambda t: self.services.scenes.add_scene(self.ctx.actor, chapter.id, t),
         )
+=======
+        await self._ask(ADD_CHAPTER, lambda text: self.stories.add_chapter(self.ctx.actor, project_id, text))
+
+    async def add_scene(self, chapter: Chapter) -> None:
+        question = replace(ADD_SCENE, title=f"Add a scene to “{chapter.title}”")
+        await self._ask(question, lambda text: self.stories.add_scene(self.ctx.actor, chapter.id, text))
+>>>>>>> ui-pages
 
     async def rename_chapter(self, chapter: Chapter) -> None:
         await self._ask(
-            "Rename the chapter",
-            "Chapter title",
+            RENAME_CHAPTER,
+            lambda text: self.stories.update_chapter(self.ctx.actor, chapter.id, text),
             chapter.title,
+<<<<<<< HEAD
             "Save",
             lambda t: self.services.chapters.update_chapter(self.ctx.actor, chapter.id, t),
+=======
+>>>>>>> ui-pages
         )
 
     async def rename_scene(self, scene: Scene) -> None:
         await self._ask(
-            "Rename the scene",
-            "Scene title",
+            RENAME_SCENE,
+            lambda text: self.stories.update_scene(self.ctx.actor, scene.id, title=text),
             scene.title,
+<<<<<<< HEAD
             "Save",
             lambda t: self.services.scenes.update_scene(self.ctx.actor, scene.id, title=t),
+=======
+>>>>>>> ui-pages
         )
 
     async def move_chapter(self, chapter: Chapter, direction: Direction) -> None:
@@ -232,6 +256,7 @@ class _Tree:
         )
 
     async def delete_scene(self, scene: Scene) -> None:
+<<<<<<< HEAD
         if await confirm(
             self.host,
             title=f"Delete the scene “{scene.title}”?",
@@ -250,14 +275,19 @@ class _Tree:
             await act(
                 self.ctx, lambda: self.services.chapters.delete_chapter(self.ctx.actor, entry.chapter.id)
             )
+=======
+        if await confirm_scene_deletion(self.host, scene.title):
+            await act(self.ctx, lambda: self.stories.delete_scene(self.ctx.actor, scene.id))
+
+    async def delete_chapter(self, entry: ChapterOutline) -> None:
+        if await confirm_chapter_deletion(self.host, entry):
+            await act(self.ctx, lambda: self.stories.delete_chapter(self.ctx.actor, entry.chapter.id))
+>>>>>>> ui-pages
 
     async def _ask(
-        self, title: str, label: str, value: str, action: str, change: Callable[[str], Awaitable[Any]]
+        self, question: Question, change: Callable[[str], Awaitable[object]], value: str = ""
     ) -> None:
-        async def save(text: str) -> str | None:
-            return (await act(self.ctx, lambda: change(text), notify_errors=False)).error
-
-        await ask_text(self.host, title=title, label=label, value=value, action=action, save=save)
+        await ask_for_change(self.ctx, self.host, question, change, value=value)
 
 
 def _menu_item(label: str, on_click: Callable[[], Any]) -> ui.menu_item:

@@ -9,7 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 from nicegui import ui
 
-from romergo import csrf
+from romergo import csrf, urls
 from romergo.agents import Connection
 from romergo.agents.scopes import LABELS
 from romergo.clock import iso
@@ -17,8 +17,8 @@ from romergo.services import Services
 from ui.context import PageContext
 from ui.web_session import same_origin, session_token, signed_in_user
 
-PATH = "/settings/agents"
-REVOKE_PATH = "/settings/agents/revoke"
+PATH = urls.AGENT_SETTINGS
+REVOKE_PATH = PATH + "/revoke"
 PURPOSE = "revoke-agent"
 
 
@@ -57,7 +57,7 @@ def add_routes(app: FastAPI, services: Services) -> None:
         token = session_token(request)
         user = await signed_in_user(services, request)
         if user is None:
-            return RedirectResponse(f"/login?next={PATH}", status_code=303)
+            return RedirectResponse(urls.login(PATH), status_code=303)
         if not same_origin(request) or not csrf.check_session_token(
             services.secret, PURPOSE, token, form.get("csrf")
         ):

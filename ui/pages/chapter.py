@@ -6,18 +6,15 @@ from dataclasses import dataclass
 
 from nicegui import ui
 
-from romergo.bus import project_topic
-from romergo.entities import Asset
-from romergo.errors import RomergoError
+from romergo import urls
+from romergo.entities import Asset, Project
 from romergo.story.views import ChapterOutline, Outline
 from ui.actions import act
 from ui.components.buttons import icon_button
-from ui.components.dialogs import ask_text, confirm
-from ui.components.media_slot import Slot, media_slot
-from ui.components.not_found import not_found
-from ui.components.project_nav import project_nav
+from ui.components.dialogs import ADD_SCENE, RENAME_CHAPTER, ask_for_change, confirm_chapter_deletion
+from ui.components.media_slot import SlotKind, media_slots
 from ui.context import PageContext
-from ui.live import Section, watch
+from ui.frame import SectionPage
 
 
 @dataclass(frozen=True)
@@ -26,13 +23,15 @@ class Loaded:
     entry: ChapterOutline
     assets: list[Asset]
 
-    def asset(self, asset_id: str | None) -> Asset | None:
-        return next((a for a in self.assets if a.id == asset_id), None)
+    @property
+    def project(self) -> Project:
+        return self.outline.project
 
 
 async def page(ctx: PageContext, project_id: str, chapter_id: str) -> None:
-    route = f"/projects/{project_id}/chapters/{chapter_id}"
+    route = urls.chapter(project_id, chapter_id)
     ctx.place.enter(route, "chapter", project_id=project_id, chapter_id=chapter_id)
+<<<<<<< HEAD
     host = ui.column().classes("w-full gap-3")
 
     async def load() -> Loaded | None:
@@ -42,19 +41,40 @@ async def page(ctx: PageContext, project_id: str, chapter_id: str) -> None:
         except RomergoError:
             return None
         entry = next((e for e in outline.chapters if e.chapter.id == chapter_id), None)
+=======
+    await _ChapterPage(ctx, project_id, chapter_id).open()
+
+
+class _ChapterPage(SectionPage[Loaded]):
+    what = "chapter"
+
+    def __init__(self, ctx: PageContext, project_id: str, chapter_id: str) -> None:
+        super().__init__(ctx, project_id)
+        self.chapter_id = chapter_id
+
+    async def load(self) -> Loaded | None:
+        outline = await self.stories.outline(self.ctx.actor, self.project_id)
+        assets = await self.stories.find_assets(self.ctx.actor, self.project_id)
+        entry = next((e for e in outline.chapters if e.chapter.id == self.chapter_id), None)
+>>>>>>> ui-pages
         return Loaded(outline, entry, assets) if entry else None
 
-    def body(loaded: Loaded | None) -> None:
-        if loaded is None:
-            not_found("chapter")
-            return
+    def title(self, loaded: Loaded) -> str:
+        return f"{loaded.entry.chapter.title} · {loaded.outline.project.title}"
+
+    def key(self, loaded: Loaded) -> object:
         chapter = loaded.entry.chapter
-        ui.page_title(f"{chapter.title} · {loaded.outline.project.title} · Romergo")
-        project_nav(loaded.outline.project, "story")
+        scenes = tuple((s.id, s.title, s.is_start, s.is_ending) for s in loaded.entry.scenes)
+        assets = tuple((a.id, a.name, a.kind) for a in loaded.assets)
+        return (chapter.title, chapter.music_asset_id, chapter.background_asset_id, scenes, assets)
+
+    def draw(self, loaded: Loaded) -> None:
+        chapter = loaded.entry.chapter
         with ui.row().classes("w-full items-center gap-2"):
             ui.label(chapter.title).classes("text-h5").props('data-testid="chapter-title"')
-            icon_button("edit", "Rename the chapter", lambda: rename(chapter.title))
+            icon_button("edit", "Rename the chapter", lambda: self.rename(chapter.title))
             ui.space()
+<<<<<<< HEAD
             icon_button("delete", "Delete the chapter", lambda: delete(loaded.entry))
         with ui.grid().classes("w-full gap-3 grid-cols-1 md:grid-cols-2"):
             media_slot(
@@ -75,33 +95,61 @@ async def page(ctx: PageContext, project_id: str, chapter_id: str) -> None:
                     ctx, lambda: ctx.services.chapters.set_chapter_music(ctx.actor, chapter_id, asset_id)
                 ),
             )
+=======
+            icon_button("delete", "Delete the chapter", lambda: self.delete(loaded.entry))
+        media_slots(self.ctx, self.project_id, loaded.assets, chapter, self.set_media)
+        self._scenes(loaded.entry)
+
+    def _scenes(self, entry: ChapterOutline) -> None:
+>>>>>>> ui-pages
         with ui.card().classes("w-full gap-1"):
             with ui.row().classes("w-full items-center"):
                 ui.label("Scenes").classes("text-subtitle1 text-weight-medium")
                 ui.space()
-                ui.button("Add scene", icon="add", on_click=add_scene).props("flat color=primary")
-            if not loaded.entry.scenes:
+                ui.button("Add scene", icon="add", on_click=self.add_scene).props("flat color=primary")
+            if not entry.scenes:
                 ui.label("No scenes yet.").classes("text-grey-6")
             with ui.column().classes("gap-1").props('role="list"'):
-                for scene in loaded.entry.scenes:
+                for scene in entry.scenes:
                     with ui.row().classes("items-center gap-2").props('role="listitem"'):
-                        ui.link(scene.title, f"/projects/{project_id}/scenes/{scene.id}")
+                        ui.link(scene.title, urls.scene(self.project_id, scene.id))
                         if scene.is_start:
                             ui.badge("start", color="positive")
                         if scene.is_ending:
                             ui.badge("ending", color="accent")
 
+<<<<<<< HEAD
     async def rename(title: str) -> None:
         async def save(text: str) -> str | None:
             change = act(
                 ctx,
                 lambda: ctx.services.chapters.update_chapter(ctx.actor, chapter_id, text),
                 notify_errors=False,
+=======
+    # ---- changes -------------------------------------------------------------------------------
+
+    async def set_media(self, kind: SlotKind, asset_id: str | None) -> None:
+        if kind == "background":
+            await act(
+                self.ctx,
+                lambda: self.stories.set_chapter_background(self.ctx.actor, self.chapter_id, asset_id),
             )
-            return (await change).error
+        else:
+            await act(
+                self.ctx, lambda: self.stories.set_chapter_music(self.ctx.actor, self.chapter_id, asset_id)
+>>>>>>> ui-pages
+            )
 
-        await ask_text(host, title="Rename the chapter", label="Chapter title", value=title, save=save)
+    async def rename(self, title: str) -> None:
+        await ask_for_change(
+            self.ctx,
+            self.host,
+            RENAME_CHAPTER,
+            lambda text: self.stories.update_chapter(self.ctx.actor, self.chapter_id, text),
+            value=title,
+        )
 
+<<<<<<< HEAD
     async def add_scene() -> None:
         async def save(text: str) -> str | None:
             change = act(
@@ -120,28 +168,18 @@ async def page(ctx: PageContext, project_id: str, chapter_id: str) -> None:
             message=f"It has {scenes}; they are deleted with it, with their dialogue and choices.",
         ):
             done = await act(ctx, lambda: ctx.services.chapters.delete_chapter(ctx.actor, chapter_id))
+=======
+    async def add_scene(self) -> None:
+        await ask_for_change(
+            self.ctx,
+            self.host,
+            ADD_SCENE,
+            lambda text: self.stories.add_scene(self.ctx.actor, self.chapter_id, text),
+        )
+
+    async def delete(self, entry: ChapterOutline) -> None:
+        if await confirm_chapter_deletion(self.host, entry):
+            done = await act(self.ctx, lambda: self.stories.delete_chapter(self.ctx.actor, self.chapter_id))
+>>>>>>> ui-pages
             if done.ok:
-                ui.navigate.to(f"/projects/{project_id}")
-
-    section = Section(body, key=_key)
-
-    async def reload() -> None:
-        section.show(await load())
-
-    first = await load()
-    if first is None:
-        not_found("chapter")
-        return
-    with host:
-        section.show(first)
-    watch(ctx, project_topic(project_id), reload)
-
-
-def _key(loaded: Loaded | None) -> object:
-    if loaded is None:
-        return None
-    chapter = loaded.entry.chapter
-    scenes = tuple((s.id, s.title, s.is_start, s.is_ending) for s in loaded.entry.scenes)
-    assets = tuple((a.id, a.name, a.kind) for a in loaded.assets)
-    own = (chapter.title, chapter.music_asset_id, chapter.background_asset_id)
-    return (loaded.outline.project.title, *own, scenes, assets)
+                ui.navigate.to(urls.project(self.project_id))

@@ -16,7 +16,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from nicegui import ui
 from nicegui.elements.mixins.text_element import TextElement
 
-from romergo import csrf
+from romergo import csrf, urls
 from romergo.agents import PendingAuthorization
 from romergo.agents.scopes import CONSENT_PRESELECTED, DESCRIPTIONS, LABELS, READ
 from romergo.entities import User
@@ -33,10 +33,9 @@ def register(services: Services) -> None:
     @ui.page(PATH, title="Connect an agent · Romergo")
     async def consent_page(request: Request) -> Response | None:
         request_id = request.query_params.get("request", "")
-        user = await signed_in_user(services, request)
-        token = session_token(request)
+        user, token = await _signed_in(services, request)
         if user is None or token is None:
-            return RedirectResponse(f"/login?next={quote(_here(request_id), safe='/')}", status_code=303)
+            return _sign_in_first(request_id)
         pending = await services.agents.pending_authorization(request_id)
         if pending is None:
             _gone()
@@ -52,10 +51,9 @@ def add_routes(app: FastAPI, services: Services) -> None:
         request_id, decision = form.get("request"), form.get("decision")
         if not isinstance(request_id, str) or len(request_id) > MAX_FIELD or not same_origin(request):
             return _refused("This answer did not come from Romergo's consent page.")
-        user = await signed_in_user(services, request)
-        token = session_token(request)
+        user, token = await _signed_in(services, request)
         if user is None or token is None:
-            return RedirectResponse(f"/login?next={quote(_here(request_id), safe='/')}", status_code=303)
+            return _sign_in_first(request_id)
         pending = await services.agents.pending_authorization(request_id)
         if pending is None:
             return RedirectResponse(_here(request_id), status_code=303)  # shows "already answered"
@@ -134,6 +132,15 @@ def _purpose(pending: PendingAuthorization) -> str:
     return f"consent|{sha256_hex(shown)}"
 
 
+async def _signed_in(services: Services, request: Request) -> tuple[User | None, str | None]:
+    return await signed_in_user(services, request), session_token(request)
+
+
+def _sign_in_first(request_id: str) -> Response:
+    """Signed-out users sign in, then come back to the same request."""
+    return RedirectResponse(urls.login(_here(request_id)), status_code=303)
+
+
 def _here(request_id: str) -> str:
     return f"{PATH}?request={quote(request_id, safe='')}"
 
@@ -144,13 +151,13 @@ def _gone() -> None:
         ui.label(
             "It was already answered, or it expired after 10 minutes. Start connecting again from your agent."
         ).classes("text-grey-8")
-        ui.link("Back to your projects", "/projects")
+        ui.link("Back to your projects", urls.PROJECTS)
 
 
 def _refused(reason: str) -> Response:
     page = (
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Refused · Romergo</title></head>'
         f'<body><h1 role="alert">Not allowed</h1><p>{html.escape(reason)}</p>'
-        '<p><a href="/projects">Back to your projects</a></p></body></html>'
+        f'<p><a href="{urls.PROJECTS}">Back to your projects</a></p></body></html>'
     )
     return HTMLResponse(page, status_code=403)

@@ -6,7 +6,7 @@ from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from nicegui import ui
 
-from romergo import csrf
+from romergo import csrf, urls
 from romergo.actors import user_actor
 from romergo.errors import RomergoError
 from romergo.services import Services
@@ -20,14 +20,14 @@ MESSAGES = {
 
 
 def register(services: Services) -> None:
-    @ui.page("/login", title="Sign in · Romergo")
+    @ui.page(urls.LOGIN, title="Sign in · Romergo")
     async def login_page(request: Request) -> Response | None:
         query = request.query_params
         next_path = safe_next(query.get("next"))
         if "token" in query:
             return await _follow_link(services, request, query.get("token", ""))
         if await signed_in_user(services, request) is not None:
-            return RedirectResponse(next_path or "/projects", status_code=303)
+            return RedirectResponse(next_path or urls.PROJECTS, status_code=303)
         _form(services, MESSAGES.get(query.get("error", "")), next_path, signed_out="signed_out" in query)
         return None
 
@@ -39,8 +39,13 @@ async def _follow_link(services: Services, request: Request, token: str) -> Resp
         _link_refused()
         return None
     await services.accounts.end_session(session_token(request))
+<<<<<<< HEAD
     projects = await services.projects.list_projects(user_actor(signed_in.user.id))
     target = f"/projects/{projects[0].id}" if projects else "/projects"
+=======
+    projects = await services.projects.list_projects(user_actor(signed_in.user.id))
+    target = urls.project(projects[0].id) if projects else urls.PROJECTS
+>>>>>>> ui-pages
     response = RedirectResponse(target, status_code=303)
     set_session_cookie(response, signed_in.session_token, services)
     return response
@@ -54,7 +59,8 @@ def _form(services: Services, error: str | None, next_path: str | None, *, signe
             ui.label("You are signed out.").props('role="status"').classes("text-positive")
         if error:
             ui.label(error).props('role="alert"').classes("text-negative")
-        with ui.element("form").props('method="post" action="/login"').classes("flex flex-col gap-3 w-full"):
+        form = ui.element("form").props(f'method="post" action="{urls.LOGIN}"')
+        with form.classes("flex flex-col gap-3 w-full"):
             hidden = ui.element("input").props('type="hidden" name="csrf"')
             hidden.props["value"] = csrf.login_token(services.secret)
             if next_path:
@@ -77,4 +83,4 @@ def _link_refused() -> None:
             "Sign-in links work once and only for 15 minutes. Restart `romergo serve` for a fresh one, "
             "or sign in with your password."
         ).classes("text-grey-8")
-        ui.link("Sign in with a password", "/login")
+        ui.link("Sign in with a password", urls.LOGIN)

@@ -8,18 +8,16 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from romergo.bus import project_topic
-from romergo.errors import RomergoError
+from romergo import urls
 from romergo.story.playback import PlayStory, from_project
 from romergo.story.views import ProjectData
-from ui.components.not_found import not_found
 from ui.components.player import Player
-from ui.components.project_nav import project_nav
 from ui.context import PageContext
-from ui.live import watch
+from ui.frame import ProjectPage
 
 
 async def page(ctx: PageContext, project_id: str, scene: str | None = None) -> None:
+<<<<<<< HEAD
     base = f"/play/{project_id}"
     ctx.place.enter(f"{base}?scene={scene}" if scene else base, "play", project_id=project_id, scene_id=scene)
 
@@ -28,16 +26,27 @@ async def page(ctx: PageContext, project_id: str, scene: str | None = None) -> N
             return await ctx.services.reads.project_data(ctx.actor, project_id)
         except RomergoError:
             return None
+=======
+    ctx.place.enter(urls.play(project_id, scene), "play", project_id=project_id, scene_id=scene)
+    await _PlayPage(ctx, project_id, scene).open()
 
-    data = await load()
-    if data is None:
-        not_found("project")
-        return
-    story = from_project(data)
-    ui.page_title(f"Play · {story.title} · Romergo")
+>>>>>>> ui-pages
 
-    with ui.column().classes("w-full gap-3"):
-        project_nav(data.project, "play")
+class _PlayPage(ProjectPage[ProjectData]):
+    nav = "play"
+    heading = "Play"
+
+    def __init__(self, ctx: PageContext, project_id: str, scene_id: str | None) -> None:
+        super().__init__(ctx, project_id)
+        self.first_scene = scene_id
+        self.picker: ui.select | None = None
+        self.player: Player | None = None
+
+    async def load(self) -> ProjectData:
+        return await self.stories.project_data(self.ctx.actor, self.project_id)
+
+    def build(self, loaded: ProjectData) -> None:
+        story = from_project(loaded)
         with ui.row().classes("w-full items-center gap-2"):
             picker = (
                 ui.select(_scene_options(story), label="Start from", with_input=True)
@@ -47,29 +56,28 @@ async def page(ctx: PageContext, project_id: str, scene: str | None = None) -> N
             play_scene = ui.button("Play this scene").props("outline color=primary")
             play_start = ui.button("Play from the start").props("unelevated color=primary")
             ui.space()
-            edit_link = ui.button("Edit this scene", icon="edit").props("flat color=primary")
-
-        def moved(scene_id: str) -> None:
-            route = f"{base}?scene={scene_id}"
-            ctx.place.route, ctx.place.scene_id = route, scene_id
-            ui.navigate.history.replace(route)
-            edit_link.props(f'href="/projects/{project_id}/scenes/{scene_id}"')
-
-        player = Player(story, lambda asset_id: f"/media/{asset_id}", on_scene=moved)
+            self.edit_link = ui.button("Edit this scene", icon="edit").props("flat color=primary")
+        player = Player(story, urls.media, on_scene=self.moved)
         play_scene.on_click(lambda: player.start(picker.value))
         play_start.on_click(lambda: player.start(None))
-        player.start(scene)
+        self.picker, self.player = picker, player
+        player.start(self.first_scene)
 
-    async def reload() -> None:
-        current = await load()
-        if current is not None:
-            changed = from_project(current)
-            picker.set_options(
-                _scene_options(changed), value=picker.value if changed.scene(picker.value) else None
-            )
-            player.update_story(changed)
+    def show(self, loaded: ProjectData) -> None:
+        if self.picker is None or self.player is None:
+            return
+        story = from_project(loaded)
+        chosen = self.picker.value
+        self.picker.set_options(_scene_options(story), value=chosen if story.scene(chosen) else None)
+        self.player.update_story(story)
 
-    watch(ctx, project_topic(project_id), reload)
+    def moved(self, scene_id: str) -> None:
+        """The player went on to another scene: the URL, the tab's place and "Edit" follow it."""
+        route = urls.play(self.project_id, scene_id)
+        self.ctx.place.route, self.ctx.place.scene_id = route, scene_id
+        ui.navigate.history.replace(route)
+        self.edit_link.props["href"] = urls.scene(self.project_id, scene_id)
+        self.edit_link.update()
 
 
 def _scene_options(story: PlayStory) -> dict[str, str]:

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from nicegui import ui
 
+from romergo import urls
 from romergo.bus import user_topic
 from romergo.entities import Project
 from ui.actions import act
 from ui.components.buttons import icon_button
-from ui.components.dialogs import ask_text, confirm
+from ui.components.dialogs import RENAME_STORY, ask_for_change, confirm
 from ui.context import PageContext
 from ui.live import watch
 
 
 async def page(ctx: PageContext) -> None:
-    ctx.place.enter("/projects", None)
+    ctx.place.enter(urls.PROJECTS, None)
     ui.page_title("Projects · Romergo")
     host = ui.column().classes("w-full gap-4")
 
@@ -42,7 +43,7 @@ async def page(ctx: PageContext) -> None:
                     ctx, lambda: ctx.services.projects.create_project(ctx.actor, title.value or "")
                 )
                 if done.value is not None:
-                    ui.navigate.to(f"/projects/{done.value.id}")
+                    ui.navigate.to(urls.project(done.value.id))
 
             title.on("keydown.enter", create)
             ui.button("Create project", on_click=create).props("unelevated color=primary")
@@ -51,6 +52,7 @@ async def page(ctx: PageContext) -> None:
 def _project_card(ctx: PageContext, host: ui.element, row: Project) -> None:
 
     async def rename() -> None:
+<<<<<<< HEAD
         async def save(text: str) -> str | None:
             return (
                 await act(
@@ -61,6 +63,15 @@ def _project_card(ctx: PageContext, host: ui.element, row: Project) -> None:
             ).error
 
         await ask_text(host, title="Rename the story", label="Title", value=row.title, save=save)
+=======
+        await ask_for_change(
+            ctx,
+            host,
+            RENAME_STORY,
+            lambda text: stories.rename_project(ctx.actor, row.id, text),
+            value=row.title,
+        )
+>>>>>>> ui-pages
 
     async def delete() -> None:
         if await confirm(
@@ -74,7 +85,7 @@ def _project_card(ctx: PageContext, host: ui.element, row: Project) -> None:
         ui.card().classes("w-full py-2").props(f'role="listitem" data-testid="project-{row.id}"'),
         ui.row().classes("w-full items-center gap-2"),
     ):
-        ui.link(row.title, f"/projects/{row.id}").classes("text-subtitle1")
+        ui.link(row.title, urls.project(row.id)).classes("text-subtitle1")
         if row.published:
             ui.badge("published", color="positive")
         ui.space()

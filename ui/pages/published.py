@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
+from romergo import urls
 from romergo.services import Services
 from romergo.story.playback import from_snapshot
 from ui.components.not_found import not_found
@@ -16,16 +17,16 @@ from ui.components.player import Player
 
 
 def register(services: Services) -> None:
-    @ui.page("/published/{share_id}", title="Romergo")
+    @ui.page(urls.PUBLISHED_ROUTE, title="Romergo")
     async def published_page(share_id: str) -> None:
         snapshot = await services.publishing.published_snapshot(share_id)
         if snapshot is None:
-            not_found("story", back=("/login", "Romergo"))
+            not_found("story", back=(urls.LOGIN, "Romergo"))
             return
         story = from_snapshot(snapshot)
         ui.page_title(f"{story.title} · Romergo")
         with ui.column().classes("w-full max-w-4xl mx-auto p-4 gap-3"):
             ui.label(story.title).classes("text-h4").props('data-testid="published-title"')
             ui.label("A story made with Romergo. Read-only.").classes("text-caption text-grey-7")
-            player = Player(story, lambda asset_id: f"/published/{share_id}/media/{asset_id}")
+            player = Player(story, lambda asset_id: urls.published_media(share_id, asset_id))
             player.start(None)

@@ -11,20 +11,18 @@ from dataclasses import dataclass
 
 from nicegui import ui
 
-from romergo.bus import project_topic
-from romergo.entities import Asset
-from romergo.errors import RomergoError
+from romergo import urls
+from romergo.entities import Asset, Project
 from romergo.story.views import Outline, SceneView
 from ui.actions import act
 from ui.components.buttons import icon_button
 from ui.components.choices_editor import ChoicesEditor
-from ui.components.dialogs import ask_text, confirm
+from ui.components.dialogs import RENAME_SCENE, ask_for_change, confirm_scene_deletion
 from ui.components.lines_editor import LinesEditor
-from ui.components.media_slot import Slot, media_slot
-from ui.components.not_found import not_found
-from ui.components.project_nav import project_nav
+from ui.components.media_slot import SlotKind, media_slots
 from ui.context import PageContext
-from ui.live import Section, watch
+from ui.frame import ProjectPage
+from ui.live import Section
 
 
 @dataclass(frozen=True)
@@ -33,61 +31,44 @@ class Loaded:
     outline: Outline
     assets: list[Asset]
 
-    def asset(self, asset_id: str | None) -> Asset | None:
-        return next((a for a in self.assets if a.id == asset_id), None)
+    @property
+    def project(self) -> Project:
+        return self.view.project
 
 
 async def page(ctx: PageContext, project_id: str, scene_id: str) -> None:
-    ctx.place.enter(
-        f"/projects/{project_id}/scenes/{scene_id}", "scene", project_id=project_id, scene_id=scene_id
-    )
-    host = ui.column().classes("w-full gap-3")
-    editor = _SceneEditor(ctx, host, project_id, scene_id)
-    await editor.reload()
-    watch(ctx, project_topic(project_id), editor.reload)
+    ctx.place.enter(urls.scene(project_id, scene_id), "scene", project_id=project_id, scene_id=scene_id)
+    await _SceneEditor(ctx, project_id, scene_id).open()
 
 
-class _SceneEditor:
-    def __init__(self, ctx: PageContext, host: ui.element, project_id: str, scene_id: str) -> None:
-        self.ctx = ctx
-        self.host = host
-        self.project_id = project_id
+class _SceneEditor(ProjectPage[Loaded]):
+    what = "scene"
+
+    def __init__(self, ctx: PageContext, project_id: str, scene_id: str) -> None:
+        super().__init__(ctx, project_id)
         self.scene_id = scene_id
-        self.services = ctx.services
-        self.current: Loaded | None = None
         self.parts: _Parts | None = None
 
     async def load(self) -> Loaded | None:
-        try:
-            view = await self.services.scenes.scene_view(self.ctx.actor, self.scene_id)
-            if view.project.id != self.project_id:
-                return None
-            outline = await self.services.reads.outline(self.ctx.actor, self.project_id)
-            assets = await self.services.assets.find_assets(self.ctx.actor, self.project_id)
-        except RomergoError:
+        view = await self.stories.scene_view(self.ctx.actor, self.scene_id)
+        if view.project.id != self.project_id:
             return None
+        outline = await self.stories.outline(self.ctx.actor, self.project_id)
+        assets = await self.stories.find_assets(self.ctx.actor, self.project_id)
         return Loaded(view, outline, assets)
 
-    async def reload(self) -> None:
-        loaded = await self.load()
-        self.current = loaded
-        if loaded is None:
-            self.parts = None
-            self.host.clear()
-            with self.host:
-                not_found("scene")
-            return
-        self.ctx.place.chapter_id = loaded.view.chapter.id
-        ui.page_title(f"{loaded.view.scene.title} · {loaded.view.project.title} · Romergo")
-        if self.parts is None:
-            self.host.clear()
-            with self.host:
-                self.parts = self.build(loaded)
-        self.parts.show(loaded)
+    def title(self, loaded: Loaded) -> str:
+        return f"{loaded.view.scene.title} · {loaded.view.project.title}"
 
-    def build(self, loaded: Loaded) -> _Parts:
-        nav = Section(self.nav, key=_nav_key)
-        nav.show(loaded)
+    def show(self, loaded: Loaded) -> None:
+        self.ctx.place.chapter_id = loaded.view.chapter.id
+        if self.parts is not None:
+            self.parts.show(loaded)
+
+    def build(self, loaded: Loaded) -> None:
+        self.ctx.place.chapter_id = loaded.view.chapter.id
+        crumbs = Section(self.breadcrumb, key=_breadcrumb_key)
+        crumbs.show(loaded)
         # Built once and updated in place: a click on a switch is never lost to a redraw.
         with ui.row().classes("w-full items-center gap-2"):
             title = ui.label().classes("text-h5").props('data-testid="scene-title"')
@@ -95,72 +76,47 @@ class _SceneEditor:
             ui.space()
             start = ui.switch("Start scene", on_change=lambda e: self.mark(is_start=e.value))
             ending = ui.switch("Ending", on_change=lambda e: self.mark(is_ending=e.value))
-            ui.button("Play from here", icon="play_arrow").props(
-                f'flat color=primary href="/play/{self.project_id}?scene={self.scene_id}"'
-            )
+            play = ui.button("Play from here", icon="play_arrow").props("flat color=primary")
+            play.props["href"] = urls.play(self.project_id, self.scene_id)
             icon_button("delete", "Delete the scene", self.delete)
         media = Section(self.media, key=_media_key)
         media.show(loaded)
         lines = LinesEditor(self.ctx, loaded.view)
         choices = ChoicesEditor(self.ctx, self.host, loaded.view, loaded.outline)
-        return _Parts(nav, title, start, ending, media, lines, choices)
+        self.parts = _Parts(crumbs, title, start, ending, media, lines, choices)
+        self.parts.show(loaded)
 
-    def nav(self, loaded: Loaded) -> None:
+    def breadcrumb(self, loaded: Loaded) -> None:
         view = loaded.view
-        project_nav(view.project, "story")
         with ui.row().classes("items-center gap-1 text-grey-8").props('aria-label="Breadcrumb"'):
-            ui.link(view.chapter.title, f"/projects/{self.project_id}/chapters/{view.chapter.id}")
+            ui.link(view.chapter.title, urls.chapter(self.project_id, view.chapter.id))
             ui.label("›")
             ui.label(view.scene.title)
 
     def media(self, loaded: Loaded) -> None:
-        scene, chapter = loaded.view.scene, loaded.view.chapter
-        own, inherited = loaded.asset, loaded.asset
-        background = Slot(
-            "background", "scene", own(scene.background_asset_id), inherited(chapter.background_asset_id)
+        view = loaded.view
+        media_slots(
+            self.ctx, self.project_id, loaded.assets, view.scene, self.set_media, chapter=view.chapter
         )
-        music = Slot("music", "scene", own(scene.music_asset_id), inherited(chapter.music_asset_id))
-        with ui.grid().classes("w-full gap-3 grid-cols-1 md:grid-cols-2"):
-            media_slot(
-                self.ctx,
-                self.project_id,
-                background,
-                [a for a in loaded.assets if a.kind == "background"],
-                self.set_background,
-            )
-            media_slot(
-                self.ctx,
-                self.project_id,
-                music,
-                [a for a in loaded.assets if a.kind == "music"],
-                self.set_music,
-            )
 
     # ---- changes -------------------------------------------------------------------------------
 
     async def rename(self) -> None:
-        title = self.current.view.scene.title if self.current else ""
-
-        async def save(text: str) -> str | None:
-            change = act(
-                self.ctx,
-                lambda: self.services.scenes.update_scene(self.ctx.actor, self.scene_id, title=text),
-                notify_errors=False,
-            )
-            return (await change).error
-
-        await ask_text(self.host, title="Rename the scene", label="Scene title", value=title, save=save)
-
-    async def set_background(self, asset_id: str | None) -> None:
-        await act(
+        await ask_for_change(
             self.ctx,
-            lambda: self.services.scenes.set_scene_background(self.ctx.actor, self.scene_id, asset_id),
+            self.host,
+            RENAME_SCENE,
+            lambda text: self.stories.update_scene(self.ctx.actor, self.scene_id, title=text),
+            value=self.current.view.scene.title if self.current else "",
         )
 
-    async def set_music(self, asset_id: str | None) -> None:
-        await act(
-            self.ctx, lambda: self.services.scenes.set_scene_music(self.ctx.actor, self.scene_id, asset_id)
-        )
+    async def set_media(self, kind: SlotKind, asset_id: str | None) -> None:
+        if kind == "background":
+            await act(
+                self.ctx, lambda: self.stories.set_scene_background(self.ctx.actor, self.scene_id, asset_id)
+            )
+        else:
+            await act(self.ctx, lambda: self.stories.set_scene_music(self.ctx.actor, self.scene_id, asset_id))
 
     async def mark(self, *, is_start: bool | None = None, is_ending: bool | None = None) -> None:
         scene = self.current.view.scene if self.current else None
@@ -168,28 +124,22 @@ class _SceneEditor:
             return  # the switch was only brought up to date with the stored scene
         await act(
             self.ctx,
-            lambda: self.services.scenes.update_scene(
+            lambda: self.stories.update_scene(
                 self.ctx.actor, self.scene_id, is_start=is_start, is_ending=is_ending
             ),
         )
 
     async def delete(self) -> None:
         title = self.current.view.scene.title if self.current else "this scene"
-        if await confirm(
-            self.host,
-            title=f"Delete the scene “{title}”?",
-            message="Its dialogue and choices go with it. Choices that lead here will lead nowhere.",
-        ):
-            done = await act(
-                self.ctx, lambda: self.services.scenes.delete_scene(self.ctx.actor, self.scene_id)
-            )
+        if await confirm_scene_deletion(self.host, title):
+            done = await act(self.ctx, lambda: self.stories.delete_scene(self.ctx.actor, self.scene_id))
             if done.ok:
-                ui.navigate.to(f"/projects/{self.project_id}")
+                ui.navigate.to(urls.project(self.project_id))
 
 
 @dataclass(frozen=True)
 class _Parts:
-    nav: Section[Loaded]
+    crumbs: Section[Loaded]
     title: ui.label
     start: ui.switch
     ending: ui.switch
@@ -199,7 +149,7 @@ class _Parts:
 
     def show(self, loaded: Loaded) -> None:
         scene = loaded.view.scene
-        self.nav.show(loaded)
+        self.crumbs.show(loaded)
         self.title.set_text(scene.title)
         self.start.set_value(scene.is_start)
         self.ending.set_value(scene.is_ending)
@@ -208,9 +158,9 @@ class _Parts:
         self.choices.show(loaded.view, loaded.outline)
 
 
-def _nav_key(loaded: Loaded) -> tuple[str, ...]:
+def _breadcrumb_key(loaded: Loaded) -> tuple[str, ...]:
     view = loaded.view
-    return (view.project.title, view.chapter.id, view.chapter.title, view.scene.title)
+    return (view.chapter.id, view.chapter.title, view.scene.title)
 
 
 def _media_key(loaded: Loaded) -> tuple[object, ...]:

@@ -1,0 +1,38 @@
+"""A PageContext of fakes and a click as the browser reports it: enough to drive page parts in a tab."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any, cast
+
+from nicegui import Client, events, ui
+
+from romergo.bus import EventBus
+from ui.context import PageContext
+from ui.place import Place
+
+
+@dataclass
+class Fakes:
+    bus: EventBus = field(default_factory=EventBus)
+    signed_in: bool = True
+    stories: Any = None
+
+    def ctx(self) -> PageContext:
+        async def still_signed_in() -> bool:
+            return self.signed_in
+
+        services = SimpleNamespace(stories=self.stories, bus=self.bus)
+        fake = SimpleNamespace(services=services, actor=None, place=Place(), still_signed_in=still_signed_in)
+        return cast(PageContext, fake)
+
+
+def click(tab: Client, label: str) -> None:
+    """Click the button showing `label`, as the browser would report it."""
+    button = next(e for e in tab.elements.values() if isinstance(e, ui.button) and e.text == label)
+    for listener in button._event_listeners.values():
+        if listener.type == "click":
+            events.handle_event(
+                listener.handler, events.GenericEventArguments(sender=button, client=tab, args=None)
+            )
