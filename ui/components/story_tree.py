@@ -176,53 +176,28 @@ class _Tree:
 
     async def add_chapter(self) -> None:
         project_id = self.state.outline.project.id if self.state.outline else ""
-<<<<<<< HEAD
         await self._ask(
-            "Add a chapter",
-            "Chapter title",
-            "",
-            "Add chapter",
-            lambda t: self.services.chapters.add_chapter(self.ctx.actor, project_id, t),
+            ADD_CHAPTER, lambda text: self.services.chapters.add_chapter(self.ctx.actor, project_id, text)
         )
-
-    async def add_scene(self, chapter: Chapter) -> None:
-        await self._ask(
-            f"Add a scene to “{chapter.title}”",
-            "Scene title",
-            "",
-            "Add scene",
-            lambda t: self.services.scenes.add_scene(self.ctx.actor, chapter.id, t),
-        )
-=======
-        await self._ask(ADD_CHAPTER, lambda text: self.stories.add_chapter(self.ctx.actor, project_id, text))
 
     async def add_scene(self, chapter: Chapter) -> None:
         question = replace(ADD_SCENE, title=f"Add a scene to “{chapter.title}”")
-        await self._ask(question, lambda text: self.stories.add_scene(self.ctx.actor, chapter.id, text))
->>>>>>> ui-pages
+        await self._ask(
+            question, lambda text: self.services.scenes.add_scene(self.ctx.actor, chapter.id, text)
+        )
 
     async def rename_chapter(self, chapter: Chapter) -> None:
         await self._ask(
             RENAME_CHAPTER,
-            lambda text: self.stories.update_chapter(self.ctx.actor, chapter.id, text),
+            lambda text: self.services.chapters.update_chapter(self.ctx.actor, chapter.id, text),
             chapter.title,
-<<<<<<< HEAD
-            "Save",
-            lambda t: self.services.chapters.update_chapter(self.ctx.actor, chapter.id, t),
-=======
->>>>>>> ui-pages
         )
 
     async def rename_scene(self, scene: Scene) -> None:
         await self._ask(
             RENAME_SCENE,
-            lambda text: self.stories.update_scene(self.ctx.actor, scene.id, title=text),
+            lambda text: self.services.scenes.update_scene(self.ctx.actor, scene.id, title=text),
             scene.title,
-<<<<<<< HEAD
-            "Save",
-            lambda t: self.services.scenes.update_scene(self.ctx.actor, scene.id, title=t),
-=======
->>>>>>> ui-pages
         )
 
     async def move_chapter(self, chapter: Chapter, direction: Direction) -> None:
@@ -256,33 +231,14 @@ class _Tree:
         )
 
     async def delete_scene(self, scene: Scene) -> None:
-<<<<<<< HEAD
-        if await confirm(
-            self.host,
-            title=f"Delete the scene “{scene.title}”?",
-            message="Its dialogue and choices go with it. Choices that lead here will lead nowhere.",
-        ):
+        if await confirm_scene_deletion(self.host, scene.title):
             await act(self.ctx, lambda: self.services.scenes.delete_scene(self.ctx.actor, scene.id))
 
     async def delete_chapter(self, entry: ChapterOutline) -> None:
-        count = len(entry.scenes)
-        scenes = "no scenes" if count == 0 else "1 scene" if count == 1 else f"{count} scenes"
-        if await confirm(
-            self.host,
-            title=f"Delete the chapter “{entry.chapter.title}”?",
-            message=f"It has {scenes}; they are deleted with it, with their dialogue and choices.",
-        ):
+        if await confirm_chapter_deletion(self.host, entry):
             await act(
                 self.ctx, lambda: self.services.chapters.delete_chapter(self.ctx.actor, entry.chapter.id)
             )
-=======
-        if await confirm_scene_deletion(self.host, scene.title):
-            await act(self.ctx, lambda: self.stories.delete_scene(self.ctx.actor, scene.id))
-
-    async def delete_chapter(self, entry: ChapterOutline) -> None:
-        if await confirm_chapter_deletion(self.host, entry):
-            await act(self.ctx, lambda: self.stories.delete_chapter(self.ctx.actor, entry.chapter.id))
->>>>>>> ui-pages
 
     async def _ask(
         self, question: Question, change: Callable[[str], Awaitable[object]], value: str = ""

@@ -30,24 +30,9 @@ class UploadChoice:
 
 
 async def page(ctx: PageContext, project_id: str) -> None:
-<<<<<<< HEAD
-    ctx.place.enter(f"/projects/{project_id}/assets", "assets", project_id=project_id)
-    host = ui.column().classes("w-full gap-3")
-    choice = UploadChoice()
-
-    async def load() -> tuple[Project, list[AssetView]] | None:
-        try:
-            return (
-                await ctx.services.projects.get_project(ctx.actor, project_id),
-                await ctx.services.assets.assets_with_usage(ctx.actor, project_id),
-            )
-        except RomergoError:
-            return None
-=======
     ctx.place.enter(urls.assets(project_id), "assets", project_id=project_id)
     await _AssetsPage(ctx, project_id).open()
 
->>>>>>> ui-pages
 
 class _AssetsPage(ListingPage[AssetView]):
     """The upload card is drawn once; the list below it is the section that follows changes."""
@@ -60,7 +45,7 @@ class _AssetsPage(ListingPage[AssetView]):
         self.choice = UploadChoice()
 
     async def items(self) -> list[AssetView]:
-        return await self.stories.assets_with_usage(self.ctx.actor, self.project_id)
+        return await self.services.assets.assets_with_usage(self.ctx.actor, self.project_id)
 
     def build(self, loaded: Listing[AssetView]) -> None:
         ui.label("Assets").classes("text-h5")
@@ -74,81 +59,11 @@ class _AssetsPage(ListingPage[AssetView]):
             for view in loaded.items:
                 self._asset_card(view)
 
-<<<<<<< HEAD
-    def _asset_card(view: AssetView) -> None:
-        asset = view.asset
-        card = ui.card().classes("w-full py-2").props(f'role="listitem" data-testid="asset-{asset.id}"')
-        card.props["aria-label"] = asset.name
-        with card, ui.row().classes("w-full items-center gap-4 no-wrap"):
-            if asset.kind == "background":
-                image = ui.image(f"/media/{asset.id}").classes("w-40 rounded shrink-0")
-                image.props["alt"] = asset.name
-            else:
-                ui.audio(f"/media/{asset.id}").classes("w-56 shrink-0").props('preload="none"')
-            with ui.column().classes("gap-1 grow min-w-0"):
-                with ui.row().classes("items-center gap-2"):
-                    ui.label(asset.name).classes("text-subtitle1").props('data-testid="asset-name"')
-                    ui.badge(asset.kind, color="grey-7")
-                ui.label(f"{asset.mime} · {asset.size / 1024:,.0f} KB").classes("text-caption text-grey-7")
-                with ui.row().classes("gap-1"):
-                    for tag in asset.tags:
-                        ui.chip(tag).props("dense outline")
-                with ui.row().classes("items-center gap-2 text-body2").props('data-testid="asset-usage"'):
-                    if not view.used_by:
-                        ui.label("Not used yet.").classes("text-grey-7")
-                    else:
-                        ui.label("Used by")
-                        for use in view.used_by:
-                            kind = "scenes" if use.entity_type == "scene" else "chapters"
-                            ui.link(
-                                f"{use.title} ({use.slot})", f"/projects/{project_id}/{kind}/{use.entity_id}"
-                            )
-            icon_button("edit", f"Edit {asset.name}", lambda: edit(view))
-            icon_button("delete", f"Delete {asset.name}", lambda: delete(view))
-
-    async def edit(view: AssetView) -> None:
-        asset = view.asset
-        with host, ui.dialog() as dialog, ui.card().classes("w-[28rem] max-w-full gap-3"):
-            ui.label(f"Edit {asset.name}").classes("text-h6")
-            name = ui.input("Name", value=asset.name).props("outlined autofocus").classes("w-full")
-            tags = (
-                ui.input("Tags (comma-separated)", value=", ".join(asset.tags))
-                .props("outlined")
-                .classes("w-full")
-            )
-
-            async def save() -> None:
-                words = _tags(tags.value)
-                done = await act(
-                    ctx,
-                    lambda: ctx.services.assets.update_asset(ctx.actor, asset.id, name.value or "", words),
-                )
-                if done.ok:
-                    dialog.submit(True)
-
-            name.on("keydown.enter", save)
-            tags.on("keydown.enter", save)
-            with ui.row().classes("w-full justify-end gap-2"):
-                ui.button("Cancel", on_click=lambda: dialog.submit(False)).props("flat")
-                ui.button("Save", on_click=save).props("unelevated color=primary")
-        await dialog
-        if not dialog.is_deleted:
-            dialog.delete()
-
-    async def delete(view: AssetView) -> None:
-        uses = len(view.used_by)
-        where = (
-            "It is not used anywhere." if not uses else f"It is used {uses} time(s); those places lose it."
-        )
-        if await confirm(host, title=f"Delete “{view.asset.name}”?", message=where):
-            await act(ctx, lambda: ctx.services.assets.delete_asset(ctx.actor, view.asset.id))
-=======
     def key(self, loaded: Listing[AssetView]) -> object:
         return tuple(
             (v.asset.id, v.asset.name, v.asset.kind, tuple(v.asset.tags), v.asset.size, tuple(v.used_by))
             for v in loaded.items
         )
->>>>>>> ui-pages
 
     def _upload_card(self) -> None:
         choice = self.choice
@@ -215,7 +130,8 @@ class _AssetsPage(ListingPage[AssetView]):
         async def save() -> bool:
             words = _tags(tags.value)
             done = await act(
-                self.ctx, lambda: self.stories.update_asset(self.ctx.actor, asset.id, name.value or "", words)
+                self.ctx,
+                lambda: self.services.assets.update_asset(self.ctx.actor, asset.id, name.value or "", words),
             )
             return done.ok
 
@@ -227,7 +143,7 @@ class _AssetsPage(ListingPage[AssetView]):
             "It is not used anywhere." if not uses else f"It is used {uses} time(s); those places lose it."
         )
         if await confirm(self.host, title=f"Delete “{view.asset.name}”?", message=where):
-            await act(self.ctx, lambda: self.stories.delete_asset(self.ctx.actor, view.asset.id))
+            await act(self.ctx, lambda: self.services.assets.delete_asset(self.ctx.actor, view.asset.id))
 
 
 def _tags(text: str | None) -> list[str]:

@@ -31,17 +31,6 @@ class Loaded:
 async def page(ctx: PageContext, project_id: str, chapter_id: str) -> None:
     route = urls.chapter(project_id, chapter_id)
     ctx.place.enter(route, "chapter", project_id=project_id, chapter_id=chapter_id)
-<<<<<<< HEAD
-    host = ui.column().classes("w-full gap-3")
-
-    async def load() -> Loaded | None:
-        try:
-            outline = await ctx.services.reads.outline(ctx.actor, project_id)
-            assets = await ctx.services.assets.find_assets(ctx.actor, project_id)
-        except RomergoError:
-            return None
-        entry = next((e for e in outline.chapters if e.chapter.id == chapter_id), None)
-=======
     await _ChapterPage(ctx, project_id, chapter_id).open()
 
 
@@ -53,10 +42,9 @@ class _ChapterPage(SectionPage[Loaded]):
         self.chapter_id = chapter_id
 
     async def load(self) -> Loaded | None:
-        outline = await self.stories.outline(self.ctx.actor, self.project_id)
-        assets = await self.stories.find_assets(self.ctx.actor, self.project_id)
+        outline = await self.services.reads.outline(self.ctx.actor, self.project_id)
+        assets = await self.services.assets.find_assets(self.ctx.actor, self.project_id)
         entry = next((e for e in outline.chapters if e.chapter.id == self.chapter_id), None)
->>>>>>> ui-pages
         return Loaded(outline, entry, assets) if entry else None
 
     def title(self, loaded: Loaded) -> str:
@@ -74,34 +62,11 @@ class _ChapterPage(SectionPage[Loaded]):
             ui.label(chapter.title).classes("text-h5").props('data-testid="chapter-title"')
             icon_button("edit", "Rename the chapter", lambda: self.rename(chapter.title))
             ui.space()
-<<<<<<< HEAD
-            icon_button("delete", "Delete the chapter", lambda: delete(loaded.entry))
-        with ui.grid().classes("w-full gap-3 grid-cols-1 md:grid-cols-2"):
-            media_slot(
-                ctx,
-                project_id,
-                Slot("background", "chapter", loaded.asset(chapter.background_asset_id)),
-                [a for a in loaded.assets if a.kind == "background"],
-                lambda asset_id: act(
-                    ctx, lambda: ctx.services.chapters.set_chapter_background(ctx.actor, chapter_id, asset_id)
-                ),
-            )
-            media_slot(
-                ctx,
-                project_id,
-                Slot("music", "chapter", loaded.asset(chapter.music_asset_id)),
-                [a for a in loaded.assets if a.kind == "music"],
-                lambda asset_id: act(
-                    ctx, lambda: ctx.services.chapters.set_chapter_music(ctx.actor, chapter_id, asset_id)
-                ),
-            )
-=======
             icon_button("delete", "Delete the chapter", lambda: self.delete(loaded.entry))
         media_slots(self.ctx, self.project_id, loaded.assets, chapter, self.set_media)
         self._scenes(loaded.entry)
 
     def _scenes(self, entry: ChapterOutline) -> None:
->>>>>>> ui-pages
         with ui.card().classes("w-full gap-1"):
             with ui.row().classes("w-full items-center"):
                 ui.label("Scenes").classes("text-subtitle1 text-weight-medium")
@@ -118,26 +83,20 @@ class _ChapterPage(SectionPage[Loaded]):
                         if scene.is_ending:
                             ui.badge("ending", color="accent")
 
-<<<<<<< HEAD
-    async def rename(title: str) -> None:
-        async def save(text: str) -> str | None:
-            change = act(
-                ctx,
-                lambda: ctx.services.chapters.update_chapter(ctx.actor, chapter_id, text),
-                notify_errors=False,
-=======
     # ---- changes -------------------------------------------------------------------------------
 
     async def set_media(self, kind: SlotKind, asset_id: str | None) -> None:
         if kind == "background":
             await act(
                 self.ctx,
-                lambda: self.stories.set_chapter_background(self.ctx.actor, self.chapter_id, asset_id),
+                lambda: self.services.chapters.set_chapter_background(
+                    self.ctx.actor, self.chapter_id, asset_id
+                ),
             )
         else:
             await act(
-                self.ctx, lambda: self.stories.set_chapter_music(self.ctx.actor, self.chapter_id, asset_id)
->>>>>>> ui-pages
+                self.ctx,
+                lambda: self.services.chapters.set_chapter_music(self.ctx.actor, self.chapter_id, asset_id),
             )
 
     async def rename(self, title: str) -> None:
@@ -145,41 +104,22 @@ class _ChapterPage(SectionPage[Loaded]):
             self.ctx,
             self.host,
             RENAME_CHAPTER,
-            lambda text: self.stories.update_chapter(self.ctx.actor, self.chapter_id, text),
+            lambda text: self.services.chapters.update_chapter(self.ctx.actor, self.chapter_id, text),
             value=title,
         )
 
-<<<<<<< HEAD
-    async def add_scene() -> None:
-        async def save(text: str) -> str | None:
-            change = act(
-                ctx, lambda: ctx.services.scenes.add_scene(ctx.actor, chapter_id, text), notify_errors=False
-            )
-            return (await change).error
-
-        await ask_text(host, title="Add a scene", label="Scene title", action="Add scene", save=save)
-
-    async def delete(entry: ChapterOutline) -> None:
-        count = len(entry.scenes)
-        scenes = "no scenes" if count == 0 else "1 scene" if count == 1 else f"{count} scenes"
-        if await confirm(
-            host,
-            title=f"Delete the chapter “{entry.chapter.title}”?",
-            message=f"It has {scenes}; they are deleted with it, with their dialogue and choices.",
-        ):
-            done = await act(ctx, lambda: ctx.services.chapters.delete_chapter(ctx.actor, chapter_id))
-=======
     async def add_scene(self) -> None:
         await ask_for_change(
             self.ctx,
             self.host,
             ADD_SCENE,
-            lambda text: self.stories.add_scene(self.ctx.actor, self.chapter_id, text),
+            lambda text: self.services.scenes.add_scene(self.ctx.actor, self.chapter_id, text),
         )
 
     async def delete(self, entry: ChapterOutline) -> None:
         if await confirm_chapter_deletion(self.host, entry):
-            done = await act(self.ctx, lambda: self.stories.delete_chapter(self.ctx.actor, self.chapter_id))
->>>>>>> ui-pages
+            done = await act(
+                self.ctx, lambda: self.services.chapters.delete_chapter(self.ctx.actor, self.chapter_id)
+            )
             if done.ok:
                 ui.navigate.to(urls.project(self.project_id))

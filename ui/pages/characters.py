@@ -23,21 +23,9 @@ class NewCharacter:
 
 
 async def page(ctx: PageContext, project_id: str) -> None:
-<<<<<<< HEAD
-    ctx.place.enter(f"/projects/{project_id}/characters", "characters", project_id=project_id)
-    host = ui.column().classes("w-full gap-3")
-    new = NewCharacter()
-
-    async def load() -> Outline | None:
-        try:
-            return await ctx.services.reads.outline(ctx.actor, project_id)
-        except RomergoError:
-            return None
-=======
     ctx.place.enter(urls.characters(project_id), "characters", project_id=project_id)
     await _CharactersPage(ctx, project_id).open()
 
->>>>>>> ui-pages
 
 class _CharactersPage(SectionPage[Outline]):
     nav = "characters"
@@ -48,7 +36,7 @@ class _CharactersPage(SectionPage[Outline]):
         self.new = NewCharacter()
 
     async def load(self) -> Outline:
-        return await self.stories.outline(self.ctx.actor, self.project_id)
+        return await self.services.reads.outline(self.ctx.actor, self.project_id)
 
     def build(self, loaded: Outline) -> None:
         super().build(loaded)
@@ -92,39 +80,24 @@ class _CharactersPage(SectionPage[Outline]):
             form.enter_saves(name)
             color = ui.color_input("Colour", value=character.color).props("outlined").classes("w-full")
 
-<<<<<<< HEAD
-            async def save() -> None:
-                done = await act(
-                    ctx,
-                    lambda: ctx.services.characters.update_character(
-                        ctx.actor, character.id, name.value or "", color.value or None
-                    ),
-                )
-                if done.ok:
-                    dialog.submit(True)
-=======
         async def save() -> bool:
             done = await act(
                 self.ctx,
-                lambda: self.stories.update_character(
+                lambda: self.services.characters.update_character(
                     self.ctx.actor, character.id, name.value or "", color.value or None
                 ),
             )
             return done.ok
->>>>>>> ui-pages
 
         await form.run(save)
 
     async def add(self) -> None:
         new = self.new
         done = await act(
-<<<<<<< HEAD
-            ctx,
-            lambda: ctx.services.characters.add_character(ctx.actor, project_id, new.name, new.color or None),
-=======
             self.ctx,
-            lambda: self.stories.add_character(self.ctx.actor, self.project_id, new.name, new.color or None),
->>>>>>> ui-pages
+            lambda: self.services.characters.add_character(
+                self.ctx.actor, self.project_id, new.name, new.color or None
+            ),
         )
         if done.ok:
             new.name, new.color = "", ""

@@ -14,29 +14,16 @@ ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
 async def page(ctx: PageContext, project_id: str) -> None:
-<<<<<<< HEAD
-    ctx.place.enter(f"/projects/{project_id}/check", "check", project_id=project_id)
-
-    async def load() -> tuple[Project, list[Problem]] | None:
-        try:
-            return (
-                await ctx.services.projects.get_project(ctx.actor, project_id),
-                await ctx.services.reads.check_story(ctx.actor, project_id),
-            )
-        except RomergoError:
-            return None
-=======
     ctx.place.enter(urls.check(project_id), "check", project_id=project_id)
     await _CheckPage(ctx, project_id).open()
 
->>>>>>> ui-pages
 
 class _CheckPage(ListingPage[Problem]):
     nav = "check"
     heading = "Check"
 
     async def items(self) -> list[Problem]:
-        return await self.stories.check_story(self.ctx.actor, self.project_id)
+        return await self.services.reads.check_story(self.ctx.actor, self.project_id)
 
     def key(self, loaded: Listing[Problem]) -> object:
         return loaded.items

@@ -22,29 +22,16 @@ SHOWN = 200
 
 
 async def page(ctx: PageContext, project_id: str) -> None:
-<<<<<<< HEAD
-    ctx.place.enter(f"/projects/{project_id}/history", "history", project_id=project_id)
-
-    async def load() -> tuple[Project, list[RevisionView]] | None:
-        try:
-            return (
-                await ctx.services.projects.get_project(ctx.actor, project_id),
-                await ctx.services.reads.history(ctx.actor, project_id, limit=SHOWN),
-            )
-        except RomergoError:
-            return None
-=======
     ctx.place.enter(urls.history(project_id), "history", project_id=project_id)
     await _HistoryPage(ctx, project_id).open()
 
->>>>>>> ui-pages
 
 class _HistoryPage(ListingPage[RevisionView]):
     nav = "history"
     heading = "History"
 
     async def items(self) -> list[RevisionView]:
-        return await self.stories.history(self.ctx.actor, self.project_id, limit=SHOWN)
+        return await self.services.reads.history(self.ctx.actor, self.project_id, limit=SHOWN)
 
     def key(self, loaded: Listing[RevisionView]) -> object:
         return tuple((view.revision.id, view.title) for view in loaded.items)

@@ -39,13 +39,8 @@ async def _follow_link(services: Services, request: Request, token: str) -> Resp
         _link_refused()
         return None
     await services.accounts.end_session(session_token(request))
-<<<<<<< HEAD
-    projects = await services.projects.list_projects(user_actor(signed_in.user.id))
-    target = f"/projects/{projects[0].id}" if projects else "/projects"
-=======
     projects = await services.projects.list_projects(user_actor(signed_in.user.id))
     target = urls.project(projects[0].id) if projects else urls.PROJECTS
->>>>>>> ui-pages
     response = RedirectResponse(target, status_code=303)
     set_session_cookie(response, signed_in.session_token, services)
     return response

@@ -17,20 +17,9 @@ from ui.frame import ProjectPage
 
 
 async def page(ctx: PageContext, project_id: str, scene: str | None = None) -> None:
-<<<<<<< HEAD
-    base = f"/play/{project_id}"
-    ctx.place.enter(f"{base}?scene={scene}" if scene else base, "play", project_id=project_id, scene_id=scene)
-
-    async def load() -> ProjectData | None:
-        try:
-            return await ctx.services.reads.project_data(ctx.actor, project_id)
-        except RomergoError:
-            return None
-=======
     ctx.place.enter(urls.play(project_id, scene), "play", project_id=project_id, scene_id=scene)
     await _PlayPage(ctx, project_id, scene).open()
 
->>>>>>> ui-pages
 
 class _PlayPage(ProjectPage[ProjectData]):
     nav = "play"
@@ -43,7 +32,7 @@ class _PlayPage(ProjectPage[ProjectData]):
         self.player: Player | None = None
 
     async def load(self) -> ProjectData:
-        return await self.stories.project_data(self.ctx.actor, self.project_id)
+        return await self.services.reads.project_data(self.ctx.actor, self.project_id)
 
     def build(self, loaded: ProjectData) -> None:
         story = from_project(loaded)

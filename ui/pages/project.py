@@ -16,21 +16,9 @@ from ui.frame import SectionPage
 
 
 async def page(ctx: PageContext, project_id: str) -> None:
-<<<<<<< HEAD
-    ctx.place.enter(f"/projects/{project_id}", "project", project_id=project_id)
-    host = ui.column().classes("w-full gap-3")
-    tree_state = TreeState()
-
-    async def load() -> Outline | None:
-        try:
-            return await ctx.services.reads.outline(ctx.actor, project_id)
-        except RomergoError:
-            return None
-=======
     ctx.place.enter(urls.project(project_id), "project", project_id=project_id)
     await _StoryPage(ctx, project_id).open()
 
->>>>>>> ui-pages
 
 class _StoryPage(SectionPage[Outline]):
     def __init__(self, ctx: PageContext, project_id: str) -> None:
@@ -38,7 +26,7 @@ class _StoryPage(SectionPage[Outline]):
         self.tree_state = TreeState()
 
     async def load(self) -> Outline:
-        return await self.stories.outline(self.ctx.actor, self.project_id)
+        return await self.services.reads.outline(self.ctx.actor, self.project_id)
 
     def draw(self, outline: Outline) -> None:
         with ui.row().classes("w-full items-center gap-1"):
@@ -49,16 +37,6 @@ class _StoryPage(SectionPage[Outline]):
         publish_card(self.ctx, outline.project)
         story_tree(self.ctx, self.host, outline, self.tree_state)
 
-<<<<<<< HEAD
-    async def rename() -> None:
-        current = tree_state.outline.project.title if tree_state.outline else ""
-
-        async def save(text: str) -> str | None:
-            done = await act(
-                ctx,
-                lambda: ctx.services.projects.rename_project(ctx.actor, project_id, text),
-                notify_errors=False,
-=======
     def key(self, outline: Outline) -> object:
         """A change to a line or an asset elsewhere leaves the tree (and its focus) be."""
         project = outline.project
@@ -67,7 +45,6 @@ class _StoryPage(SectionPage[Outline]):
                 entry.chapter.id,
                 entry.chapter.title,
                 tuple((s.id, s.title, s.is_start, s.is_ending) for s in entry.scenes),
->>>>>>> ui-pages
             )
             for entry in outline.chapters
         )
@@ -80,7 +57,7 @@ class _StoryPage(SectionPage[Outline]):
             self.ctx,
             self.host,
             RENAME_STORY,
-            lambda text: self.stories.rename_project(self.ctx.actor, self.project_id, text),
+            lambda text: self.services.projects.rename_project(self.ctx.actor, self.project_id, text),
             value=self.current.project.title if self.current else "",
         )
 
@@ -91,10 +68,8 @@ class _StoryPage(SectionPage[Outline]):
             title=f"Delete “{title}”?",
             message="The story goes, with its chapters, scenes and assets; its share link stops working.",
         ):
-<<<<<<< HEAD
-            done = await act(ctx, lambda: ctx.services.projects.delete_project(ctx.actor, project_id))
-=======
-            done = await act(self.ctx, lambda: self.stories.delete_project(self.ctx.actor, self.project_id))
->>>>>>> ui-pages
+            done = await act(
+                self.ctx, lambda: self.services.projects.delete_project(self.ctx.actor, self.project_id)
+            )
             if done.ok:
                 ui.navigate.to(urls.PROJECTS)

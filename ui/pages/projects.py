@@ -52,26 +52,13 @@ async def page(ctx: PageContext) -> None:
 def _project_card(ctx: PageContext, host: ui.element, row: Project) -> None:
 
     async def rename() -> None:
-<<<<<<< HEAD
-        async def save(text: str) -> str | None:
-            return (
-                await act(
-                    ctx,
-                    lambda: ctx.services.projects.rename_project(ctx.actor, row.id, text),
-                    notify_errors=False,
-                )
-            ).error
-
-        await ask_text(host, title="Rename the story", label="Title", value=row.title, save=save)
-=======
         await ask_for_change(
             ctx,
             host,
             RENAME_STORY,
-            lambda text: stories.rename_project(ctx.actor, row.id, text),
+            lambda text: ctx.services.projects.rename_project(ctx.actor, row.id, text),
             value=row.title,
         )
->>>>>>> ui-pages
 
     async def delete() -> None:
         if await confirm(

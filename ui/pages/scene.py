@@ -50,11 +50,11 @@ class _SceneEditor(ProjectPage[Loaded]):
         self.parts: _Parts | None = None
 
     async def load(self) -> Loaded | None:
-        view = await self.stories.scene_view(self.ctx.actor, self.scene_id)
+        view = await self.services.scenes.scene_view(self.ctx.actor, self.scene_id)
         if view.project.id != self.project_id:
             return None
-        outline = await self.stories.outline(self.ctx.actor, self.project_id)
-        assets = await self.stories.find_assets(self.ctx.actor, self.project_id)
+        outline = await self.services.reads.outline(self.ctx.actor, self.project_id)
+        assets = await self.services.assets.find_assets(self.ctx.actor, self.project_id)
         return Loaded(view, outline, assets)
 
     def title(self, loaded: Loaded) -> str:
@@ -106,17 +106,21 @@ class _SceneEditor(ProjectPage[Loaded]):
             self.ctx,
             self.host,
             RENAME_SCENE,
-            lambda text: self.stories.update_scene(self.ctx.actor, self.scene_id, title=text),
+            lambda text: self.services.scenes.update_scene(self.ctx.actor, self.scene_id, title=text),
             value=self.current.view.scene.title if self.current else "",
         )
 
     async def set_media(self, kind: SlotKind, asset_id: str | None) -> None:
         if kind == "background":
             await act(
-                self.ctx, lambda: self.stories.set_scene_background(self.ctx.actor, self.scene_id, asset_id)
+                self.ctx,
+                lambda: self.services.scenes.set_scene_background(self.ctx.actor, self.scene_id, asset_id),
             )
         else:
-            await act(self.ctx, lambda: self.stories.set_scene_music(self.ctx.actor, self.scene_id, asset_id))
+            await act(
+                self.ctx,
+                lambda: self.services.scenes.set_scene_music(self.ctx.actor, self.scene_id, asset_id),
+            )
 
     async def mark(self, *, is_start: bool | None = None, is_ending: bool | None = None) -> None:
         scene = self.current.view.scene if self.current else None
@@ -124,7 +128,7 @@ class _SceneEditor(ProjectPage[Loaded]):
             return  # the switch was only brought up to date with the stored scene
         await act(
             self.ctx,
-            lambda: self.stories.update_scene(
+            lambda: self.services.scenes.update_scene(
                 self.ctx.actor, self.scene_id, is_start=is_start, is_ending=is_ending
             ),
         )
@@ -132,7 +136,9 @@ class _SceneEditor(ProjectPage[Loaded]):
     async def delete(self) -> None:
         title = self.current.view.scene.title if self.current else "this scene"
         if await confirm_scene_deletion(self.host, title):
-            done = await act(self.ctx, lambda: self.stories.delete_scene(self.ctx.actor, self.scene_id))
+            done = await act(
+                self.ctx, lambda: self.services.scenes.delete_scene(self.ctx.actor, self.scene_id)
+            )
             if done.ok:
                 ui.navigate.to(urls.project(self.project_id))
 
