@@ -29,7 +29,7 @@ async def test_the_tool_listing_matches_the_recorded_catalogue(services):
             "description": tool.description,
             "inputSchema": tool.input_schema,
             "outputSchema": tool.output_schema,
-            "annotations": tool.annotations.model_dump(mode="json", by_alias=True) if tool.annotations else None,
+            "annotations": tool.annotations and tool.annotations.model_dump(mode="json", by_alias=True),
         }
         for tool in tools
     ]
