@@ -2,12 +2,12 @@
 
 A tool is declared once on a `Toolbox` (`mcp_tools.declare`), which calls `run_tool` with the
 call's arguments and a body working on an `Actor`. `run_tool` identifies the agent from its
-verified access token (re-read from the core, so a revoked token stops at once), applies the per-client rate limit, checks the token's scope
-for the tool's category (the outer bound), resolves which project the call touches, and hands
-the call to the core's guard (`ChannelService.run_tool_call`): attribution to a command, the
-room's permissions and confirmations, tool events. It builds the actor the revisions record and
-turns every failure into the contract's tool error text (CONTRACT.md §1): `[code] message`,
-never a traceback.
+verified access token (re-read from the core, so a revoked token stops at once), applies the
+per-client rate limit, checks the token's scope for the tool's category (the outer bound),
+resolves which project the call touches, and hands the call to the core's guard
+(`ChannelService.run_tool_call`): attribution to a command, the room's permissions and
+confirmations, tool events. It builds the actor the revisions record and turns every failure
+into the contract's tool error text (CONTRACT.md §1): `[code] message`, never a traceback.
 """
 
 from __future__ import annotations

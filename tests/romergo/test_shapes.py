@@ -43,7 +43,9 @@ def test_a_tool_result_is_the_row_read_into_its_shape_with_its_entity_type():
 
 
 def test_a_scene_snapshot_keeps_the_keys_stored_revisions_have():
-    choice = Choice(id="chc_1", scene_id="scn_1", label="Go", target_scene_id=None, position=0)
+    choice = Choice(
+        id="chc_1", project_id="prj_1", scene_id="scn_1", label="Go", target_scene_id=None, position=0
+    )
     assert snapshots.scene(scene_row(), [choice]) == {
         "id": "scn_1",
         "project_id": "prj_1",
