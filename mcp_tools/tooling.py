@@ -172,26 +172,30 @@ def error_result(tool: str, error: ToolError) -> CallToolResult:
 
     The SDK wraps whatever a tool raises as `Error executing tool NAME: ...`; this unwraps it.
     """
+    return CallToolResult(content=[TextContent(type="text", text=_error_text(tool, error))], is_error=True)
+
+
+def _error_text(tool: str, error: ToolError) -> str:
     cause = error.__cause__
     if isinstance(error, RomergoToolError):
-        text = str(error)
-    elif isinstance(cause, RomergoToolError):
-        text = str(cause)
-    elif isinstance(error, UnexpectedToolError):
-        # A crash in the tool, or a result that does not fit its own output schema.
-        log.error("Tool %s failed", tool, exc_info=cause or error)
-        text = f"[internal] {INTERNAL_MESSAGE}"
-    elif isinstance(cause, ValidationError):
-        # Field names and pydantic's reasons only: the rejected values are the caller's own data.
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in item['loc']) or 'arguments'}: {item['msg']}"
-            for item in cause.errors(include_url=False, include_input=False)
-        )
-        log.info("Tool %s rejected its arguments: %s", tool, problems)
-        text = f"[invalid_argument] Bad arguments for {tool}: {problems}."
-    elif cause is None and str(error).startswith("Unknown tool"):
-        text = f"[not_found] There is no tool named {tool!r}."
-    else:
-        log.error("Tool %s failed", tool, exc_info=cause or error)
-        text = f"[internal] {INTERNAL_MESSAGE}"
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+        return str(error)
+    if isinstance(cause, RomergoToolError):
+        return str(cause)
+    if not isinstance(error, UnexpectedToolError):
+        if isinstance(cause, ValidationError):
+            return _bad_arguments(tool, cause)
+        if cause is None and str(error).startswith("Unknown tool"):
+            return f"[not_found] There is no tool named {tool!r}."
+    # A crash in the tool, a result that does not fit its own output schema, or anything unforeseen.
+    log.error("Tool %s failed", tool, exc_info=cause or error)
+    return f"[internal] {INTERNAL_MESSAGE}"
+
+
+def _bad_arguments(tool: str, cause: ValidationError) -> str:
+    # Field names and pydantic's reasons only: the rejected values are the caller's own data.
+    problems = "; ".join(
+        f"{'.'.join(str(part) for part in item['loc']) or 'arguments'}: {item['msg']}"
+        for item in cause.errors(include_url=False, include_input=False)
+    )
+    log.info("Tool %s rejected its arguments: %s", tool, problems)
+    return f"[invalid_argument] Bad arguments for {tool}: {problems}."
