@@ -48,7 +48,12 @@ INSTRUCTIONS = (
 
 
 class RomergoMCPServer(MCPServer[Any]):
-    """MCPServer whose tool errors read as the contract says: the text starts with `[code] `."""
+    """MCPServer whose tool errors read as the contract says: the text starts with `[code] `.
+
+    An override of the public `call_tool`, not a middleware: by the time a middleware sees the
+    result, the SDK has flattened the error to text and dropped its cause (the ValidationError
+    whose field names the agent needs, or the RomergoToolError to unwrap).
+    """
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
