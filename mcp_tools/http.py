@@ -5,30 +5,19 @@ The SDK's Streamable HTTP app brings `/mcp` (behind its bearer middleware) and t
 mounted on the host app with the whole sub-app as endpoint, so the bearer middleware stays on MCP
 traffic only; the session manager runs in a task of its own for the host's lifespan.
 
-Around the SDK's routes sit the wrappers SECURITY.md asks for:
-- `/authorize` checks the whole request first; anything wrong (unknown client, unregistered
-  redirect URI, no S256 challenge, a scope or resource we do not offer) gets an error page here,
-  never a redirect to the client. Only a sound request goes on to the consent page.
-- `/register` is rate-limited per address (429) and registers public clients only (RFC 7591 lets
-  the server replace requested metadata): no client secret is ever made or stored.
-- `/token` refuses a `resource` other than this server's MCP endpoint (`invalid_target`).
-- `/revoke` accepts public clients without a `client_secret` field.
-- The metadata documents are built from configuration (never from request headers) and announce
-  S256 only, the `iss` response parameter (RFC 9207) and the scopes an agent can get.
+The OAuth routes go through the gates of `mcp_tools.oauth_gates` (what SECURITY.md asks for).
+The metadata documents are built from configuration (never from request headers) and announce
+S256 only, the `iss` response parameter (RFC 9207) and the scopes an agent can get.
 """
 
 from __future__ import annotations
 
 import asyncio
-import html
-import json
 import logging
-import math
-from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI
 from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResourceMetadataHandler
@@ -37,16 +26,13 @@ from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, Re
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
 
+from mcp_tools.oauth_gates import AuthorizeGate, RegisterGate, RevokeGate, TokenGate
 from mcp_tools.server import RomergoMCPServer
-from romergo.agents import AgentService, redirects
 from romergo.agents.scopes import OAUTH_SCOPES
 from romergo.config import MCP_PATH, Settings
-from romergo.errors import RomergoError
 from romergo.services import Services
 
 log = logging.getLogger(__name__)
@@ -55,7 +41,6 @@ MIB = 1024 * 1024
 MAX_MCP_BODY = 5 * MIB
 AUTHORIZATION_METADATA = "/.well-known/oauth-authorization-server"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 SHUTDOWN_SECONDS = 3.0
 
 
@@ -115,7 +100,7 @@ def mount(app: FastAPI, services: Services, server: RomergoMCPServer) -> McpHttp
         "/authorize": AuthorizeGate(_endpoint(sub, "/authorize"), agents),
         "/register": RegisterGate(_endpoint(sub, "/register"), agents),
         "/token": TokenGate(_endpoint(sub, "/token"), agents),
-        "/revoke": RevokeGate(_endpoint(sub, "/revoke")),
+        "/revoke": RevokeGate(_endpoint(sub, "/revoke"), agents),
     }
     routes: list[Route] = []
     for route in sub.routes:
@@ -177,210 +162,8 @@ def resource_metadata(auth: AuthSettings, settings: Settings) -> ProtectedResour
     )
 
 
-class AuthorizeGate:
-    """Checks an authorization request completely before the SDK's handler may redirect anywhere."""
-
-    PARAMETERS = (
-        "client_id",
-        "redirect_uri",
-        "response_type",
-        "code_challenge",
-        "code_challenge_method",
-        "state",
-        "scope",
-        "resource",
-    )
-
-    def __init__(self, app: ASGIApp, agents: AgentService) -> None:
-        self.app = app
-        self.agents = agents
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        request = Request(scope, receive)
-        if request.method == "POST":
-            if request.headers.get("content-type", "").split(";")[0] != "application/x-www-form-urlencoded":
-                await _error_page("The authorization request must be a form post or a GET.")(
-                    scope, receive, send
-                )
-                return
-            body = await request.body()
-            params = parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
-            receive = _replay(body, receive)
-        else:
-            params = request.query_params.multi_items()
-        problem = await self.problem(params)
-        if problem is not None:
-            await _error_page(problem)(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
-
-    async def problem(self, params: list[tuple[str, str]]) -> str | None:
-        counts = Counter(key for key, _ in params)
-        repeated = [key for key in self.PARAMETERS if counts[key] > 1]
-        if repeated:
-            return f"The parameter {repeated[0]} appears more than once."
-        values = dict(params)
-        if values.get("response_type") != "code":
-            return "Romergo supports only response_type=code (the authorization code flow with PKCE)."
-        client_id = values.get("client_id")
-        if not client_id:
-            return "The request names no client_id."
-        client = await self.agents.get_client(client_id)
-        if client is None:
-            return "This agent is not registered with Romergo. Let it connect again so that it registers."
-        try:
-            self.agents.check_authorization(
-                client,
-                redirect_uri=values.get("redirect_uri"),
-                scope=values.get("scope"),
-                code_challenge=values.get("code_challenge"),
-                code_challenge_method=values.get("code_challenge_method"),
-                resource=values.get("resource"),
-                state=values.get("state"),
-            )
-        except RomergoError as error:
-            return error.message
-        return None
-
-
-class RegisterGate:
-    """Rate-limits registrations per address and registers public clients only."""
-
-    def __init__(self, app: ASGIApp, agents: AgentService) -> None:
-        self.app = app
-        self.agents = agents
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["method"] != "POST":
-            await self.app(scope, receive, send)
-            return
-        source = str((scope.get("client") or ("unknown", 0))[0])
-        if not self.agents.allow_registration(source):
-            wait = max(1, math.ceil(self.agents.registrations.retry_after(source)))
-            refusal = JSONResponse(
-                {"error": "rate_limited", "error_description": "Too many registrations; try again later."},
-                status_code=429,
-                headers={"Retry-After": str(wait), **NO_STORE},
-            )
-            await refusal(scope, receive, send)
-            return
-        body = await Request(scope, receive).body()
-        try:
-            metadata = json.loads(body)
-        except ValueError:
-            metadata = None  # the SDK's handler explains what is wrong with it
-        if isinstance(metadata, dict):
-            problem = _redirect_problem(metadata.get("redirect_uris"))
-            if problem is not None:
-                # Checked as sent: URL parsing downstream would quietly normalise `/a/../cb` away.
-                refusal = JSONResponse(
-                    {"error": "invalid_redirect_uri", "error_description": problem},
-                    status_code=400,
-                    headers=NO_STORE,
-                )
-                await refusal(scope, receive, send)
-                return
-            metadata["token_endpoint_auth_method"] = "none"  # noqa: S105 - a method name, not a secret
-            body = json.dumps(metadata).encode()
-        await self.app(_with_length(scope, len(body)), _replay(body, receive), send)
-
-
-class TokenGate:
-    """Tokens are only ever for this server's MCP endpoint: any other `resource` is `invalid_target`."""
-
-    def __init__(self, app: ASGIApp, agents: AgentService) -> None:
-        self.app = app
-        self.agents = agents
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["method"] != "POST":
-            await self.app(scope, receive, send)
-            return
-        body = await Request(scope, receive).body()
-        resources = [
-            value
-            for key, value in parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
-            if key == "resource"
-        ]
-        if len(resources) > 1 or not all(self.agents.is_this_resource(value) for value in resources):
-            refusal = JSONResponse(
-                {
-                    "error": "invalid_target",
-                    "error_description": f"Tokens are issued only for {self.agents.resource}.",
-                },
-                status_code=400,
-                headers=NO_STORE,
-            )
-            await refusal(scope, receive, send)
-            return
-        await self.app(scope, _replay(body, receive), send)
-
-
-class RevokeGate:
-    """Lets public clients revoke as RFC 7009 allows, without a `client_secret` field.
-
-    The SDK's revocation handler requires the field to be present (even empty); public clients,
-    which is all of Romergo's, have no secret to send.
-    """
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["method"] != "POST":
-            await self.app(scope, receive, send)
-            return
-        body = await Request(scope, receive).body()
-        fields = parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
-        if not any(key == "client_secret" for key, _ in fields):
-            body = body + (b"&" if body else b"") + b"client_secret="
-        await self.app(_with_length(scope, len(body)), _replay(body, receive), send)
-
-
-def _redirect_problem(uris: object) -> str | None:
-    if not isinstance(uris, list) or not all(isinstance(uri, str) for uri in uris):
-        return None  # not our question: the SDK's handler refuses malformed metadata
-    try:
-        redirects.check_redirect_uris(uris)
-    except RomergoError as error:
-        return error.message
-    return None
-
-
 def _endpoint(sub: Starlette, path: str) -> ASGIApp:
     for route in sub.routes:
         if isinstance(route, Route) and route.path == path:
             return route.app
     raise LookupError(f"the SDK app has no {path} route")
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A `receive` that hands the already-read body to the next app, then defers to the real one."""
-    delivered = False
-
-    async def replay() -> Message:
-        nonlocal delivered
-        if not delivered:
-            delivered = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
-
-
-def _with_length(scope: Scope, length: int) -> Scope:
-    headers = [(name, value) for name, value in scope["headers"] if name.lower() != b"content-length"]
-    return {**scope, "headers": [*headers, (b"content-length", str(length).encode())]}
-
-
-def _error_page(reason: str) -> Response:
-    """What a person sees instead of a redirect when a connection request cannot be used."""
-    page = f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Connection refused · Romergo</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 4rem auto; padding: 0 1rem">
-<h1 role="alert">This connection request cannot be used</h1>
-<p>{html.escape(reason)}</p>
-<p>Nothing was sent back to the agent. Start connecting again from your agent.</p>
-</body></html>"""
-    return HTMLResponse(page, status_code=400, headers=NO_STORE)

@@ -17,7 +17,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from mcp.types import CallToolResult
 from pydantic import BaseModel
@@ -81,19 +81,8 @@ def read_token(page: str | None, call: str, keys: Sequence[str]) -> int:
     if page is None:
         return 0
     bad = invalid("page is not a next_page value from this tool; omit it to start from the beginning.")
-    if not isinstance(page, str) or not page or len(page) > MAX_TOKEN_CHARS or not _TOKEN.match(page):
-        raise bad
-    try:
-        decoded = json.loads(base64.urlsafe_b64decode(page + "=" * (-len(page) % 4)))
-    except (binascii.Error, ValueError):
-        raise bad from None
-    if (
-        not isinstance(decoded, list)
-        or len(decoded) != 4
-        or decoded[0] != VERSION
-        or type(decoded[1]) is not int
-        or decoded[2] != _digest(call)
-    ):
+    decoded = _decoded(page)
+    if decoded is None or decoded[0] != VERSION or type(decoded[1]) is not int or decoded[2] != _digest(call):
         raise bad
     offset: int = decoded[1]
     if decoded[3] != _digest(*keys):
@@ -104,6 +93,17 @@ def read_token(page: str | None, call: str, keys: Sequence[str]) -> int:
     if not 0 < offset < len(keys):
         raise bad
     return offset
+
+
+def _decoded(page: object) -> list[Any] | None:
+    """The four parts of a token in our format, or None for anything else."""
+    if not isinstance(page, str) or not page or len(page) > MAX_TOKEN_CHARS or not _TOKEN.match(page):
+        return None
+    try:
+        decoded = json.loads(base64.urlsafe_b64decode(page + "=" * (-len(page) % 4)))
+    except (binascii.Error, ValueError):
+        return None
+    return decoded if isinstance(decoded, list) and len(decoded) == 4 else None
 
 
 def _digest(*parts: str) -> str:

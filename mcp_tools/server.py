@@ -15,6 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, InputRequiredResult
 
 from mcp_tools import prompts
+from mcp_tools.declare import Toolbox, build_tools
 from mcp_tools.oauth_provider import RomergoOAuthProvider
 from mcp_tools.tooling import error_result
 from mcp_tools.tools import (
@@ -47,7 +48,12 @@ INSTRUCTIONS = (
 
 
 class RomergoMCPServer(MCPServer[Any]):
-    """MCPServer whose tool errors read as the contract says: the text starts with `[code] `."""
+    """MCPServer whose tool errors read as the contract says: the text starts with `[code] `.
+
+    An override of the public `call_tool`, not a middleware: by the time a middleware sees the
+    result, the SDK has flattened the error to text and dropped its cause (the ValidationError
+    whose field names the agent needs, or the RomergoToolError to unwrap).
+    """
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -72,15 +78,8 @@ def auth_settings(services: Services) -> AuthSettings:
     )
 
 
-def build_server(services: Services) -> RomergoMCPServer:
-    server = RomergoMCPServer(
-        name="romergo",
-        title="Romergo",
-        instructions=INSTRUCTIONS,
-        website_url=services.settings.base_url,
-        auth_server_provider=RomergoOAuthProvider(services.agents),
-        auth=auth_settings(services),
-    )
+TOOLBOXES: tuple[Toolbox, ...] = tuple(
+    topic.tools
     for topic in (
         channel,
         projects,
@@ -94,7 +93,21 @@ def build_server(services: Services) -> RomergoMCPServer:
         media,
         checks,
         publishing,
-    ):
-        topic.register(server, services)
+    )
+)
+"""Every tool, in the order `tools/list` shows them."""
+
+
+def build_server(services: Services, *extra: Toolbox) -> RomergoMCPServer:
+    """The server with every declared tool; tests may add toolboxes of their own (`extra`)."""
+    server = RomergoMCPServer(
+        name="romergo",
+        title="Romergo",
+        instructions=INSTRUCTIONS,
+        website_url=services.settings.base_url,
+        auth_server_provider=RomergoOAuthProvider(services.agents),
+        auth=auth_settings(services),
+        tools=build_tools(services, (*TOOLBOXES, *extra)),
+    )
     prompts.register(server)
     return server

@@ -1,13 +1,13 @@
 """The seam every MCP tool goes through: who calls, may they, on whose behalf, and how errors look.
 
-A tool is a `ToolSpec` plus a thin function that calls `run_tool` with a body working on an
-`Actor`. `run_tool` identifies the agent from its verified access token (re-read from the core,
-so a revoked token stops at once), applies the per-client rate limit, checks the token's scope
-for the tool's category (the outer bound), resolves which project the call touches, and hands
-the call to the core's guard (`ChannelService.run_tool_call`): attribution to a command, the
-room's permissions and confirmations, tool events. It builds the actor the revisions record and
-turns every failure into the contract's tool error text (CONTRACT.md §1): `[code] message`,
-never a traceback.
+A tool is declared once on a `Toolbox` (`mcp_tools.declare`), which calls `run_tool` with the
+call's arguments and a body working on an `Actor`. `run_tool` identifies the agent from its
+verified access token (re-read from the core, so a revoked token stops at once), applies the
+per-client rate limit, checks the token's scope for the tool's category (the outer bound),
+resolves which project the call touches, and hands the call to the core's guard
+(`ChannelService.run_tool_call`): attribution to a command, the room's permissions and
+confirmations, tool events. It builds the actor the revisions record and turns every failure
+into the contract's tool error text (CONTRACT.md §1): `[code] message`, never a traceback.
 """
 
 from __future__ import annotations
@@ -15,12 +15,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin
+from typing import Any, Literal, TypeVar
 
 from mcp.server.auth.middleware.auth_context import get_access_token
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
@@ -168,71 +167,35 @@ def _heartbeat(ctx: Context[Any, Any] | None, tool: str) -> Heartbeat | None:
     return beat
 
 
-def add_tool(server: MCPServer[Any], spec: ToolSpec, fn: Callable[..., Any]) -> None:
-    """Register `fn` under the spec's name, title, description and annotations (structured output)."""
-    server.add_tool(
-        fn,
-        name=spec.name,
-        title=spec.title,
-        description=spec.description,
-        annotations=spec.annotations,
-        structured_output=True,
-    )
-    # The SDK has no public handle on a registered tool; if this attribute goes, start-up fails loudly.
-    tool = server._tool_manager.get_tool(spec.name)
-    if tool is not None:
-        object.__setattr__(tool.fn_metadata, "__class__", _TextKeepingMetadata)
-
-
-class _TextKeepingMetadata(FuncMetadata):
-    """The SDK's argument parsing, except that text stays text.
-
-    For any argument not annotated exactly `str`, the SDK first tries `json.loads` on a string
-    value (some clients send lists as JSON text). For an optional text argument (`str | None`)
-    that turns a dialogue line reading `null` into "unchanged" and one reading `true` or `[1]`
-    into a type error. Arguments that accept text keep the string they were sent.
-    """
-
-    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
-        parsed = super().pre_parse_json(data)
-        for name, field in self.arg_model.model_fields.items():
-            key = field.alias or name
-            if isinstance(data.get(key), str) and _accepts_text(field.annotation):
-                parsed[key] = data[key]
-        return parsed
-
-
-def _accepts_text(annotation: Any) -> bool:
-    if get_origin(annotation) is Annotated:
-        return _accepts_text(get_args(annotation)[0])
-    return annotation is str or any(_accepts_text(arg) for arg in get_args(annotation))
-
-
 def error_result(tool: str, error: ToolError) -> CallToolResult:
     """The tool error the agent sees: text that starts with `[code] ` (CONTRACT.md §1).
 
     The SDK wraps whatever a tool raises as `Error executing tool NAME: ...`; this unwraps it.
     """
+    return CallToolResult(content=[TextContent(type="text", text=_error_text(tool, error))], is_error=True)
+
+
+def _error_text(tool: str, error: ToolError) -> str:
     cause = error.__cause__
     if isinstance(error, RomergoToolError):
-        text = str(error)
-    elif isinstance(cause, RomergoToolError):
-        text = str(cause)
-    elif isinstance(error, UnexpectedToolError):
-        # A crash in the tool, or a result that does not fit its own output schema.
-        log.error("Tool %s failed", tool, exc_info=cause or error)
-        text = f"[internal] {INTERNAL_MESSAGE}"
-    elif isinstance(cause, ValidationError):
-        # Field names and pydantic's reasons only: the rejected values are the caller's own data.
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in item['loc']) or 'arguments'}: {item['msg']}"
-            for item in cause.errors(include_url=False, include_input=False)
-        )
-        log.info("Tool %s rejected its arguments: %s", tool, problems)
-        text = f"[invalid_argument] Bad arguments for {tool}: {problems}."
-    elif cause is None and str(error).startswith("Unknown tool"):
-        text = f"[not_found] There is no tool named {tool!r}."
-    else:
-        log.error("Tool %s failed", tool, exc_info=cause or error)
-        text = f"[internal] {INTERNAL_MESSAGE}"
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+        return str(error)
+    if isinstance(cause, RomergoToolError):
+        return str(cause)
+    if not isinstance(error, UnexpectedToolError):
+        if isinstance(cause, ValidationError):
+            return _bad_arguments(tool, cause)
+        if cause is None and str(error).startswith("Unknown tool"):
+            return f"[not_found] There is no tool named {tool!r}."
+    # A crash in the tool, a result that does not fit its own output schema, or anything unforeseen.
+    log.error("Tool %s failed", tool, exc_info=cause or error)
+    return f"[internal] {INTERNAL_MESSAGE}"
+
+
+def _bad_arguments(tool: str, cause: ValidationError) -> str:
+    # Field names and pydantic's reasons only: the rejected values are the caller's own data.
+    problems = "; ".join(
+        f"{'.'.join(str(part) for part in item['loc']) or 'arguments'}: {item['msg']}"
+        for item in cause.errors(include_url=False, include_input=False)
+    )
+    log.info("Tool %s rejected its arguments: %s", tool, problems)
+    return f"[invalid_argument] Bad arguments for {tool}: {problems}."

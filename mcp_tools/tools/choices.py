@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import CallToolResult
 from pydantic import BaseModel, Field
 
-from mcp_tools.envelope import Envelope, envelope
-from mcp_tools.tooling import ToolSpec, add_tool, run_tool
-from mcp_tools.tools.common import REPLACES, ChoiceEntity, CommandId, SceneId, choice_entity
-from romergo.actors import Actor
-from romergo.services import Services
+from mcp_tools.declare import Call, Toolbox
+from mcp_tools.tools.common import REPLACES, ChoiceEntity, CommandId, SceneId
 from romergo.story import ChoiceSpec
 from romergo.story.scenes import MAX_CHOICES
 
@@ -30,40 +25,27 @@ class SceneChoices(BaseModel):
     choices: list[ChoiceEntity]
 
 
-SET_CHOICES = ToolSpec(
-    name="romergo_set_choices",
-    category="edit",
-    title="Set a scene's choices",
-    description=(
-        "Replace all choices of a scene with this list, in this order (at most "
-        f"{MAX_CHOICES}). Choices not in the list are removed, so restate the ones to keep; an "
-        "empty list removes them all (then mark the scene as an ending with romergo_update_scene, "
-        "or the story check reports a dead end). Returns the scene's choices with their new ids."
-    ),
-    annotations=REPLACES,
+tools = Toolbox()
+
+
+@tools.tool(
+    "edit",
+    "Set a scene's choices",
+    "Replace all choices of a scene with this list, in this order (at most "
+    f"{MAX_CHOICES}). Choices not in the list are removed, so restate the ones to keep; an "
+    "empty list removes them all (then mark the scene as an ending with romergo_update_scene, "
+    "or the story check reports a dead end). Returns the scene's choices with their new ids.",
+    REPLACES,
     target=("scene", "scene_id"),
     action=lambda args: f"Replace the choices of scene {args['scene_id']} ({len(args['choices'])} choices)",
+    result=SceneChoices,
 )
-
-
-def register(server: MCPServer[Any], services: Services) -> None:
-    async def romergo_set_choices(
-        scene_id: SceneId,
-        choices: Annotated[list[ChoiceInput], Field(max_length=MAX_CHOICES)],
-        ctx: Context[Any, Any],
-        command_id: CommandId = None,
-    ) -> Annotated[CallToolResult, Envelope[SceneChoices]]:
-        arguments = {
-            "scene_id": scene_id,
-            "choices": [choice.model_dump(mode="json") for choice in choices],
-            "command_id": command_id,
-        }
-
-        async def body(actor: Actor) -> CallToolResult:
-            specs = [ChoiceSpec(choice.label, choice.target_scene_id) for choice in choices]
-            rows = await services.scenes.set_choices(actor, scene_id, specs)
-            return envelope(SceneChoices(id=scene_id, choices=[choice_entity(row) for row in rows]))
-
-        return await run_tool(services, SET_CHOICES, arguments, body, ctx)
-
-    add_tool(server, SET_CHOICES, romergo_set_choices)
+async def romergo_set_choices(
+    call: Call,
+    scene_id: SceneId,
+    choices: Annotated[list[ChoiceInput], Field(max_length=MAX_CHOICES)],
+    command_id: CommandId = None,
+) -> SceneChoices:
+    specs = [ChoiceSpec(choice.label, choice.target_scene_id) for choice in choices]
+    rows = await call.services.scenes.set_choices(call.actor, scene_id, specs)
+    return SceneChoices(id=scene_id, choices=[ChoiceEntity.model_validate(row) for row in rows])

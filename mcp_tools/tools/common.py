@@ -1,7 +1,8 @@
 """What the domain tools share: argument types, annotations, and the entities they return.
 
 Modifying tools return the entity they created or changed (`{entity_type, id, ...}`, CONTRACT.md
-§1.2) inside the envelope; delete tools return `{entity_type, id, deleted: true}`.
+§1.2) inside the envelope, in the core's entity shapes (`romergo.shapes`, re-exported here);
+delete tools return `{entity_type, id, deleted: true}`.
 """
 
 from __future__ import annotations
@@ -9,9 +10,27 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from mcp.types import ToolAnnotations
-from pydantic import BaseModel, Field, StrictBool, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
-from romergo.entities import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene
+from romergo.shapes import (
+    AssetEntity,
+    ChapterEntity,
+    CharacterEntity,
+    ChoiceEntity,
+    LineEntity,
+    ProjectEntity,
+    SceneEntity,
+)
+
+__all__ = [
+    "AssetEntity",
+    "ChapterEntity",
+    "CharacterEntity",
+    "ChoiceEntity",
+    "LineEntity",
+    "ProjectEntity",
+    "SceneEntity",
+]
 
 # -- arguments --------------------------------------------------------------------------------------
 
@@ -68,73 +87,10 @@ REPLACES = ToolAnnotations(
 # -- results ----------------------------------------------------------------------------------------
 
 
-class ProjectEntity(BaseModel):
-    entity_type: Literal["project"] = "project"
-    id: str
-    title: str
-    published: bool
-
-
-class ChapterEntity(BaseModel):
-    entity_type: Literal["chapter"] = "chapter"
-    id: str
-    project_id: str
-    title: str
-    position: int
-    music_asset_id: str | None
-    background_asset_id: str | None
-
-
-class SceneEntity(BaseModel):
-    entity_type: Literal["scene"] = "scene"
-    id: str
-    chapter_id: str
-    title: str
-    position: int
-    is_start: bool
-    is_ending: bool
-    background_asset_id: str | None
-    music_asset_id: str | None
-
-
-class LineEntity(BaseModel):
-    entity_type: Literal["dialogue_line"] = "dialogue_line"
-    id: str
-    scene_id: str
-    position: int
-    character_id: str | None
-    text: str
-
-
-class ChoiceEntity(BaseModel):
-    entity_type: Literal["choice"] = "choice"
-    id: str
-    position: int
-    label: str
-    target_scene_id: str | None
-
-
-class CharacterEntity(BaseModel):
-    entity_type: Literal["character"] = "character"
-    id: str
-    project_id: str
-    name: str
-    color: str
-
-
-class AssetEntity(BaseModel):
-    entity_type: Literal["asset"] = "asset"
-    id: str
-    project_id: str
-    kind: str
-    name: str
-    tags: list[str]
-    mime: str
-    size: int
-
-
 class SceneItem(BaseModel):
     """A scene as outlines and chapters list it."""
+
+    model_config = ConfigDict(from_attributes=True)
 
     id: str
     title: str
@@ -147,65 +103,3 @@ class Deleted(BaseModel):
     entity_type: str
     id: str
     deleted: Literal[True] = True
-
-
-def project_entity(row: Project) -> ProjectEntity:
-    return ProjectEntity(id=row.id, title=row.title, published=row.published)
-
-
-def chapter_entity(row: Chapter) -> ChapterEntity:
-    return ChapterEntity(
-        id=row.id,
-        project_id=row.project_id,
-        title=row.title,
-        position=row.position,
-        music_asset_id=row.music_asset_id,
-        background_asset_id=row.background_asset_id,
-    )
-
-
-def scene_entity(row: Scene) -> SceneEntity:
-    return SceneEntity(
-        id=row.id,
-        chapter_id=row.chapter_id,
-        title=row.title,
-        position=row.position,
-        is_start=row.is_start,
-        is_ending=row.is_ending,
-        background_asset_id=row.background_asset_id,
-        music_asset_id=row.music_asset_id,
-    )
-
-
-def scene_item(row: Scene) -> SceneItem:
-    return SceneItem(
-        id=row.id, title=row.title, position=row.position, is_start=row.is_start, is_ending=row.is_ending
-    )
-
-
-def line_entity(row: DialogueLine) -> LineEntity:
-    return LineEntity(
-        id=row.id, scene_id=row.scene_id, position=row.position, character_id=row.character_id, text=row.text
-    )
-
-
-def choice_entity(row: Choice) -> ChoiceEntity:
-    return ChoiceEntity(
-        id=row.id, position=row.position, label=row.label, target_scene_id=row.target_scene_id
-    )
-
-
-def character_entity(row: Character) -> CharacterEntity:
-    return CharacterEntity(id=row.id, project_id=row.project_id, name=row.name, color=row.color)
-
-
-def asset_entity(row: Asset) -> AssetEntity:
-    return AssetEntity(
-        id=row.id,
-        project_id=row.project_id,
-        kind=row.kind,
-        name=row.name,
-        tags=list(row.tags),
-        mime=row.mime,
-        size=row.size,
-    )

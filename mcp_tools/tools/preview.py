@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import Annotated
 
-from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
 from pydantic import BaseModel
 
+from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import Envelope
 from mcp_tools.paging import paged
-from mcp_tools.tooling import ToolSpec, add_tool, run_tool
 from mcp_tools.tools.common import READ_ONLY, Page, SceneId
-from romergo.actors import Actor
-from romergo.services import Services
 from romergo.story.views import AssetSlot, LineView, SceneView
 
 
@@ -25,20 +22,32 @@ class Preview(BaseModel):
     """What the player sees, one entry per line of text, in order."""
 
 
-PREVIEW_SCENE = ToolSpec(
-    name="romergo_preview_scene",
-    category="read",
-    title="Preview a scene",
-    description=(
-        "See a scene as a player meets it, as text: the background and music that play, each "
-        "dialogue line as 'Speaker: text' (narration without a speaker), then the numbered "
-        "choices, or a note that the story ends or stops there. Use it to proofread; use "
-        "romergo_get_scene for ids. A long scene is cut with truncated: true; call again with "
-        "page = next_page for the rest."
-    ),
-    annotations=READ_ONLY,
+tools = Toolbox()
+
+
+@tools.tool(
+    "read",
+    "Preview a scene",
+    "See a scene as a player meets it, as text: the background and music that play, each "
+    "dialogue line as 'Speaker: text' (narration without a speaker), then the numbered "
+    "choices, or a note that the story ends or stops there. Use it to proofread; use "
+    "romergo_get_scene for ids. A long scene is cut with truncated: true; call again with "
+    "page = next_page for the rest.",
+    READ_ONLY,
     target=("scene", "scene_id"),
 )
+async def romergo_preview_scene(
+    call: Call, scene_id: SceneId, page: Page = None
+) -> Annotated[CallToolResult, Envelope[Preview]]:
+    view = await call.services.scenes.scene_view(call.actor, scene_id)
+    shown = screen_of(view)
+
+    def build(part: Sequence[str]) -> Preview:
+        return Preview(scene_id=view.scene.id, title=view.scene.title, screen=list(part))
+
+    # Keys: each shown line with its place, so any change between pages is noticed.
+    keys = [f"{index}:{text}" for index, text in enumerate(shown)]
+    return paged(f"preview_scene:{view.scene.id}", shown, keys, build, page)
 
 
 def screen_of(view: SceneView) -> list[str]:
@@ -52,26 +61,6 @@ def screen_of(view: SceneView) -> list[str]:
     else:
         shown.append("(No choices: the story stops here without an ending.)")
     return shown
-
-
-def register(server: MCPServer[Any], services: Services) -> None:
-    async def romergo_preview_scene(
-        scene_id: SceneId, ctx: Context[Any, Any], page: Page = None
-    ) -> Annotated[CallToolResult, Envelope[Preview]]:
-        async def body(actor: Actor) -> CallToolResult:
-            view = await services.scenes.scene_view(actor, scene_id)
-            shown = screen_of(view)
-
-            def build(part: Sequence[str]) -> Preview:
-                return Preview(scene_id=view.scene.id, title=view.scene.title, screen=list(part))
-
-            # Keys: each shown line with its place, so any change between pages is noticed.
-            keys = [f"{index}:{text}" for index, text in enumerate(shown)]
-            return paged(f"preview_scene:{view.scene.id}", shown, keys, build, page)
-
-        return await run_tool(services, PREVIEW_SCENE, {"scene_id": scene_id, "page": page}, body, ctx)
-
-    add_tool(server, PREVIEW_SCENE, romergo_preview_scene)
 
 
 def _media(slot: AssetSlot) -> str:

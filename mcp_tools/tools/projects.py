@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
-from mcp_tools.envelope import Envelope, envelope
+from mcp_tools.declare import Call, Toolbox
+from mcp_tools.envelope import Envelope
 from mcp_tools.paging import paged
-from mcp_tools.tooling import ToolSpec, add_tool, run_tool
-from mcp_tools.tools.common import READ_ONLY, Page, ProjectId, SceneItem, scene_item
-from romergo.actors import Actor
+from mcp_tools.tools.common import READ_ONLY, Page, ProjectId, SceneItem
 from romergo.clock import iso
 from romergo.entities import Chapter, Character, Scene
-from romergo.services import Services
 
 
 class ProjectSummary(BaseModel):
@@ -31,6 +28,8 @@ class ProjectList(BaseModel):
 
 
 class ProjectRef(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     id: str
     title: str
 
@@ -44,6 +43,8 @@ class OutlineChapter(BaseModel):
 
 
 class CharacterItem(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     id: str
     name: str
     color: str
@@ -55,78 +56,61 @@ class OutlineData(BaseModel):
     characters: list[CharacterItem]
 
 
-LIST_PROJECTS = ToolSpec(
-    name="romergo_list_projects",
-    category="read",
-    title="List projects",
-    description=(
-        "List the user's Romergo story projects, most recently changed first: id, title, "
-        "last change (ISO 8601 UTC) and whether the story is published."
-    ),
-    annotations=READ_ONLY,
-)
-GET_OUTLINE = ToolSpec(
-    name="romergo_get_project_outline",
-    category="read",
-    title="Read a project's outline",
-    description=(
-        "Read the structure of a story: its chapters in order, each with its scenes (id, title, "
-        "start and ending marks), and its characters (id, name, colour). Start here to find the "
-        "ids other tools need. A long result is cut with truncated: true; call again with "
-        "page = next_page for the rest (a chapter continued on the next page appears again there "
-        "with the rest of its scenes)."
-    ),
-    annotations=READ_ONLY,
-    target=("project", "project_id"),
-)
-
 Unit = (
     tuple[Literal["chapter"], Chapter]
     | tuple[Literal["scene"], Scene]
     | tuple[Literal["character"], Character]
 )
+tools = Toolbox()
 
 
-def register(server: MCPServer[Any], services: Services) -> None:
-    async def romergo_list_projects(
-        ctx: Context[Any, Any],
-    ) -> Annotated[CallToolResult, Envelope[ProjectList]]:
-        async def body(actor: Actor) -> CallToolResult:
-            rows = await services.projects.list_projects(actor)
-            summaries = [
-                ProjectSummary(
-                    id=row.id, title=row.title, updated_at=iso(row.updated_at) or "", published=row.published
-                )
-                for row in rows
-            ]
-            return envelope(ProjectList(projects=summaries))
+@tools.tool(
+    "read",
+    "List projects",
+    "List the user's Romergo story projects, most recently changed first: id, title, "
+    "last change (ISO 8601 UTC) and whether the story is published.",
+    READ_ONLY,
+    result=ProjectList,
+)
+async def romergo_list_projects(call: Call) -> ProjectList:
+    rows = await call.services.projects.list_projects(call.actor)
+    summaries = [
+        ProjectSummary(
+            id=row.id, title=row.title, updated_at=iso(row.updated_at) or "", published=row.published
+        )
+        for row in rows
+    ]
+    return ProjectList(projects=summaries)
 
-        return await run_tool(services, LIST_PROJECTS, {}, body, ctx)
 
-    async def romergo_get_project_outline(
-        project_id: ProjectId, ctx: Context[Any, Any], page: Page = None
-    ) -> Annotated[CallToolResult, Envelope[OutlineData]]:
-        async def body(actor: Actor) -> CallToolResult:
-            outline = await services.reads.outline(actor, project_id)
-            units: list[Unit] = []
-            for chapter in outline.chapters:
-                units.append(("chapter", chapter.chapter))
-                units.extend(("scene", scene) for scene in chapter.scenes)
-            units.extend(("character", character) for character in outline.characters)
-            chapters = {chapter.chapter.id: chapter.chapter for chapter in outline.chapters}
-            project = ProjectRef(id=outline.project.id, title=outline.project.title)
+@tools.tool(
+    "read",
+    "Read a project's outline",
+    "Read the structure of a story: its chapters in order, each with its scenes (id, title, "
+    "start and ending marks), and its characters (id, name, colour). Start here to find the "
+    "ids other tools need. A long result is cut with truncated: true; call again with "
+    "page = next_page for the rest (a chapter continued on the next page appears again there "
+    "with the rest of its scenes).",
+    READ_ONLY,
+    target=("project", "project_id"),
+)
+async def romergo_get_project_outline(
+    call: Call, project_id: ProjectId, page: Page = None
+) -> Annotated[CallToolResult, Envelope[OutlineData]]:
+    outline = await call.services.reads.outline(call.actor, project_id)
+    units: list[Unit] = []
+    for chapter in outline.chapters:
+        units.append(("chapter", chapter.chapter))
+        units.extend(("scene", scene) for scene in chapter.scenes)
+    units.extend(("character", character) for character in outline.characters)
+    chapters = {chapter.chapter.id: chapter.chapter for chapter in outline.chapters}
+    project = ProjectRef.model_validate(outline.project)
 
-            def build(part: Sequence[Unit]) -> OutlineData:
-                return _outline_page(project, part, chapters)
+    def build(part: Sequence[Unit]) -> OutlineData:
+        return _outline_page(project, part, chapters)
 
-            keys = [unit[1].id for unit in units]
-            return paged(f"get_project_outline:{project.id}", units, keys, build, page)
-
-        arguments = {"project_id": project_id, "page": page}
-        return await run_tool(services, GET_OUTLINE, arguments, body, ctx)
-
-    add_tool(server, LIST_PROJECTS, romergo_list_projects)
-    add_tool(server, GET_OUTLINE, romergo_get_project_outline)
+    keys = [unit[1].id for unit in units]
+    return paged(f"get_project_outline:{project.id}", units, keys, build, page)
 
 
 def _outline_page(project: ProjectRef, units: Sequence[Unit], chapters: dict[str, Chapter]) -> OutlineData:
@@ -152,8 +136,8 @@ def _outline_page(project: ProjectRef, units: Sequence[Unit], chapters: dict[str
             scene = unit[1]
             if not out or out[-1].id != scene.chapter_id:
                 open_chapter(chapters[scene.chapter_id])
-            out[-1].scenes.append(scene_item(scene))
+            out[-1].scenes.append(SceneItem.model_validate(scene))
         else:
             character = unit[1]
-            characters.append(CharacterItem(id=character.id, name=character.name, color=character.color))
+            characters.append(CharacterItem.model_validate(character))
     return OutlineData(project=project, chapters=out, characters=characters)

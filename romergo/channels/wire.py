@@ -1,92 +1,137 @@
 """The JSON shapes of CONTRACT.md §4 and §6 for channels, commands and events.
 
 One place for the contract's field names, used by the JSON API, the MCP tools and the panel.
+Each shape is a pydantic model read straight from the core's view (`from_attributes`); the
+functions below give the JSON the contract shows (times as ISO 8601 UTC with a `Z`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, PlainSerializer, SerializerFunctionWrapHandler, model_serializer
 
 from romergo.channels.confirmations import ConfirmationView
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
 from romergo.clock import iso
 
+Moment = Annotated[datetime, PlainSerializer(iso, return_type=str)]
+MaybeMoment = Annotated[datetime | None, PlainSerializer(iso, return_type=str | None)]
+
+
+class Wire(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+
+class Member(Wire):
+    client_id: str
+    agent_name: str
+    joined_at: Moment
+    left_at: MaybeMoment
+    last_seen_at: Moment
+    polling: bool
+    active_command_id: str | None
+
+
+class Channel(Wire):
+    channel_id: str
+    project_id: str
+    permissions: dict[str, bool]
+    confirmation_mode: str
+    state: str
+    expires_at: Moment
+    cursor: int
+    members: list[Member]
+    code: str | None = None
+    """Only right after the channel is made or its code renewed: the key is absent otherwise."""
+
+    @model_serializer(mode="wrap")
+    def _without_missing_code(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.code is None:
+            data.pop("code", None)
+        return data
+
+
+class Command(Wire):
+    """The owner's view of a command (API)."""
+
+    command_id: str
+    seq: int
+    text: str
+    state: str
+    claimed_by: str | None
+    in_reply_to: str | None
+    retry_of: str | None
+    created_at: Moment
+    context: dict[str, Any] | None
+
+
+class DeliveredCommand(Wire):
+    """The agent's view of a delivered command (CONTRACT.md §1.1), context still unwrapped."""
+
+    command_id: str
+    seq: int
+    text: str
+    redelivered: bool
+    in_reply_to: str | None
+    retry_of: str | None
+    created_at: Moment
+    context: dict[str, Any] | None
+
+
+class EventActor(BaseModel):
+    type: str
+    id: str
+    name: str
+
+
+class Event(Wire):
+    seq: int
+    kind: str
+    command_id: str | None
+    at: Moment
+    actor: EventActor
+    data: dict[str, Any]
+
+    @classmethod
+    def of(cls, view: EventView) -> Event:
+        actor = EventActor(type=view.actor_type, id=view.actor_id, name=view.actor_name)
+        return cls(
+            seq=view.seq, kind=view.kind, command_id=view.command_id, at=view.at, actor=actor, data=view.data
+        )
+
+
+class Confirmation(Wire):
+    confirmation_id: str
+    command_id: str
+    tool: str
+    arguments: dict[str, Any]
+    fingerprint: str
+    state: str
+    expires_at: Moment
+
 
 def channel(view: ChannelView) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "channel_id": view.channel_id,
-        "project_id": view.project_id,
-        "permissions": dict(view.permissions),
-        "confirmation_mode": view.confirmation_mode,
-        "state": view.state,
-        "expires_at": iso(view.expires_at),
-        "cursor": view.cursor,
-        "members": [member(m) for m in view.members],
-    }
-    if view.code is not None:
-        data["code"] = view.code
-    return data
+    return Channel.model_validate(view).model_dump(mode="json")
 
 
 def member(view: MemberView) -> dict[str, Any]:
-    return {
-        "client_id": view.client_id,
-        "agent_name": view.agent_name,
-        "joined_at": iso(view.joined_at),
-        "left_at": iso(view.left_at),
-        "last_seen_at": iso(view.last_seen_at),
-        "polling": view.polling,
-        "active_command_id": view.active_command_id,
-    }
+    return Member.model_validate(view).model_dump(mode="json")
 
 
 def command(view: CommandView) -> dict[str, Any]:
-    """The owner's view of a command (API)."""
-    return {
-        "command_id": view.command_id,
-        "seq": view.seq,
-        "text": view.text,
-        "state": view.state,
-        "claimed_by": view.claimed_by,
-        "in_reply_to": view.in_reply_to,
-        "retry_of": view.retry_of,
-        "created_at": iso(view.created_at),
-        "context": view.context,
-    }
+    return Command.model_validate(view).model_dump(mode="json")
 
 
 def delivered_command(view: CommandView) -> dict[str, Any]:
-    """The agent's view of a delivered command (CONTRACT.md §1.1), context still unwrapped."""
-    return {
-        "command_id": view.command_id,
-        "seq": view.seq,
-        "text": view.text,
-        "redelivered": view.redelivered,
-        "in_reply_to": view.in_reply_to,
-        "retry_of": view.retry_of,
-        "created_at": iso(view.created_at),
-        "context": view.context,
-    }
+    return DeliveredCommand.model_validate(view).model_dump(mode="json")
 
 
 def event(view: EventView) -> dict[str, Any]:
-    return {
-        "seq": view.seq,
-        "kind": view.kind,
-        "command_id": view.command_id,
-        "at": iso(view.at),
-        "actor": {"type": view.actor_type, "id": view.actor_id, "name": view.actor_name},
-        "data": view.data,
-    }
+    return Event.of(view).model_dump(mode="json")
 
 
 def confirmation(view: ConfirmationView) -> dict[str, Any]:
-    return {
-        "confirmation_id": view.confirmation_id,
-        "command_id": view.command_id,
-        "tool": view.tool,
-        "arguments": view.arguments,
-        "fingerprint": view.fingerprint,
-        "state": view.state,
-        "expires_at": iso(view.expires_at),
-    }
+    return Confirmation.model_validate(view).model_dump(mode="json")

@@ -1,76 +1,53 @@
-"""Entity → plain dict: what a Revision stores as before/after and what undo restores."""
+"""Entity → plain dict: what a Revision stores as before/after and what undo restores.
+
+The fields come from the entity shapes (`romergo.shapes`), so a revision, a tool result and the
+row agree on every name. Stored revisions keep reading: the keys are the ones they always had.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from romergo.shapes import (
+    AssetSnapshot,
+    ChapterEntity,
+    CharacterEntity,
+    ChoiceEntity,
+    LineEntity,
+    ProjectSnapshot,
+    SceneSnapshot,
+    snapshot,
+)
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene
 
 
 def project(row: Project) -> dict[str, Any]:
-    return {"id": row.id, "title": row.title, "published": row.published, "share_id": row.share_id}
+    return snapshot(ProjectSnapshot.model_validate(row))
 
 
 def chapter(row: Chapter) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "project_id": row.project_id,
-        "title": row.title,
-        "position": row.position,
-        "music_asset_id": row.music_asset_id,
-        "background_asset_id": row.background_asset_id,
-    }
+    return snapshot(ChapterEntity.model_validate(row))
 
 
 def scene(row: Scene, choices: list[Choice] | None = None) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "id": row.id,
-        "project_id": row.project_id,
-        "chapter_id": row.chapter_id,
-        "title": row.title,
-        "position": row.position,
-        "is_start": row.is_start,
-        "is_ending": row.is_ending,
-        "background_asset_id": row.background_asset_id,
-        "music_asset_id": row.music_asset_id,
-    }
+    """The scene; with `choices`, its choices too (they change and are undone with the scene)."""
+    data = snapshot(SceneSnapshot.model_validate(row))
     if choices is not None:
         data["choices"] = [choice(c) for c in choices]
     return data
 
 
 def choice(row: Choice) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "label": row.label,
-        "target_scene_id": row.target_scene_id,
-        "position": row.position,
-    }
+    return snapshot(ChoiceEntity.model_validate(row))
 
 
 def line(row: DialogueLine) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "scene_id": row.scene_id,
-        "position": row.position,
-        "character_id": row.character_id,
-        "text": row.text,
-    }
+    return snapshot(LineEntity.model_validate(row))
 
 
 def character(row: Character) -> dict[str, Any]:
-    return {"id": row.id, "project_id": row.project_id, "name": row.name, "color": row.color}
+    return snapshot(CharacterEntity.model_validate(row))
 
 
 def asset(row: Asset) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "project_id": row.project_id,
-        "kind": row.kind,
-        "name": row.name,
-        "tags": list(row.tags),
-        "mime": row.mime,
-        "size": row.size,
-        "sha256": row.sha256,
-        "deleted": row.deleted_at is not None,
-    }
+    return snapshot(AssetSnapshot.model_validate(row))

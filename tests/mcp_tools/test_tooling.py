@@ -20,9 +20,9 @@ from mcp.server.auth.provider import AccessToken
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel
 
+from mcp_tools.declare import Call, Toolbox
 from mcp_tools.server import build_server
-from mcp_tools.tooling import ToolSpec, add_tool, run_tool
-from romergo.actors import Actor, user_actor
+from romergo.actors import user_actor
 from romergo.errors import RomergoError
 
 ANNOTATIONS = ToolAnnotations(read_only_hint=True)
@@ -59,46 +59,27 @@ class Echo(BaseModel):
 
 
 def server_with_test_tools(services):
-    """The real server plus a few tools only this test adds, to drive every branch of the seam."""
-    server = build_server(services)
+    """The real server plus a few tools only this test declares, to drive every branch of the seam."""
+    extra = Toolbox()
 
-    whoami = ToolSpec("test_whoami", "edit", "Who am I", "Echo the actor.", ANNOTATIONS)
+    @extra.tool("edit", "Who am I", "Echo the actor.", ANNOTATIONS)
+    async def test_whoami(call: Call, command_id: str | None = None) -> Echo:
+        return Echo(**{k: getattr(call.actor, k) for k in Echo.model_fields})
 
-    async def test_whoami(command_id: str | None = None) -> Echo:
-        async def body(actor: Actor) -> Echo:
-            return Echo(**{k: getattr(actor, k) for k in Echo.model_fields})
+    @extra.tool("read", "Broken", "Return what its schema forbids.", ANNOTATIONS)
+    async def test_broken(call: Call) -> Echo:
+        broken: Any = {"user_id": 1}
+        return broken
 
-        return await run_tool(services, whoami, {"command_id": command_id}, body)
+    @extra.tool("read", "Refused", "Raise a domain error.", ANNOTATIONS)
+    async def test_refused(call: Call, count: int) -> Echo:
+        raise RomergoError("not_found", f'Scene "scn_{count}" does not exist in this project.')
 
-    refused = ToolSpec("test_refused", "read", "Refused", "Raise a domain error.", ANNOTATIONS)
+    @extra.tool("read", "Crash", "Fail unexpectedly.", ANNOTATIONS)
+    async def test_crash(call: Call) -> Echo:
+        raise RuntimeError("secret internals /etc/passwd")
 
-    async def test_refused(count: int) -> Echo:
-        async def body(actor: Actor) -> Echo:
-            raise RomergoError("not_found", f'Scene "scn_{count}" does not exist in this project.')
-
-        return await run_tool(services, refused, {}, body)
-
-    crash = ToolSpec("test_crash", "read", "Crash", "Fail unexpectedly.", ANNOTATIONS)
-
-    async def test_crash() -> Echo:
-        async def body(actor: Actor) -> Echo:
-            raise RuntimeError("secret internals /etc/passwd")
-
-        return await run_tool(services, crash, {}, body)
-
-    broken = ToolSpec("test_broken", "read", "Broken", "Return what its schema forbids.", ANNOTATIONS)
-
-    async def test_broken() -> Echo:
-        async def body(actor: Actor) -> Any:
-            return {"user_id": 1}
-
-        return await run_tool(services, broken, {}, body)
-
-    add_tool(server, whoami, test_whoami)
-    add_tool(server, broken, test_broken)
-    add_tool(server, refused, test_refused)
-    add_tool(server, crash, test_crash)
-    return server
+    return build_server(services, extra)
 
 
 async def test_list_projects_returns_the_owners_projects_in_an_envelope(services, author, actor):

@@ -1,0 +1,221 @@
+"""The gates around the SDK's OAuth routes, as SECURITY.md asks.
+
+- `/authorize` checks the whole request first; anything wrong (unknown client, unregistered
+  redirect URI, no S256 challenge, a scope or resource we do not offer) gets an error page here,
+  never a redirect to the client. Only a sound request goes on to the consent page.
+- `/register` is rate-limited per address (429) and registers public clients only (RFC 7591 lets
+  the server replace requested metadata): no client secret is ever made or stored.
+- `/token` refuses a `resource` other than this server's MCP endpoint (`invalid_target`).
+- `/revoke` accepts public clients without a `client_secret` field.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections import Counter
+from urllib.parse import parse_qsl
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from romergo.agents import AgentService, redirects
+from romergo.errors import RomergoError
+
+NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+
+
+class AuthorizeGate:
+    """Checks an authorization request completely before the SDK's handler may redirect anywhere."""
+
+    PARAMETERS = (
+        "client_id",
+        "redirect_uri",
+        "response_type",
+        "code_challenge",
+        "code_challenge_method",
+        "state",
+        "scope",
+        "resource",
+    )
+
+    def __init__(self, app: ASGIApp, agents: AgentService) -> None:
+        self.app = app
+        self.agents = agents
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        if request.method == "POST":
+            if request.headers.get("content-type", "").split(";")[0] != "application/x-www-form-urlencoded":
+                await _error_page("The authorization request must be a form post or a GET.")(
+                    scope, receive, send
+                )
+                return
+            body = await request.body()
+            params = _form(body)
+            receive = _replay(body, receive)
+        else:
+            params = request.query_params.multi_items()
+        problem = await self.problem(params)
+        if problem is not None:
+            await _error_page(problem)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    async def problem(self, params: list[tuple[str, str]]) -> str | None:
+        counts = Counter(key for key, _ in params)
+        repeated = [key for key in self.PARAMETERS if counts[key] > 1]
+        if repeated:
+            return f"The parameter {repeated[0]} appears more than once."
+        values = dict(params)
+        if values.get("response_type") != "code":
+            return "Romergo supports only response_type=code (the authorization code flow with PKCE)."
+        client_id = values.get("client_id")
+        if not client_id:
+            return "The request names no client_id."
+        client = await self.agents.get_client(client_id)
+        if client is None:
+            return "This agent is not registered with Romergo. Let it connect again so that it registers."
+        try:
+            self.agents.check_authorization(
+                client,
+                redirect_uri=values.get("redirect_uri"),
+                scope=values.get("scope"),
+                code_challenge=values.get("code_challenge"),
+                code_challenge_method=values.get("code_challenge_method"),
+                resource=values.get("resource"),
+                state=values.get("state"),
+            )
+        except RomergoError as error:
+            return error.message
+        return None
+
+
+class PostGate:
+    """A gate on a form or JSON POST: other methods pass untouched; `handle` gets the body read."""
+
+    def __init__(self, app: ASGIApp, agents: AgentService) -> None:
+        self.app = app
+        self.agents = agents
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        await self.handle(scope, receive, send)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raise NotImplementedError
+
+    async def forward(self, scope: Scope, body: bytes, receive: Receive, send: Send) -> None:
+        """Hand the (possibly rewritten) body on to the SDK's handler."""
+        await self.app(_with_length(scope, len(body)), _replay(body, receive), send)
+
+
+class RegisterGate(PostGate):
+    """Rate-limits registrations per address and registers public clients only."""
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        source = str((scope.get("client") or ("unknown", 0))[0])
+        if not self.agents.allow_registration(source):
+            wait = max(1, math.ceil(self.agents.registrations.retry_after(source)))
+            refusal = _refusal("rate_limited", "Too many registrations; try again later.", 429)
+            refusal.headers["Retry-After"] = str(wait)
+            await refusal(scope, receive, send)
+            return
+        body = await Request(scope, receive).body()
+        try:
+            metadata = json.loads(body)
+        except ValueError:
+            metadata = None  # the SDK's handler explains what is wrong with it
+        if isinstance(metadata, dict):
+            problem = _redirect_problem(metadata.get("redirect_uris"))
+            if problem is not None:
+                # Checked as sent: URL parsing downstream would quietly normalise `/a/../cb` away.
+                await _refusal("invalid_redirect_uri", problem)(scope, receive, send)
+                return
+            metadata["token_endpoint_auth_method"] = "none"  # noqa: S105 - a method name, not a secret
+            body = json.dumps(metadata).encode()
+        await self.forward(scope, body, receive, send)
+
+
+class TokenGate(PostGate):
+    """Tokens are only ever for this server's MCP endpoint: any other `resource` is `invalid_target`."""
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        body = await Request(scope, receive).body()
+        resources = [value for key, value in _form(body) if key == "resource"]
+        if len(resources) > 1 or not all(self.agents.is_this_resource(value) for value in resources):
+            description = f"Tokens are issued only for {self.agents.resource}."
+            await _refusal("invalid_target", description)(scope, receive, send)
+            return
+        await self.forward(scope, body, receive, send)
+
+
+class RevokeGate(PostGate):
+    """Lets public clients revoke as RFC 7009 allows, without a `client_secret` field.
+
+    The SDK's revocation handler requires the field to be present (even empty); public clients,
+    which is all of Romergo's, have no secret to send.
+    """
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        body = await Request(scope, receive).body()
+        if not any(key == "client_secret" for key, _ in _form(body)):
+            body = body + (b"&" if body else b"") + b"client_secret="
+        await self.forward(scope, body, receive, send)
+
+
+def _redirect_problem(uris: object) -> str | None:
+    if not isinstance(uris, list) or not all(isinstance(uri, str) for uri in uris):
+        return None  # not our question: the SDK's handler refuses malformed metadata
+    try:
+        redirects.check_redirect_uris(uris)
+    except RomergoError as error:
+        return error.message
+    return None
+
+
+def _form(body: bytes) -> list[tuple[str, str]]:
+    return parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
+
+
+def _refusal(error: str, description: str, status: int = 400) -> JSONResponse:
+    """An OAuth error response (RFC 6749 §5.2), never cached."""
+    return JSONResponse(
+        {"error": error, "error_description": description}, status_code=status, headers=dict(NO_STORE)
+    )
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that hands the already-read body to the next app, then defers to the real one."""
+    delivered = False
+
+    async def replay() -> Message:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+def _with_length(scope: Scope, length: int) -> Scope:
+    headers = [(name, value) for name, value in scope["headers"] if name.lower() != b"content-length"]
+    return {**scope, "headers": [*headers, (b"content-length", str(length).encode())]}
+
+
+def _error_page(reason: str) -> Response:
+    """What a person sees instead of a redirect when a connection request cannot be used."""
+    page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Connection refused · Romergo</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 4rem auto; padding: 0 1rem">
+<h1 role="alert">This connection request cannot be used</h1>
+<p>{html.escape(reason)}</p>
+<p>Nothing was sent back to the agent. Start connecting again from your agent.</p>
+</body></html>"""
+    return HTMLResponse(page, status_code=400, headers=NO_STORE)
