@@ -38,7 +38,9 @@ class HostGuard:
 
     A `Host` that matches no allowed pattern gets 421; a request that carries an `Origin` (browsers
     send one on cross-site requests, on POSTs and on every websocket handshake) that matches none
-    gets 403. Patterns end in `:*` for any port; a pattern without a port matches only a Host
+    gets 403. `Origin: null` carries no origin at all (Chromium sends it on form posts under
+    `Referrer-Policy: no-referrer`): those forms rely on their CSRF tokens. Patterns end in `:*`
+    for any port; a pattern without a port matches only a Host
     without one.
     """
 
@@ -58,7 +60,7 @@ class HostGuard:
             await _refuse(
                 scope, send, 421, "misdirected_request", "This server does not answer for that host."
             )
-        elif origin is not None and not _matches(origin.decode("latin-1").lower(), self.origins):
+        elif origin not in (None, b"null") and not _matches(origin.decode("latin-1").lower(), self.origins):
             await _refuse(scope, send, 403, "forbidden", "Requests from that origin are not allowed.")
         else:
             await self.app(scope, receive, send)
