@@ -11,6 +11,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_tools.server import build_server
 from romergo.channels.instructions import JOIN_INSTRUCTIONS
 from tests.support.contract import DOMAIN_TOOL_CATEGORIES
+from tests.support.media import MP3_BASE64
 from tests.support.tools import agent_of, story_state, world
 
 # romergo_list_command_changes is a channel-side read tool, registered with the channel tools.
@@ -49,7 +50,7 @@ VALID = {
         "project_id": w.story.project_id,
         "kind": "sound",
         "name": "Ping",
-        "data_base64": "SUQzAAAA",
+        "data_base64": MP3_BASE64,
     },
     "romergo_publish_project": lambda w: {"project_id": w.story.project_id},
     "romergo_unpublish_project": lambda w: {"project_id": w.story.project_id},

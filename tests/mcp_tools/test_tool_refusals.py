@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.media import MP3_BASE64
 from tests.support.tools import World, agent_of, story_state, world
 
 LONG_TITLE = "x" * 201
@@ -194,7 +195,7 @@ def asset(w: World, **changes: Any) -> dict[str, Any]:
         "project_id": w.story.project_id,
         "kind": "sound",
         "name": "Ping",
-        "data_base64": "SUQzAAAA",  # "ID3" and three zero bytes: an MP3 by its bytes
+        "data_base64": MP3_BASE64,
     } | changes
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.media import MP3_BASE64
 from tests.support.oauth import add_user, mcp_client, personal_token
 from tests.support.server import RunningServer
 from tests.support.story import TINY_PNG, TINY_WAV
@@ -231,7 +232,7 @@ def trespasses(mine: Ids, theirs: Ids) -> list[tuple[str, dict[str, Any]]]:
         ("romergo_set_chapter_music", {"chapter_id": mine.chapter_id, "asset_id": theirs.music_id}),
         (
             "romergo_import_asset",
-            {"project_id": theirs.project_id, "kind": "sound", "name": "x", "data_base64": "SUQzAAAA"},
+            {"project_id": theirs.project_id, "kind": "sound", "name": "x", "data_base64": MP3_BASE64},
         ),
         ("romergo_publish_project", {"project_id": theirs.project_id}),
         ("romergo_unpublish_project", {"project_id": theirs.project_id}),

@@ -3,6 +3,7 @@ test file must be a whole PNG, WAV or MP3, not just its first bytes."""
 
 from __future__ import annotations
 
+import base64
 import io
 import struct
 import wave
@@ -42,3 +43,7 @@ def wav(size: int = 8_044) -> bytes:
 def mp3(frames: int = 40) -> bytes:
     """`frames` silent-ish MPEG audio frames (about 26 ms each)."""
     return MP3_FRAME * frames
+
+
+MP3_BASE64 = base64.b64encode(mp3(2)).decode()
+"""A whole (tiny) MP3 as a tool argument."""
