@@ -23,7 +23,17 @@ class Fakes:
         async def still_signed_in() -> bool:
             return self.signed_in
 
-        services = SimpleNamespace(stories=self.stories, bus=self.bus)
+        story_parts = (
+            "projects",
+            "publishing",
+            "chapters",
+            "scenes",
+            "lines",
+            "characters",
+            "assets",
+            "reads",
+        )
+        services = SimpleNamespace(bus=self.bus, **dict.fromkeys(story_parts, self.stories))
         fake = SimpleNamespace(services=services, actor=None, place=Place(), still_signed_in=still_signed_in)
         return cast(PageContext, fake)
 
