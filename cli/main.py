@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+import romergo
 from cli import accounts, channel, demo
 from romergo.config import Settings, settings_from_env
 from romergo.errors import RomergoError
@@ -46,7 +47,7 @@ def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(
         prog="romergo", description="Romergo: branching stories your own agent can join."
     )
-    root.add_argument("--version", action="version", version=f"romergo {_version()}")
+    root.add_argument("--version", action="version", version=f"romergo {romergo.version()}")
     commands = root.add_subparsers(dest="command", required=True)
 
     serve_cmd = commands.add_parser("serve", parents=[common], help="run the server")
@@ -72,12 +73,3 @@ def _add_address(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--public-url", default=None, help="base URL behind a proxy (env ROMERGO_PUBLIC_URL)"
     )
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("romergo")
-    except PackageNotFoundError:  # a source checkout run without installing
-        return "unknown"

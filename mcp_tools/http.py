@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI
 from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResourceMetadataHandler
+from mcp.server.auth.middleware.bearer_auth import RequireAuthMiddleware
 from mcp.server.auth.routes import build_metadata, build_resource_metadata_url, cors_middleware
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.transport_security import TransportSecuritySettings
@@ -30,6 +31,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from mcp_tools.oauth_gates import AuthorizeGate, RegisterGate, RevokeGate, TokenGate
+from mcp_tools.resumption import NoStreamResumption
 from mcp_tools.server import RomergoMCPServer
 from romergo.agents.scopes import OAUTH_SCOPES
 from romergo.config import MCP_PATH, Settings
@@ -101,6 +103,7 @@ def mount(app: FastAPI, services: Services, server: RomergoMCPServer) -> McpHttp
         "/register": RegisterGate(_endpoint(sub, "/register"), agents),
         "/token": TokenGate(_endpoint(sub, "/token"), agents),
         "/revoke": RevokeGate(_endpoint(sub, "/revoke"), agents),
+        MCP_PATH: _behind_authentication(_endpoint(sub, MCP_PATH), NoStreamResumption),
     }
     routes: list[Route] = []
     for route in sub.routes:
@@ -160,6 +163,15 @@ def resource_metadata(auth: AuthSettings, settings: Settings) -> ProtectedResour
         resource_name="Romergo",
         bearer_methods_supported=["header"],
     )
+
+
+def _behind_authentication(endpoint: ASGIApp, wrapper: Callable[[ASGIApp], ASGIApp]) -> ASGIApp:
+    """`endpoint` with `wrapper` inside the SDK's bearer check, so the 401 challenge comes first."""
+    assert isinstance(endpoint, RequireAuthMiddleware), (
+        "the SDK's /mcp route is no longer behind its bearer check"
+    )
+    endpoint.app = wrapper(endpoint.app)
+    return endpoint
 
 
 def _endpoint(sub: Starlette, path: str) -> ASGIApp:

@@ -12,8 +12,10 @@ from typing import Any
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, InputRequiredResult
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolResult, GetPromptResult, InputRequiredResult
 
+import romergo
 from mcp_tools import prompts
 from mcp_tools.declare import Toolbox, build_tools
 from mcp_tools.oauth_provider import RomergoOAuthProvider
@@ -48,20 +50,43 @@ INSTRUCTIONS = (
 
 
 class RomergoMCPServer(MCPServer[Any]):
-    """MCPServer whose tool errors read as the contract says: the text starts with `[code] `.
+    """MCPServer whose errors read as the contract and the protocol say.
 
-    An override of the public `call_tool`, not a middleware: by the time a middleware sees the
-    result, the SDK has flattened the error to text and dropped its cause (the ValidationError
-    whose field names the agent needs, or the RomergoToolError to unwrap).
+    A tool's own failure is a tool error whose text starts with `[code] `; asking for a tool or
+    prompt that does not exist, or leaving out a prompt's required argument, is the caller's
+    malformed request: JSON-RPC -32602 (the SDK answers -32603 or a tool error for those).
+    Overrides of the public `call_tool`/`get_prompt`, not a middleware: by the time a middleware
+    sees the result, the SDK has flattened the error to text and dropped its cause (the
+    ValidationError whose field names the agent needs, or the RomergoToolError to unwrap).
     """
+
+    tool_names: frozenset[str] = frozenset()
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        if name not in self.tool_names:
+            raise MCPError(
+                INVALID_PARAMS, f"There is no tool named {name[:100]!r}; tools/list names every tool."
+            )
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as error:
             return error_result(name, error)
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Context[Any, Any] | None = None
+    ) -> GetPromptResult | InputRequiredResult:
+        prompt = next((prompt for prompt in await self.list_prompts() if prompt.name == name), None)
+        if prompt is None:
+            raise MCPError(
+                INVALID_PARAMS, f"Unknown prompt: {name[:100]!r}. prompts/list names every prompt."
+            )
+        given = arguments or {}
+        missing = [arg.name for arg in prompt.arguments or [] if arg.required and arg.name not in given]
+        if missing:
+            raise MCPError(INVALID_PARAMS, f"The prompt {name} needs the argument(s): {', '.join(missing)}.")
+        return await super().get_prompt(name, arguments, context)
 
 
 def auth_settings(services: Services) -> AuthSettings:
@@ -100,14 +125,17 @@ TOOLBOXES: tuple[Toolbox, ...] = tuple(
 
 def build_server(services: Services, *extra: Toolbox) -> RomergoMCPServer:
     """The server with every declared tool; tests may add toolboxes of their own (`extra`)."""
+    tools = build_tools(services, (*TOOLBOXES, *extra))
     server = RomergoMCPServer(
         name="romergo",
         title="Romergo",
+        version=romergo.version(),
         instructions=INSTRUCTIONS,
         website_url=services.settings.base_url,
         auth_server_provider=RomergoOAuthProvider(services.agents),
         auth=auth_settings(services),
-        tools=build_tools(services, (*TOOLBOXES, *extra)),
+        tools=tools,
     )
+    server.tool_names = frozenset(tool.name for tool in tools)
     prompts.register(server)
     return server

@@ -181,11 +181,8 @@ def _error_text(tool: str, error: ToolError) -> str:
         return str(error)
     if isinstance(cause, RomergoToolError):
         return str(cause)
-    if not isinstance(error, UnexpectedToolError):
-        if isinstance(cause, ValidationError):
-            return _bad_arguments(tool, cause)
-        if cause is None and str(error).startswith("Unknown tool"):
-            return f"[not_found] There is no tool named {tool!r}."
+    if not isinstance(error, UnexpectedToolError) and isinstance(cause, ValidationError):
+        return _bad_arguments(tool, cause)
     # A crash in the tool, a result that does not fit its own output schema, or anything unforeseen.
     log.error("Tool %s failed", tool, exc_info=cause or error)
     return f"[internal] {INTERNAL_MESSAGE}"

@@ -5,3 +5,14 @@ settings, and the one builder of page paths (urls.py).
 This package is framework-free: it never imports NiceGUI, MCP, FastAPI or Starlette. Adapters
 (`ui`, `mcp_tools`, `api`) call its services; the services reach the database through `storage`.
 """
+
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _distribution_version
+
+
+def version() -> str:
+    """The installed package's version: what `romergo --version` and MCP's `serverInfo` say."""
+    try:
+        return _distribution_version("romergo")
+    except PackageNotFoundError:  # a source checkout run without installing
+        return "unknown"

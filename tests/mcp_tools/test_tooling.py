@@ -13,11 +13,11 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from mcp import Client
+from mcp import Client, MCPError
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
-from mcp.types import ToolAnnotations
+from mcp.types import INVALID_PARAMS, ToolAnnotations
 from pydantic import BaseModel
 
 from mcp_tools.declare import Call, Toolbox
@@ -185,8 +185,9 @@ async def test_bad_arguments_are_invalid_argument_naming_the_field_not_echoing_i
     assert text(missing) == "[invalid_argument] Bad arguments for test_refused: count: Field required."
 
 
-async def test_an_unknown_tool_is_not_found(services, author):
-    token, _ = await services.agents.create_personal_token("writer")
-    result = await call(build_server(services), token, "romergo_nope")
-    assert result.is_error
-    assert text(result) == "[not_found] There is no tool named 'romergo_nope'."
+async def test_an_unknown_tool_is_a_malformed_request(services, author):
+    # Over HTTP the client gets JSON-RPC -32602 (tests/security/test_protocol_details.py).
+    with pytest.raises(MCPError) as refused:
+        await build_server(services).call_tool("romergo_nope", {})
+    assert refused.value.error.code == INVALID_PARAMS
+    assert "There is no tool named 'romergo_nope'" in refused.value.error.message

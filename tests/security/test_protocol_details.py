@@ -1,0 +1,70 @@
+"""Spec details a strict MCP client checks (issue 13, "Connecting"), against a real server:
+JSON-RPC -32602 for a bad prompt or tool name, the package version in `serverInfo`, and no 500
+for a stream resumption request."""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+
+import httpx
+import pytest
+from mcp import MCPError
+from mcp.types import INVALID_PARAMS
+
+from tests.support.oauth import mcp_client, mcp_status, personal_token
+from tests.support.server import RunningServer
+
+
+@pytest.fixture(scope="module")
+def token(server: RunningServer) -> str:
+    return personal_token(server, "ada", "--scopes", "read")
+
+
+async def test_server_info_carries_the_package_version(server: RunningServer, token: str):
+    async with mcp_client(server.base_url, token) as client:
+        info = client.server_info
+    assert info.name == "romergo" and info.version == version("romergo")
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [("no_such_prompt", {"code": "ABCD-EFGH"}), ("join_builder_channel", {})],
+    ids=["unknown prompt", "missing argument"],
+)
+async def test_a_bad_prompt_request_is_invalid_params(
+    server: RunningServer, token: str, name: str, arguments: dict[str, str]
+):
+    async with mcp_client(server.base_url, token) as client:
+        with pytest.raises(MCPError) as refused:
+            await client.get_prompt(name, arguments)
+    assert refused.value.error.code == INVALID_PARAMS
+
+
+async def test_an_unknown_tool_is_invalid_params(server: RunningServer, token: str):
+    async with mcp_client(server.base_url, token) as client:
+        with pytest.raises(MCPError) as refused:
+            await client.call_tool("romergo_no_such_tool", {})
+    assert refused.value.error.code == INVALID_PARAMS
+
+
+async def test_a_get_with_last_event_id_is_answered_without_a_server_error(server: RunningServer, token: str):
+    initialized = await mcp_status(server.base_url, token)
+    session = initialized.headers.get("mcp-session-id", "")
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Accept": "text/event-stream",
+        "MCP-Protocol-Version": "2025-11-25",
+        "Last-Event-ID": "no-such-event",
+        **({"Mcp-Session-Id": session} if session else {}),
+    }
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as http:
+        async with http.stream("GET", "/mcp", headers=headers) as answer:
+            status = answer.status_code
+    assert status == 400, status  # no event store: resumption is refused clearly, not a 500
+
+
+async def test_a_resumption_request_without_a_token_gets_the_challenge_first(server: RunningServer):
+    headers = {"Accept": "text/event-stream", "Last-Event-ID": "1"}
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as http:
+        answer = await http.get("/mcp", headers=headers)
+    assert answer.status_code == 401 and "Bearer" in answer.headers["www-authenticate"]
