@@ -6,7 +6,8 @@
 - `frame` and `live`: how a project page loads, says "not found" and follows changes.
 - `pages/`: one module per page path; `components/`: the parts pages share; `panel/`: the agent panel.
 - `actions`: running a change from a page; `forms`, `media`: the plain HTTP routes (sign-in and
-  sign-out forms, asset bytes); `web_session`: the session cookie and the same-origin check.
+  sign-out forms, asset bytes); `web_session`: the session cookie and the same-origin check;
+  `upload_guard`: NiceGUI's upload URLs accept only the session of the tab that shows the box.
 
 `mount()` must run after every other adapter has added its routes to the app: NiceGUI mounts
 itself at `/` and would hide anything added later.
@@ -22,11 +23,13 @@ from ui import forms, media
 from ui.pages import agents, consent, login, published
 from ui.panel import DemoLauncher
 from ui.shell import build_root
+from ui.upload_guard import UploadGuard
 
 
 def mount(app: FastAPI, services: Services, demo: DemoLauncher | None = None) -> None:
     # Browser storage beside the database, not in whatever directory the server was started from.
     storage.Storage.path = (services.settings.data_dir / "nicegui").resolve()
+    app.add_middleware(UploadGuard, services=services)
     forms.add_routes(app, services)
     media.add_routes(app, services)
     consent.add_routes(app, services)

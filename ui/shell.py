@@ -21,6 +21,7 @@ from ui.context import PageContext
 from ui.pages import agents, assets, chapter, characters, check, history, play, project, projects, scene
 from ui.panel import AgentPanel, DemoLauncher
 from ui.selection import track_selection
+from ui.upload_guard import remember_tab_session
 from ui.web_session import session_token, signed_in_user
 
 SubPage = Callable[..., Awaitable[None] | None]
@@ -41,6 +42,7 @@ def build_root(
             # Not a sub page: a "/" route would match every unknown path as its prefix.
             return RedirectResponse(urls.PROJECTS, status_code=303)
         ctx = PageContext(services, user, token)
+        remember_tab_session(ui.context.client, token)
         ui.page_title("Romergo")
         ui.add_css(CSS)
         track_selection(ctx.place)
