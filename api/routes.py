@@ -13,6 +13,7 @@ from api.schemas import ChannelSettings, Decision, NewChannel, NewCommand
 from romergo.actors import user_actor
 from romergo.channels import wire
 from romergo.clock import iso
+from romergo.config import MAX_STORED_INTEGER
 from romergo.services import Services
 
 
@@ -68,7 +69,7 @@ def router(services: Services, auth: OwnerAuth) -> APIRouter:
     async def events(
         channel_id: str,
         owner: Caller,
-        after: Annotated[int, Query(ge=0)] = 0,
+        after: Annotated[int, Query(ge=0, le=MAX_STORED_INTEGER)] = 0,
         wait: Annotated[float, Query(ge=0, le=50)] = 0,
     ) -> dict[str, Any]:
         found, cursor = await channels.events(owner.user_id, channel_id, after, wait)

@@ -21,6 +21,7 @@ from mcp_tools.tooling import actor_caller
 from romergo.channels import wire
 from romergo.channels.instructions import JOIN_INSTRUCTIONS
 from romergo.clock import iso
+from romergo.config import MAX_STORED_INTEGER
 
 EntityType = Literal["project", "chapter", "scene", "dialogue_line", "choice", "character", "asset"]
 CHANNEL_ANNOTATIONS = ToolAnnotations(
@@ -182,7 +183,7 @@ async def romergo_join_builder_channel(
 async def romergo_wait_for_builder_command(
     call: Call,
     channel_id: Annotated[str, Field(max_length=64)],
-    cursor: Annotated[int, Field(ge=0)],
+    cursor: Annotated[int, Field(ge=0, le=MAX_STORED_INTEGER)],
     timeout_seconds: Annotated[int, Field(ge=1, le=50)] = 25,
 ) -> Annotated[CallToolResult, Waited]:
     ctx = call.ctx
