@@ -30,7 +30,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from mcp_tools.oauth_gates import AuthorizeGate, RegisterGate, RevokeGate, TokenGate
+from mcp_tools.oauth_gates import GRANT_TYPES, AuthorizeGate, RegisterGate, RevokeGate, TokenGate
 from mcp_tools.resumption import NoStreamResumption
 from mcp_tools.server import RomergoMCPServer
 from romergo.agents.scopes import OAUTH_SCOPES
@@ -146,7 +146,7 @@ def authorization_metadata(auth: AuthSettings) -> OAuthMetadata:
         update={
             "scopes_supported": list(OAUTH_SCOPES),
             "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "grant_types_supported": list(GRANT_TYPES),
             "code_challenge_methods_supported": ["S256"],
             "token_endpoint_auth_methods_supported": ["none"],
             "revocation_endpoint_auth_methods_supported": ["none"],

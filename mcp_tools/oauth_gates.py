@@ -25,6 +25,8 @@ from romergo.agents import AgentService, redirects
 from romergo.errors import RomergoError
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+GRANT_TYPES = ("authorization_code", "refresh_token")
+"""The grants Romergo offers (and its metadata announces): the code flow with PKCE, and refresh."""
 
 
 class AuthorizeGate:
@@ -136,22 +138,47 @@ class RegisterGate(PostGate):
                 # Checked as sent: URL parsing downstream would quietly normalise `/a/../cb` away.
                 await _refusal("invalid_redirect_uri", problem)(scope, receive, send)
                 return
+            problem = _flow_problem(metadata)
+            if problem is not None:
+                await _refusal("invalid_client_metadata", problem)(scope, receive, send)
+                return
             metadata["token_endpoint_auth_method"] = "none"  # noqa: S105 - a method name, not a secret
             body = json.dumps(metadata).encode()
         await self.forward(scope, body, receive, send)
 
 
 class TokenGate(PostGate):
-    """Tokens are only ever for this server's MCP endpoint: any other `resource` is `invalid_target`."""
+    """What the token endpoint refuses before the SDK's handler sees the request.
+
+    Tokens are only ever for this server's MCP endpoint (any other `resource` is `invalid_target`);
+    only the two grants Romergo offers are known (`unsupported_grant_type` for the rest); and a
+    code presented with another redirect URI than it was issued for is `invalid_grant` (RFC 6749
+    §5.2: the SDK says `invalid_request`).
+    """
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         body = await Request(scope, receive).body()
-        resources = [value for key, value in _form(body) if key == "resource"]
-        if len(resources) > 1 or not all(self.agents.is_this_resource(value) for value in resources):
-            description = f"Tokens are issued only for {self.agents.resource}."
-            await _refusal("invalid_target", description)(scope, receive, send)
+        refusal = await self.refusal(_form(body))
+        if refusal is not None:
+            await refusal(scope, receive, send)
             return
         await self.forward(scope, body, receive, send)
+
+    async def refusal(self, form: list[tuple[str, str]]) -> JSONResponse | None:
+        resources = [value for key, value in form if key == "resource"]
+        if len(resources) > 1 or not all(self.agents.is_this_resource(value) for value in resources):
+            return _refusal("invalid_target", f"Tokens are issued only for {self.agents.resource}.")
+        values = dict(form)
+        grant = values.get("grant_type")
+        if grant is not None and grant not in GRANT_TYPES:
+            return _refusal("unsupported_grant_type", f"Romergo grants {' and '.join(GRANT_TYPES)} only.")
+        if grant == "authorization_code" and "redirect_uri" in values and await self._other_redirect(values):
+            return _refusal("invalid_grant", "redirect_uri is not the one this code was issued for.")
+        return None
+
+    async def _other_redirect(self, values: dict[str, str]) -> bool:
+        issued = await self.agents.load_code(values.get("client_id", ""), values.get("code", ""))
+        return issued is not None and issued.redirect_uri != values["redirect_uri"]
 
 
 class RevokeGate(PostGate):
@@ -166,6 +193,17 @@ class RevokeGate(PostGate):
         if not any(key == "client_secret" for key, _ in _form(body)):
             body = body + (b"&" if body else b"") + b"client_secret="
         await self.forward(scope, body, receive, send)
+
+
+def _flow_problem(metadata: dict[str, object]) -> str | None:
+    """Only the authorization code flow (with refresh): no implicit, password or other grants."""
+    grants = metadata.get("grant_types")
+    if isinstance(grants, list) and not set(map(str, grants)) <= set(GRANT_TYPES):
+        return f"grant_types may hold only {' and '.join(GRANT_TYPES)}."
+    responses = metadata.get("response_types")
+    if isinstance(responses, list) and not set(map(str, responses)) <= {"code"}:
+        return "response_types may hold only code."
+    return None
 
 
 def _redirect_problem(uris: object) -> str | None:
