@@ -7,7 +7,9 @@ server's base URL for the places that hand a link outside the browser (tool resu
 
 from __future__ import annotations
 
-from urllib.parse import quote, urlencode
+import re
+from collections.abc import Callable
+from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 PROJECTS = "/projects"
 AGENT_SETTINGS = "/settings/agents"
@@ -97,10 +99,69 @@ def absolute(base_url: str, path: str) -> str:
 
 
 def is_internal(url: object) -> bool:
-    """A path inside Romergo: what a summary link may open. Anything else is shown, not linked."""
-    return isinstance(url, str) and url.startswith("/") and not url.startswith("//") and "\\" not in url
+    """A path on this server (where sign-in may send the browser on to). Anything else is refused."""
+    return same_origin_path(url) is not None
+
+
+def same_origin_path(url: object) -> str | None:
+    """`url` if a browser resolves it to a path on this server, else None.
+
+    Browsers drop tabs and newlines inside a URL and read `\\` as `/`, so `/\t/evil.example`
+    and `/\\evil.example` open another host: any control character, whitespace or backslash
+    refuses the URL, as does a scheme, a host or a leading `//`.
+    """
+    if not isinstance(url, str) or not url.startswith("/") or url.startswith("//"):
+        return None
+    if _UNSAFE.search(url):
+        return None
+    parts = urlsplit(url)
+    return url if not parts.scheme and not parts.netloc else None
+
+
+def page_link(url: object) -> str | None:
+    """The Romergo page `url` opens, rebuilt by the builders above; None for anything else.
+
+    What a summary link may be (CONTRACT.md §2.4): the panel renders only the rebuilt path, so
+    nothing of the agent's string but the ids reaches the page, and those quoted.
+    """
+    path = same_origin_path(url)
+    if path is None:
+        return None
+    parts = urlsplit(path)
+    for pattern, build in _PAGES:
+        found = pattern.fullmatch(parts.path)
+        if found is not None:
+            ids = [unquote(value) for value in found.groups()]
+            if build is play:
+                scene_ids = parse_qs(parts.query).get("scene", [])
+                return play(ids[0], scene_ids[0] if len(scene_ids) == 1 else None)
+            return build(*ids)
+    return None
 
 
 def _part(value: str) -> str:
     # Ids are generated (no slashes); quoting keeps a hand-typed or hostile id from changing the path.
     return quote(value, safe="")
+
+
+_UNSAFE = re.compile(r"[\x00-\x20\x7f\\]")
+
+
+def _pattern(route: str) -> re.Pattern[str]:
+    return re.compile(re.sub(r"\\\{[a-z_]+\\\}", "([^/]+)", re.escape(route)))
+
+
+_PAGES: list[tuple[re.Pattern[str], Callable[..., str]]] = [
+    (_pattern(PROJECTS), lambda: PROJECTS),
+    (_pattern(AGENT_SETTINGS), lambda: AGENT_SETTINGS),
+    (_pattern(PROJECT_ROUTE), project),
+    (_pattern(CHAPTER_ROUTE), chapter),
+    (_pattern(SCENE_ROUTE), scene),
+    (_pattern(CHARACTERS_ROUTE), characters),
+    (_pattern(ASSETS_ROUTE), assets),
+    (_pattern(CHECK_ROUTE), check),
+    (_pattern(HISTORY_ROUTE), history),
+    (_pattern(PLAY_ROUTE), play),
+    (_pattern(PUBLISHED_ROUTE), published),
+]
+"""Every page a link may open, with the builder that makes its path."""

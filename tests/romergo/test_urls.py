@@ -60,8 +60,33 @@ def test_entity_pages(entity_type: str, expected: str | None) -> None:
         ("//evil.example", False),
         ("https://evil.example", False),
         ("/\\evil", False),
+        ("/\t/other-host:8129/x", False),  # the browser drops the tab: //other-host
+        ("/\n/other-host/x", False),
+        ("/\r\n//other-host", False),
+        (" /projects/p", False),
+        ("/\x00/x", False),
         (None, False),
     ],
 )
 def test_only_paths_inside_romergo_are_internal(url: object, inside: bool) -> None:
     assert urls.is_internal(url) is inside
+
+
+@pytest.mark.parametrize(
+    ("url", "page"),
+    [
+        ("/projects/prj_1", "/projects/prj_1"),
+        ("/projects/prj_1/scenes/scn_2#lines", "/projects/prj_1/scenes/scn_2"),
+        ("/projects/prj_1/check?x=<script>", "/projects/prj_1/check"),
+        ("/play/prj_1?scene=scn_2", "/play/prj_1?scene=scn_2"),
+        ("/projects/a%2Fb/history", "/projects/a%2Fb/history"),
+        ("/settings/agents", "/settings/agents"),
+        ("/projects/prj_1/../../logout", None),
+        ("/oauth/consent?request=1", None),
+        ("/\t/other-host:8129/projects/p", None),
+        ("javascript:alert(1)", None),
+        ({"url": "/projects/p"}, None),
+    ],
+)
+def test_a_page_link_is_rebuilt_from_a_known_page_or_refused(url: object, page: str | None) -> None:
+    assert urls.page_link(url) == page

@@ -13,6 +13,7 @@ from typing import Any
 
 from nicegui import ui
 
+from romergo import urls
 from ui.panel.model import Card
 
 STATE_COLORS = {
@@ -200,7 +201,9 @@ def _answer_box(view: CardView) -> ui.row:
 
 
 def _link(text: str, url: object) -> None:
-    if isinstance(url, str) and url.startswith("/") and not url.startswith("//") and "\\" not in url:
-        ui.link(text, url).classes("text-caption")
+    """A link only to a Romergo page, and then the path Romergo builds for it, never the string sent."""
+    path = urls.page_link(url)
+    if path is not None:
+        ui.link(text, path).classes("text-caption")
     else:
         ui.label(text).classes("text-caption")
