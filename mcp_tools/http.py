@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -30,6 +30,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from mcp_tools.bearer_gate import BearerGate
 from mcp_tools.oauth_gates import GRANT_TYPES, AuthorizeGate, RegisterGate, RevokeGate, TokenGate
 from mcp_tools.resumption import NoStreamResumption
 from mcp_tools.server import RomergoMCPServer
@@ -103,7 +104,7 @@ def mount(app: FastAPI, services: Services, server: RomergoMCPServer) -> McpHttp
         "/register": RegisterGate(_endpoint(sub, "/register"), agents),
         "/token": TokenGate(_endpoint(sub, "/token"), agents),
         "/revoke": RevokeGate(_endpoint(sub, "/revoke"), agents),
-        MCP_PATH: _behind_authentication(_endpoint(sub, MCP_PATH), NoStreamResumption),
+        MCP_PATH: _gated(_endpoint(sub, MCP_PATH), server),
     }
     routes: list[Route] = []
     for route in sub.routes:
@@ -165,13 +166,12 @@ def resource_metadata(auth: AuthSettings, settings: Settings) -> ProtectedResour
     )
 
 
-def _behind_authentication(endpoint: ASGIApp, wrapper: Callable[[ASGIApp], ASGIApp]) -> ASGIApp:
-    """`endpoint` with `wrapper` inside the SDK's bearer check, so the 401 challenge comes first."""
-    assert isinstance(endpoint, RequireAuthMiddleware), (
-        "the SDK's /mcp route is no longer behind its bearer check"
-    )
-    endpoint.app = wrapper(endpoint.app)
-    return endpoint
+def _gated(endpoint: ASGIApp, server: RomergoMCPServer) -> ASGIApp:
+    """`/mcp` behind Romergo's bearer gate instead of the SDK's (`mcp_tools.bearer_gate`)."""
+    assert isinstance(endpoint, RequireAuthMiddleware), "the SDK's /mcp route changed its bearer check"
+    assert endpoint.resource_metadata_url is not None
+    inner = NoStreamResumption(endpoint.app)
+    return BearerGate(inner, str(endpoint.resource_metadata_url), server.tool_scopes)
 
 
 def _endpoint(sub: Starlette, path: str) -> ASGIApp:

@@ -19,8 +19,9 @@ from urllib.parse import parse_qsl
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from mcp_tools.bodies import replay, with_length
 from romergo.agents import AgentService, redirects
 from romergo.errors import RomergoError
 
@@ -57,7 +58,7 @@ class AuthorizeGate:
                 return
             body = await request.body()
             params = _form(body)
-            receive = _replay(body, receive)
+            receive = replay(body, receive)
         else:
             params = request.query_params.multi_items()
         problem = await self.problem(params)
@@ -113,7 +114,7 @@ class PostGate:
 
     async def forward(self, scope: Scope, body: bytes, receive: Receive, send: Send) -> None:
         """Hand the (possibly rewritten) body on to the SDK's handler."""
-        await self.app(_with_length(scope, len(body)), _replay(body, receive), send)
+        await self.app(with_length(scope, len(body)), replay(body, receive), send)
 
 
 class RegisterGate(PostGate):
@@ -225,25 +226,6 @@ def _refusal(error: str, description: str, status: int = 400) -> JSONResponse:
     return JSONResponse(
         {"error": error, "error_description": description}, status_code=status, headers=dict(NO_STORE)
     )
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A `receive` that hands the already-read body to the next app, then defers to the real one."""
-    delivered = False
-
-    async def replay() -> Message:
-        nonlocal delivered
-        if not delivered:
-            delivered = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
-
-
-def _with_length(scope: Scope, length: int) -> Scope:
-    headers = [(name, value) for name, value in scope["headers"] if name.lower() != b"content-length"]
-    return {**scope, "headers": [*headers, (b"content-length", str(length).encode())]}
 
 
 def _error_page(reason: str) -> Response:

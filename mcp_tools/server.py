@@ -7,6 +7,8 @@ tool needs at least `romergo:read`, and more by its category (`mcp_tools.tooling
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
@@ -19,7 +21,7 @@ import romergo
 from mcp_tools import prompts
 from mcp_tools.declare import Toolbox, build_tools
 from mcp_tools.oauth_provider import RomergoOAuthProvider
-from mcp_tools.tooling import error_result
+from mcp_tools.tooling import CATEGORY_SCOPES, error_result
 from mcp_tools.tools import (
     assets,
     channel,
@@ -60,12 +62,14 @@ class RomergoMCPServer(MCPServer[Any]):
     ValidationError whose field names the agent needs, or the RomergoToolError to unwrap).
     """
 
-    tool_names: frozenset[str] = frozenset()
+    tool_scopes: Mapping[str, str] = MappingProxyType({})
+    """Every tool's name → the token scope its category needs (for the bearer gate's step-up
+    challenge); set by `build_server`."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        if name not in self.tool_names:
+        if name not in self.tool_scopes:
             raise MCPError(
                 INVALID_PARAMS, f"There is no tool named {name[:100]!r}; tools/list names every tool."
             )
@@ -125,7 +129,8 @@ TOOLBOXES: tuple[Toolbox, ...] = tuple(
 
 def build_server(services: Services, *extra: Toolbox) -> RomergoMCPServer:
     """The server with every declared tool; tests may add toolboxes of their own (`extra`)."""
-    tools = build_tools(services, (*TOOLBOXES, *extra))
+    toolboxes = (*TOOLBOXES, *extra)
+    tools = build_tools(services, toolboxes)
     server = RomergoMCPServer(
         name="romergo",
         title="Romergo",
@@ -136,6 +141,12 @@ def build_server(services: Services, *extra: Toolbox) -> RomergoMCPServer:
         auth=auth_settings(services),
         tools=tools,
     )
-    server.tool_names = frozenset(tool.name for tool in tools)
+    server.tool_scopes = MappingProxyType(
+        {
+            declared.spec.name: CATEGORY_SCOPES[declared.spec.category]
+            for box in toolboxes
+            for declared in box.declared
+        }
+    )
     prompts.register(server)
     return server
