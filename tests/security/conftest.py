@@ -1,5 +1,5 @@
 """Security tests: black-box attacks on a real server process (docs/contract.md,
-../shared/SECURITY.md). Each test is named after what it proves.
+docs/security.md). Each test is named after what it proves.
 
 The modules share one server (user `ada` with the demo), started once for the package: each
 start costs seconds, and no attack here leaves state another depends on. A module that needs its
