@@ -36,6 +36,7 @@ from mcp_tools.resumption import NoStreamResumption
 from mcp_tools.server import RomergoMCPServer
 from romergo.agents.scopes import OAUTH_SCOPES
 from romergo.config import MCP_PATH, Settings
+from romergo.origins import allowed_hosts, allowed_origins
 from romergo.services import Services
 
 log = logging.getLogger(__name__)
@@ -43,7 +44,6 @@ log = logging.getLogger(__name__)
 MIB = 1024 * 1024
 MAX_MCP_BODY = 5 * MIB
 AUTHORIZATION_METADATA = "/.well-known/oauth-authorization-server"
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 SHUTDOWN_SECONDS = 3.0
 
 
@@ -118,21 +118,12 @@ def mount(app: FastAPI, services: Services, server: RomergoMCPServer) -> McpHttp
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:
-    """DNS-rebinding protection for `/mcp`: the public URL's host, loopback names, and any
-    `ROMERGO_ALLOWED_HOSTS`; a foreign `Host` gets 421 and a foreign `Origin` 403."""
-    public = urlsplit(settings.base_url)
-    hosts = [public.netloc]
-    origins = [f"{public.scheme}://{public.netloc}"]
-    for name in LOOPBACK_HOSTS:
-        hosts += [name, f"{name}:*"]
-        origins += [f"http://{name}", f"http://{name}:*"]
-    for extra in settings.allowed_hosts:
-        hosts.append(extra)
-        origins += [f"http://{extra}", f"https://{extra}"]
+    """The SDK's own DNS-rebinding check on `/mcp`, with the same lists as the host guard in front
+    of every route (`romergo.origins`): 421 for a foreign `Host`, 403 for a foreign `Origin`."""
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=list(dict.fromkeys(hosts)),
-        allowed_origins=list(dict.fromkeys(origins)),
+        allowed_hosts=allowed_hosts(settings),
+        allowed_origins=allowed_origins(settings),
     )
 
 
