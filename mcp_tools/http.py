@@ -32,12 +32,11 @@ from starlette.types import ASGIApp
 from mcp_tools.oauth_gates import AuthorizeGate, RegisterGate, RevokeGate, TokenGate
 from mcp_tools.server import RomergoMCPServer
 from romergo.agents.scopes import OAUTH_SCOPES
-from romergo.config import MCP_PATH, Settings
+from romergo.config import MCP_PATH, MIB, Settings
 from romergo.services import Services
 
 log = logging.getLogger(__name__)
 
-MIB = 1024 * 1024
 MAX_MCP_BODY = 5 * MIB
 AUTHORIZATION_METADATA = "/.well-known/oauth-authorization-server"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")

@@ -26,6 +26,8 @@ from storage.tables import SigninLink, User, WebSession
 _USERNAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
 _TOUCH_EVERY = timedelta(minutes=1)
 DEFAULT_USERNAME = "author"
+SESSION_COOKIE = "romergo_session"
+"""The browser cookie that carries the session token: the pages set it, the pages and the API read it."""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from romergo.agents import redirects
 from romergo.agents.base import MAX_TOKEN_CHARS, TOKEN_PREFIX, AgentBase, answered, client_name
 from romergo.agents.records import PendingAuthorization, RegisteredClient, registered_client
-from romergo.agents.scopes import OAUTH_SCOPES, READ, ordered
+from romergo.agents.scopes import CONTROL, OAUTH_SCOPES, READ, ordered
 from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid
 from romergo.ids import new_id, new_secret, sha256_hex
@@ -109,8 +109,8 @@ class ClientOps(AgentBase):
         if scope is None:
             return None
         asked = scope.split(" ")
-        if "romergo:control" in asked:
-            raise invalid("romergo:control is never granted to agents; only personal tokens can carry it.")
+        if CONTROL in asked:
+            raise invalid(f"{CONTROL} is never granted to agents; only personal tokens can carry it.")
         unknown = [item for item in asked if item not in OAUTH_SCOPES]
         if unknown:
             raise invalid(f"Unknown scope {unknown[0]!r}; Romergo offers {' '.join(OAUTH_SCOPES)}.")
