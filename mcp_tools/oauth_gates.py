@@ -75,11 +75,11 @@ class AuthorizeGate:
         client_id = values.get("client_id")
         if not client_id:
             return "The request names no client_id."
-        client = await self.agents.get_client(client_id)
+        client = await self.agents.clients.get(client_id)
         if client is None:
             return "This agent is not registered with Romergo. Let it connect again so that it registers."
         try:
-            self.agents.check_authorization(
+            self.agents.consent.check_authorization(
                 client,
                 redirect_uri=values.get("redirect_uri"),
                 scope=values.get("scope"),
@@ -119,8 +119,8 @@ class RegisterGate(PostGate):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         source = str((scope.get("client") or ("unknown", 0))[0])
-        if not self.agents.allow_registration(source):
-            wait = max(1, math.ceil(self.agents.registrations.retry_after(source)))
+        if not self.agents.clients.registrations.allow(source):
+            wait = max(1, math.ceil(self.agents.clients.registrations.retry_after(source)))
             refusal = _refusal("rate_limited", "Too many registrations; try again later.", 429)
             refusal.headers["Retry-After"] = str(wait)
             await refusal(scope, receive, send)
@@ -147,8 +147,8 @@ class TokenGate(PostGate):
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         body = await Request(scope, receive).body()
         resources = [value for key, value in _form(body) if key == "resource"]
-        if len(resources) > 1 or not all(self.agents.is_this_resource(value) for value in resources):
-            description = f"Tokens are issued only for {self.agents.resource}."
+        if len(resources) > 1 or not all(self.agents.site.is_this_resource(value) for value in resources):
+            description = f"Tokens are issued only for {self.agents.site.resource}."
             await _refusal("invalid_target", description)(scope, receive, send)
             return
         await self.forward(scope, body, receive, send)

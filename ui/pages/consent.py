@@ -36,7 +36,7 @@ def register(services: Services) -> None:
         user, token = await _signed_in(services, request)
         if user is None or token is None:
             return _sign_in_first(request_id)
-        pending = await services.agents.pending_authorization(request_id)
+        pending = await services.agents.consent.pending_authorization(request_id)
         if pending is None:
             _gone()
             return None
@@ -54,7 +54,7 @@ def add_routes(app: FastAPI, services: Services) -> None:
         user, token = await _signed_in(services, request)
         if user is None or token is None:
             return _sign_in_first(request_id)
-        pending = await services.agents.pending_authorization(request_id)
+        pending = await services.agents.consent.pending_authorization(request_id)
         if pending is None:
             return RedirectResponse(_here(request_id), status_code=303)  # shows "already answered"
         if not csrf.check_session_token(services.secret, _purpose(pending), token, form.get("csrf")):
@@ -62,9 +62,9 @@ def add_routes(app: FastAPI, services: Services) -> None:
         scopes = [value for value in form.getlist("scope") if isinstance(value, str)]
         try:
             if decision == "allow":
-                location = await services.agents.approve(request_id, user.id, scopes)
+                location = await services.agents.consent.approve(request_id, user.id, scopes)
             elif decision == "deny":
-                location = await services.agents.deny(request_id)
+                location = await services.agents.consent.deny(request_id)
             else:
                 return _refused("Choose Allow or Deny.")
         except RomergoError as error:
