@@ -21,7 +21,7 @@ from mcp.server.auth.provider import (
 from mcp.shared.auth import InvalidRedirectUriError, OAuthClientInformationFull, OAuthToken
 from pydantic import AnyUrl
 
-from romergo.agents import AgentService, IssuedTokens, redirects
+from romergo.agents import AgentService, CodeInfo, IssuedTokens, RefreshInfo, redirects
 from romergo.errors import RomergoError
 
 CONSENT_PATH = "/oauth/consent"
@@ -101,19 +101,7 @@ class RomergoOAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, R
         self, client: OAuthClientInformationFull, authorization_code: str
     ) -> AuthorizationCode | None:
         info = await self.agents.tokens.load_code(client.client_id, authorization_code)
-        if info is None:
-            return None
-        return AuthorizationCode(
-            code=authorization_code,
-            scopes=list(info.scopes),
-            expires_at=info.expires_at.timestamp(),
-            client_id=info.client_id,
-            code_challenge=info.code_challenge,
-            redirect_uri=AnyUrl(info.redirect_uri),
-            redirect_uri_provided_explicitly=info.redirect_uri_explicit,
-            resource=info.resource,
-            subject=info.user_id,
-        )
+        return _authorization_code(authorization_code, info) if info is not None else None
 
     async def exchange_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
@@ -128,16 +116,7 @@ class RomergoOAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, R
         self, client: OAuthClientInformationFull, refresh_token: str
     ) -> RefreshToken | None:
         info = await self.agents.tokens.load_refresh(client.client_id, refresh_token)
-        if info is None:
-            return None
-        return RefreshToken(
-            token=refresh_token,
-            client_id=info.client_id,
-            scopes=list(info.scopes),
-            expires_at=int(info.expires_at.timestamp()) if info.expires_at else None,
-            resource=info.resource,
-            subject=info.user_id,
-        )
+        return _refresh_token(refresh_token, info) if info is not None else None
 
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
@@ -167,6 +146,31 @@ class RomergoOAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, R
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
         await self.agents.tokens.revoke(token.token)
+
+
+def _authorization_code(code: str, info: CodeInfo) -> AuthorizationCode:
+    return AuthorizationCode(
+        code=code,
+        scopes=list(info.scopes),
+        expires_at=info.expires_at.timestamp(),
+        client_id=info.client_id,
+        code_challenge=info.code_challenge,
+        redirect_uri=AnyUrl(info.redirect_uri),
+        redirect_uri_provided_explicitly=info.redirect_uri_explicit,
+        resource=info.resource,
+        subject=info.user_id,
+    )
+
+
+def _refresh_token(token: str, info: RefreshInfo) -> RefreshToken:
+    return RefreshToken(
+        token=token,
+        client_id=info.client_id,
+        scopes=list(info.scopes),
+        expires_at=int(info.expires_at.timestamp()) if info.expires_at else None,
+        resource=info.resource,
+        subject=info.user_id,
+    )
 
 
 def _token(issued: IssuedTokens) -> OAuthToken:

@@ -10,7 +10,6 @@ from romergo.ids import new_secret
 
 TOUCH_EVERY = timedelta(minutes=1)
 MAX_NAME_CHARS = 100
-MAX_TOKEN_CHARS = 200
 TOKEN_PREFIX = {"access": "rga_", "refresh": "rgr_", "personal": "rgp_", "code": "rgc_"}
 """Recognisable prefixes (for people and secret scanners); the rest is 256 random bits."""
 
@@ -33,10 +32,6 @@ def client_name(name: str | None) -> str:
     if any(unicodedata.category(char) in ("Cc", "Cf") for char in clean):
         raise invalid("A client name must not contain control or invisible formatting characters.")
     return clean
-
-
-def plausible(token: object) -> bool:
-    return isinstance(token, str) and 0 < len(token) <= MAX_TOKEN_CHARS
 
 
 def expired(moment: datetime | None, now: datetime) -> bool:

@@ -14,7 +14,7 @@ from sqlmodel import col
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.agents import redirects
-from romergo.agents.base import MAX_TOKEN_CHARS, answered, new_token
+from romergo.agents.base import answered, new_token
 from romergo.agents.clients import Clients
 from romergo.agents.grants import new_grant
 from romergo.agents.housekeeping import Housekeeping
@@ -23,7 +23,7 @@ from romergo.agents.scopes import CONTROL, OAUTH_SCOPES, READ, ordered
 from romergo.agents.site import OAuthSite
 from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid
-from romergo.ids import new_secret, sha256_hex
+from romergo.ids import new_secret, plausible_secret, sha256_hex
 from storage import Database
 from storage.tables import AgentAuthorization, AgentClient, AgentCode
 
@@ -118,7 +118,7 @@ class Consent:
 
     async def pending_authorization(self, request_id: str) -> PendingAuthorization | None:
         """The request behind a consent link, if it is still waiting for an answer."""
-        if not isinstance(request_id, str) or not request_id or len(request_id) > MAX_TOKEN_CHARS:
+        if not plausible_secret(request_id):
             return None
         async with self.db.read() as session:
             row = await session.get(AgentAuthorization, sha256_hex(request_id))

@@ -14,14 +14,14 @@ from sqlalchemy import or_, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from romergo.agents.base import TOUCH_EVERY, expired, new_token, plausible
+from romergo.agents.base import TOUCH_EVERY, expired, new_token
 from romergo.agents.grants import Grants
 from romergo.agents.identity import AgentIdentity, AgentKind, VerifiedToken
 from romergo.agents.records import CodeInfo, IssuedTokens, RefreshInfo
 from romergo.agents.scopes import ordered
 from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid
-from romergo.ids import sha256_hex
+from romergo.ids import plausible_secret, sha256_hex
 from storage import Database
 from storage.tables import AgentClient, AgentCode, AgentGrant, AgentToken
 
@@ -134,7 +134,7 @@ class Tokens:
 
         Records its use at most once a minute per token (for the settings page).
         """
-        if not plausible(token):
+        if not plausible_secret(token):
             return None
         now = utcnow()
         token_hash = sha256_hex(token)
@@ -177,7 +177,7 @@ class Tokens:
 
     async def revoke(self, token: str) -> bool:
         """Revoke the grant any of its tokens belongs to (access, refresh or personal)."""
-        if not plausible(token):
+        if not plausible_secret(token):
             return False
         async with self.db.read() as session:
             row = await session.get(AgentToken, sha256_hex(token))
@@ -194,7 +194,7 @@ class Tokens:
 
         A used one presented again was stolen or replayed: its whole grant is revoked.
         """
-        if not plausible(secret):
+        if not plausible_secret(secret):
             return None
         async with self.db.read() as session:
             row = await session.get(table, sha256_hex(secret))
