@@ -21,10 +21,9 @@ from mcp.server.auth.provider import (
 from mcp.shared.auth import InvalidRedirectUriError, OAuthClientInformationFull, OAuthToken
 from pydantic import AnyUrl
 
+from romergo import urls
 from romergo.agents import AgentService, CodeInfo, IssuedTokens, RefreshInfo, redirects
 from romergo.errors import RomergoError
-
-CONSENT_PATH = "/oauth/consent"
 
 
 class RegisteredAgent(OAuthClientInformationFull):
@@ -95,7 +94,7 @@ class RomergoOAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, R
             )
         except RomergoError as error:
             raise AuthorizeError("invalid_request", error.message) from None
-        return f"{CONSENT_PATH}?request={request_id}"
+        return urls.consent(request_id)
 
     async def load_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: str
