@@ -95,7 +95,7 @@ def build_app(services: Services) -> FastAPI:
     app.state.services = services
     mcp_http = mcp_tools.http.mount(app, services, build_server(services))
     app.state.mcp = mcp_http
-    api.mount(app, services, services.agents.identity)
+    api.mount(app, services, services.agents.tokens.identity)
     _unknown_well_known_is_404(app)
     demo_agents = DemoAgentProcesses(services)
     ui.mount(app, services, demo_agents)
@@ -127,7 +127,7 @@ async def _start(services: Services) -> tuple[str, asyncio.Task[None]]:
             f"{services.settings.data_dir.resolve()}.",
             flush=True,
         )
-    await services.agents.purge_expired()
+    await services.agents.housekeeping.purge_expired()
     return user.id, asyncio.create_task(services.channels.run_sweeper(), name="channel sweeper")
 
 

@@ -14,11 +14,11 @@ from typing import Protocol
 from fastapi import Request
 
 from romergo import csrf
+from romergo.accounts.service import SESSION_COOKIE
+from romergo.agents.scopes import CONTROL
 from romergo.errors import RomergoError
 from romergo.services import Services
 
-SESSION_COOKIE = "romergo_session"
-CONTROL_SCOPE = "romergo:control"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
@@ -65,7 +65,7 @@ class OwnerAuth:
         identity = await self.verify_bearer(token.strip())
         if identity is None:
             raise RomergoError("unauthorized", "This token is unknown, expired or revoked.")
-        if CONTROL_SCOPE not in identity.scopes:
+        if CONTROL not in identity.scopes:
             raise RomergoError(
                 "forbidden",
                 "This token cannot act for the owner. "

@@ -81,7 +81,7 @@ def token_create(settings: Settings, args: argparse.Namespace) -> int:
     scopes = parse_scopes(args.scopes) if args.scopes is not None else None
 
     async def create(services: Services) -> str:
-        token, _client_id = await services.agents.create_personal_token(
+        token, _client_id = await services.agents.personal.create(
             args.user.strip().lower(), name=args.name, scopes=scopes, expires_days=args.expires_days
         )
         return token

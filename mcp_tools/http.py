@@ -35,13 +35,12 @@ from mcp_tools.oauth_gates import GRANT_TYPES, AuthorizeGate, RegisterGate, Revo
 from mcp_tools.resumption import NoStreamResumption
 from mcp_tools.server import RomergoMCPServer
 from romergo.agents.scopes import OAUTH_SCOPES
-from romergo.config import MCP_PATH, Settings
+from romergo.config import MCP_PATH, MIB, Settings
 from romergo.origins import allowed_hosts, allowed_origins
 from romergo.services import Services
 
 log = logging.getLogger(__name__)
 
-MIB = 1024 * 1024
 MAX_MCP_BODY = 5 * MIB
 AUTHORIZATION_METADATA = "/.well-known/oauth-authorization-server"
 SHUTDOWN_SECONDS = 3.0

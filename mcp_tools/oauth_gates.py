@@ -78,11 +78,11 @@ class AuthorizeGate:
         client_id = values.get("client_id")
         if not client_id:
             return "The request names no client_id."
-        client = await self.agents.get_client(client_id)
+        client = await self.agents.clients.get(client_id)
         if client is None:
             return "This agent is not registered with Romergo. Let it connect again so that it registers."
         try:
-            self.agents.check_authorization(
+            self.agents.consent.check_authorization(
                 client,
                 redirect_uri=values.get("redirect_uri"),
                 scope=values.get("scope"),
@@ -122,8 +122,8 @@ class RegisterGate(PostGate):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         source = str((scope.get("client") or ("unknown", 0))[0])
-        if not self.agents.allow_registration(source):
-            wait = max(1, math.ceil(self.agents.registrations.retry_after(source)))
+        if not self.agents.clients.registrations.allow(source):
+            wait = max(1, math.ceil(self.agents.clients.registrations.retry_after(source)))
             refusal = _refusal("rate_limited", "Too many registrations; try again later.", 429)
             refusal.headers["Retry-After"] = str(wait)
             await refusal(scope, receive, send)
@@ -167,8 +167,8 @@ class TokenGate(PostGate):
 
     async def refusal(self, form: list[tuple[str, str]]) -> JSONResponse | None:
         resources = [value for key, value in form if key == "resource"]
-        if len(resources) > 1 or not all(self.agents.is_this_resource(value) for value in resources):
-            return _refusal("invalid_target", f"Tokens are issued only for {self.agents.resource}.")
+        if len(resources) > 1 or not all(self.agents.site.is_this_resource(value) for value in resources):
+            return _refusal("invalid_target", f"Tokens are issued only for {self.agents.site.resource}.")
         values = dict(form)
         grant = values.get("grant_type")
         if grant is not None and grant not in GRANT_TYPES:
@@ -178,7 +178,7 @@ class TokenGate(PostGate):
         return None
 
     async def _other_redirect(self, values: dict[str, str]) -> bool:
-        issued = await self.agents.load_code(values.get("client_id", ""), values.get("code", ""))
+        issued = await self.agents.tokens.load_code(values.get("client_id", ""), values.get("code", ""))
         return issued is not None and issued.redirect_uri != values["redirect_uri"]
 
 

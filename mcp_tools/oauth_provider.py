@@ -21,10 +21,9 @@ from mcp.server.auth.provider import (
 from mcp.shared.auth import InvalidRedirectUriError, OAuthClientInformationFull, OAuthToken
 from pydantic import AnyUrl
 
-from romergo.agents import AgentService, IssuedTokens, redirects
+from romergo import urls
+from romergo.agents import AgentService, CodeInfo, IssuedTokens, RefreshInfo, redirects
 from romergo.errors import RomergoError
-
-CONSENT_PATH = "/oauth/consent"
 
 
 class RegisteredAgent(OAuthClientInformationFull):
@@ -45,7 +44,7 @@ class RomergoOAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, R
         self.agents = agents
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
-        client = await self.agents.get_client(client_id)
+        client = await self.agents.clients.get(client_id)
         if client is None:
             return None
         # Every client is public: PKCE protects its codes and no client secret exists anywhere.
@@ -71,7 +70,7 @@ class RomergoOAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, R
             mode="json", exclude_none=True, exclude={"client_secret", "client_secret_expires_at"}
         )
         try:
-            await self.agents.register_client(
+            await self.agents.clients.register(
                 client_id=client_info.client_id,
                 name=client_info.client_name,
                 redirect_uris=uris,
@@ -84,7 +83,7 @@ class RomergoOAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, R
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
         """Keep the (already checked) request and send the browser to the consent page."""
         try:
-            request_id = await self.agents.start_authorization(
+            request_id = await self.agents.consent.start_authorization(
                 client.client_id,
                 redirect_uri=str(params.redirect_uri),
                 redirect_uri_explicit=params.redirect_uri_provided_explicitly,
@@ -95,31 +94,19 @@ class RomergoOAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, R
             )
         except RomergoError as error:
             raise AuthorizeError("invalid_request", error.message) from None
-        return f"{CONSENT_PATH}?request={request_id}"
+        return urls.consent(request_id)
 
     async def load_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: str
     ) -> AuthorizationCode | None:
-        info = await self.agents.load_code(client.client_id, authorization_code)
-        if info is None:
-            return None
-        return AuthorizationCode(
-            code=authorization_code,
-            scopes=list(info.scopes),
-            expires_at=info.expires_at.timestamp(),
-            client_id=info.client_id,
-            code_challenge=info.code_challenge,
-            redirect_uri=AnyUrl(info.redirect_uri),
-            redirect_uri_provided_explicitly=info.redirect_uri_explicit,
-            resource=info.resource,
-            subject=info.user_id,
-        )
+        info = await self.agents.tokens.load_code(client.client_id, authorization_code)
+        return _authorization_code(authorization_code, info) if info is not None else None
 
     async def exchange_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
     ) -> OAuthToken:
         try:
-            issued = await self.agents.exchange_code(client.client_id, authorization_code.code)
+            issued = await self.agents.tokens.exchange_code(client.client_id, authorization_code.code)
         except RomergoError as error:
             raise TokenError("invalid_grant", error.message) from None
         return _token(issued)
@@ -127,23 +114,14 @@ class RomergoOAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, R
     async def load_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: str
     ) -> RefreshToken | None:
-        info = await self.agents.load_refresh(client.client_id, refresh_token)
-        if info is None:
-            return None
-        return RefreshToken(
-            token=refresh_token,
-            client_id=info.client_id,
-            scopes=list(info.scopes),
-            expires_at=int(info.expires_at.timestamp()) if info.expires_at else None,
-            resource=info.resource,
-            subject=info.user_id,
-        )
+        info = await self.agents.tokens.load_refresh(client.client_id, refresh_token)
+        return _refresh_token(refresh_token, info) if info is not None else None
 
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> OAuthToken:
         try:
-            issued = await self.agents.rotate_refresh(client.client_id, refresh_token.token, scopes)
+            issued = await self.agents.tokens.rotate_refresh(client.client_id, refresh_token.token, scopes)
         except RomergoError as error:
             if error.code == "invalid_argument":
                 raise TokenError("invalid_scope", error.message) from None
@@ -151,7 +129,7 @@ class RomergoOAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, R
         return _token(issued)
 
     async def load_access_token(self, token: str) -> AccessToken | None:
-        verified = await self.agents.verify_token(token)
+        verified = await self.agents.tokens.verify(token)
         if verified is None:
             return None
         identity = verified.identity
@@ -161,12 +139,37 @@ class RomergoOAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, R
             scopes=sorted(identity.scopes),
             expires_at=int(verified.expires_at.timestamp()) if verified.expires_at else None,
             # Personal tokens are minted by this server for itself: their audience is this endpoint.
-            resource=verified.resource or self.agents.resource,
+            resource=verified.resource or self.agents.site.resource,
             subject=identity.user_id,
         )
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
-        await self.agents.revoke_token(token.token)
+        await self.agents.tokens.revoke(token.token)
+
+
+def _authorization_code(code: str, info: CodeInfo) -> AuthorizationCode:
+    return AuthorizationCode(
+        code=code,
+        scopes=list(info.scopes),
+        expires_at=info.expires_at.timestamp(),
+        client_id=info.client_id,
+        code_challenge=info.code_challenge,
+        redirect_uri=AnyUrl(info.redirect_uri),
+        redirect_uri_provided_explicitly=info.redirect_uri_explicit,
+        resource=info.resource,
+        subject=info.user_id,
+    )
+
+
+def _refresh_token(token: str, info: RefreshInfo) -> RefreshToken:
+    return RefreshToken(
+        token=token,
+        client_id=info.client_id,
+        scopes=list(info.scopes),
+        expires_at=int(info.expires_at.timestamp()) if info.expires_at else None,
+        resource=info.resource,
+        subject=info.user_id,
+    )
 
 
 def _token(issued: IssuedTokens) -> OAuthToken:

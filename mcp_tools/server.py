@@ -96,7 +96,7 @@ class RomergoMCPServer(MCPServer[Any]):
 def auth_settings(services: Services) -> AuthSettings:
     return AuthSettings(
         # Plain strings: an AnyHttpUrl would gain a trailing slash and break `iss` comparisons.
-        issuer_url=services.agents.issuer,
+        issuer_url=services.agents.site.issuer,
         resource_server_url=services.settings.mcp_url,
         validate_token_resource=True,
         required_scopes=[READ],

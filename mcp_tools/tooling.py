@@ -77,7 +77,7 @@ async def current_agent(services: Services) -> AgentIdentity:
     access = get_access_token()
     if access is None:
         raise RomergoError("unauthorized", "This call carries no access token.")
-    identity = await services.agents.identity(access.token)
+    identity = await services.agents.tokens.identity(access.token)
     if identity is None:
         raise RomergoError("unauthorized", "This access token was revoked or has expired. Connect again.")
     return identity

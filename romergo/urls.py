@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 PROJECTS = "/projects"
 AGENT_SETTINGS = "/settings/agents"
 LOGIN = "/login"
+CONSENT = "/oauth/consent"
 
 # Route patterns for the page router and the media routes: the same shapes as the builders below.
 PROJECT_ROUTE = "/projects/{project_id}"
@@ -92,6 +93,11 @@ def media(asset_id: str) -> str:
 def login(next_path: str | None = None) -> str:
     """The sign-in page; after signing in the browser goes on to `next_path`."""
     return f"{LOGIN}?next={quote(next_path, safe='/')}" if next_path else LOGIN
+
+
+def consent(request_id: str) -> str:
+    """The consent page for one pending agent authorization request."""
+    return f"{CONSENT}?request={quote(request_id, safe='')}"
 
 
 def absolute(base_url: str, path: str) -> str:

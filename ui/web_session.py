@@ -7,14 +7,13 @@ from urllib.parse import urlsplit
 from fastapi import Request, Response
 
 from romergo import urls
+from romergo.accounts.service import SESSION_COOKIE
 from romergo.entities import User
 from romergo.services import Services
 
-COOKIE = "romergo_session"
-
 
 def session_token(request: Request) -> str | None:
-    return request.cookies.get(COOKIE)
+    return request.cookies.get(SESSION_COOKIE)
 
 
 async def signed_in_user(services: Services, request: Request) -> User | None:
@@ -23,7 +22,7 @@ async def signed_in_user(services: Services, request: Request) -> User | None:
 
 def set_session_cookie(response: Response, token: str, services: Services) -> None:
     response.set_cookie(
-        COOKIE,
+        SESSION_COOKIE,
         token,
         max_age=services.settings.session_absolute_days * 86400,
         httponly=True,
@@ -35,7 +34,7 @@ def set_session_cookie(response: Response, token: str, services: Services) -> No
 
 def clear_session_cookie(response: Response, services: Services) -> None:
     response.delete_cookie(
-        COOKIE,
+        SESSION_COOKIE,
         httponly=True,
         samesite="lax",
         secure=services.settings.base_url.startswith("https://"),

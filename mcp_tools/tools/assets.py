@@ -24,6 +24,7 @@ from mcp_tools.tools.common import (
     Page,
     ProjectId,
 )
+from romergo.config import MIB
 from romergo.entities import Asset
 from romergo.errors import invalid
 from romergo.story.views import AssetView
@@ -124,7 +125,7 @@ async def romergo_import_asset(
     command_id: CommandId = None,
 ) -> Asset:
     data = decode_base64(data_base64)
-    limit = call.services.settings.limits.max_tool_import_mb * 1024 * 1024
+    limit = call.services.settings.limits.max_tool_import_mb * MIB
     return await call.services.assets.import_asset(
         call.actor, project_id, kind, name, data, list(tags), max_bytes=limit
     )

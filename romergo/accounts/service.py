@@ -13,12 +13,13 @@ from datetime import timedelta
 
 from sqlalchemy import delete, func, update
 from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.accounts.passwords import check_strength, hash_password, verify_password
 from romergo.clock import utcnow
 from romergo.config import Settings
 from romergo.errors import RomergoError, invalid
-from romergo.ids import new_id, new_secret, sha256_hex
+from romergo.ids import new_id, new_secret, plausible_secret, sha256_hex
 from romergo.ratelimit import RateLimiter
 from storage import Database
 from storage.tables import SigninLink, User, WebSession
@@ -26,6 +27,8 @@ from storage.tables import SigninLink, User, WebSession
 _USERNAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
 _TOUCH_EVERY = timedelta(minutes=1)
 DEFAULT_USERNAME = "author"
+SESSION_COOKIE = "romergo_session"
+"""The browser cookie that carries the session token: the pages set it, the pages and the API read it."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ class AccountService:
         name = _username(username)
         hashed = None if password is None else await hash_password(check_strength(password))
         async with self.db.write() as session:
-            if (await session.exec(select(User).where(User.username == name))).first() is not None:
+            if await _user_named(session, name) is not None:
                 raise RomergoError("conflict", f'User "{name}" already exists.')
             user = User(id=new_id("usr"), username=name, password_hash=hashed, created_at=utcnow())
             session.add(user)
@@ -63,7 +66,7 @@ class AccountService:
     async def set_password(self, username: str, password: str) -> None:
         hashed = await hash_password(check_strength(password))
         async with self.db.write() as session:
-            user = (await session.exec(select(User).where(User.username == username))).first()
+            user = await _user_named(session, username)
             if user is None:
                 raise RomergoError("not_found", f'User "{username}" does not exist.')
             user.password_hash = hashed
@@ -73,7 +76,7 @@ class AccountService:
 
     async def user_by_name(self, username: str) -> User | None:
         async with self.db.read() as session:
-            return (await session.exec(select(User).where(User.username == username))).first()
+            return await _user_named(session, username)
 
     async def user_by_id(self, user_id: str) -> User | None:
         async with self.db.read() as session:
@@ -109,7 +112,7 @@ class AccountService:
 
     async def sign_in_with_link(self, token: str) -> SignedIn:
         """Consumes the link atomically: of two simultaneous uses, exactly one signs in."""
-        if not isinstance(token, str) or not token or len(token) > 200:
+        if not plausible_secret(token):
             raise RomergoError("unauthorized", "This sign-in link is not valid.")
         now = utcnow()
         async with self.db.write() as session:
@@ -149,7 +152,7 @@ class AccountService:
 
     async def session_user(self, token: str | None) -> User | None:
         """The signed-in user for a session cookie, or None if it is unknown, idle too long or expired."""
-        if not token or not isinstance(token, str) or len(token) > 200:
+        if not plausible_secret(token):
             return None
         now = utcnow()
         async with self.db.read() as session:
@@ -181,6 +184,10 @@ class AccountService:
         if user is None:
             raise RomergoError("unauthorized", "This account no longer exists.")
         return user
+
+
+async def _user_named(session: AsyncSession, username: str) -> User | None:
+    return (await session.exec(select(User).where(User.username == username))).first()
 
 
 def _username(value: object) -> str:

@@ -1,38 +1,29 @@
-"""Client registration, `/authorize` checks and the consent decision (a grant and a code)."""
+"""Dynamic client registration: who may register, what a client may ask for, and finding it again."""
 
 from __future__ import annotations
 
-import re
-from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import update
-from sqlmodel import col
-from sqlmodel.ext.asyncio.session import AsyncSession
-
 from romergo.agents import redirects
-from romergo.agents.base import MAX_TOKEN_CHARS, TOKEN_PREFIX, AgentBase, answered, client_name
-from romergo.agents.records import PendingAuthorization, RegisteredClient, registered_client
-from romergo.agents.scopes import OAUTH_SCOPES, READ, ordered
+from romergo.agents.base import client_name
+from romergo.agents.records import RegisteredClient, registered_client
+from romergo.agents.scopes import OAUTH_SCOPES, ordered
 from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid
-from romergo.ids import new_id, new_secret, sha256_hex
-from storage.tables import AgentAuthorization, AgentClient, AgentCode, AgentGrant
+from romergo.ratelimit import RateLimiter
+from storage import Database
+from storage.tables import AgentClient
 
-CODE_MINUTES = 10
-AUTHORIZATION_MINUTES = 10
-MAX_STATE_CHARS = 1000
-_CHALLENGE = re.compile(r"^[A-Za-z0-9_-]{43}$")
+MAX_CLIENT_ID_CHARS = 100
 
 
-class ClientOps(AgentBase):
-    # -- registration --------------------------------------------------------------------------
+class Clients:
+    def __init__(self, db: Database, *, registrations_per_minute: int) -> None:
+        self.db = db
+        self.registrations = RateLimiter(limit=registrations_per_minute, window_seconds=60)
+        """Registration attempts per client address; the HTTP gate asks it before registering."""
 
-    def allow_registration(self, source: str) -> bool:
-        """Counts one registration attempt from `source` (a client address); False over the limit."""
-        return self.registrations.allow(source)
-
-    async def register_client(
+    async def register(
         self,
         *,
         client_id: str,
@@ -46,8 +37,8 @@ class ClientOps(AgentBase):
         unknown = [scope for scope in scopes if scope not in OAUTH_SCOPES]
         if unknown:
             raise invalid(f"Agents can ask only for {', '.join(OAUTH_SCOPES)}; not {', '.join(unknown)}.")
-        if not client_id or len(client_id) > 100:
-            raise invalid("A client id has 1 to 100 characters.")
+        if not client_id or len(client_id) > MAX_CLIENT_ID_CHARS:
+            raise invalid(f"A client id has 1 to {MAX_CLIENT_ID_CHARS} characters.")
         row = AgentClient(
             id=client_id,
             kind="oauth",
@@ -63,205 +54,10 @@ class ClientOps(AgentBase):
             session.add(row)
         return registered_client(row)
 
-    async def get_client(self, client_id: str) -> RegisteredClient | None:
+    async def get(self, client_id: str) -> RegisteredClient | None:
         """An OAuth client; personal-token clients are not OAuth clients and are never returned."""
-        if not isinstance(client_id, str) or not client_id or len(client_id) > 100:
+        if not isinstance(client_id, str) or not client_id or len(client_id) > MAX_CLIENT_ID_CHARS:
             return None
         async with self.db.read() as session:
             row = await session.get(AgentClient, client_id)
         return registered_client(row) if row is not None and row.kind == "oauth" else None
-
-    # -- authorization and consent ---------------------------------------------------------------
-
-    def check_authorization(
-        self,
-        client: RegisteredClient,
-        *,
-        redirect_uri: str | None,
-        scope: str | None,
-        code_challenge: str | None,
-        code_challenge_method: str | None,
-        resource: str | None,
-        state: str | None,
-    ) -> str:
-        """Everything an `/authorize` request must satisfy before anyone is redirected anywhere.
-
-        Returns the redirect URI to use; raises `invalid_argument` with the reason otherwise.
-        """
-        if redirect_uri is None:
-            if len(client.redirect_uris) != 1:
-                raise invalid("This agent registered several redirect URIs; the request must name one.")
-            redirect_uri = client.redirect_uris[0]
-        elif redirects.find_match(list(client.redirect_uris), redirect_uri) is None:
-            raise invalid("The redirect URI is not one this agent registered.")
-        if code_challenge_method != "S256":
-            raise invalid("PKCE with code_challenge_method=S256 is required.")
-        if not isinstance(code_challenge, str) or not _CHALLENGE.match(code_challenge):
-            raise invalid("The PKCE code_challenge must be 43 base64url characters (S256).")
-        self.requested_scopes(client, scope)
-        if resource is not None and not self.is_this_resource(resource):
-            raise invalid(f"Tokens can be issued only for {self.resource}, not for {resource}.")
-        if state is not None and len(state) > MAX_STATE_CHARS:
-            raise invalid(f"The state parameter has at most {MAX_STATE_CHARS} characters.")
-        return redirect_uri
-
-    def requested_scopes(self, client: RegisteredClient, scope: str | None) -> list[str] | None:
-        if scope is None:
-            return None
-        asked = scope.split(" ")
-        if "romergo:control" in asked:
-            raise invalid("romergo:control is never granted to agents; only personal tokens can carry it.")
-        unknown = [item for item in asked if item not in OAUTH_SCOPES]
-        if unknown:
-            raise invalid(f"Unknown scope {unknown[0]!r}; Romergo offers {' '.join(OAUTH_SCOPES)}.")
-        unregistered = [item for item in asked if item not in client.scopes]
-        if unregistered:
-            raise invalid(f"This agent did not register for the scope {unregistered[0]}.")
-        return ordered(asked)
-
-    def is_this_resource(self, resource: str) -> bool:
-        return isinstance(resource, str) and resource.rstrip("/") == self.resource
-
-    async def start_authorization(
-        self,
-        client_id: str,
-        *,
-        redirect_uri: str,
-        redirect_uri_explicit: bool,
-        state: str | None,
-        scope: str | None,
-        code_challenge: str,
-        resource: str | None,
-    ) -> str:
-        """Keep a checked request until the user answers it; returns its handle for the consent URL."""
-        client = await self.get_client(client_id)
-        if client is None:
-            raise RomergoError("not_found", "This agent is not registered with Romergo.")
-        redirect_uri = self.check_authorization(
-            client,
-            redirect_uri=redirect_uri,
-            scope=scope,
-            code_challenge=code_challenge,
-            code_challenge_method="S256",
-            resource=resource,
-            state=state,
-        )
-        request_id = new_secret(24)
-        now = utcnow()
-        async with self.db.write() as session:
-            session.add(
-                AgentAuthorization(
-                    request_hash=sha256_hex(request_id),
-                    client_id=client.client_id,
-                    redirect_uri=redirect_uri,
-                    redirect_uri_explicit=redirect_uri_explicit,
-                    state=state,
-                    requested_scopes=self.requested_scopes(client, scope),
-                    code_challenge=code_challenge,
-                    resource=self.resource,
-                    created_at=now,
-                    expires_at=now + timedelta(minutes=AUTHORIZATION_MINUTES),
-                )
-            )
-        await self._maybe_purge()
-        return request_id
-
-    async def pending_authorization(self, request_id: str) -> PendingAuthorization | None:
-        """The request behind a consent link, if it is still waiting for an answer."""
-        if not isinstance(request_id, str) or not request_id or len(request_id) > MAX_TOKEN_CHARS:
-            return None
-        async with self.db.read() as session:
-            row = await session.get(AgentAuthorization, sha256_hex(request_id))
-            if row is None or row.decided_at is not None or row.expires_at <= utcnow():
-                return None
-            client = await session.get(AgentClient, row.client_id)
-        if client is None:
-            return None
-        return PendingAuthorization(
-            request_id=request_id,
-            client=registered_client(client),
-            redirect_uri=row.redirect_uri,
-            state=row.state,
-            requested_scopes=tuple(row.requested_scopes) if row.requested_scopes is not None else None,
-            expires_at=row.expires_at,
-        )
-
-    async def approve(self, request_id: str, user_id: str, scopes: list[str]) -> str:
-        """The user said yes to (some of) the offered scopes: a grant, a code, and where to send it.
-
-        Returns the client's redirect URI with exactly one `code`, `state` and `iss`.
-        """
-        pending = await self.pending_authorization(request_id)
-        if pending is None:
-            raise answered()
-        offered = set(pending.offered_scopes)
-        extra = [scope for scope in scopes if scope not in offered]
-        if extra:
-            raise invalid(f"The scope {extra[0]} was not offered to this agent.")
-        granted = ordered({*scopes, READ})
-        code = TOKEN_PREFIX["code"] + new_secret(32)
-        now = utcnow()
-        async with self.db.write() as session:
-            row = await self._decide(session, request_id)
-            grant = AgentGrant(
-                id=new_id("grt"),
-                user_id=user_id,
-                client_id=row.client_id,
-                kind="oauth",
-                scopes=granted,
-                created_at=now,
-            )
-            session.add(grant)
-            await session.flush()
-            session.add(
-                AgentCode(
-                    code_hash=sha256_hex(code),
-                    grant_id=grant.id,
-                    client_id=row.client_id,
-                    redirect_uri=row.redirect_uri,
-                    redirect_uri_explicit=row.redirect_uri_explicit,
-                    code_challenge=row.code_challenge,
-                    resource=row.resource,
-                    scopes=granted,
-                    created_at=now,
-                    expires_at=now + timedelta(minutes=CODE_MINUTES),
-                )
-            )
-        response = {"code": code, "state": pending.state, "iss": self.issuer}
-        return redirects.with_response(pending.redirect_uri, response)
-
-    async def deny(self, request_id: str) -> str:
-        """The user said no: the client's redirect URI with `error=access_denied`, `state` and `iss`."""
-        pending = await self.pending_authorization(request_id)
-        if pending is None:
-            raise answered()
-        async with self.db.write() as session:
-            await self._decide(session, request_id)
-        return redirects.with_response(
-            pending.redirect_uri,
-            {
-                "error": "access_denied",
-                "error_description": "The user denied access.",
-                "state": pending.state,
-                "iss": self.issuer,
-            },
-        )
-
-    async def _decide(self, session: AsyncSession, request_id: str) -> AgentAuthorization:
-        """Mark the request answered in the caller's transaction; of two answers only one wins."""
-        now = utcnow()
-        result = await session.exec(
-            update(AgentAuthorization)
-            .where(
-                col(AgentAuthorization.request_hash) == sha256_hex(request_id),
-                col(AgentAuthorization.decided_at).is_(None),
-                col(AgentAuthorization.expires_at) > now,
-            )
-            .values(decided_at=now)
-            .returning(AgentAuthorization)
-        )
-        row = result.scalar_one_or_none()
-        if row is None:
-            raise answered()
-        assert isinstance(row, AgentAuthorization)
-        return row

@@ -9,7 +9,7 @@ spelling, path and query.
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import SplitResult, parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from romergo.errors import RomergoError
 
@@ -29,6 +29,14 @@ def check_redirect_uris(uris: list[str]) -> list[str]:
 
 def check_redirect_uri(uri: str) -> str:
     """The URI unchanged if registration may accept it; else `invalid_argument` saying why."""
+    _check_characters(uri)
+    parts = urlsplit(uri)
+    _check_scheme_and_host(parts)
+    _check_path_and_query(parts)
+    return uri
+
+
+def _check_characters(uri: object) -> None:
     if not isinstance(uri, str) or not uri:
         raise _bad("A redirect URI must be a non-empty string.")
     if len(uri) > MAX_URI_CHARS:
@@ -37,7 +45,9 @@ def check_redirect_uri(uri: str) -> str:
         raise _bad("A redirect URI may contain only printable ASCII, without spaces or backslashes.")
     if "#" in uri:
         raise _bad("A redirect URI must not contain a fragment (#).")
-    parts = urlsplit(uri)
+
+
+def _check_scheme_and_host(parts: SplitResult) -> None:
     if parts.scheme not in ("https", "http"):
         raise _bad("A redirect URI must use https://, or http:// on a loopback address.")
     if "@" in parts.netloc:
@@ -54,12 +64,14 @@ def check_redirect_uri(uri: str) -> str:
             "An http:// redirect URI must point at this machine (127.0.0.1, [::1] or localhost); "
             "use https:// for anything else."
         )
+
+
+def _check_path_and_query(parts: SplitResult) -> None:
     if any(segment in (".", "..") for segment in unquote(parts.path).split("/")):
         raise _bad("A redirect URI must not contain dot segments (/./ or /../).")
     reserved = sorted({key for key, _ in parse_qsl(parts.query, keep_blank_values=True)} & RESPONSE_PARAMS)
     if reserved:
         raise _bad(f"A redirect URI must not carry the response parameter(s) {', '.join(reserved)}.")
-    return uri
 
 
 def is_loopback(uri: str) -> bool:

@@ -1,6 +1,6 @@
 """Token scopes (CONTRACT.md §5): what an agent's token may do at most.
 
-Room permissions narrow them later; a token never grants more than its scopes.
+A room's permissions narrow them further at every call; a token never grants more than its scopes.
 """
 
 from __future__ import annotations

@@ -1,22 +1,44 @@
 """Agent access: OAuth clients, consent, codes, access and refresh tokens, personal access tokens.
 
-The MCP adapter puts the SDK's OAuth routes on top of this; nothing here knows about HTTP.
+The MCP adapter puts the SDK's OAuth routes on top of this; nothing here knows about HTTP. Each
+part is a small service with its own dependencies, wired together here once:
 
-- A **grant** is one user's consent to one client (or one personal token). Every code and token is
-  issued under a grant, so revoking the grant (from the settings page, `/revoke`, or because a
-  code or refresh token was replayed) kills all of them at once.
-- Codes are single use: a second exchange fails and revokes what the first exchange issued.
-- Refresh tokens rotate: each is used once; presenting a used one revokes its whole family.
-- Every random secret (codes, tokens, pending-request handles) is stored as its SHA-256 only.
-- Access tokens carry the audience they were issued for (`{base_url}/mcp`).
+- `clients`: dynamic registration (rate-limited per address) and finding a client again;
+- `consent`: `/authorize` checks, the pending request, the user's answer (a grant and a code);
+- `tokens`: codes for tokens, refresh rotation, bearer verification, revocation by token;
+- `personal`: personal access tokens;
+- `grants`: the settings page's connections and its "Revoke";
+- `housekeeping`: forgetting expired requests, codes and tokens.
+
+Every random secret (codes, tokens, pending-request handles) is stored as its SHA-256 only.
 """
 
 from __future__ import annotations
 
-from romergo.agents.clients import ClientOps
-from romergo.agents.personal import PersonalOps
-from romergo.agents.tokens import TokenOps
+from datetime import timedelta
+
+from romergo.agents.clients import Clients
+from romergo.agents.consent import Consent
+from romergo.agents.grants import Grants
+from romergo.agents.housekeeping import Housekeeping
+from romergo.agents.personal import PersonalTokens
+from romergo.agents.site import OAuthSite
+from romergo.agents.tokens import Tokens
+from romergo.config import Settings
+from storage import Database
 
 
-class AgentService(ClientOps, TokenOps, PersonalOps):
-    pass
+class AgentService:
+    def __init__(self, db: Database, settings: Settings) -> None:
+        self.site = OAuthSite.from_settings(settings)
+        self.housekeeping = Housekeeping(db)
+        self.grants = Grants(db)
+        self.clients = Clients(db, registrations_per_minute=settings.registrations_per_minute)
+        self.consent = Consent(db, self.site, self.clients, self.housekeeping)
+        self.tokens = Tokens(
+            db,
+            self.grants,
+            access_lifetime=timedelta(minutes=settings.access_token_minutes),
+            refresh_lifetime=timedelta(days=settings.refresh_token_days),
+        )
+        self.personal = PersonalTokens(db)

@@ -1,43 +1,54 @@
-"""Codes for tokens, refresh rotation, bearer verification and revocation."""
+"""Codes for tokens, refresh rotation, bearer verification and revocation.
+
+- Codes are single use: a second exchange fails and revokes what the first exchange issued.
+- Refresh tokens rotate: each is used once; presenting a used one revokes its whole family.
+- Access tokens carry the audience they were issued for (`{base_url}/mcp`).
+"""
 
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import NoReturn, TypeVar
 
 from sqlalchemy import or_, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from romergo.agents.base import TOKEN_PREFIX, TOUCH_EVERY, AgentBase, expired, plausible
+from romergo.agents.base import TOUCH_EVERY, expired, new_token
+from romergo.agents.grants import Grants
 from romergo.agents.identity import AgentIdentity, AgentKind, VerifiedToken
 from romergo.agents.records import CodeInfo, IssuedTokens, RefreshInfo
 from romergo.agents.scopes import ordered
 from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid
-from romergo.ids import new_secret, sha256_hex
+from romergo.ids import plausible_secret, sha256_hex
+from storage import Database
 from storage.tables import AgentClient, AgentCode, AgentGrant, AgentToken
 
+SingleUse = TypeVar("SingleUse", AgentCode, AgentToken)
+"""A secret that may be used once (a code, a refresh token): used again, it revokes its grant."""
 
-class TokenOps(AgentBase):
-    # -- codes and tokens ------------------------------------------------------------------------
+
+class Tokens:
+    def __init__(
+        self, db: Database, grants: Grants, *, access_lifetime: timedelta, refresh_lifetime: timedelta
+    ) -> None:
+        self.db = db
+        self.grants = grants
+        self.access_lifetime = access_lifetime
+        self.refresh_lifetime = refresh_lifetime
+
+    # -- codes and refresh tokens ----------------------------------------------------------------
 
     async def load_code(self, client_id: str, code: str) -> CodeInfo | None:
         """A code this client may exchange; None if unknown, foreign, expired or revoked.
 
         Presenting an already-used code revokes everything its first exchange issued.
         """
-        if not plausible(code):
+        found = await self._presented(AgentCode, client_id, code)
+        if found is None:
             return None
-        async with self.db.read() as session:
-            row = await session.get(AgentCode, sha256_hex(code))
-            if row is None or row.client_id != client_id:
-                return None
-            grant = await session.get(AgentGrant, row.grant_id)
-        if row.used_at is not None:
-            await self._revoke_grants([row.grant_id])
-            return None
-        if grant is None or grant.revoked_at is not None:
-            return None
+        row, grant = found
         return CodeInfo(
             client_id=row.client_id,
             user_id=grant.user_id,
@@ -52,12 +63,12 @@ class TokenOps(AgentBase):
     async def exchange_code(self, client_id: str, code: str) -> IssuedTokens:
         """Consume the code atomically and issue the first access and refresh tokens of its grant."""
         now = utcnow()
-        replayed_grant: str | None = None
+        code_hash = sha256_hex(code)
         async with self.db.write() as session:
             result = await session.exec(
                 update(AgentCode)  # type: ignore[call-overload]
                 .where(
-                    col(AgentCode.code_hash) == sha256_hex(code),
+                    col(AgentCode.code_hash) == code_hash,
                     col(AgentCode.client_id) == client_id,
                     col(AgentCode.used_at).is_(None),
                     col(AgentCode.expires_at) > now,
@@ -66,36 +77,19 @@ class TokenOps(AgentBase):
                 .returning(AgentCode.grant_id, AgentCode.scopes, AgentCode.resource)
             )
             consumed = result.first()
-            if consumed is None:
-                row = await session.get(AgentCode, sha256_hex(code))
-                replayed_grant = row.grant_id if row is not None and row.used_at is not None else None
-                tokens = None
-            else:
+            if consumed is not None:
                 grant_id, scopes, resource = consumed
-                grant = await session.get(AgentGrant, grant_id)
-                if grant is None or grant.revoked_at is not None:
-                    raise RomergoError("unauthorized", "This authorization was revoked.")
-                tokens = self._issue(session, grant, list(scopes), list(scopes), resource)
-        if tokens is None:
-            if replayed_grant is not None:
-                await self._revoke_grants([replayed_grant])
-            raise RomergoError("unauthorized", "This authorization code was already used or has expired.")
-        return tokens
+                grant = await _live_grant(session, grant_id)
+                return self._issue(session, grant, list(scopes), list(scopes), resource)
+            replayed = await _used_grant(session, AgentCode, code_hash)
+        await self._refuse(replayed, "This authorization code was already used or has expired.")
 
     async def load_refresh(self, client_id: str, token: str) -> RefreshInfo | None:
         """A refresh token this client may use; presenting a used one revokes its family."""
-        if not plausible(token):
+        found = await self._presented(AgentToken, client_id, token)
+        if found is None or found[0].kind != "refresh":
             return None
-        async with self.db.read() as session:
-            row = await session.get(AgentToken, sha256_hex(token))
-            if row is None or row.kind != "refresh" or row.client_id != client_id:
-                return None
-            grant = await session.get(AgentGrant, row.grant_id)
-        if row.used_at is not None:
-            await self._revoke_grants([row.grant_id])
-            return None
-        if grant is None or grant.revoked_at is not None:
-            return None
+        row, grant = found
         return RefreshInfo(
             client_id=row.client_id,
             user_id=grant.user_id,
@@ -107,12 +101,12 @@ class TokenOps(AgentBase):
     async def rotate_refresh(self, client_id: str, token: str, scopes: list[str]) -> IssuedTokens:
         """Use the refresh token (once) for a new access token and a new refresh token."""
         now = utcnow()
-        replayed_grant: str | None = None
+        token_hash = sha256_hex(token)
         async with self.db.write() as session:
             result = await session.exec(
                 update(AgentToken)  # type: ignore[call-overload]
                 .where(
-                    col(AgentToken.token_hash) == sha256_hex(token),
+                    col(AgentToken.token_hash) == token_hash,
                     col(AgentToken.kind) == "refresh",
                     col(AgentToken.client_id) == client_id,
                     col(AgentToken.used_at).is_(None),
@@ -122,32 +116,25 @@ class TokenOps(AgentBase):
                 .returning(AgentToken.grant_id, AgentToken.scopes, AgentToken.resource)
             )
             consumed = result.first()
-            if consumed is None:
-                row = await session.get(AgentToken, sha256_hex(token))
-                replayed_grant = row.grant_id if row is not None and row.used_at is not None else None
-                tokens = None
-            else:
+            if consumed is not None:
                 grant_id, refresh_scopes, resource = consumed
                 narrower = [scope for scope in scopes if scope in refresh_scopes]
                 if len(narrower) != len(scopes):
                     raise invalid("A refresh cannot add scopes that were not granted.")
-                grant = await session.get(AgentGrant, grant_id)
-                if grant is None or grant.revoked_at is not None:
-                    raise RomergoError("unauthorized", "This authorization was revoked.")
+                grant = await _live_grant(session, grant_id)
                 access_scopes = narrower or list(refresh_scopes)
-                tokens = self._issue(session, grant, access_scopes, list(refresh_scopes), resource)
-        if tokens is None:
-            if replayed_grant is not None:
-                await self._revoke_grants([replayed_grant])
-            raise RomergoError("unauthorized", "This refresh token was already used, revoked or has expired.")
-        return tokens
+                return self._issue(session, grant, access_scopes, list(refresh_scopes), resource)
+            replayed = await _used_grant(session, AgentToken, token_hash)
+        await self._refuse(replayed, "This refresh token was already used, revoked or has expired.")
 
-    async def verify_token(self, token: str) -> VerifiedToken | None:
+    # -- bearer tokens ---------------------------------------------------------------------------
+
+    async def verify(self, token: str) -> VerifiedToken | None:
         """A bearer token presented at `/mcp`: access or personal, known, unexpired, unrevoked.
 
         Records its use at most once a minute per token (for the settings page).
         """
-        if not plausible(token):
+        if not plausible_secret(token):
             return None
         now = utcnow()
         token_hash = sha256_hex(token)
@@ -185,35 +172,47 @@ class TokenOps(AgentBase):
         return VerifiedToken(identity=identity, expires_at=row.expires_at, resource=row.resource)
 
     async def identity(self, token: str) -> AgentIdentity | None:
-        verified = await self.verify_token(token)
+        verified = await self.verify(token)
         return verified.identity if verified is not None else None
 
-    # -- revocation ------------------------------------------------------------------------------
-
-    async def revoke_token(self, token: str) -> bool:
+    async def revoke(self, token: str) -> bool:
         """Revoke the grant any of its tokens belongs to (access, refresh or personal)."""
-        if not plausible(token):
+        if not plausible_secret(token):
             return False
         async with self.db.read() as session:
             row = await session.get(AgentToken, sha256_hex(token))
         if row is None:
             return False
-        return await self._revoke_grants([row.grant_id]) > 0
+        return await self.grants.revoke([row.grant_id]) > 0
 
-    async def revoke_client(self, user_id: str, client_id: str) -> int:
-        """What "Revoke" on the settings page does: every live grant of this user to this client."""
-        async with self.db.write() as session:
-            result = await session.exec(
-                update(AgentGrant)  # type: ignore[call-overload]
-                .where(
-                    col(AgentGrant.user_id) == user_id,
-                    col(AgentGrant.client_id) == client_id,
-                    col(AgentGrant.revoked_at).is_(None),
-                )
-                .values(revoked_at=utcnow())
-                .returning(AgentGrant.id)
-            )
-            return len(result.all())
+    # -- helpers ---------------------------------------------------------------------------------
+
+    async def _presented(
+        self, table: type[SingleUse], client_id: str, secret: str
+    ) -> tuple[SingleUse, AgentGrant] | None:
+        """The unused row of a code or refresh token this client holds, with its live grant.
+
+        A used one presented again was stolen or replayed: its whole grant is revoked.
+        """
+        if not plausible_secret(secret):
+            return None
+        async with self.db.read() as session:
+            row = await session.get(table, sha256_hex(secret))
+            if row is None or row.client_id != client_id:
+                return None
+            grant = await session.get(AgentGrant, row.grant_id)
+        if row.used_at is not None:
+            await self.grants.revoke([row.grant_id])
+            return None
+        if grant is None or grant.revoked_at is not None:
+            return None
+        return row, grant
+
+    async def _refuse(self, replayed_grant: str | None, message: str) -> NoReturn:
+        """Nothing was consumed: revoke the grant if a used secret came back, and say no."""
+        if replayed_grant is not None:
+            await self.grants.revoke([replayed_grant])
+        raise RomergoError("unauthorized", message)
 
     def _issue(
         self,
@@ -224,12 +223,11 @@ class TokenOps(AgentBase):
         resource: str | None,
     ) -> IssuedTokens:
         now = utcnow()
-        access = TOKEN_PREFIX["access"] + new_secret(32)
-        refresh = TOKEN_PREFIX["refresh"] + new_secret(32)
-        lifetime = timedelta(minutes=self.settings.access_token_minutes)
+        access = new_token("access")
+        refresh = new_token("refresh")
         for secret, kind, scopes, expires_at in (
-            (access, "access", access_scopes, now + lifetime),
-            (refresh, "refresh", refresh_scopes, now + timedelta(days=self.settings.refresh_token_days)),
+            (access, "access", access_scopes, now + self.access_lifetime),
+            (refresh, "refresh", refresh_scopes, now + self.refresh_lifetime),
         ):
             session.add(
                 AgentToken(
@@ -246,6 +244,19 @@ class TokenOps(AgentBase):
         return IssuedTokens(
             access_token=access,
             refresh_token=refresh,
-            expires_in=int(lifetime.total_seconds()),
+            expires_in=int(self.access_lifetime.total_seconds()),
             scopes=tuple(ordered(access_scopes)),
         )
+
+
+async def _live_grant(session: AsyncSession, grant_id: str) -> AgentGrant:
+    grant = await session.get(AgentGrant, grant_id)
+    if grant is None or grant.revoked_at is not None:
+        raise RomergoError("unauthorized", "This authorization was revoked.")
+    return grant
+
+
+async def _used_grant(session: AsyncSession, table: type[SingleUse], key: str) -> str | None:
+    """The grant of a secret that was already used (a replay), if that is why it was refused."""
+    row = await session.get(table, key)
+    return row.grant_id if row is not None and row.used_at is not None else None

@@ -28,9 +28,9 @@ async def demo_token(services: Services, username: str) -> str:
     path = services.settings.data_dir / DEMO_TOKEN_FILE.format(user=username)
     if path.exists():
         kept = path.read_text(encoding="ascii").strip()
-        if await services.agents.identity(kept) is not None:
+        if await services.agents.tokens.identity(kept) is not None:
             return kept
-    token, _ = await services.agents.create_personal_token(username, name=DEMO_AGENT_NAME)
+    token, _ = await services.agents.personal.create(username, name=DEMO_AGENT_NAME)
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w", encoding="ascii") as handle:
         handle.write(token)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from mcp_tools.http import MAX_MCP_BODY
 from tests.support.oauth import (
     answer,
     authorize_url,
@@ -26,7 +27,6 @@ from tests.support.oauth import (
 from tests.support.server import RunningServer
 
 CALLBACK = "http://127.0.0.1:9/cb"
-MIB = 1024 * 1024
 # Nearly every test here registers a client; the registration limit has a test of its own elsewhere.
 SERVER_ENV = {"ROMERGO_REGISTRATIONS_PER_MINUTE": "1000"}
 
@@ -106,7 +106,7 @@ async def test_every_client_is_registered_public_without_a_secret(server: Runnin
 
 
 async def test_bodies_above_5_mib_are_refused(server: RunningServer):
-    big = b"x" * (5 * MIB + 1)
+    big = b"x" * (MAX_MCP_BODY + 1)
     async with httpx.AsyncClient(base_url=server.base_url) as http:
         for path in ("/mcp", "/token", "/register"):
             response = await http.post(path, content=big, headers={"Content-Type": "application/json"})

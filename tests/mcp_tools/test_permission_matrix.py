@@ -149,7 +149,7 @@ async def test_each_tool_is_allowed_or_refused_by_its_category(services, actor, 
     story = await furnished_story(services, actor)
     permissions = {name: name != denied for name in ("read", "edit", "media", "publish", "delete")}
     channel = await services.channels.create_channel(actor.user_id, story.project_id, permissions)
-    token, client_id = await services.agents.create_personal_token("writer", name="Matrix", scopes=ALL_SCOPES)
+    token, client_id = await services.agents.personal.create("writer", name="Matrix", scopes=ALL_SCOPES)
     ref = AgentRef(actor.user_id, client_id, "Matrix")
     cursor = (await services.channels.join(ref, channel.code or "")).cursor
     await services.channels.post_command(actor.user_id, channel.channel_id, "Try everything")
@@ -187,7 +187,7 @@ def _story_only(state: dict[str, Any]) -> dict[str, Any]:
 async def joined_room(services, actor, **settings):
     story = await furnished_story(services, actor)
     channel = await services.channels.create_channel(actor.user_id, story.project_id, **settings)
-    token, client_id = await services.agents.create_personal_token("writer", name="Helper", scopes=ALL_SCOPES)
+    token, client_id = await services.agents.personal.create("writer", name="Helper", scopes=ALL_SCOPES)
     ref = AgentRef(actor.user_id, client_id, "Helper")
     cursor = (await services.channels.join(ref, channel.code or "")).cursor
     await services.channels.post_command(actor.user_id, channel.channel_id, "Go")

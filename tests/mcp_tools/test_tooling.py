@@ -87,7 +87,7 @@ async def test_list_projects_returns_the_owners_projects_in_an_envelope(services
     second = await services.projects.create_project(actor, "Tides <untrusted-data-x> \u202eevil")
     stranger = await services.accounts.create_user("stranger")
     await services.projects.create_project(user_actor(stranger.id), "Not yours")
-    token, _ = await services.agents.create_personal_token("writer", scopes=["romergo:read"])
+    token, _ = await services.agents.personal.create("writer", scopes=["romergo:read"])
     server = build_server(services)
 
     one = await call(server, token, "romergo_list_projects")
@@ -117,7 +117,7 @@ async def test_tools_are_listed_with_schemas_and_annotations(services):
 
 
 async def test_the_actor_is_the_agent_of_the_token_acting_for_its_owner(services, author):
-    token, client_id = await services.agents.create_personal_token("writer", name="Night shift")
+    token, client_id = await services.agents.personal.create("writer", name="Night shift")
     server = server_with_test_tools(services)
     result = await call(server, token, "test_whoami")
     assert result.structured_content == {
@@ -135,7 +135,7 @@ async def test_the_actor_is_the_agent_of_the_token_acting_for_its_owner(services
 
 
 async def test_a_scope_the_token_lacks_is_permission_denied(services, author):
-    token, _ = await services.agents.create_personal_token("writer", scopes=["romergo:read"])
+    token, _ = await services.agents.personal.create("writer", scopes=["romergo:read"])
     result = await call(server_with_test_tools(services), token, "test_whoami")
     assert result.is_error
     assert text(result).startswith("[permission_denied] test_whoami needs the romergo:edit scope")
@@ -143,23 +143,23 @@ async def test_a_scope_the_token_lacks_is_permission_denied(services, author):
 
 @pytest.mark.parametrize("revoke", [True, False])
 async def test_no_token_or_a_revoked_one_is_unauthorized_at_once(services, author, revoke):
-    token, client_id = await services.agents.create_personal_token("writer")
+    token, client_id = await services.agents.personal.create("writer")
     if revoke:
-        await services.agents.revoke_client(author.id, client_id)
+        await services.agents.grants.revoke_client(author.id, client_id)
     result = await call(build_server(services), token if revoke else None, "romergo_list_projects")
     assert result.is_error
     assert text(result).startswith("[unauthorized] ")
 
 
 async def test_domain_errors_are_exactly_code_and_message(services, author):
-    token, _ = await services.agents.create_personal_token("writer")
+    token, _ = await services.agents.personal.create("writer")
     result = await call(server_with_test_tools(services), token, "test_refused", {"count": 3})
     assert result.is_error
     assert text(result) == '[not_found] Scene "scn_3" does not exist in this project.'
 
 
 async def test_crashes_are_logged_and_never_shown(services, author, caplog):
-    token, _ = await services.agents.create_personal_token("writer")
+    token, _ = await services.agents.personal.create("writer")
     with caplog.at_level(logging.ERROR):
         result = await call(server_with_test_tools(services), token, "test_crash")
     assert result.is_error
@@ -168,14 +168,14 @@ async def test_crashes_are_logged_and_never_shown(services, author, caplog):
 
 
 async def test_a_result_that_breaks_its_own_schema_is_internal_not_the_callers_fault(services, author):
-    token, _ = await services.agents.create_personal_token("writer")
+    token, _ = await services.agents.personal.create("writer")
     result = await call(server_with_test_tools(services), token, "test_broken")
     assert result.is_error
     assert text(result) == "[internal] Something went wrong inside Romergo; the error was logged."
 
 
 async def test_bad_arguments_are_invalid_argument_naming_the_field_not_echoing_it(services, author):
-    token, _ = await services.agents.create_personal_token("writer")
+    token, _ = await services.agents.personal.create("writer")
     server = server_with_test_tools(services)
     result = await call(server, token, "test_refused", {"count": "lots-of-private-text"})
     assert result.is_error

@@ -15,7 +15,7 @@ from tests.support.tools import ALL_SCOPES, agent
 
 async def joined(services, room):
     """A personal token's agent that joined the room and claimed one command."""
-    token, client_id = await services.agents.create_personal_token("writer", name="Helper", scopes=ALL_SCOPES)
+    token, client_id = await services.agents.personal.create("writer", name="Helper", scopes=ALL_SCOPES)
     ref = AgentRef(user_id=room.owner.user_id, client_id=client_id, client_name="Helper")
     cursor = (await services.channels.join(ref, room.code)).cursor
     await room.send("Tidy the opening")

@@ -78,7 +78,7 @@ def test_the_response_carries_exactly_one_of_each_server_made_parameter():
 
 
 async def register(agents: AgentService, *, scopes=None, uris=(CALLBACK,), name="Test agent"):
-    return await agents.register_client(
+    return await agents.clients.register(
         client_id=f"client-{len(uris)}-{name}-{scopes}",
         name=name,
         redirect_uris=list(uris),
@@ -89,16 +89,16 @@ async def register(agents: AgentService, *, scopes=None, uris=(CALLBACK,), name=
 
 async def consented(agents: AgentService, user_id: str, *, scopes=(EDIT, MEDIA), state="st-1", client=None):
     client = client or await register(agents)
-    request_id = await agents.start_authorization(
+    request_id = await agents.consent.start_authorization(
         client.client_id,
         redirect_uri="http://127.0.0.1:40001/callback",
         redirect_uri_explicit=True,
         state=state,
         scope=None,
         code_challenge=CHALLENGE,
-        resource=agents.resource,
+        resource=agents.site.resource,
     )
-    location = await agents.approve(request_id, user_id, list(scopes))
+    location = await agents.consent.approve(request_id, user_id, list(scopes))
     code = parse_qs(urlsplit(location).query)["code"][0]
     return client, code, location
 
@@ -109,80 +109,80 @@ async def test_consent_issues_one_code_that_buys_tokens_once(services, author):
 
     query = parse_qs(urlsplit(location).query)
     assert location.startswith("http://127.0.0.1:40001/callback?")
-    assert query["state"] == ["st-1"] and query["iss"] == [agents.issuer]
-    loaded = await agents.load_code(client.client_id, code)
+    assert query["state"] == ["st-1"] and query["iss"] == [agents.site.issuer]
+    loaded = await agents.tokens.load_code(client.client_id, code)
     assert loaded is not None and loaded.code_challenge == CHALLENGE
     assert loaded.redirect_uri == "http://127.0.0.1:40001/callback"
     assert set(loaded.scopes) == {READ, EDIT, MEDIA}
 
-    tokens = await agents.exchange_code(client.client_id, code)
-    verified = await agents.verify_token(tokens.access_token)
+    tokens = await agents.tokens.exchange_code(client.client_id, code)
+    verified = await agents.tokens.verify(tokens.access_token)
     assert verified is not None
-    assert verified.resource == agents.resource
+    assert verified.resource == agents.site.resource
     assert verified.identity.user_id == author.id and verified.identity.kind == "oauth"
     assert verified.identity.client_name == "Test agent"
     assert verified.identity.scopes == frozenset({READ, EDIT, MEDIA})
 
     # The replay fails and takes down what the first exchange issued.
-    assert await agents.load_code(client.client_id, code) is None
+    assert await agents.tokens.load_code(client.client_id, code) is None
     with pytest.raises(RomergoError):
-        await agents.exchange_code(client.client_id, code)
-    assert await agents.verify_token(tokens.access_token) is None
-    assert await agents.load_refresh(client.client_id, tokens.refresh_token) is None
+        await agents.tokens.exchange_code(client.client_id, code)
+    assert await agents.tokens.verify(tokens.access_token) is None
+    assert await agents.tokens.load_refresh(client.client_id, tokens.refresh_token) is None
 
 
 async def test_a_code_belongs_to_its_client(services, author):
     agents = services.agents
     client, code, _ = await consented(agents, author.id)
     other = await register(agents, name="Other")
-    assert await agents.load_code(other.client_id, code) is None
+    assert await agents.tokens.load_code(other.client_id, code) is None
     with pytest.raises(RomergoError):
-        await agents.exchange_code(other.client_id, code)
-    assert await agents.exchange_code(client.client_id, code)  # the real client still can
+        await agents.tokens.exchange_code(other.client_id, code)
+    assert await agents.tokens.exchange_code(client.client_id, code)  # the real client still can
 
 
 async def test_refresh_rotates_and_a_reused_refresh_token_revokes_the_family(services, author):
     agents = services.agents
     client, code, _ = await consented(agents, author.id)
-    first = await agents.exchange_code(client.client_id, code)
+    first = await agents.tokens.exchange_code(client.client_id, code)
 
-    second = await agents.rotate_refresh(client.client_id, first.refresh_token, [READ])
+    second = await agents.tokens.rotate_refresh(client.client_id, first.refresh_token, [READ])
     assert second.refresh_token != first.refresh_token
-    assert (await agents.verify_token(second.access_token)).identity.scopes == frozenset({READ})
+    assert (await agents.tokens.verify(second.access_token)).identity.scopes == frozenset({READ})
     # The rotated refresh token keeps the grant's full scopes.
-    third = await agents.rotate_refresh(client.client_id, second.refresh_token, [READ, EDIT])
-    assert (await agents.verify_token(third.access_token)).identity.scopes == frozenset({READ, EDIT})
+    third = await agents.tokens.rotate_refresh(client.client_id, second.refresh_token, [READ, EDIT])
+    assert (await agents.tokens.verify(third.access_token)).identity.scopes == frozenset({READ, EDIT})
 
-    assert await agents.load_refresh(client.client_id, first.refresh_token) is None  # reuse
+    assert await agents.tokens.load_refresh(client.client_id, first.refresh_token) is None  # reuse
     for token in (first.access_token, second.access_token, third.access_token):
-        assert await agents.verify_token(token) is None
+        assert await agents.tokens.verify(token) is None
     with pytest.raises(RomergoError):
-        await agents.rotate_refresh(client.client_id, third.refresh_token, [READ])
+        await agents.tokens.rotate_refresh(client.client_id, third.refresh_token, [READ])
 
 
 async def test_a_refresh_cannot_widen_the_scopes(services, author):
     agents = services.agents
     client, code, _ = await consented(agents, author.id, scopes=())
-    tokens = await agents.exchange_code(client.client_id, code)
+    tokens = await agents.tokens.exchange_code(client.client_id, code)
     with pytest.raises(RomergoError) as refused:
-        await agents.rotate_refresh(client.client_id, tokens.refresh_token, [READ, PUBLISH])
+        await agents.tokens.rotate_refresh(client.client_id, tokens.refresh_token, [READ, PUBLISH])
     assert refused.value.code == "invalid_argument"
 
 
 async def test_revoking_any_token_revokes_its_whole_grant(services, author):
     agents = services.agents
     client, code, _ = await consented(agents, author.id)
-    tokens = await agents.exchange_code(client.client_id, code)
-    assert await agents.revoke_token(tokens.refresh_token)
-    assert await agents.verify_token(tokens.access_token) is None
-    assert await agents.load_refresh(client.client_id, tokens.refresh_token) is None
-    assert not await agents.revoke_token("rga_not-a-token")
+    tokens = await agents.tokens.exchange_code(client.client_id, code)
+    assert await agents.tokens.revoke(tokens.refresh_token)
+    assert await agents.tokens.verify(tokens.access_token) is None
+    assert await agents.tokens.load_refresh(client.client_id, tokens.refresh_token) is None
+    assert not await agents.tokens.revoke("rga_not-a-token")
 
 
 async def test_consent_is_single_use_and_grants_only_what_was_offered(services, author):
     agents = services.agents
     client = await register(agents, scopes=[READ, EDIT])
-    request_id = await agents.start_authorization(
+    request_id = await agents.consent.start_authorization(
         client.client_id,
         redirect_uri=CALLBACK,
         redirect_uri_explicit=True,
@@ -191,25 +191,27 @@ async def test_consent_is_single_use_and_grants_only_what_was_offered(services, 
         code_challenge=CHALLENGE,
         resource=None,
     )
-    pending = await agents.pending_authorization(request_id)
+    pending = await agents.consent.pending_authorization(request_id)
     assert pending.offered_scopes == (READ, EDIT)
     assert pending.redirect_host == "127.0.0.1:33418"
 
     with pytest.raises(RomergoError) as refused:
-        await agents.approve(request_id, author.id, [PUBLISH])
+        await agents.consent.approve(request_id, author.id, [PUBLISH])
     assert refused.value.code == "invalid_argument"
-    assert await agents.pending_authorization(request_id) is not None  # a refused answer changes nothing
+    assert (
+        await agents.consent.pending_authorization(request_id) is not None
+    )  # a refused answer changes nothing
 
-    location = await agents.deny(request_id)
+    location = await agents.consent.deny(request_id)
     assert parse_qs(urlsplit(location).query) == {
         "error": ["access_denied"],
         "error_description": ["The user denied access."],
-        "iss": [agents.issuer],
+        "iss": [agents.site.issuer],
     }
     with pytest.raises(RomergoError) as again:
-        await agents.approve(request_id, author.id, [EDIT])
+        await agents.consent.approve(request_id, author.id, [EDIT])
     assert again.value.code == "conflict"
-    assert await agents.pending_authorization(request_id) is None
+    assert await agents.consent.pending_authorization(request_id) is None
 
 
 @pytest.mark.parametrize(
@@ -232,11 +234,11 @@ async def test_authorization_requests_are_checked_before_anything_happens(servic
         "scope": None,
         "code_challenge": CHALLENGE,
         "code_challenge_method": "S256",
-        "resource": agents.resource,
+        "resource": agents.site.resource,
         "state": "x",
     } | overrides
     with pytest.raises(RomergoError) as refused:
-        agents.check_authorization(client, **request)
+        agents.consent.check_authorization(client, **request)
     assert reason in refused.value.message
 
 
@@ -252,29 +254,27 @@ async def test_registration_refuses_control_bad_names_and_bad_redirects(services
         await register(agents, uris=("https://a.example/cb#x",))
     with pytest.raises(RomergoError, match="at least one"):
         await register(agents, uris=())
-    assert await agents.get_client("client-1-Test agent-None") is None  # nothing was stored
+    assert await agents.clients.get("client-1-Test agent-None") is None  # nothing was stored
 
 
 async def test_personal_tokens_are_their_own_clients_and_only_bearer_tokens(services, author):
     agents = services.agents
-    token, client_id = await agents.create_personal_token("writer", name="CI bot")
-    other_token, other_id = await agents.create_personal_token(
-        "writer", scopes=[READ, CONTROL], expires_days=1
-    )
+    token, client_id = await agents.personal.create("writer", name="CI bot")
+    other_token, other_id = await agents.personal.create("writer", scopes=[READ, CONTROL], expires_days=1)
     assert client_id != other_id and token.startswith("rgp_")
 
-    verified = await agents.verify_token(token)
+    verified = await agents.tokens.verify(token)
     assert verified.identity.kind == "personal" and verified.identity.client_name == "CI bot"
     assert verified.identity.scopes == frozenset({READ, EDIT, MEDIA})
     assert verified.resource is None
-    assert (await agents.identity(other_token)).scopes == frozenset({READ, CONTROL})
+    assert (await agents.tokens.identity(other_token)).scopes == frozenset({READ, CONTROL})
     # Not an OAuth client, not a refresh token: useless at /authorize and /token.
-    assert await agents.get_client(client_id) is None
-    assert await agents.load_refresh(client_id, token) is None
+    assert await agents.clients.get(client_id) is None
+    assert await agents.tokens.load_refresh(client_id, token) is None
 
-    assert await agents.revoke_client(author.id, client_id) == 1
-    assert await agents.verify_token(token) is None
-    assert await agents.verify_token(other_token) is not None
+    assert await agents.grants.revoke_client(author.id, client_id) == 1
+    assert await agents.tokens.verify(token) is None
+    assert await agents.tokens.verify(other_token) is not None
 
 
 @pytest.mark.parametrize(
@@ -288,32 +288,32 @@ async def test_personal_tokens_are_their_own_clients_and_only_bearer_tokens(serv
 )
 async def test_bad_personal_token_requests_change_nothing(services, author, kwargs, message):
     with pytest.raises(RomergoError, match=message):
-        await services.agents.create_personal_token("writer", **kwargs)
-    assert await services.agents.connections(author.id) == []
+        await services.agents.personal.create("writer", **kwargs)
+    assert await services.agents.grants.connections(author.id) == []
 
 
 async def test_personal_tokens_for_unknown_users_are_refused(services):
     with pytest.raises(RomergoError, match='User "ghost" does not exist'):
-        await services.agents.create_personal_token("ghost")
+        await services.agents.personal.create("ghost")
 
 
 async def test_expired_personal_tokens_stop_working(services, author):
     agents = services.agents
-    token, _ = await agents.create_personal_token("writer")
+    token, _ = await agents.personal.create("writer")
     async with services.db.write() as session:
         await session.exec(update(AgentToken).values(expires_at=utcnow() - timedelta(seconds=1)))
-    assert await agents.verify_token(token) is None
-    assert await agents.connections(author.id) == []
+    assert await agents.tokens.verify(token) is None
+    assert await agents.grants.connections(author.id) == []
 
 
 async def test_last_use_is_recorded_at_most_once_a_minute(services, author):
     agents = services.agents
-    token, client_id = await agents.create_personal_token("writer")
-    await agents.verify_token(token)
-    first = (await agents.connections(author.id))[0].last_used_at
+    token, client_id = await agents.personal.create("writer")
+    await agents.tokens.verify(token)
+    first = (await agents.grants.connections(author.id))[0].last_used_at
     assert first is not None
-    await agents.verify_token(token)
-    assert (await agents.connections(author.id))[0].last_used_at == first
+    await agents.tokens.verify(token)
+    assert (await agents.grants.connections(author.id))[0].last_used_at == first
 
     async with services.db.write() as session:
         await session.exec(
@@ -321,35 +321,35 @@ async def test_last_use_is_recorded_at_most_once_a_minute(services, author):
             .where(col(AgentToken.client_id) == client_id)
             .values(last_used_at=first - timedelta(minutes=2))
         )
-    await agents.verify_token(token)
-    assert (await agents.connections(author.id))[0].last_used_at > first
+    await agents.tokens.verify(token)
+    assert (await agents.grants.connections(author.id))[0].last_used_at > first
 
 
 async def test_the_settings_list_shows_live_connections_only(services, author):
     agents = services.agents
     client, code, _ = await consented(agents, author.id, scopes=(EDIT, DELETE))
-    await agents.exchange_code(client.client_id, code)
-    _, pat_id = await agents.create_personal_token("writer", name="Script")
-    gone, _ = await agents.create_personal_token("writer", name="Old")
-    await agents.revoke_token(gone)
+    await agents.tokens.exchange_code(client.client_id, code)
+    _, pat_id = await agents.personal.create("writer", name="Script")
+    gone, _ = await agents.personal.create("writer", name="Old")
+    await agents.tokens.revoke(gone)
 
-    listed = {c.client_id: c for c in await agents.connections(author.id)}
+    listed = {c.client_id: c for c in await agents.grants.connections(author.id)}
     assert set(listed) == {client.client_id, pat_id}
     assert listed[client.client_id].scopes == (READ, EDIT, DELETE)
     assert listed[client.client_id].kind == "oauth"
     assert listed[pat_id].kind == "personal" and listed[pat_id].expires_at is not None
 
     other = await services.accounts.create_user("someone")
-    assert await agents.connections(other.id) == []
-    assert await agents.revoke_client(other.id, client.client_id) == 0  # not theirs to revoke
-    assert client.client_id in {c.client_id for c in await agents.connections(author.id)}
+    assert await agents.grants.connections(other.id) == []
+    assert await agents.grants.revoke_client(other.id, client.client_id) == 0  # not theirs to revoke
+    assert client.client_id in {c.client_id for c in await agents.grants.connections(author.id)}
 
 
 async def test_no_secret_is_stored_in_plain_text(services, author, tmp_path):
     agents = services.agents
     client, code, _ = await consented(agents, author.id)
-    tokens = await agents.exchange_code(client.client_id, code)
-    personal, _ = await agents.create_personal_token("writer")
+    tokens = await agents.tokens.exchange_code(client.client_id, code)
+    personal, _ = await agents.personal.create("writer")
     await services.close()
     raw = b"".join(path.read_bytes() for path in tmp_path.glob("romergo.db*"))
     for secret in (code, tokens.access_token, tokens.refresh_token, personal):

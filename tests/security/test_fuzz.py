@@ -95,16 +95,14 @@ async def _furnish(data_dir: Path, stack: AsyncExitStack) -> Fuzzed:
     stack.push_async_callback(services.close)
     writer = await services.accounts.create_user("writer")
     story = await furnished_story(services, user_actor(writer.id, writer.username))
-    token, _ = await services.agents.create_personal_token("writer", scopes=ALL_SCOPES)
+    token, _ = await services.agents.personal.create("writer", scopes=ALL_SCOPES)
     connected = await stack.enter_async_context(agent(services, token))
     tools = [
         (tool.name, tool.input_schema)
         for tool in (await connected.client.list_tools()).tools
         if tool.name not in LONG_POLL_TOOLS
     ]
-    control, _ = await services.agents.create_personal_token(
-        "writer", scopes=["romergo:read", "romergo:control"]
-    )
+    control, _ = await services.agents.personal.create("writer", scopes=["romergo:read", "romergo:control"])
     http = await stack.enter_async_context(_api_client(services, control))
     document = (await http.get(f"{API_PREFIX}/openapi.json")).json()
     operations = [
@@ -119,7 +117,7 @@ async def _furnish(data_dir: Path, stack: AsyncExitStack) -> Fuzzed:
 
 def _api_client(services: Services, token: str) -> httpx.AsyncClient:
     app = FastAPI()
-    api.mount(app, services, services.agents.identity)
+    api.mount(app, services, services.agents.tokens.identity)
     return httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app, raise_app_exceptions=False),
         base_url="http://127.0.0.1",

@@ -12,9 +12,9 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
+from romergo.config import MIB
 from tests.support.server import RunningServer
 
-MIB = 1024 * 1024
 FOREIGN_HOST = {"Host": "evil.example"}
 FOREIGN_ORIGIN = {"Origin": "http://evil.example"}
 SOCKET_IO = "/_nicegui_ws/socket.io/?EIO=4&transport=polling"

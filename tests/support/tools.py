@@ -73,7 +73,7 @@ async def agent_of(
     services: Services, username: str, scopes: list[str] | None = None
 ) -> AsyncIterator[Agent]:
     """An agent with a fresh personal token of `username` (all scopes unless told otherwise)."""
-    token, _ = await services.agents.create_personal_token(username, scopes=scopes or ALL_SCOPES)
+    token, _ = await services.agents.personal.create(username, scopes=scopes or ALL_SCOPES)
     async with agent(services, token) as connected:
         yield connected
 

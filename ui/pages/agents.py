@@ -27,7 +27,7 @@ async def page(ctx: PageContext) -> None:
     ctx.place.enter(PATH, "settings", project_id=ctx.place.project_id)
     ui.page_title("Agents · Romergo")
     ui.label("Agents").classes("text-h5")
-    connections = await ctx.services.agents.connections(ctx.user.id)
+    connections = await ctx.services.agents.grants.connections(ctx.user.id)
 
     ui.label("Connected agents").classes("text-h6 mt-4")
     connected = [c for c in connections if c.kind == "oauth"]
@@ -64,7 +64,7 @@ def add_routes(app: FastAPI, services: Services) -> None:
             return Response("This form has expired; reload the page and try again.", status_code=403)
         client_id = form.get("client_id")
         if isinstance(client_id, str) and 0 < len(client_id) <= 100:
-            await services.agents.revoke_client(user.id, client_id)
+            await services.agents.grants.revoke_client(user.id, client_id)
         return RedirectResponse(PATH, status_code=303)
 
 

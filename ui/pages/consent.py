@@ -9,7 +9,6 @@ Signed-out users go to the sign-in page and come back here.
 from __future__ import annotations
 
 import html
-from urllib.parse import quote
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -25,18 +24,17 @@ from romergo.ids import sha256_hex
 from romergo.services import Services
 from ui.web_session import same_origin, session_token, signed_in_user
 
-PATH = "/oauth/consent"
 MAX_FIELD = 1024
 
 
 def register(services: Services) -> None:
-    @ui.page(PATH, title="Connect an agent · Romergo")
+    @ui.page(urls.CONSENT, title="Connect an agent · Romergo")
     async def consent_page(request: Request) -> Response | None:
         request_id = request.query_params.get("request", "")
         user, token = await _signed_in(services, request)
         if user is None or token is None:
             return _sign_in_first(request_id)
-        pending = await services.agents.pending_authorization(request_id)
+        pending = await services.agents.consent.pending_authorization(request_id)
         if pending is None:
             _gone()
             return None
@@ -45,7 +43,7 @@ def register(services: Services) -> None:
 
 
 def add_routes(app: FastAPI, services: Services) -> None:
-    @app.post(PATH, include_in_schema=False)
+    @app.post(urls.CONSENT, include_in_schema=False)
     async def decide(request: Request) -> Response:
         form = await request.form()
         request_id, decision = form.get("request"), form.get("decision")
@@ -54,22 +52,22 @@ def add_routes(app: FastAPI, services: Services) -> None:
         user, token = await _signed_in(services, request)
         if user is None or token is None:
             return _sign_in_first(request_id)
-        pending = await services.agents.pending_authorization(request_id)
+        pending = await services.agents.consent.pending_authorization(request_id)
         if pending is None:
-            return RedirectResponse(_here(request_id), status_code=303)  # shows "already answered"
+            return RedirectResponse(urls.consent(request_id), status_code=303)  # shows "already answered"
         if not csrf.check_session_token(services.secret, _purpose(pending), token, form.get("csrf")):
             return _refused("This consent form has expired or was changed. Connect again from your agent.")
         scopes = [value for value in form.getlist("scope") if isinstance(value, str)]
         try:
             if decision == "allow":
-                location = await services.agents.approve(request_id, user.id, scopes)
+                location = await services.agents.consent.approve(request_id, user.id, scopes)
             elif decision == "deny":
-                location = await services.agents.deny(request_id)
+                location = await services.agents.consent.deny(request_id)
             else:
                 return _refused("Choose Allow or Deny.")
         except RomergoError as error:
             if error.code == "conflict":
-                return RedirectResponse(_here(request_id), status_code=303)
+                return RedirectResponse(urls.consent(request_id), status_code=303)
             return _refused(error.message)
         return RedirectResponse(location, status_code=303)
 
@@ -92,7 +90,11 @@ def _form(services: Services, user: User, token: str, pending: PendingAuthorizat
             )
             ui.label(pending.redirect_uri).classes("text-caption text-grey-7 font-mono break-all")
         ui.label(f"Signed in as {user.username}. The agent may act for you with:").classes("text-body1")
-        with ui.element("form").props(f'method="post" action="{PATH}"').classes("flex flex-col gap-3 w-full"):
+        with (
+            ui.element("form")
+            .props(f'method="post" action="{urls.CONSENT}"')
+            .classes("flex flex-col gap-3 w-full")
+        ):
             _hidden("csrf", csrf.session_token(services.secret, _purpose(pending), token))
             _hidden("request", pending.request_id)
             for scope in pending.offered_scopes:
@@ -138,11 +140,7 @@ async def _signed_in(services: Services, request: Request) -> tuple[User | None,
 
 def _sign_in_first(request_id: str) -> Response:
     """Signed-out users sign in, then come back to the same request."""
-    return RedirectResponse(urls.login(_here(request_id)), status_code=303)
-
-
-def _here(request_id: str) -> str:
-    return f"{PATH}?request={quote(request_id, safe='')}"
+    return RedirectResponse(urls.login(urls.consent(request_id)), status_code=303)
 
 
 def _gone() -> None:
