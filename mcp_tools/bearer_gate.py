@@ -14,7 +14,7 @@ backend has already read the token into `scope["user"]`), to say more than it do
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -29,9 +29,12 @@ granted gets the step-up challenge."""
 
 
 class BearerGate:
-    def __init__(self, app: ASGIApp, resource_metadata_url: str, tool_scopes: Mapping[str, str]) -> None:
+    def __init__(
+        self, app: ASGIApp, resource_metadata_url: Callable[[str | None], str], tool_scopes: Mapping[str, str]
+    ) -> None:
         self.app = app
         self.resource_metadata_url = resource_metadata_url
+        """`Host` header → the resource document's URL as that request names this server."""
         self.tool_scopes = tool_scopes
         """Tool name → the scope its category needs."""
 
@@ -39,23 +42,28 @@ class BearerGate:
         user = scope.get("user")
         if not isinstance(user, AuthenticatedUser):
             sent_token = any(name == b"authorization" for name, _ in scope.get("headers", []))
-            await self._challenge(send, 401, "invalid_token" if sent_token else None, ASKED_FOR_BY_DEFAULT)
+            await self._challenge(
+                scope, send, 401, "invalid_token" if sent_token else None, ASKED_FOR_BY_DEFAULT
+            )
             return
         granted = set(user.scopes)
         if READ not in granted:
-            await self._challenge(send, 403, "insufficient_scope", READ)
+            await self._challenge(scope, send, 403, "insufficient_scope", READ)
             return
         if scope["method"] == "POST":
             body, receive = await read_body(scope, receive)
             needed = self.tool_scopes.get(_called_tool(body) or "")
             if needed is not None and needed not in granted:
-                await self._challenge(send, 403, "insufficient_scope", " ".join(ordered({*granted, needed})))
+                await self._challenge(
+                    scope, send, 403, "insufficient_scope", " ".join(ordered({*granted, needed}))
+                )
                 return
         await self.app(scope, receive, send)
 
-    async def _challenge(self, send: Send, status: int, error: str | None, scopes: str) -> None:
+    async def _challenge(self, scope: Scope, send: Send, status: int, error: str | None, scopes: str) -> None:
+        host = next((value.decode("latin-1") for name, value in scope["headers"] if name == b"host"), None)
         parts = [f'error="{error}"'] if error else []
-        parts += [f'scope="{scopes}"', f'resource_metadata="{self.resource_metadata_url}"']
+        parts += [f'scope="{scopes}"', f'resource_metadata="{self.resource_metadata_url(host)}"']
         if status == 401:
             description = "Sign in: this endpoint needs an OAuth access token."
         else:

@@ -17,24 +17,23 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI
-from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResourceMetadataHandler
 from mcp.server.auth.middleware.bearer_auth import RequireAuthMiddleware
-from mcp.server.auth.routes import build_metadata, build_resource_metadata_url, cors_middleware
-from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
+from mcp.server.auth.routes import build_resource_metadata_url
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
 from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from mcp_tools.bearer_gate import BearerGate
-from mcp_tools.oauth_gates import GRANT_TYPES, AuthorizeGate, RegisterGate, RevokeGate, TokenGate
+from mcp_tools.metadata import authorization_document, resource_document, resource_metadata_url
+from mcp_tools.oauth_gates import AuthorizeGate, RegisterGate, RevokeGate, TokenGate
 from mcp_tools.resumption import NoStreamResumption
 from mcp_tools.server import RomergoMCPServer
-from romergo.agents.scopes import OAUTH_SCOPES
+from romergo.agents.site import OAuthSite
 from romergo.config import MCP_PATH, MIB, Settings
 from romergo.origins import allowed_hosts, allowed_origins
 from romergo.services import Services
@@ -93,17 +92,13 @@ def mount(app: FastAPI, services: Services, server: RomergoMCPServer) -> McpHttp
     agents = services.agents
     resource_metadata_path = urlsplit(str(build_resource_metadata_url(auth.resource_server_url))).path
     replaced: dict[str, ASGIApp] = {
-        AUTHORIZATION_METADATA: cors_middleware(
-            MetadataHandler(authorization_metadata(auth)).handle, ["GET", "OPTIONS"]
-        ),
-        resource_metadata_path: cors_middleware(
-            ProtectedResourceMetadataHandler(resource_metadata(auth, settings)).handle, ["GET", "OPTIONS"]
-        ),
+        AUTHORIZATION_METADATA: authorization_document(agents.site, auth),
+        resource_metadata_path: resource_document(agents.site),
         "/authorize": AuthorizeGate(_endpoint(sub, "/authorize"), agents),
         "/register": RegisterGate(_endpoint(sub, "/register"), agents),
         "/token": TokenGate(_endpoint(sub, "/token"), agents),
         "/revoke": RevokeGate(_endpoint(sub, "/revoke"), agents),
-        MCP_PATH: _gated(_endpoint(sub, MCP_PATH), server),
+        MCP_PATH: _gated(_endpoint(sub, MCP_PATH), server, agents.site),
     }
     routes: list[Route] = []
     for route in sub.routes:
@@ -126,42 +121,11 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     )
 
 
-def authorization_metadata(auth: AuthSettings) -> OAuthMetadata:
-    metadata = build_metadata(
-        auth.issuer_url,
-        auth.service_documentation_url,
-        auth.client_registration_options or ClientRegistrationOptions(),
-        auth.revocation_options or RevocationOptions(),
-    )
-    return metadata.model_copy(
-        update={
-            "scopes_supported": list(OAUTH_SCOPES),
-            "response_types_supported": ["code"],
-            "grant_types_supported": list(GRANT_TYPES),
-            "code_challenge_methods_supported": ["S256"],
-            "token_endpoint_auth_methods_supported": ["none"],
-            "revocation_endpoint_auth_methods_supported": ["none"],
-            "authorization_response_iss_parameter_supported": True,
-        }
-    )
-
-
-def resource_metadata(auth: AuthSettings, settings: Settings) -> ProtectedResourceMetadata:
-    return ProtectedResourceMetadata(
-        resource=settings.mcp_url,
-        authorization_servers=[auth.issuer_url],
-        scopes_supported=list(OAUTH_SCOPES),
-        resource_name="Romergo",
-        bearer_methods_supported=["header"],
-    )
-
-
-def _gated(endpoint: ASGIApp, server: RomergoMCPServer) -> ASGIApp:
+def _gated(endpoint: ASGIApp, server: RomergoMCPServer, site: OAuthSite) -> ASGIApp:
     """`/mcp` behind Romergo's bearer gate instead of the SDK's (`mcp_tools.bearer_gate`)."""
     assert isinstance(endpoint, RequireAuthMiddleware), "the SDK's /mcp route changed its bearer check"
-    assert endpoint.resource_metadata_url is not None
     inner = NoStreamResumption(endpoint.app)
-    return BearerGate(inner, str(endpoint.resource_metadata_url), server.tool_scopes)
+    return BearerGate(inner, partial(resource_metadata_url, site), server.tool_scopes)
 
 
 def _endpoint(sub: Starlette, path: str) -> ASGIApp:

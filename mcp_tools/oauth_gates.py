@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from mcp_tools.asked_issuer import asked_issuer
 from mcp_tools.bodies import replay, with_length
 from romergo.agents import AgentService, redirects
 from romergo.errors import RomergoError
@@ -65,7 +66,11 @@ class AuthorizeGate:
         if problem is not None:
             await _error_page(problem)(scope, receive, send)
             return
-        await self.app(scope, receive, send)
+        named = asked_issuer.set(self.agents.site.issuer_for(request.headers.get("host")))
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            asked_issuer.reset(named)
 
     async def problem(self, params: list[tuple[str, str]]) -> str | None:
         counts = Counter(key for key, _ in params)

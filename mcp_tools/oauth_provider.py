@@ -21,6 +21,7 @@ from mcp.server.auth.provider import (
 from mcp.shared.auth import InvalidRedirectUriError, OAuthClientInformationFull, OAuthToken
 from pydantic import AnyUrl
 
+from mcp_tools.asked_issuer import asked_issuer
 from romergo import urls
 from romergo.agents import AgentService, CodeInfo, IssuedTokens, RefreshInfo, redirects
 from romergo.errors import RomergoError
@@ -81,7 +82,12 @@ class RomergoOAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, R
             raise RegistrationError("invalid_client_metadata", error.message) from None
 
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
-        """Keep the (already checked) request and send the browser to the consent page."""
+        """Keep the (already checked) request and send the browser to the consent page.
+
+        The consent page is on the configured address even when the client named this server
+        another loopback way: that is where the author is signed in (the printed link's address).
+        """
+        issuer = asked_issuer.get() or self.agents.site.issuer
         try:
             request_id = await self.agents.consent.start_authorization(
                 client.client_id,
@@ -91,10 +97,12 @@ class RomergoOAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, R
                 scope=" ".join(params.scopes) if params.scopes is not None else None,
                 code_challenge=params.code_challenge,
                 resource=params.resource,
+                issuer=issuer,
             )
         except RomergoError as error:
             raise AuthorizeError("invalid_request", error.message) from None
-        return urls.consent(request_id)
+        consent = urls.consent(request_id)
+        return consent if issuer == self.agents.site.issuer else self.agents.site.issuer + consent
 
     async def load_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: str

@@ -302,6 +302,8 @@ class AgentAuthorization(SQLModel, table=True):
     requested_scopes: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     code_challenge: str
     resource: str
+    issuer: str | None = None
+    """The issuer as the client named it (a loopback spelling of this server); None: the configured one."""
     created_at: datetime
     expires_at: datetime
     decided_at: datetime | None = None

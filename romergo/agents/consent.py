@@ -82,8 +82,13 @@ class Consent:
         scope: str | None,
         code_challenge: str,
         resource: str | None,
+        issuer: str | None = None,
     ) -> str:
-        """Keep a checked request until the user answers it; returns its handle for the consent URL."""
+        """Keep a checked request until the user answers it; returns its handle for the consent URL.
+
+        `issuer` is the issuer as the client named this server (`site.issuer_for(Host)`), which the
+        answer's `iss` repeats.
+        """
         client = await self.clients.get(client_id)
         if client is None:
             raise RomergoError("not_found", "This agent is not registered with Romergo.")
@@ -109,6 +114,7 @@ class Consent:
                     requested_scopes=requested_scopes(client, scope),
                     code_challenge=code_challenge,
                     resource=self.site.resource,
+                    issuer=issuer or self.site.issuer,
                     created_at=now,
                     expires_at=now + timedelta(minutes=AUTHORIZATION_MINUTES),
                 )
@@ -134,6 +140,7 @@ class Consent:
             state=row.state,
             requested_scopes=tuple(row.requested_scopes) if row.requested_scopes is not None else None,
             expires_at=row.expires_at,
+            issuer=row.issuer or self.site.issuer,
         )
 
     async def approve(self, request_id: str, user_id: str, scopes: list[str]) -> str:
@@ -170,7 +177,7 @@ class Consent:
                     expires_at=now + timedelta(minutes=CODE_MINUTES),
                 )
             )
-        response = {"code": code, "state": pending.state, "iss": self.site.issuer}
+        response = {"code": code, "state": pending.state, "iss": pending.issuer}
         return redirects.with_response(pending.redirect_uri, response)
 
     async def deny(self, request_id: str) -> str:
@@ -186,7 +193,7 @@ class Consent:
                 "error": "access_denied",
                 "error_description": "The user denied access.",
                 "state": pending.state,
-                "iss": self.site.issuer,
+                "iss": pending.issuer,
             },
         )
 

@@ -32,6 +32,8 @@ class PendingAuthorization:
     state: str | None
     requested_scopes: tuple[str, ...] | None
     expires_at: datetime
+    issuer: str
+    """The issuer the client asked (`iss` of the answer must be it: RFC 9207)."""
 
     @property
     def offered_scopes(self) -> tuple[str, ...]:
