@@ -60,6 +60,7 @@ def authorization_metadata(issuer: str, auth: AuthSettings) -> OAuthMetadata:
             "token_endpoint_auth_methods_supported": ["none"],
             "revocation_endpoint_auth_methods_supported": ["none"],
             "authorization_response_iss_parameter_supported": True,
+            "client_id_metadata_document_supported": True,
         }
     )
 

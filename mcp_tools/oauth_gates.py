@@ -83,7 +83,10 @@ class AuthorizeGate:
         client_id = values.get("client_id")
         if not client_id:
             return "The request names no client_id."
-        client = await self.agents.clients.get(client_id)
+        try:
+            client = await self.agents.clients.find(client_id)
+        except RomergoError as error:
+            return error.message
         if client is None:
             return "This agent is not registered with Romergo. Let it connect again so that it registers."
         try:

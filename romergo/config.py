@@ -63,6 +63,9 @@ class Settings:
     trusted_proxies: tuple[str, ...] = ()
     """Peers whose `X-Forwarded-For` / `-Proto` are believed (addresses or networks); none by default,
     so a client cannot pick its own address (and with it a fresh rate limit) by sending a header."""
+    cimd_allow_private: bool = False
+    """Fetch agents' client metadata documents from private and loopback addresses, and over
+    plain http on loopback: for developing an agent on this machine, never in production."""
     signin_link_minutes: int = 15
     session_idle_hours: int = 24 * 7
     session_absolute_days: int = 30
@@ -139,6 +142,7 @@ def settings_from_env(
         ),
         allowed_hosts=_hosts(env.get("ROMERGO_ALLOWED_HOSTS", "")),
         trusted_proxies=_networks(env.get("ROMERGO_TRUSTED_PROXIES", "")),
+        cimd_allow_private=_flag("ROMERGO_CIMD_ALLOW_PRIVATE", env.get("ROMERGO_CIMD_ALLOW_PRIVATE", "")),
     )
 
 
@@ -160,6 +164,13 @@ def _public_url(raw: str | None) -> str | None:
             f"got {raw!r}"
         )
     return raw.strip()
+
+
+def _flag(name: str, raw: str) -> bool:
+    value = raw.strip().lower()
+    if value not in ("", "0", "1", "true", "false", "yes", "no"):
+        raise ValueError(f"{name} must be 1 or 0 (true or false), got {raw!r}")
+    return value in ("1", "true", "yes")
 
 
 def _hosts(raw: str) -> tuple[str, ...]:

@@ -6,6 +6,7 @@ from typing import Any
 
 from romergo.agents import redirects
 from romergo.agents.base import client_name
+from romergo.agents.client_documents import ClientDocuments, is_document_url
 from romergo.agents.records import RegisteredClient, registered_client
 from romergo.agents.scopes import OAUTH_SCOPES, ordered
 from romergo.clock import utcnow
@@ -18,8 +19,10 @@ MAX_CLIENT_ID_CHARS = 100
 
 
 class Clients:
-    def __init__(self, db: Database, *, registrations_per_minute: int) -> None:
+    def __init__(self, db: Database, *, registrations_per_minute: int, documents: ClientDocuments) -> None:
         self.db = db
+        self.documents = documents
+        """Clients that name themselves by the URL of their metadata document instead of registering."""
         self.registrations = RateLimiter(limit=registrations_per_minute, window_seconds=60)
         """Registration attempts per client address; the HTTP gate asks it before registering."""
 
@@ -56,6 +59,15 @@ class Clients:
 
     async def get(self, client_id: str) -> RegisteredClient | None:
         """An OAuth client; personal-token clients are not OAuth clients and are never returned."""
+        try:
+            return await self.find(client_id)
+        except RomergoError:
+            return None
+
+    async def find(self, client_id: str) -> RegisteredClient | None:
+        """Like `get`, but a metadata document that cannot be used raises, saying why."""
+        if is_document_url(client_id):
+            return await self.documents.resolve(client_id)
         if not isinstance(client_id, str) or not client_id or len(client_id) > MAX_CLIENT_ID_CHARS:
             return None
         async with self.db.read() as session:

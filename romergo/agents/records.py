@@ -21,6 +21,13 @@ class RegisteredClient:
     registration: dict[str, Any]
     created_at: datetime
 
+    @property
+    def document_host(self) -> str | None:
+        """The host of the client's metadata document, when its client_id is that document's URL."""
+        if not self.client_id.startswith(("https://", "http://")):
+            return None
+        return urlsplit(self.client_id).netloc or None
+
 
 @dataclass(frozen=True)
 class PendingAuthorization:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from romergo.agents.client_documents import ClientDocuments
 from romergo.agents.clients import Clients
 from romergo.agents.consent import Consent
 from romergo.agents.grants import Grants
@@ -33,7 +34,11 @@ class AgentService:
         self.site = OAuthSite.from_settings(settings)
         self.housekeeping = Housekeeping(db)
         self.grants = Grants(db)
-        self.clients = Clients(db, registrations_per_minute=settings.registrations_per_minute)
+        self.clients = Clients(
+            db,
+            registrations_per_minute=settings.registrations_per_minute,
+            documents=ClientDocuments(db, allow_private=settings.cimd_allow_private),
+        )
         self.consent = Consent(db, self.site, self.clients, self.housekeeping)
         self.tokens = Tokens(
             db,

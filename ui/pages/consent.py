@@ -79,10 +79,21 @@ def _form(services: Services, user: User, token: str, pending: PendingAuthorizat
         with ui.row().classes("items-center gap-2"):
             ui.label(client.name).classes("text-h6").props('data-testid="client-name"')
             ui.badge("unverified", color="warning").props('data-testid="unverified"')
-        ui.label(
-            "This name comes from the agent itself; Romergo cannot check it. Allow only an agent you "
-            "started connecting just now."
-        ).classes("text-grey-8")
+        if client.document_host is None:
+            ui.label(
+                "This name comes from the agent itself; Romergo cannot check it. Allow only an agent you "
+                "started connecting just now."
+            ).classes("text-grey-8")
+        else:
+            with ui.column().classes("gap-0 w-full"):
+                ui.label("The agent describes itself from").classes("text-caption text-grey-7")
+                ui.label(client.document_host).classes("text-h6 text-weight-bold font-mono").props(
+                    'data-testid="document-host"'
+                )
+                ui.label(
+                    "Its name comes from a document on that site. Allow it only if you know that site "
+                    "and started connecting this agent just now."
+                ).classes("text-grey-8")
         with ui.column().classes("gap-0 w-full"):
             ui.label("Your answer goes to").classes("text-caption text-grey-7")
             ui.label(pending.redirect_host).classes("text-h6 text-weight-bold font-mono").props(

@@ -1,0 +1,117 @@
+"""Client ID Metadata Documents in the core: what a document must say, how long it is believed,
+and which URLs are never fetched."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from romergo.agents.client_documents import ClientDocuments, Fetched
+from romergo.errors import RomergoError
+from romergo.services import Services
+from tests.support.pages_server import serving
+
+URL = "https://agent.example/client.json"
+GOOD: dict[str, Any] = {
+    "client_id": URL,
+    "client_name": "Example Agent",
+    "redirect_uris": ["http://127.0.0.1:7777/callback"],
+    "token_endpoint_auth_method": "none",
+}
+
+
+class Site:
+    """What the document's site answers, and how often it was asked."""
+
+    def __init__(self, body: object = GOOD, status: int = 200, cache_control: str = "max-age=60") -> None:
+        self.body, self.status, self.cache_control = body, status, cache_control
+        self.asked = 0
+
+    async def __call__(self, url: str) -> Fetched:
+        self.asked += 1
+        raw = self.body if isinstance(self.body, bytes) else json.dumps(self.body).encode()
+        return Fetched(self.status, raw, self.cache_control)
+
+
+def documents(services: Services, site: Site, allow_private: bool = True) -> ClientDocuments:
+    # allow_private skips the name lookup: these tests have no network. The address rule has its own test.
+    return ClientDocuments(services.db, allow_private=allow_private, fetch=site)
+
+
+async def test_a_good_document_becomes_a_client_shown_by_its_host(services):
+    client = await documents(services, Site()).resolve(URL)
+    assert client.client_id == URL and client.name == "Example Agent"
+    assert client.redirect_uris == ("http://127.0.0.1:7777/callback",)
+    assert client.document_host == "agent.example"
+    assert await services.agents.clients.get("https://agent.example/other.json") is None  # never fetched here
+
+
+@pytest.mark.parametrize(
+    ("site", "says"),
+    [
+        (Site({**GOOD, "client_id": "https://other.example/client.json"}), "its own URL"),
+        (Site({**GOOD, "redirect_uris": ["http://evil.example/cb"]}), "redirect"),
+        (Site({**GOOD, "redirect_uris": "http://127.0.0.1/cb"}), "redirect_uris"),
+        (Site({**GOOD, "token_endpoint_auth_method": "client_secret_basic"}), "public clients"),
+        (Site(b"<html>not json</html>"), "not JSON"),
+        (Site(["a", "list"]), "its own URL"),
+        (Site(status=302), "HTTP 302"),
+        (Site(status=404), "HTTP 404"),
+    ],
+)
+async def test_a_document_that_cannot_be_believed_is_refused_saying_why(services, site: Site, says: str):
+    with pytest.raises(RomergoError) as refused:
+        await documents(services, site).resolve(URL)
+    assert refused.value.code == "invalid_argument" and says in refused.value.message
+    assert await services.agents.clients.get(URL) is None
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://agent.example/client.json",  # not https
+        "https://agent.example/",  # no document path
+        "https://user:pw@agent.example/client.json",
+        "https://agent.example/client.json#frag",
+        "https://agent.example/" + "x" * 600,
+    ],
+)
+async def test_urls_that_are_no_document_address_are_refused_before_any_fetch(services, url: str):
+    site = Site({**GOOD, "client_id": url})
+    with pytest.raises(RomergoError):
+        await documents(services, site, allow_private=False).resolve(url)
+    assert site.asked == 0
+
+
+@pytest.mark.parametrize(
+    "url", ["https://127.0.0.1/c.json", "https://localhost/c.json", "https://10.1.2.3/c.json"]
+)
+async def test_private_and_loopback_addresses_are_never_fetched_by_default(services, url: str):
+    site = Site({**GOOD, "client_id": url})
+    with pytest.raises(RomergoError) as refused:
+        await documents(services, site, allow_private=False).resolve(url)
+    assert "private or local" in refused.value.message and site.asked == 0
+
+
+async def test_the_document_is_believed_as_long_as_its_cache_headers_say(services):
+    cached = Site(cache_control="public, max-age=600")
+    resolver = documents(services, cached)
+    await resolver.resolve(URL)
+    await resolver.resolve(URL)
+    assert cached.asked == 1
+    uncached = Site(cache_control="no-store")
+    resolver = documents(services, uncached)
+    await resolver.resolve(URL)
+    await resolver.resolve(URL)
+    assert uncached.asked == 2
+
+
+async def test_a_document_over_5_kb_or_a_redirect_is_refused_by_the_real_fetch(services):
+    async with serving({"/big.json": (200, b"{" + b" " * 6000 + b"}"), "/moved.json": (302, b"")}) as base:
+        resolver = ClientDocuments(services.db, allow_private=True)
+        for path, says in (("/big.json", "larger than 5 KB"), ("/moved.json", "HTTP 302")):
+            with pytest.raises(RomergoError) as refused:
+                await resolver.resolve(base + path)
+            assert says in refused.value.message
