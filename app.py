@@ -128,7 +128,7 @@ async def _start(services: Services) -> tuple[str, asyncio.Task[None]]:
             flush=True,
         )
     await services.agents.housekeeping.purge_expired()
-    return user.id, asyncio.create_task(services.channels.run_sweeper(), name="channel sweeper")
+    return user.id, asyncio.create_task(services.channels.sweeper.run(), name="channel sweeper")
 
 
 def _unknown_well_known_is_404(app: FastAPI) -> None:

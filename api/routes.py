@@ -34,33 +34,33 @@ def router(services: Services, auth: OwnerAuth) -> APIRouter:
 
     @api.post("/channels", status_code=201, summary="Open a channel; the answer holds the join code")
     async def create_channel(body: NewChannel, owner: Caller) -> dict[str, Any]:
-        view = await channels.create_channel(
+        view = await channels.owner.create_channel(
             owner.user_id, body.project_id, body.permissions, body.confirmation_mode
         )
         return wire.channel(view)
 
     @api.get("/channels/{channel_id}", summary="A channel with its members and presence")
     async def get_channel(channel_id: str, owner: Caller) -> dict[str, Any]:
-        return wire.channel(await channels.get_channel(owner.user_id, channel_id))
+        return wire.channel(await channels.owner.get_channel(owner.user_id, channel_id))
 
     @api.patch("/channels/{channel_id}", summary="Change permissions (partially) or the confirmation mode")
     async def update_channel(channel_id: str, body: ChannelSettings, owner: Caller) -> dict[str, Any]:
-        view = await channels.update_settings(
+        view = await channels.owner.update_settings(
             owner.user_id, channel_id, body.permissions, body.confirmation_mode
         )
         return wire.channel(view)
 
     @api.post("/channels/{channel_id}/code", summary="Rotate the join code")
     async def rotate_code(channel_id: str, owner: Caller) -> dict[str, Any]:
-        return {"code": await channels.rotate_code(owner.user_id, channel_id)}
+        return {"code": await channels.owner.rotate_code(owner.user_id, channel_id)}
 
     @api.post("/channels/{channel_id}/end", summary="End the channel at once")
     async def end_channel(channel_id: str, owner: Caller) -> dict[str, Any]:
-        return wire.channel(await channels.end_channel(owner.user_id, channel_id))
+        return wire.channel(await channels.owner.end_channel(owner.user_id, channel_id))
 
     @api.post("/channels/{channel_id}/commands", status_code=201, summary="Send a command to the agent")
     async def post_command(channel_id: str, body: NewCommand, owner: Caller) -> dict[str, Any]:
-        view = await channels.post_command(
+        view = await channels.owner.post_command(
             owner.user_id, channel_id, body.text, body.context, body.in_reply_to
         )
         return wire.command(view)
@@ -72,16 +72,16 @@ def router(services: Services, auth: OwnerAuth) -> APIRouter:
         after: Annotated[int, Query(ge=0, le=MAX_STORED_INTEGER)] = 0,
         wait: Annotated[float, Query(ge=0, le=50)] = 0,
     ) -> dict[str, Any]:
-        found, cursor = await channels.events(owner.user_id, channel_id, after, wait)
+        found, cursor = await channels.owner.events(owner.user_id, channel_id, after, wait)
         return {"events": [wire.event(e) for e in found], "cursor": cursor}
 
     @api.get("/commands/{command_id}", summary="A command and its state")
     async def get_command(command_id: str, owner: Caller) -> dict[str, Any]:
-        return wire.command(await channels.get_command(owner.user_id, command_id))
+        return wire.command(await channels.owner.get_command(owner.user_id, command_id))
 
     @api.post("/commands/{command_id}/cancel", summary="Cancel a command")
     async def cancel(command_id: str, owner: Caller) -> dict[str, Any]:
-        return wire.command(await channels.cancel_command(owner.user_id, command_id))
+        return wire.command(await channels.owner.cancel_command(owner.user_id, command_id))
 
     @api.post(
         "/commands/{command_id}/retry",
@@ -89,11 +89,11 @@ def router(services: Services, auth: OwnerAuth) -> APIRouter:
         summary="Retry a stalled, failed or cancelled command",
     )
     async def retry(command_id: str, owner: Caller) -> dict[str, Any]:
-        return wire.command(await channels.retry_command(owner.user_id, command_id))
+        return wire.command(await channels.owner.retry_command(owner.user_id, command_id))
 
     @api.post("/confirmations/{confirmation_id}", summary="Allow once or reject an action waiting for you")
     async def decide(confirmation_id: str, body: Decision, owner: Caller) -> dict[str, Any]:
-        view = await channels.decide_confirmation(owner.user_id, confirmation_id, body.decision)
+        view = await channels.confirmations.decide_confirmation(owner.user_id, confirmation_id, body.decision)
         return wire.confirmation(view)
 
     return api

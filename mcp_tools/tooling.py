@@ -94,7 +94,7 @@ async def run_tool(
     are shown to the owner and fingerprinted for confirmations)."""
     try:
         agent = await current_agent(services)
-        if not services.channels.tool_calls.allow(agent.client_id):
+        if not services.channels.guard.tool_calls.allow(agent.client_id):
             raise RomergoError(
                 "rate_limited", "Too many tool calls from this agent. Slow down and try again in a minute."
             )
@@ -120,7 +120,7 @@ async def run_tool(
             project_id=await _target_project(services, spec, arguments, base),
             action=spec.action(arguments) if spec.action else "",
         )
-        return await services.channels.run_tool_call(
+        return await services.channels.guard.run_tool_call(
             call, lambda attributed: body(base.for_tool(spec.name, attributed)), _heartbeat(ctx, spec.name)
         )
     except RomergoError as error:
@@ -142,7 +142,7 @@ async def _target_project(
     if not isinstance(value, str) or not value:
         raise RomergoError("invalid_argument", f"{argument} is required.")
     if kind == "command":
-        return await services.channels.project_of_command(actor_caller(actor), value)
+        return await services.channels.guard.project_of_command(actor_caller(actor), value)
     return await services.reads.project_of(actor, kind, value)
 
 

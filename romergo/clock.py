@@ -1,8 +1,22 @@
-"""Time in one place: timezone-aware UTC datetimes inside, ISO 8601 with `Z` at the edges."""
+"""Time in one place: timezone-aware UTC datetimes inside, ISO 8601 with `Z` at the edges.
+
+Services that decide by time (leases, expiries, join-code windows) take a `Clock`, so a test
+moves time forward instead of sleeping through it.
+"""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...
+
+
+class SystemClock:
+    def now(self) -> datetime:
+        return datetime.now(UTC)
 
 
 def utcnow() -> datetime:

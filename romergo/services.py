@@ -8,6 +8,7 @@ from romergo.accounts.service import AccountService
 from romergo.agents import AgentService
 from romergo.bus import EventBus
 from romergo.channels import ChannelService
+from romergo.clock import Clock
 from romergo.config import Settings
 from romergo.secrets import load_or_create_secret
 from romergo.story import (
@@ -50,10 +51,11 @@ class Services:
         await self.db.dispose()
 
 
-def build_services(settings: Settings) -> Services:
+def build_services(settings: Settings, clock: Clock | None = None) -> Services:
     """Build the services without touching the database.
 
     Engines connect lazily, in the event loop that first uses them (the server's, not the CLI's).
+    `clock` is the time the channels decide by (tests move it instead of sleeping).
     """
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     db = Database(settings.resolved_database_url)
@@ -75,7 +77,7 @@ def build_services(settings: Settings) -> Services:
         assets=AssetService(store, limits),
         reads=StoryReads(store),
         accounts=AccountService(db, settings),
-        channels=ChannelService(db, bus, settings),
+        channels=ChannelService.build(db, bus, settings, clock),
         agents=AgentService(db, settings),
     )
 

@@ -18,12 +18,12 @@ from pydantic import BaseModel, Field
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import NOTICE, render
 from mcp_tools.tooling import actor_caller
-from romergo.channels import wire
+from romergo.channels import Summary, wire
 from romergo.channels.instructions import JOIN_INSTRUCTIONS
+from romergo.channels.vocabulary import MAX_REPORT_CHARS, ReportKind
 from romergo.clock import iso
 from romergo.config import MAX_STORED_INTEGER
 
-EntityType = Literal["project", "chapter", "scene", "dialogue_line", "choice", "character", "asset"]
 CHANNEL_ANNOTATIONS = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
 )
@@ -81,32 +81,6 @@ class Waited(BaseModel):
     command: DeliveredCommand | None = None
 
 
-class ChangedEntity(BaseModel):
-    type: EntityType
-    id: str = Field(max_length=64)
-    title: str = Field(default="", max_length=300)
-    url: str = Field(default="", max_length=500)
-
-
-class Check(BaseModel):
-    name: str = Field(max_length=200)
-    passed: bool
-    detail: str = Field(default="", max_length=2000)
-
-
-class Link(BaseModel):
-    title: str = Field(max_length=300)
-    url: str = Field(max_length=500)
-
-
-class Summary(BaseModel):
-    status: Literal["success", "partial", "failed", "no_changes"]
-    description: str = Field(default="", max_length=4000)
-    changed_entities: list[ChangedEntity] = Field(default_factory=list, max_length=200)
-    checks: list[Check] = Field(default_factory=list, max_length=100)
-    links: list[Link] = Field(default_factory=list, max_length=50)
-
-
 class Reported(BaseModel):
     accepted: bool
     command_id: str
@@ -150,7 +124,7 @@ IDEMPOTENT = ToolAnnotations(
 async def romergo_join_builder_channel(
     call: Call, code: Annotated[str, Field(max_length=200)]
 ) -> Annotated[CallToolResult, Joined]:
-    joined = await call.channels.join(actor_caller(call.actor), code)
+    joined = await call.channels.agent.join(actor_caller(call.actor), code)
     view = joined.channel
     conversation = {
         "project_title": joined.project_title,
@@ -192,7 +166,7 @@ async def romergo_wait_for_builder_command(
         if ctx is not None:
             await ctx.report_progress(0, None, "waiting for the owner's next command")
 
-    result = await call.channels.wait(
+    result = await call.channels.agent.wait(
         actor_caller(call.actor), channel_id, cursor, timeout_seconds, keep_alive
     )
     command = None
@@ -208,19 +182,21 @@ async def romergo_wait_for_builder_command(
     "Report to the owner",
     'Tell the owner about a command you hold: kind "status" for progress, "question" to ask (their '
     'answer comes as a new command with in_reply_to), "reply" when done (summary required: status, '
-    "description, changed_entities, checks, links — only what you really changed and checked), or "
+    "description, changed_entities, checks, links — only what you really changed and checked; every "
+    "url a Romergo page path such as /projects/ID/scenes/ID, as the tools give them), or "
     '"error" if you cannot do it.',
     CHANNEL_ANNOTATIONS,
 )
 async def romergo_report_builder_event(
     call: Call,
     command_id: Annotated[str, Field(max_length=64)],
-    kind: Literal["status", "question", "reply", "error"],
-    text: Annotated[str, Field(max_length=8000)],
+    kind: ReportKind,
+    text: Annotated[str, Field(max_length=MAX_REPORT_CHARS)],
     summary: Summary | None = None,
 ) -> Reported:
-    dumped = summary.model_dump(mode="json") if summary is not None else None
-    command, state = await call.channels.report(actor_caller(call.actor), command_id, kind, text, dumped)
+    command, state = await call.channels.agent.report(
+        actor_caller(call.actor), command_id, kind, text, summary
+    )
     return Reported(accepted=True, command_id=command, state=state)
 
 
@@ -232,7 +208,7 @@ async def romergo_report_builder_event(
     IDEMPOTENT,
 )
 async def romergo_leave_builder_channel(call: Call, channel_id: Annotated[str, Field(max_length=64)]) -> Left:
-    await call.channels.leave(actor_caller(call.actor), channel_id)
+    await call.channels.agent.leave(actor_caller(call.actor), channel_id)
     return Left(left=True)
 
 
@@ -248,7 +224,7 @@ async def romergo_leave_builder_channel(call: Call, channel_id: Annotated[str, F
 async def romergo_list_command_changes(
     call: Call, command_id: Annotated[str, Field(max_length=64)]
 ) -> Annotated[CallToolResult, Wrapped]:
-    changes = await call.channels.changes_of_command(actor_caller(call.actor), command_id)
+    changes = await call.channels.guard.changes_of_command(actor_caller(call.actor), command_id)
     return envelope_result(Changes(changes=[Change(**c) for c in changes]).model_dump(mode="json"))
 
 

@@ -1,6 +1,10 @@
-"""Channels: the authenticated mailbox between the owner's editor and their agent (DESIGN.md §3)."""
+"""Channels: the authenticated mailbox between the owner's editor and their agent (DESIGN.md §3).
 
-from romergo.channels.base import channel_topic, presence_topic
+`vocabulary` holds the words (event kinds, command states, rights), `events` the typed payload of
+each event, `summary` the reply's summary, `models` the read models; `service` composes the
+owner's side, the agent's side, the call guard, confirmations and the sweeper over one store.
+"""
+
 from romergo.channels.calls import ToolCall
 from romergo.channels.models import (
     AgentRef,
@@ -12,15 +16,21 @@ from romergo.channels.models import (
     WaitResult,
 )
 from romergo.channels.service import ChannelService
+from romergo.channels.store import channel_topic, presence_topic
+from romergo.channels.summary import Summary
+from romergo.channels.vocabulary import CommandState, EventKind
 
 __all__ = [
     "AgentRef",
     "ChannelService",
     "ChannelView",
+    "CommandState",
     "CommandView",
+    "EventKind",
     "EventView",
     "JoinResult",
     "MemberView",
+    "Summary",
     "ToolCall",
     "WaitResult",
     "channel_topic",

@@ -14,19 +14,20 @@ from typing import Any, TypeVar
 
 from sqlmodel import col, select
 
-from romergo.channels.base import ChannelTx, EventActor, channel_state, ensure_holder, ensure_live
 from romergo.channels.changes import command_changes
-from romergo.channels.confirmations import ConfirmOps, needs_confirmation
-from romergo.channels.models import HELD_STATES, Caller
-from romergo.clock import utcnow
+from romergo.channels.confirmations import Confirmations, needs_confirmation
+from romergo.channels.events import EntityRef, Payload, ToolBlocked, ToolFailed, ToolFinished, ToolStarted
+from romergo.channels.models import Caller
+from romergo.channels.store import ChannelStore, ChannelTx, EventActor, channel_state, ensure_holder
+from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, EventKind
 from romergo.errors import RomergoError
+from romergo.ratelimit import RateLimiter
 from romergo.story.base import EntityChange, collect_changes
 from storage.tables import Channel, ChannelMember, Command
 
 T = TypeVar("T")
 UNCHECKED_CATEGORIES = ("channel",)
 READ_CATEGORIES = ("read", "channel")
-ATTRIBUTABLE_STATES = (*HELD_STATES, "stalled")
 LARGE_ARGUMENTS = ("data_base64",)
 
 
@@ -50,7 +51,14 @@ class Attribution:
     rooms: tuple[Channel, ...] = ()
 
 
-class CallOps(ConfirmOps):
+class CallGuard:
+    """The one server-side check every tool call passes (DESIGN.md §4)."""
+
+    def __init__(self, store: ChannelStore, confirmations: Confirmations) -> None:
+        self.store = store
+        self.confirmations = confirmations
+        self.tool_calls = RateLimiter(limit=store.settings.rate_limit_per_minute, window_seconds=60)
+
     async def run_tool_call(
         self,
         call: ToolCall,
@@ -68,7 +76,7 @@ class CallOps(ConfirmOps):
             and needs_confirmation(room.confirmation_mode, call.category)
         ):
             action = call.action or f"{call.tool} with {redact(call.arguments)}"
-            await self.await_confirmation(
+            await self.confirmations.await_confirmation(
                 call.caller, command, call.tool, call.arguments, redact(call.arguments), action, heartbeat
             )
         if command is not None:
@@ -78,46 +86,37 @@ class CallOps(ConfirmOps):
                 result = await execute(command.id if command else None)
             except RomergoError as error:
                 if command is not None:
-                    await self._ended(
-                        call,
-                        command,
-                        "tool_failed",
-                        {"tool": call.tool, "error_code": error.code, "message": error.message},
-                    )
+                    failed = ToolFailed(tool=call.tool, error_code=error.code, message=error.message)
+                    await self._ended(call, command, EventKind.TOOL_FAILED, failed)
                 raise
             except Exception:
                 if command is not None:
-                    await self._ended(
-                        call,
-                        command,
-                        "tool_failed",
-                        {"tool": call.tool, "error_code": "internal", "message": "Internal error."},
-                    )
+                    failed = ToolFailed(tool=call.tool, error_code="internal", message="Internal error.")
+                    await self._ended(call, command, EventKind.TOOL_FAILED, failed)
                 raise
         if command is not None:
-            await self._ended(
-                call, command, "tool_finished", {"tool": call.tool, "changed": _changed(changes)}
-            )
+            finished = ToolFinished(tool=call.tool, changed=_changed(changes))
+            await self._ended(call, command, EventKind.TOOL_FINISHED, finished)
         return result
 
     async def project_of_command(self, caller: Caller, command_id: str) -> str:
         """The project of a command in one of the caller's channels (else `not_found`)."""
-        async with self.db.read() as session:
-            _, channel = await self._owned_command(session, caller.user_id, command_id)
+        async with self.store.db.read() as session:
+            _, channel = await self.store.owned_command(session, caller.user_id, command_id)
         return channel.project_id
 
     async def changes_of_command(self, caller: Caller, command_id: str) -> list[dict[str, Any]]:
         """What the server recorded for a command, for the agent that holds (or held) it."""
-        async with self.db.read() as session:
-            command, _ = await self._owned_command(session, caller.user_id, command_id)
+        async with self.store.db.read() as session:
+            command, _ = await self.store.owned_command(session, caller.user_id, command_id)
             if command.claimed_by != caller.client_id:
                 raise RomergoError("not_claimed_by_you", "This command was delivered to another agent.")
             return await command_changes(session, command.id)
 
     async def rooms_of(self, caller: Caller) -> list[Channel]:
         """The live channels whose rules bind this client (joined once, whether or not it left)."""
-        now = utcnow()
-        async with self.db.read() as session:
+        now = self.store.now()
+        async with self.store.db.read() as session:
             rows = (
                 await session.exec(
                     select(Channel)
@@ -128,6 +127,7 @@ class CallOps(ConfirmOps):
             return [row for row in rows if channel_state(row, now) == "live"]
 
     async def _attribute(self, call: ToolCall) -> Attribution:
+        """The command and room a call belongs to (CONTRACT.md §2.5), with the room's check done."""
         rooms = await self.rooms_of(call.caller)
         if call.command_id is not None:
             named, room = await self._named_command(call, rooms)
@@ -135,6 +135,16 @@ class CallOps(ConfirmOps):
             return Attribution(named, room, tuple(rooms))
         if not rooms:
             return Attribution(None, None)
+        on_project = await self._rooms_on_project(call, rooms)
+        held = await self._unfinished(call, on_project)
+        command = await self._held_command(call, on_project, held)
+        bound = next((r for r in on_project if command and r.id == command.channel_id), None)
+        if bound is None and on_project and call.category in READ_CATEGORIES:
+            bound = on_project[0]
+        await self._check_room(call, bound, command)
+        return Attribution(command, bound, tuple(rooms))
+
+    async def _rooms_on_project(self, call: ToolCall, rooms: list[Channel]) -> list[Channel]:
         on_project = [room for room in rooms if call.project_id is None or room.project_id == call.project_id]
         if call.project_id is not None and not on_project:
             await self._block(call, rooms[0], None, "This agent is bound to another project's channel.", None)
@@ -142,15 +152,14 @@ class CallOps(ConfirmOps):
                 "permission_denied",
                 "This agent joined a channel for another project; it cannot touch this one.",
             )
-        held = await self._unfinished(call, on_project)
+        return on_project
+
+    async def _held_command(
+        self, call: ToolCall, on_project: list[Channel], held: list[Command]
+    ) -> Command | None:
+        """The one unfinished command a call without `command_id` works for (a read may have none)."""
         if call.category in READ_CATEGORIES:
-            reading = held[0] if len(held) == 1 else None
-            reading_room = next(
-                (r for r in on_project if reading and r.id == reading.channel_id),
-                on_project[0] if on_project else None,
-            )
-            await self._check_room(call, reading_room, reading)
-            return Attribution(reading, reading_room, tuple(rooms))
+            return held[0] if len(held) == 1 else None
         if not held:
             await self._block(call, on_project[0], None, "No command is active for this agent.", None)
             raise RomergoError(
@@ -162,16 +171,13 @@ class CallOps(ConfirmOps):
             raise RomergoError(
                 "ambiguous_command", "You hold several commands on this project: pass command_id."
             )
-        command = held[0]
-        room = next(r for r in on_project if r.id == command.channel_id)
-        await self._check_room(call, room, command)
-        return Attribution(command, room, tuple(rooms))
+        return held[0]
 
     async def _named_command(self, call: ToolCall, rooms: list[Channel]) -> tuple[Command, Channel]:
-        async with self.db.read() as session:
-            command, channel = await self._owned_command(session, call.caller.user_id, call.command_id)
+        async with self.store.db.read() as session:
+            command, channel = await self.store.owned_command(session, call.caller.user_id, call.command_id)
         ensure_holder(command, call.caller.client_id)
-        ensure_live(channel)
+        self.store.ensure_live(channel)
         if call.project_id is not None and channel.project_id != call.project_id:
             await self._block(call, channel, command, "The command belongs to another project.", None)
             raise RomergoError("permission_denied", "This command's channel is for another project.")
@@ -192,7 +198,7 @@ class CallOps(ConfirmOps):
     async def _unfinished(self, call: ToolCall, rooms: list[Channel]) -> list[Command]:
         if not rooms:
             return []
-        async with self.db.read() as session:
+        async with self.store.db.read() as session:
             rows = (
                 await session.exec(
                     select(Command)
@@ -207,36 +213,22 @@ class CallOps(ConfirmOps):
             return list(rows)
 
     async def _started(self, call: ToolCall, command: Command) -> None:
-        async with self._tx() as tx:
+        async with self.store.tx() as tx:
             fresh = await tx.session.get(Command, command.id, populate_existing=True)
-            if fresh is None:
-                return
-            now = utcnow()
-            if fresh.state in ("claimed", "stalled"):
-                fresh.state = "working"
-            fresh.last_activity_at = now
-            tx.session.add(fresh)
-            await tx.session.flush()
-            await tx.event(
-                fresh.channel_id,
-                "tool_started",
-                _agent(call),
-                {"tool": call.tool, "arguments": redact(call.arguments), "category": call.category},
-                fresh.id,
-            )
+            assert fresh is not None  # commands are never deleted
+            started = ToolStarted(tool=call.tool, arguments=redact(call.arguments), category=call.category)
+            await tx.command_event(fresh, EventKind.TOOL_STARTED, _agent(call), started)
 
-    async def _ended(self, call: ToolCall, command: Command, kind: str, data: dict[str, Any]) -> None:
-        async with self._tx() as tx:
+    async def _ended(self, call: ToolCall, command: Command, kind: EventKind, payload: Payload) -> None:
+        async with self.store.tx() as tx:
             fresh = await tx.session.get(Command, command.id, populate_existing=True)
-            if fresh is not None:
-                fresh.last_activity_at = utcnow()
-                tx.session.add(fresh)
-            await tx.event(command.channel_id, kind, _agent(call), data, command.id)
+            assert fresh is not None  # commands are never deleted
+            await tx.command_event(fresh, kind, _agent(call), payload)
 
     async def _block(
         self, call: ToolCall, room: Channel, command: Command | None, reason: str, permission: str | None
     ) -> None:
-        async with self._tx() as tx:
+        async with self.store.tx() as tx:
             await _blocked_event(tx, call, room.id, command.id if command else None, reason, permission)
 
 
@@ -250,9 +242,9 @@ async def _blocked_event(
 ) -> None:
     await tx.event(
         channel_id,
-        "tool_blocked",
+        EventKind.TOOL_BLOCKED,
         _agent(call),
-        {"tool": call.tool, "reason": reason, "permission": permission},
+        ToolBlocked(tool=call.tool, reason=reason, permission=permission),
         command_id,
     )
 
@@ -268,10 +260,10 @@ def redact(arguments: dict[str, Any]) -> dict[str, Any]:
     return shown
 
 
-def _changed(changes: list[EntityChange]) -> list[dict[str, str]]:
-    seen: list[dict[str, str]] = []
+def _changed(changes: list[EntityChange]) -> list[EntityRef]:
+    seen: list[EntityRef] = []
     for change in changes:
-        item = {"entity_type": change.entity_type, "entity_id": change.entity_id}
+        item = EntityRef(entity_type=change.entity_type, entity_id=change.entity_id)
         if item not in seen:
             seen.append(item)
     return seen

@@ -8,6 +8,8 @@ from typing import Any
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from romergo.channels.events import EntityKey, SummaryMismatch
+from romergo.channels.summary import Summary
 from romergo.clock import iso
 from storage.tables import Choice, DialogueLine, Revision
 
@@ -36,31 +38,30 @@ async def command_changes(session: AsyncSession, command_id: str) -> list[dict[s
 
 
 async def summary_mismatch(
-    session: AsyncSession, recorded: list[dict[str, Any]], summary: dict[str, Any] | None
-) -> dict[str, list[dict[str, str]]] | None:
+    session: AsyncSession, recorded: list[dict[str, Any]], summary: Summary
+) -> SummaryMismatch | None:
     """None when the summary's changed entities match what was recorded, else both differences.
 
     A change to a dialogue line or a choice counts as a change of its scene too (CONTRACT.md §4).
     """
-    claimed_list = summary.get("changed_entities", []) if isinstance(summary, dict) else []
-    claimed = {(str(e.get("type")), str(e.get("id"))) for e in claimed_list if isinstance(e, dict)}
-    recorded_set = {(c["entity_type"], c["entity_id"]) for c in recorded}
-    recorded_scenes = {("scene", scene) for c in recorded if (scene := _scene_of_change(c))}
+    claimed = {(e.type, e.id) for e in summary.changed_entities}
+    scene_of_recorded = {(c["entity_type"], c["entity_id"]): _scene_of_change(c) for c in recorded}
+    recorded_scenes = {("scene", scene) for scene in scene_of_recorded.values() if scene}
     claimed_scenes = {
         ("scene", scene) for kind, ident in claimed if (scene := await _scene_of(session, kind, ident))
     }
-    claimed_not_recorded = sorted(c for c in claimed if c not in recorded_set | recorded_scenes)
+    claimed_not_recorded = sorted(claimed - set(scene_of_recorded) - recorded_scenes)
     recorded_not_claimed = sorted(
-        r
-        for r in recorded_set
-        if r not in claimed | claimed_scenes and ("scene", _scene_of_key(recorded, r)) not in claimed
+        key
+        for key, scene in scene_of_recorded.items()
+        if key not in claimed | claimed_scenes and ("scene", scene) not in claimed
     )
     if not claimed_not_recorded and not recorded_not_claimed:
         return None
-    return {
-        "claimed_not_recorded": [{"type": t, "id": i} for t, i in claimed_not_recorded],
-        "recorded_not_claimed": [{"type": t, "id": i} for t, i in recorded_not_claimed],
-    }
+    return SummaryMismatch(
+        claimed_not_recorded=[EntityKey(type=t, id=i) for t, i in claimed_not_recorded],
+        recorded_not_claimed=[EntityKey(type=t, id=i) for t, i in recorded_not_claimed],
+    )
 
 
 def _scene_of_change(change: dict[str, Any]) -> str | None:
@@ -69,13 +70,6 @@ def _scene_of_change(change: dict[str, Any]) -> str | None:
     snapshot = change.get("after") or change.get("before") or {}
     scene = snapshot.get("scene_id")
     return scene if isinstance(scene, str) else None
-
-
-def _scene_of_key(recorded: list[dict[str, Any]], key: tuple[str, str]) -> str | None:
-    for change in recorded:
-        if (change["entity_type"], change["entity_id"]) == key:
-            return _scene_of_change(change)
-    return None
 
 
 async def _scene_of(session: AsyncSession, kind: str, ident: str) -> str | None:

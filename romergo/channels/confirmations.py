@@ -23,21 +23,18 @@ from sqlalchemy import update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from romergo.channels.base import SYSTEM_ACTOR, ChannelBase, ChannelTx, EventActor, channel_topic
+from romergo.channels.events import ConfirmationDecided, ConfirmationRequested
 from romergo.channels.models import Caller
-from romergo.clock import iso, utcnow
+from romergo.channels.store import SYSTEM_ACTOR, ChannelStore, ChannelTx, EventActor, channel_topic
+from romergo.channels.vocabulary import CONFIRMED_CATEGORIES, ConfirmationMode, Decision, EventKind
+from romergo.clock import iso
 from romergo.errors import RomergoError, invalid
 from romergo.ids import new_id
-from storage.tables import Channel, Command, Confirmation, User
+from storage.tables import Channel, Command, Confirmation
 
 WAIT_SECONDS = 50.0
-CONFIRMED_CATEGORIES = {
-    "none": (),
-    "publish_and_delete": ("publish", "delete"),
-    "every_change": ("edit", "media", "publish", "delete"),
-}
 OPEN = ("pending", "granted")
-DECISIONS = {"allow_once": "granted", "reject": "rejected"}
+DECISIONS = {Decision.ALLOW_ONCE: "granted", Decision.REJECT: "rejected"}
 
 
 @dataclass(frozen=True)
@@ -61,11 +58,16 @@ def fingerprint(arguments: dict[str, Any]) -> str:
 
 
 def needs_confirmation(mode: str, category: str) -> bool:
-    return category in CONFIRMED_CATEGORIES.get(mode, ())
+    return category in CONFIRMED_CATEGORIES.get(ConfirmationMode(mode), ())
 
 
-class ConfirmOps(ChannelBase):
-    confirm_wait_seconds: float = WAIT_SECONDS
+class Confirmations:
+    """Requests for the owner's "Allow once": the agent's call waits here, the owner decides."""
+
+    wait_seconds: float = WAIT_SECONDS
+
+    def __init__(self, store: ChannelStore) -> None:
+        self.store = store
 
     async def await_confirmation(
         self,
@@ -81,8 +83,8 @@ class ConfirmOps(ChannelBase):
         print_ = fingerprint(arguments)
         confirmation_id = await self._attach(caller, command, tool, print_, shown_arguments, action)
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.confirm_wait_seconds
-        next_beat = loop.time() + self.heartbeat_seconds
+        deadline = loop.time() + self.wait_seconds
+        next_beat = loop.time() + self.store.heartbeat_seconds
         while True:
             if await self._try_consume(confirmation_id, command.id, command.deliveries):
                 return
@@ -93,48 +95,36 @@ class ConfirmOps(ChannelBase):
                     "The owner has not decided yet. "
                     "Call the tool again with the same arguments to keep waiting.",
                 )
-            await self.bus.wait(
+            await self.store.bus.wait(
                 channel_topic(command.channel_id), min(remaining, max(0.0, next_beat - loop.time()))
             )
             if heartbeat is not None and loop.time() >= next_beat:
                 await heartbeat()
-                next_beat = loop.time() + self.heartbeat_seconds
+                next_beat = loop.time() + self.store.heartbeat_seconds
 
     async def decide_confirmation(
         self, user_id: str, confirmation_id: str, decision: str
     ) -> ConfirmationView:
         if decision not in DECISIONS:
             raise invalid('decision must be "allow_once" or "reject".')
-        async with self._tx() as tx:
+        async with self.store.tx() as tx:
             row = await _owned_confirmation(tx.session, user_id, confirmation_id)
-            if row.state == "pending" and row.expires_at <= utcnow():
-                await _close(tx, row, "expired", SYSTEM_ACTOR)
+            if row.state == "pending" and row.expires_at <= tx.now():
+                await _close(tx, row, Decision.EXPIRED, SYSTEM_ACTOR)
             if row.state != "pending":
                 raise RomergoError("conflict", f"This confirmation is already {row.state}.")
-            user = await tx.session.get(User, user_id)
-            owner = EventActor("user", user_id, user.username if user else user_id)
-            row.state = DECISIONS[decision]
-            row.decided_at = utcnow()
-            tx.session.add(row)
-            await tx.session.flush()
-            await tx.event(
-                row.channel_id,
-                "confirmation_decided",
-                owner,
-                {"confirmation_id": row.id, "decision": decision},
-                row.command_id,
-            )
-            if decision == "reject":
-                await _resume(tx, row.command_id)
+            owner = await self.store.owner_actor(tx.session, user_id)
+            row.state = DECISIONS[Decision(decision)]
+            await _decided(tx, row, Decision(decision), owner)
             return confirmation_view(row)
 
     async def get_confirmation(self, user_id: str, confirmation_id: str) -> ConfirmationView:
-        async with self.db.read() as session:
+        async with self.store.db.read() as session:
             return confirmation_view(await _owned_confirmation(session, user_id, confirmation_id))
 
     async def pending_confirmations(self, user_id: str, channel_id: str) -> list[ConfirmationView]:
-        async with self.db.read() as session:
-            await self._owned_channel(session, user_id, channel_id)
+        async with self.store.db.read() as session:
+            await self.store.owned_channel(session, user_id, channel_id)
             rows = (
                 await session.exec(
                     select(Confirmation)
@@ -147,8 +137,8 @@ class ConfirmOps(ChannelBase):
     async def _attach(
         self, caller: Caller, command: Command, tool: str, print_: str, shown: dict[str, Any], action: str
     ) -> str:
-        now = utcnow()
-        async with self._tx() as tx:
+        async with self.store.tx() as tx:
+            now = tx.now()
             existing = (
                 await tx.session.exec(
                     select(Confirmation)
@@ -164,7 +154,7 @@ class ConfirmOps(ChannelBase):
             if existing is not None and existing.expires_at > now:
                 return existing.id
             if existing is not None:
-                await _close(tx, existing, "expired", SYSTEM_ACTOR)
+                await _close(tx, existing, Decision.EXPIRED, SYSTEM_ACTOR)
             row = Confirmation(
                 id=new_id("cnf"),
                 channel_id=command.channel_id,
@@ -176,33 +166,29 @@ class ConfirmOps(ChannelBase):
                 action=action,
                 state="pending",
                 created_at=now,
-                expires_at=now + timedelta(seconds=self.settings.confirmation_ttl_seconds),
+                expires_at=now + timedelta(seconds=self.store.settings.confirmation_ttl_seconds),
             )
             tx.session.add(row)
-            fresh = await tx.session.get(Command, command.id, populate_existing=True)
-            if fresh is not None:
-                fresh.state = "needs_confirmation"
-                fresh.last_activity_at = now
-                tx.session.add(fresh)
             await tx.session.flush()
-            await tx.event(
-                command.channel_id,
-                "confirmation_requested",
+            fresh = await tx.session.get(Command, command.id, populate_existing=True)
+            assert fresh is not None  # the caller holds it; commands are never deleted
+            await tx.command_event(
+                fresh,
+                EventKind.CONFIRMATION_REQUESTED,
                 EventActor("agent", caller.client_id, caller.client_name),
-                {
-                    "confirmation_id": row.id,
-                    "tool": tool,
-                    "arguments": shown,
-                    "fingerprint": print_,
-                    "action": action,
-                    "expires_at": iso(row.expires_at),
-                },
-                command.id,
+                ConfirmationRequested(
+                    confirmation_id=row.id,
+                    tool=tool,
+                    arguments=shown,
+                    fingerprint=print_,
+                    action=action,
+                    expires_at=iso(row.expires_at),
+                ),
             )
             return row.id
 
     async def _try_consume(self, confirmation_id: str, command_id: str, delivery: int) -> bool:
-        async with self._tx() as tx:
+        async with self.store.tx() as tx:
             current = await tx.session.get(Command, command_id, populate_existing=True)
             if current is not None and current.deliveries != delivery:
                 raise RomergoError(
@@ -219,12 +205,11 @@ class ConfirmOps(ChannelBase):
                 )
             ).scalar_one_or_none()
             if consumed is not None:
-                await _resume(tx, command_id)
                 return True
             row = await tx.session.get(Confirmation, confirmation_id, populate_existing=True)
             assert row is not None
-            if row.state == "pending" and row.expires_at <= utcnow():
-                await _close(tx, row, "expired", SYSTEM_ACTOR)
+            if row.state == "pending" and row.expires_at <= tx.now():
+                await _close(tx, row, Decision.EXPIRED, SYSTEM_ACTOR)
             if row.state == "pending":
                 return False
         raise _refusal(row.state)
@@ -238,7 +223,7 @@ class ConfirmOps(ChannelBase):
             )
         ).all()
         for row in rows:
-            await _close(tx, row, "expired", SYSTEM_ACTOR)
+            await _close(tx, row, Decision.EXPIRED, SYSTEM_ACTOR)
         return len(rows)
 
 
@@ -259,35 +244,29 @@ async def cancel_confirmations(tx: ChannelTx, command_id: str, actor: EventActor
         )
     ).all()
     for row in rows:
-        await _close(tx, row, "cancelled", actor, resume=False)
+        await _close(tx, row, Decision.CANCELLED, actor)
 
 
-async def _close(
-    tx: ChannelTx, row: Confirmation, state: str, actor: EventActor, *, resume: bool = True
-) -> None:
-    row.state = state
-    row.decided_at = utcnow()
+async def _close(tx: ChannelTx, row: Confirmation, how: Decision, actor: EventActor) -> None:
+    """Ends a request that nobody allowed: it expired, or its command was cancelled."""
+    row.state = how.value
+    await _decided(tx, row, how, actor)
+
+
+async def _decided(tx: ChannelTx, row: Confirmation, decision: Decision, actor: EventActor) -> None:
+    """The request is decided (`row.state` already says how); the command goes back to work
+    once no other request of it waits, and the lease runs again from now."""
+    row.decided_at = tx.now()
     tx.session.add(row)
     await tx.session.flush()
-    await tx.event(
-        row.channel_id,
-        "confirmation_decided",
+    command = await tx.session.get(Command, row.command_id, populate_existing=True)
+    assert command is not None  # a request always belongs to a command; commands are never deleted
+    await tx.command_event(
+        command,
+        EventKind.CONFIRMATION_DECIDED,
         actor,
-        {"confirmation_id": row.id, "decision": state},
-        row.command_id,
+        ConfirmationDecided(confirmation_id=row.id, decision=decision),
     )
-    if resume:
-        await _resume(tx, row.command_id)
-
-
-async def _resume(tx: ChannelTx, command_id: str) -> None:
-    """Back to work: the lease runs again from now."""
-    command = await tx.session.get(Command, command_id, populate_existing=True)
-    if command is not None and command.state == "needs_confirmation":
-        command.state = "working"
-        command.last_activity_at = utcnow()
-        tx.session.add(command)
-        await tx.session.flush()
 
 
 def _refusal(state: str) -> RomergoError:

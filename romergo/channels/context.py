@@ -6,10 +6,11 @@ and size; nothing in it is ever treated as an instruction.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from romergo.channels.models import ENTITY_TYPES, SURFACES
-from romergo.clock import iso, utcnow
+from romergo.channels.vocabulary import ENTITY_TYPES, SURFACES
+from romergo.clock import iso
 from romergo.config import Limits
 from romergo.errors import invalid
 
@@ -19,7 +20,7 @@ MAX_ROUTE_CHARS = 500
 MAX_ID_CHARS = 64
 
 
-def clean_context(raw: object, project_id: str, limits: Limits) -> dict[str, Any]:
+def clean_context(raw: object, project_id: str, limits: Limits, now: datetime) -> dict[str, Any]:
     """A complete context dict for the channel's project; defaults where the caller gave none."""
     if raw is None:
         raw = {}
@@ -39,7 +40,7 @@ def clean_context(raw: object, project_id: str, limits: Limits) -> dict[str, Any
         raise invalid(
             f"context.route must be a path starting with / of at most {MAX_ROUTE_CHARS} characters."
         )
-    captured_at = raw.get("captured_at") or iso(utcnow())
+    captured_at = raw.get("captured_at") or iso(now)
     if not isinstance(captured_at, str) or len(captured_at) > 40:
         raise invalid("context.captured_at must be an ISO 8601 time.")
     return {
@@ -67,12 +68,7 @@ def _selection(raw: object, limits: Limits) -> dict[str, Any] | None:
     entity_type = raw.get("entity_type")
     if entity_type is not None and entity_type not in ENTITY_TYPES:
         raise invalid(f"context.selection.entity_type must be one of {', '.join(ENTITY_TYPES)}.")
-    start, end = raw.get("start"), raw.get("end")
-    for name, value in (("start", start), ("end", end)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-            raise invalid(f"context.selection.{name} must be a whole number of 0 or more.")
-    if isinstance(start, int) and isinstance(end, int) and start > end:
-        raise invalid("context.selection.start must not be after its end.")
+    start, end = _offsets(raw.get("start"), raw.get("end"))
     return {
         "text": text,
         "entity_type": entity_type,
@@ -80,6 +76,15 @@ def _selection(raw: object, limits: Limits) -> dict[str, Any] | None:
         "start": start,
         "end": end,
     }
+
+
+def _offsets(start: object, end: object) -> tuple[int | None, int | None]:
+    for name, value in (("start", start), ("end", end)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise invalid(f"context.selection.{name} must be a whole number of 0 or more.")
+    if isinstance(start, int) and isinstance(end, int) and start > end:
+        raise invalid("context.selection.start must not be after its end.")
+    return start, end  # type: ignore[return-value]  # checked above
 
 
 def _optional_id(value: object, name: str) -> str | None:

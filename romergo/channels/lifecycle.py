@@ -12,26 +12,30 @@ from datetime import timedelta
 
 from sqlmodel import col, select
 
-from romergo.channels.base import SYSTEM_ACTOR
-from romergo.channels.confirmations import ConfirmOps
-from romergo.channels.models import LEASED_STATES
+from romergo.channels.confirmations import Confirmations
+from romergo.channels.events import Stalled
 from romergo.channels.owner import finish_channel
-from romergo.clock import utcnow
+from romergo.channels.store import SYSTEM_ACTOR, ChannelStore
+from romergo.channels.vocabulary import LEASED_STATES, EventKind
 from storage.tables import Channel, Command
 
 log = logging.getLogger(__name__)
 
 
-class LifecycleOps(ConfirmOps):
+class Sweeper:
+    def __init__(self, store: ChannelStore, confirmations: Confirmations) -> None:
+        self.store = store
+        self.confirmations = confirmations
+
     @property
     def sweep_seconds(self) -> float:
-        return max(0.25, min(self.settings.command_lease_seconds / 4, 5.0))
+        return max(0.25, min(self.store.settings.command_lease_seconds / 4, 5.0))
 
     async def sweep(self) -> tuple[int, int]:
         """Stall commands whose lease ran out and end expired channels. Returns (stalled, expired)."""
-        now = utcnow()
-        lease = timedelta(seconds=self.settings.command_lease_seconds)
-        async with self._tx() as tx:
+        lease = timedelta(seconds=self.store.settings.command_lease_seconds)
+        async with self.store.tx() as tx:
+            now = tx.now()
             silent = (
                 await tx.session.exec(
                     select(Command).where(
@@ -40,15 +44,8 @@ class LifecycleOps(ConfirmOps):
                 )
             ).all()
             for command in silent:
-                command.state = "stalled"
-                tx.session.add(command)
-                await tx.session.flush()
-                await tx.event(
-                    command.channel_id,
-                    "stalled",
-                    SYSTEM_ACTOR,
-                    {"claimed_by": command.claimed_by},
-                    command.id,
+                await tx.command_event(
+                    command, EventKind.STALLED, SYSTEM_ACTOR, Stalled(claimed_by=command.claimed_by)
                 )
             expired = (
                 await tx.session.exec(
@@ -57,10 +54,10 @@ class LifecycleOps(ConfirmOps):
             ).all()
             for channel in expired:
                 await finish_channel(tx, channel, "expired", SYSTEM_ACTOR)
-            await self.expire_confirmations(tx, now)
+            await self.confirmations.expire_confirmations(tx, now)
             return len(silent), len(expired)
 
-    async def run_sweeper(self) -> None:
+    async def run(self) -> None:
         """Runs until cancelled (the server's lifespan cancels it at shutdown)."""
         while True:
             try:

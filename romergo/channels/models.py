@@ -1,48 +1,15 @@
-"""Channel vocabulary (CONTRACT.md §1.1, §2, §4) and the read models the adapters render."""
+"""The read models of channels the adapters render (CONTRACT.md §4, §6); the words they use are
+in `vocabulary`, the event payloads in `events`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any, Literal, Protocol
 
-Permission = Literal["read", "edit", "media", "publish", "delete"]
-PERMISSIONS: tuple[Permission, ...] = ("read", "edit", "media", "publish", "delete")
-DEFAULT_PERMISSIONS: dict[str, bool] = {
-    "read": True,
-    "edit": True,
-    "media": True,
-    "publish": False,
-    "delete": False,
-}
-ConfirmationMode = Literal["none", "publish_and_delete", "every_change"]
-CONFIRMATION_MODES: tuple[str, ...] = ("none", "publish_and_delete", "every_change")
-
-CommandState = Literal[
-    "queued",
-    "claimed",
-    "working",
-    "needs_confirmation",
-    "awaiting_answer",
-    "answered",
-    "done",
-    "failed",
-    "cancelled",
-    "stalled",
-]
-HELD_STATES = ("claimed", "working", "needs_confirmation")
-"""States in which the claiming client holds the command: its one slot per channel is taken."""
-LEASED_STATES = ("claimed", "working")
-"""States in which silence counts against the lease (not while waiting for the owner)."""
-FINISHED_STATES = ("done", "failed", "answered")
-OPEN_STATES = ("queued", "claimed", "working", "needs_confirmation", "awaiting_answer", "stalled")
-RETRYABLE_STATES = ("stalled", "failed", "cancelled")
-REPORTABLE_STATES = ("claimed", "working", "needs_confirmation", "awaiting_answer", "stalled")
-ReportKind = Literal["status", "question", "reply", "error"]
-SURFACES = ("project", "chapter", "scene", "characters", "assets", "check", "play", "history", "settings")
-ENTITY_TYPES = ("project", "chapter", "scene", "dialogue_line", "choice", "character", "asset")
-MAX_COMMAND_CHARS = 4000
-MAX_REPORT_CHARS = 8000
+from romergo.channels.events import Payload, payload_of
+from romergo.channels.vocabulary import CommandState, EventKind
 
 
 class Caller(Protocol):
@@ -96,7 +63,7 @@ class CommandView:
     channel_id: str
     seq: int
     text: str
-    state: str
+    state: CommandState
     claimed_by: str | None
     in_reply_to: str | None
     retry_of: str | None
@@ -108,13 +75,21 @@ class CommandView:
 @dataclass(frozen=True)
 class EventView:
     seq: int
-    kind: str
+    kind: EventKind
     command_id: str | None
     at: datetime
     actor_type: str
     actor_id: str
     actor_name: str
     data: dict[str, Any]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", EventKind(self.kind))  # a plain string from a test or a row
+
+    @cached_property
+    def payload(self) -> Payload:
+        """`data` as the typed payload of its kind."""
+        return payload_of(self.kind, self.data)
 
 
 @dataclass(frozen=True)

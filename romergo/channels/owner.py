@@ -7,43 +7,48 @@ and no MCP tool can (SECURITY.md). Every step is an event in the channel's histo
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
 from sqlmodel import col, select
 
-from romergo.channels.base import (
+from romergo.channels.confirmations import cancel_confirmations
+from romergo.channels.context import clean_context
+from romergo.channels.events import ChannelEnded, CommandPosted, SettingsChanged
+from romergo.channels.models import ChannelView, CommandView, EventView
+from romergo.channels.store import (
     SYSTEM_ACTOR,
-    ChannelBase,
+    ChannelStore,
     ChannelTx,
     EventActor,
     channel_topic,
     command_view,
-    ensure_live,
 )
-from romergo.channels.confirmations import cancel_confirmations
-from romergo.channels.context import clean_context
-from romergo.channels.models import (
-    CONFIRMATION_MODES,
+from romergo.channels.vocabulary import (
     DEFAULT_PERMISSIONS,
     MAX_COMMAND_CHARS,
     OPEN_STATES,
     PERMISSIONS,
     RETRYABLE_STATES,
-    ChannelView,
-    CommandView,
-    EventView,
+    CommandState,
+    ConfirmationMode,
+    EventKind,
 )
-from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid
 from romergo.ids import new_id, new_secret, sha256_hex
-from storage.tables import Channel, Command, Project, User
+from storage.tables import Channel, Command, Project
 
 MAX_EVENTS_PAGE = 500
 MAX_EVENTS_WAIT = 50
 
 
-class OwnerOps(ChannelBase):
+class OwnerSide:
+    """What only the owner does with a channel."""
+
+    def __init__(self, store: ChannelStore) -> None:
+        self.store = store
+
     async def create_channel(
         self,
         user_id: str,
@@ -54,8 +59,8 @@ class OwnerOps(ChannelBase):
         settings = _permissions(DEFAULT_PERMISSIONS, permissions)
         mode = _mode(confirmation_mode or "none")
         code = _new_code()
-        now = utcnow()
-        async with self._tx() as tx:
+        async with self.store.tx() as tx:
+            now = tx.now()
             project = await tx.session.get(Project, project_id) if isinstance(project_id, str) else None
             if project is None or project.owner_id != user_id or project.deleted_at is not None:
                 raise RomergoError("not_found", f'Project "{project_id}" does not exist.')
@@ -68,24 +73,26 @@ class OwnerOps(ChannelBase):
                 permissions=settings,
                 confirmation_mode=mode,
                 created_at=now,
-                expires_at=now + timedelta(hours=self.settings.channel_ttl_hours),
+                expires_at=now + timedelta(hours=self.store.settings.channel_ttl_hours),
             )
             tx.session.add(channel)
             await tx.session.flush()
             await tx.event(
                 channel.id,
-                "settings_changed",
-                await self._owner(tx, user_id),
-                {"permissions": settings, "confirmation_mode": mode},
+                EventKind.SETTINGS_CHANGED,
+                await self.store.owner_actor(tx.session, user_id),
+                SettingsChanged(permissions=settings, confirmation_mode=mode),
             )
-            return await self._channel_view(tx.session, channel, code)
+            return await self.store.channel_view(tx.session, channel, code)
 
     async def get_channel(self, user_id: str, channel_id: str) -> ChannelView:
-        async with self.db.read() as session:
-            return await self._channel_view(session, await self._owned_channel(session, user_id, channel_id))
+        async with self.store.db.read() as session:
+            return await self.store.channel_view(
+                session, await self.store.owned_channel(session, user_id, channel_id)
+            )
 
     async def channels_of_project(self, user_id: str, project_id: str) -> list[ChannelView]:
-        async with self.db.read() as session:
+        async with self.store.db.read() as session:
             rows = (
                 await session.exec(
                     select(Channel)
@@ -93,7 +100,7 @@ class OwnerOps(ChannelBase):
                     .order_by(col(Channel.created_at).desc())
                 )
             ).all()
-            return [await self._channel_view(session, row) for row in rows]
+            return [await self.store.channel_view(session, row) for row in rows]
 
     async def update_settings(
         self,
@@ -103,9 +110,9 @@ class OwnerOps(ChannelBase):
         confirmation_mode: str | None = None,
     ) -> ChannelView:
         """Takes effect on the very next tool call: the guard reads the room from the database."""
-        async with self._tx() as tx:
-            channel = await self._owned_channel(tx.session, user_id, channel_id)
-            ensure_live(channel)
+        async with self.store.tx() as tx:
+            channel = await self.store.owned_channel(tx.session, user_id, channel_id)
+            self.store.ensure_live(channel)
             merged = _permissions(channel.permissions, permissions)
             mode = channel.confirmation_mode if confirmation_mode is None else _mode(confirmation_mode)
             if merged != channel.permissions or mode != channel.confirmation_mode:
@@ -115,31 +122,33 @@ class OwnerOps(ChannelBase):
                 await tx.session.flush()
                 await tx.event(
                     channel.id,
-                    "settings_changed",
-                    await self._owner(tx, user_id),
-                    {"permissions": merged, "confirmation_mode": mode},
+                    EventKind.SETTINGS_CHANGED,
+                    await self.store.owner_actor(tx.session, user_id),
+                    SettingsChanged(permissions=merged, confirmation_mode=mode),
                 )
-            return await self._channel_view(tx.session, channel)
+            return await self.store.channel_view(tx.session, channel)
 
     async def rotate_code(self, user_id: str, channel_id: str) -> str:
         """A new code; the old one stops working for everyone, members included."""
         code = _new_code()
-        async with self._tx() as tx:
-            channel = await self._owned_channel(tx.session, user_id, channel_id)
-            ensure_live(channel)
+        async with self.store.tx() as tx:
+            channel = await self.store.owned_channel(tx.session, user_id, channel_id)
+            self.store.ensure_live(channel)
             channel.code_hash = sha256_hex(code)
-            channel.code_issued_at = utcnow()
+            channel.code_issued_at = tx.now()
             tx.session.add(channel)
             await tx.session.flush()
-            await tx.event(channel.id, "code_rotated", await self._owner(tx, user_id))
+            await tx.event(
+                channel.id, EventKind.CODE_ROTATED, await self.store.owner_actor(tx.session, user_id)
+            )
         return code
 
     async def end_channel(self, user_id: str, channel_id: str) -> ChannelView:
-        async with self._tx() as tx:
-            channel = await self._owned_channel(tx.session, user_id, channel_id)
+        async with self.store.tx() as tx:
+            channel = await self.store.owned_channel(tx.session, user_id, channel_id)
             if channel.ended_at is None:
-                await finish_channel(tx, channel, "ended", await self._owner(tx, user_id))
-            return await self._channel_view(tx.session, channel)
+                await finish_channel(tx, channel, "ended", await self.store.owner_actor(tx.session, user_id))
+            return await self.store.channel_view(tx.session, channel)
 
     async def post_command(
         self,
@@ -150,10 +159,10 @@ class OwnerOps(ChannelBase):
         in_reply_to: str | None = None,
     ) -> CommandView:
         clean = _command_text(text)
-        async with self._tx() as tx:
-            channel = await self._owned_channel(tx.session, user_id, channel_id)
-            ensure_live(channel)
-            data = clean_context(context, channel.project_id, self.settings.limits)
+        async with self.store.tx() as tx:
+            channel = await self.store.owned_channel(tx.session, user_id, channel_id)
+            self.store.ensure_live(channel)
+            data = clean_context(context, channel.project_id, self.store.settings.limits, tx.now())
             reserved_for = None
             if in_reply_to is not None:
                 question = (
@@ -163,7 +172,7 @@ class OwnerOps(ChannelBase):
                     raise RomergoError(
                         "not_found", f'Command "{in_reply_to}" does not exist in this channel.'
                     )
-                if question.state != "awaiting_answer":
+                if question.state != CommandState.AWAITING_ANSWER:
                     raise RomergoError("conflict", "That command is not waiting for an answer.")
                 reserved_for = question.claimed_by
             command = Command(
@@ -172,37 +181,37 @@ class OwnerOps(ChannelBase):
                 seq=0,
                 text=clean,
                 context=data,
-                state="queued",
+                state=CommandState.QUEUED,
                 reserved_for=reserved_for,
                 in_reply_to=in_reply_to,
-                created_at=utcnow(),
+                created_at=tx.now(),
             )
-            return await self._queue(tx, channel, command, await self._owner(tx, user_id))
+            return await self._queue(tx, channel, command, await self.store.owner_actor(tx.session, user_id))
 
     async def get_command(self, user_id: str, command_id: str) -> CommandView:
-        async with self.db.read() as session:
-            command, _ = await self._owned_command(session, user_id, command_id)
+        async with self.store.db.read() as session:
+            command, _ = await self.store.owned_command(session, user_id, command_id)
             return command_view(command)
 
     async def cancel_command(self, user_id: str, command_id: str) -> CommandView:
-        async with self._tx() as tx:
-            command, _ = await self._owned_command(tx.session, user_id, command_id)
+        async with self.store.tx() as tx:
+            command, _ = await self.store.owned_command(tx.session, user_id, command_id)
             if command.state not in OPEN_STATES:
                 raise RomergoError("conflict", f"The command is already {command.state}.")
-            await cancel(tx, command, await self._owner(tx, user_id))
+            await cancel(tx, command, await self.store.owner_actor(tx.session, user_id))
             return command_view(command)
 
     async def retry_command(self, user_id: str, command_id: str) -> CommandView:
-        async with self._tx() as tx:
-            old, channel = await self._owned_command(tx.session, user_id, command_id)
-            ensure_live(channel)
+        async with self.store.tx() as tx:
+            old, channel = await self.store.owned_command(tx.session, user_id, command_id)
+            self.store.ensure_live(channel)
             if old.state not in RETRYABLE_STATES:
                 raise RomergoError(
                     "conflict",
                     f"Only a stalled, failed or cancelled command can be retried; this one is {old.state}.",
                 )
-            owner = await self._owner(tx, user_id)
-            if old.state == "stalled":
+            owner = await self.store.owner_actor(tx.session, user_id)
+            if old.state == CommandState.STALLED:
                 await cancel(tx, old, owner)
             command = Command(
                 id=new_id("cmd"),
@@ -210,9 +219,9 @@ class OwnerOps(ChannelBase):
                 seq=0,
                 text=old.text,
                 context=old.context,
-                state="queued",
+                state=CommandState.QUEUED,
                 retry_of=old.id,
-                created_at=utcnow(),
+                created_at=tx.now(),
             )
             return await self._queue(tx, channel, command, owner)
 
@@ -226,54 +235,45 @@ class OwnerOps(ChannelBase):
             raise invalid(f"wait must be between 0 and {MAX_EVENTS_WAIT} seconds.")
         deadline = asyncio.get_running_loop().time() + wait
         while True:
-            async with self.db.read() as session:
-                channel = await self._owned_channel(session, user_id, channel_id)
-                events = await self._events_after(session, channel.id, after, MAX_EVENTS_PAGE)
-                latest = await self._latest_seq(session, channel.id)
+            async with self.store.db.read() as session:
+                channel = await self.store.owned_channel(session, user_id, channel_id)
+                events = await self.store.events_after(session, channel.id, after, MAX_EVENTS_PAGE)
+                latest = await self.store.latest_seq(session, channel.id)
             remaining = deadline - asyncio.get_running_loop().time()
             if events or remaining <= 0:
                 return events, events[-1].seq if events else min(after, latest)
-            await self.bus.wait(channel_topic(channel_id), remaining)
+            await self.store.bus.wait(channel_topic(channel_id), remaining)
 
     async def _queue(
         self, tx: ChannelTx, channel: Channel, command: Command, owner: EventActor
     ) -> CommandView:
         tx.session.add(command)
         await tx.session.flush()
-        command.seq = await tx.event(
-            channel.id,
-            "command",
+        command.seq = await tx.command_event(
+            command,
+            EventKind.COMMAND,
             owner,
-            {
-                "text": command.text,
-                "context": command.context,
-                "in_reply_to": command.in_reply_to,
-                "retry_of": command.retry_of,
-            },
-            command.id,
+            CommandPosted(
+                text=command.text,
+                context=command.context,
+                in_reply_to=command.in_reply_to,
+                retry_of=command.retry_of,
+            ),
         )
         tx.session.add(command)
         await tx.session.flush()
         return command_view(command)
 
-    async def _owner(self, tx: ChannelTx, user_id: str) -> EventActor:
-        user = await tx.session.get(User, user_id)
-        return EventActor("user", user_id, user.username if user else user_id)
-
 
 async def cancel(tx: ChannelTx, command: Command, actor: EventActor) -> None:
     """Cancels the command and rejects its open confirmations: the waiting call stops at once."""
     await cancel_confirmations(tx, command.id, actor)
-    command.state = "cancelled"
-    command.finished_at = utcnow()
-    tx.session.add(command)
-    await tx.session.flush()
-    await tx.event(command.channel_id, "cancelled", actor, {}, command.id)
+    await tx.command_event(command, EventKind.CANCELLED, actor)
 
 
 async def finish_channel(tx: ChannelTx, channel: Channel, reason: str, actor: EventActor) -> None:
     """End or expire: open commands are cancelled, then the end itself is the last event."""
-    channel.ended_at = utcnow()
+    channel.ended_at = tx.now()
     channel.end_reason = reason
     tx.session.add(channel)
     await tx.session.flush()
@@ -287,7 +287,10 @@ async def finish_channel(tx: ChannelTx, channel: Channel, reason: str, actor: Ev
     for command in open_commands:
         await cancel(tx, command, actor if reason == "ended" else SYSTEM_ACTOR)
     await tx.event(
-        channel.id, "channel_ended", actor if reason == "ended" else SYSTEM_ACTOR, {"reason": reason}
+        channel.id,
+        EventKind.CHANNEL_ENDED,
+        actor if reason == "ended" else SYSTEM_ACTOR,
+        ChannelEnded(reason=reason),
     )
 
 
@@ -295,7 +298,7 @@ def _new_code() -> str:
     return "rmg-" + new_secret(18)
 
 
-def _permissions(current: dict[str, bool], changes: dict[str, Any] | None) -> dict[str, bool]:
+def _permissions(current: Mapping[str, bool], changes: dict[str, Any] | None) -> dict[str, bool]:
     merged: dict[str, bool] = {
         name: bool(current.get(name, DEFAULT_PERMISSIONS[name])) for name in PERMISSIONS
     }
@@ -313,8 +316,8 @@ def _permissions(current: dict[str, bool], changes: dict[str, Any] | None) -> di
 
 
 def _mode(value: object) -> str:
-    if value not in CONFIRMATION_MODES:
-        raise invalid(f"confirmation_mode must be one of {', '.join(CONFIRMATION_MODES)}.")
+    if not isinstance(value, str) or value not in {mode.value for mode in ConfirmationMode}:
+        raise invalid(f"confirmation_mode must be one of {', '.join(ConfirmationMode)}.")
     return str(value)
 
 

@@ -1,12 +1,47 @@
-"""The channel service: the owner's and the agent's side of a room, the call guard, the sweeper."""
+"""The channel service, composed in one place from its small parts.
+
+`owner` (open, tune, command, cancel, retry, end), `agent` (join, wait, report, leave),
+`guard` (every tool call), `confirmations` (the owner's "Allow once") and `sweeper` (leases and
+expiry) share one `store`: the database, the bus, the settings and the clock.
+"""
 
 from __future__ import annotations
 
-from romergo.channels.agent_side import AgentOps
-from romergo.channels.calls import CallOps
-from romergo.channels.lifecycle import LifecycleOps
-from romergo.channels.owner import OwnerOps
+from dataclasses import dataclass
+
+from romergo.bus import EventBus
+from romergo.channels.agent_side import AgentSide
+from romergo.channels.calls import CallGuard
+from romergo.channels.confirmations import Confirmations
+from romergo.channels.delivery import Delivery
+from romergo.channels.lifecycle import Sweeper
+from romergo.channels.owner import OwnerSide
+from romergo.channels.store import ChannelStore
+from romergo.clock import Clock
+from romergo.config import Settings
+from storage import Database
 
 
-class ChannelService(OwnerOps, AgentOps, CallOps, LifecycleOps):
-    pass
+@dataclass(frozen=True)
+class ChannelService:
+    store: ChannelStore
+    owner: OwnerSide
+    agent: AgentSide
+    confirmations: Confirmations
+    guard: CallGuard
+    sweeper: Sweeper
+
+    @classmethod
+    def build(
+        cls, db: Database, bus: EventBus, settings: Settings, clock: Clock | None = None
+    ) -> ChannelService:
+        store = ChannelStore(db, bus, settings, clock)
+        confirmations = Confirmations(store)
+        return cls(
+            store=store,
+            owner=OwnerSide(store),
+            agent=AgentSide(store, Delivery(store)),
+            confirmations=confirmations,
+            guard=CallGuard(store, confirmations),
+            sweeper=Sweeper(store, confirmations),
+        )

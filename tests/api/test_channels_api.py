@@ -196,21 +196,25 @@ async def test_a_confirmation_is_decided_by_the_owner_only(
         )
     ).json()
     agent = AgentRef(actor.user_id, "client-a", "A")
-    cursor = (await services.channels.join(agent, channel["code"])).cursor
+    cursor = (await services.channels.agent.join(agent, channel["code"])).cursor
     await client.post(
         f"/api/v1/channels/{channel['channel_id']}/commands", json={"text": "go"}, headers=control
     )
-    await services.channels.wait(agent, channel["channel_id"], cursor, 1)
+    await services.channels.agent.wait(agent, channel["channel_id"], cursor, 1)
     call = ToolCall(
         agent, "romergo_add_chapter", "edit", {"project_id": project_id, "title": "New"}, None, project_id
     )
     waiting = asyncio.create_task(
-        services.channels.run_tool_call(call, lambda command_id: services.projects.list_projects(actor))
+        services.channels.guard.run_tool_call(call, lambda command_id: services.projects.list_projects(actor))
     )
-    pending = await services.channels.pending_confirmations(actor.user_id, channel["channel_id"])
+    pending = await services.channels.confirmations.pending_confirmations(
+        actor.user_id, channel["channel_id"]
+    )
     while not pending:
         await asyncio.sleep(0.02)
-        pending = await services.channels.pending_confirmations(actor.user_id, channel["channel_id"])
+        pending = await services.channels.confirmations.pending_confirmations(
+            actor.user_id, channel["channel_id"]
+        )
     confirmation_id = pending[0].confirmation_id
 
     tokens["agent"] = TokenIdentity(actor.user_id, frozenset({"romergo:read", "romergo:edit"}))

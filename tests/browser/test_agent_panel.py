@@ -11,7 +11,7 @@ import pytest
 from playwright.async_api import expect
 
 from tests.browser.conftest import Author, OpenPage
-from tests.support.agents import Agent, agent, data
+from tests.support.agents import Agent, ToolRefused, agent, data
 from tests.support.oauth import personal_token
 from tests.support.panel import card, invite, panel, select_in, send
 
@@ -249,23 +249,30 @@ async def test_agent_text_is_shown_as_text_never_as_html(author: Author, open_pa
         got = await me.call(
             "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=10
         )
+        command_id = got["command"]["command_id"]
         summary = {
             "status": "no_changes",
             "description": hostile,
             "links": [{"title": "evil", "url": "javascript:alert(2)"}],
         }
+        with pytest.raises(ToolRefused) as refused:  # a link that leaves Romergo never reaches the panel
+            await me.call(
+                "romergo_report_builder_event",
+                command_id=command_id,
+                kind="reply",
+                text=hostile,
+                summary=summary,
+            )
+        assert refused.value.code == "invalid_argument"
+        summary["links"] = [{"title": hostile, "url": author.demo_path}]
         await me.call(
-            "romergo_report_builder_event",
-            command_id=got["command"]["command_id"],
-            kind="reply",
-            text=hostile,
-            summary=summary,
+            "romergo_report_builder_event", command_id=command_id, kind="reply", text=hostile, summary=summary
         )
         shown = card(page, 1)
         await expect(shown.get_by_text(hostile).first).to_be_visible()
         assert await panel(page).locator("img").count() == 0
-        await expect(shown.get_by_text("evil")).to_be_visible()
-        assert await shown.get_by_role("link", name="evil").count() == 0  # not a link: not a Romergo path
+        link = shown.get_by_role("link", name=hostile)
+        await expect(link).to_have_attribute("href", author.demo_path)  # the title stays text
         assert alerts == []
     finally:
         await manager.__aexit__(None, None, None)

@@ -148,12 +148,12 @@ def test_the_matrix_covers_every_domain_tool_of_the_server(services):
 async def test_each_tool_is_allowed_or_refused_by_its_category(services, actor, denied):
     story = await furnished_story(services, actor)
     permissions = {name: name != denied for name in ("read", "edit", "media", "publish", "delete")}
-    channel = await services.channels.create_channel(actor.user_id, story.project_id, permissions)
+    channel = await services.channels.owner.create_channel(actor.user_id, story.project_id, permissions)
     token, client_id = await services.agents.personal.create("writer", name="Matrix", scopes=ALL_SCOPES)
     ref = AgentRef(actor.user_id, client_id, "Matrix")
-    cursor = (await services.channels.join(ref, channel.code or "")).cursor
-    await services.channels.post_command(actor.user_id, channel.channel_id, "Try everything")
-    command_id = (await services.channels.wait(ref, channel.channel_id, cursor, 1)).command.command_id
+    cursor = (await services.channels.agent.join(ref, channel.code or "")).cursor
+    await services.channels.owner.post_command(actor.user_id, channel.channel_id, "Try everything")
+    command_id = (await services.channels.agent.wait(ref, channel.channel_id, cursor, 1)).command.command_id
 
     outcomes: dict[str, str] = {}
     async with agent(services, token) as helper:
@@ -173,7 +173,7 @@ async def test_each_tool_is_allowed_or_refused_by_its_category(services, actor, 
 
     refused = {tool for tool, outcome in outcomes.items() if outcome == "refused"}
     assert refused == {tool for tool, category in CONTRACT.items() if category == denied}
-    events, _ = await services.channels.events(actor.user_id, channel.channel_id, 0)
+    events, _ = await services.channels.owner.events(actor.user_id, channel.channel_id, 0)
     blocked = {e.data["tool"] for e in events if e.kind == "tool_blocked"}
     assert blocked == refused
     assert all(e.data["permission"] == denied for e in events if e.kind == "tool_blocked")
@@ -186,12 +186,12 @@ def _story_only(state: dict[str, Any]) -> dict[str, Any]:
 
 async def joined_room(services, actor, **settings):
     story = await furnished_story(services, actor)
-    channel = await services.channels.create_channel(actor.user_id, story.project_id, **settings)
+    channel = await services.channels.owner.create_channel(actor.user_id, story.project_id, **settings)
     token, client_id = await services.agents.personal.create("writer", name="Helper", scopes=ALL_SCOPES)
     ref = AgentRef(actor.user_id, client_id, "Helper")
-    cursor = (await services.channels.join(ref, channel.code or "")).cursor
-    await services.channels.post_command(actor.user_id, channel.channel_id, "Go")
-    command_id = (await services.channels.wait(ref, channel.channel_id, cursor, 1)).command.command_id
+    cursor = (await services.channels.agent.join(ref, channel.code or "")).cursor
+    await services.channels.owner.post_command(actor.user_id, channel.channel_id, "Go")
+    command_id = (await services.channels.agent.wait(ref, channel.channel_id, cursor, 1)).command.command_id
     return story, channel, token, command_id
 
 
@@ -203,7 +203,7 @@ async def test_publish_and_delete_are_off_by_default_and_work_once_enabled(servi
             ("romergo_delete_scene", {"scene_id": story.second_scene_id}),
         ):
             assert (await helper.error(tool, **arguments)).startswith("[permission_denied] ")
-        await services.channels.update_settings(
+        await services.channels.owner.update_settings(
             actor.user_id, channel.channel_id, {"publish": True, "delete": True}
         )
         published = await helper.ok("romergo_publish_project", project_id=story.project_id)
@@ -213,7 +213,7 @@ async def test_publish_and_delete_are_off_by_default_and_work_once_enabled(servi
 
 async def test_every_change_mode_asks_before_each_modification(services, actor):
     story, channel, token, _ = await joined_room(services, actor, confirmation_mode="every_change")
-    services.channels.confirm_wait_seconds = 0.2
+    services.channels.confirmations.wait_seconds = 0.2
     async with agent(services, token) as helper:
         for tool, arguments in (
             ("romergo_update_scene", {"scene_id": story.first_scene_id, "title": "Dawn"}),
@@ -222,7 +222,7 @@ async def test_every_change_mode_asks_before_each_modification(services, actor):
         ):
             assert (await helper.error(tool, **arguments)).startswith("[confirmation_pending] ")
         await helper.ok("romergo_get_scene", scene_id=story.first_scene_id)  # reading asks nothing
-    pending = await services.channels.pending_confirmations(actor.user_id, channel.channel_id)
+    pending = await services.channels.confirmations.pending_confirmations(actor.user_id, channel.channel_id)
     assert [p.tool for p in pending] == [
         "romergo_update_scene",
         "romergo_add_character",

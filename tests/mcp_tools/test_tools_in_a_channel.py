@@ -17,9 +17,9 @@ async def joined(services, room):
     """A personal token's agent that joined the room and claimed one command."""
     token, client_id = await services.agents.personal.create("writer", name="Helper", scopes=ALL_SCOPES)
     ref = AgentRef(user_id=room.owner.user_id, client_id=client_id, client_name="Helper")
-    cursor = (await services.channels.join(ref, room.code)).cursor
+    cursor = (await services.channels.agent.join(ref, room.code)).cursor
     await room.send("Tidy the opening")
-    got = await services.channels.wait(ref, room.channel.channel_id, cursor, 1)
+    got = await services.channels.agent.wait(ref, room.channel.channel_id, cursor, 1)
     assert got.command is not None
     return token, got.command.command_id
 
@@ -83,12 +83,14 @@ async def test_a_delete_waits_for_the_owners_allow_once_with_a_readable_action(s
         request = None
         while request is None:
             assert not call.done(), call.result().content[0].text
-            events, after = await services.channels.events(actor.user_id, room.channel.channel_id, after, 5)
+            events, after = await services.channels.owner.events(
+                actor.user_id, room.channel.channel_id, after, 5
+            )
             request = next((e for e in events if e.kind == "confirmation_requested"), None)
         assert not call.done()
         assert request.data["action"] == f"Delete scene {scene_id}"
         assert request.data["arguments"] == {"scene_id": scene_id, "command_id": command_id}
-        await services.channels.decide_confirmation(
+        await services.channels.confirmations.decide_confirmation(
             actor.user_id, request.data["confirmation_id"], "allow_once"
         )
         result = await asyncio.wait_for(call, 20)

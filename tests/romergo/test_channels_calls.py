@@ -14,9 +14,9 @@ from tests.support.story import database_state, revisions
 
 async def claim(services, room, name="a"):
     agent = room.agent(name)
-    cursor = (await services.channels.join(agent, room.code)).cursor
+    cursor = (await services.channels.agent.join(agent, room.code)).cursor
     await room.send("Rename the opening")
-    got = await services.channels.wait(agent, room.channel.channel_id, cursor, 1)
+    got = await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 1)
     return agent, got.command
 
 
@@ -45,7 +45,7 @@ async def test_a_call_during_a_command_is_attributed_and_shown_as_tool_events(se
     room = await open_room(services, actor)
     agent, command = await claim(services, room)
 
-    await services.channels.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
+    await services.channels.guard.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
 
     events = await room.events()
     assert [e.kind for e in events[-2:]] == ["tool_started", "tool_finished"]
@@ -58,7 +58,7 @@ async def test_a_call_during_a_command_is_attributed_and_shown_as_tool_events(se
         "tool": "romergo_update_scene",
         "changed": [{"entity_type": "scene", "entity_id": room.story.first_scene_id}],
     }
-    assert (await services.channels.get_command(actor.user_id, command.command_id)).state == "working"
+    assert (await services.channels.owner.get_command(actor.user_id, command.command_id)).state == "working"
     revision = (await revisions(services, room.story.project_id))[-1]
     assert (revision.command_id, revision.tool, revision.actor_type, revision.client_id) == (
         command.command_id,
@@ -72,7 +72,7 @@ async def test_a_failed_call_is_a_tool_failed_event(services, actor):
     room = await open_room(services, actor)
     agent, _ = await claim(services, room)
     with pytest.raises(RomergoError):
-        await services.channels.run_tool_call(
+        await services.channels.guard.run_tool_call(
             rename_call(agent, room, title=""), renamer(services, agent, room, "")
         )
     last = (await room.events())[-1]
@@ -83,12 +83,12 @@ async def test_a_failed_call_is_a_tool_failed_event(services, actor):
 async def test_leaving_keeps_the_room_so_a_change_without_a_command_is_refused(services, actor):
     room = await open_room(services, actor)
     agent = room.agent("a")
-    await services.channels.join(agent, room.code)
-    await services.channels.leave(agent, room.channel.channel_id)
+    await services.channels.agent.join(agent, room.code)
+    await services.channels.agent.leave(agent, room.channel.channel_id)
     before = await database_state(services)
 
     with pytest.raises(RomergoError) as refused:
-        await services.channels.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
+        await services.channels.guard.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
 
     assert refused.value.code == "no_active_command"
     blocked = (await room.events())[-1]
@@ -107,7 +107,7 @@ async def test_a_joined_agent_cannot_touch_another_project(services, actor):
         agent, "romergo_add_chapter", "edit", {"project_id": other.id, "title": "x"}, None, other.id
     )
     with pytest.raises(RomergoError) as refused:
-        await services.channels.run_tool_call(call, lambda _: services.projects.list_projects(actor))
+        await services.channels.guard.run_tool_call(call, lambda _: services.projects.list_projects(actor))
     assert refused.value.code == "permission_denied"
 
 
@@ -115,36 +115,36 @@ async def test_a_room_without_edit_refuses_edits_and_says_so(services, actor):
     room = await open_room(services, actor, permissions={"edit": False})
     agent, command = await claim(services, room)
     with pytest.raises(RomergoError) as refused:
-        await services.channels.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
+        await services.channels.guard.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
     assert refused.value.code == "permission_denied"
     blocked = (await room.events())[-1]
     assert blocked.kind == "tool_blocked"
     assert (blocked.command_id, blocked.data["permission"]) == (command.command_id, "edit")
     # A settings change applies to the very next call.
-    await services.channels.update_settings(actor.user_id, room.channel.channel_id, {"edit": True})
-    await services.channels.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
+    await services.channels.owner.update_settings(actor.user_id, room.channel.channel_id, {"edit": True})
+    await services.channels.guard.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
 
 
 async def test_naming_a_command_checks_who_holds_it_and_its_state(services, actor):
     room = await open_room(services, actor)
     agent, command = await claim(services, room)
     stranger = room.agent("b")
-    await services.channels.join(stranger, room.code)
+    await services.channels.agent.join(stranger, room.code)
 
     for caller, command_id, code in (
         (stranger, command.command_id, "not_claimed_by_you"),
         (agent, "cmd_unknown", "not_found"),
     ):
         with pytest.raises(RomergoError) as refused:
-            await services.channels.run_tool_call(
+            await services.channels.guard.run_tool_call(
                 rename_call(caller, room, command_id=command_id), renamer(services, caller, room)
             )
         assert refused.value.code == code
 
-    await services.channels.cancel_command(actor.user_id, command.command_id)
+    await services.channels.owner.cancel_command(actor.user_id, command.command_id)
     for command_id in (command.command_id, None):
         with pytest.raises(RomergoError) as refused:
-            await services.channels.run_tool_call(
+            await services.channels.guard.run_tool_call(
                 rename_call(agent, room, command_id=command_id), renamer(services, agent, room)
             )
         assert refused.value.code == ("command_cancelled" if command_id else "no_active_command")
@@ -153,7 +153,7 @@ async def test_naming_a_command_checks_who_holds_it_and_its_state(services, acto
 async def test_an_agent_outside_any_channel_is_only_bound_by_its_token(services, actor):
     room = await open_room(services, actor)
     outsider = room.agent("outsider")
-    scene = await services.channels.run_tool_call(
+    scene = await services.channels.guard.run_tool_call(
         rename_call(outsider, room), renamer(services, outsider, room, "Free")
     )
     assert scene.title == "Free"
@@ -170,7 +170,7 @@ async def test_reads_are_allowed_and_attributed_when_one_command_is_held(service
         None,
         room.story.project_id,
     )
-    await services.channels.run_tool_call(
+    await services.channels.guard.run_tool_call(
         call, lambda _: services.scenes.scene_view(actor, room.story.first_scene_id)
     )
     events = await room.events()
@@ -181,7 +181,7 @@ async def test_reads_are_allowed_and_attributed_when_one_command_is_held(service
 async def test_the_reply_is_compared_with_what_was_recorded(services, actor):
     room = await open_room(services, actor)
     agent, command = await claim(services, room)
-    await services.channels.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
+    await services.channels.guard.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
     line = await services.lines.add_line(
         agent_actor(agent.user_id, agent.client_id, agent.client_name).for_tool(
             "romergo_add_dialogue_line", command.command_id
@@ -198,7 +198,7 @@ async def test_the_reply_is_compared_with_what_was_recorded(services, actor):
             {"type": "character", "id": room.story.hero_id},
         ],
     }
-    await services.channels.report(agent, command.command_id, "reply", "Done", summary)
+    await services.channels.agent.report(agent, command.command_id, "reply", "Done", summary)
 
     events = await room.events()
     recorded = next(e for e in events if e.kind == "changes_recorded")
@@ -225,5 +225,5 @@ async def test_a_line_change_counts_as_a_change_of_its_scene(services, actor):
         "New line",
     )
     summary = {"status": "success", "changed_entities": [{"type": "scene", "id": room.story.second_scene_id}]}
-    await services.channels.report(agent, command.command_id, "reply", "Done", summary)
+    await services.channels.agent.report(agent, command.command_id, "reply", "Done", summary)
     assert (await room.kinds())[-1] == "changes_recorded"

@@ -14,9 +14,9 @@ from tests.support.channels import open_room
 
 async def claimed(services, room, name="a"):
     agent = room.agent(name)
-    cursor = (await services.channels.join(agent, room.code)).cursor
+    cursor = (await services.channels.agent.join(agent, room.code)).cursor
     await room.send("Rename things")
-    command = (await services.channels.wait(agent, room.channel.channel_id, cursor, 1)).command
+    command = (await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 1)).command
     return agent, command
 
 
@@ -47,7 +47,7 @@ class Renamer:
                 title=title,
             )
 
-        return await self.services.channels.run_tool_call(self.call(title, category), execute)
+        return await self.services.channels.guard.run_tool_call(self.call(title, category), execute)
 
 
 async def requested(room, count=1):
@@ -73,11 +73,11 @@ async def test_allow_once_runs_the_waiting_call_exactly_once(services, actor):
     assert request.data["tool"] == "romergo_update_scene"
     assert request.data["action"] == 'Rename scene "Opening" to "Dawn"'
     assert (
-        await services.channels.get_command(actor.user_id, command.command_id)
+        await services.channels.owner.get_command(actor.user_id, command.command_id)
     ).state == "needs_confirmation"
     assert renamer.runs == 0
 
-    decided = await services.channels.decide_confirmation(
+    decided = await services.channels.confirmations.decide_confirmation(
         actor.user_id, request.data["confirmation_id"], "allow_once"
     )
     assert decided.state == "granted"
@@ -86,13 +86,15 @@ async def test_allow_once_runs_the_waiting_call_exactly_once(services, actor):
     assert scene.title == "Dawn" and renamer.runs == 1
     kinds = await room.kinds()
     assert kinds[-4:] == ["confirmation_requested", "confirmation_decided", "tool_started", "tool_finished"]
-    assert (await services.channels.get_command(actor.user_id, command.command_id)).state == "working"
+    assert (await services.channels.owner.get_command(actor.user_id, command.command_id)).state == "working"
 
     # The spent grant cannot serve a second call: the same action asks again.
     again = asyncio.create_task(renamer.run("Dawn"))
     second = await requested(room, 2)
     assert second.data["confirmation_id"] != request.data["confirmation_id"]
-    await services.channels.decide_confirmation(actor.user_id, second.data["confirmation_id"], "reject")
+    await services.channels.confirmations.decide_confirmation(
+        actor.user_id, second.data["confirmation_id"], "reject"
+    )
     with pytest.raises(RomergoError) as refused:
         await again
     assert refused.value.code == "confirmation_rejected"
@@ -105,26 +107,30 @@ async def test_reject_changes_nothing(services, actor):
     renamer = Renamer(services, agent, room)
     call = asyncio.create_task(renamer.run("Dusk"))
     request = await requested(room)
-    await services.channels.decide_confirmation(actor.user_id, request.data["confirmation_id"], "reject")
+    await services.channels.confirmations.decide_confirmation(
+        actor.user_id, request.data["confirmation_id"], "reject"
+    )
     with pytest.raises(RomergoError) as refused:
         await call
     assert refused.value.code == "confirmation_rejected"
     assert renamer.runs == 0
     assert await title_of(services, actor, room) == "Opening"
-    assert (await services.channels.get_command(actor.user_id, command.command_id)).state == "working"
+    assert (await services.channels.owner.get_command(actor.user_id, command.command_id)).state == "working"
 
 
 async def test_a_grant_does_not_serve_other_arguments(services, actor):
     room = await open_room(services, actor, confirmation_mode="every_change")
     agent, _ = await claimed(services, room)
-    services.channels.confirm_wait_seconds = 0.3
+    services.channels.confirmations.wait_seconds = 0.3
     renamer = Renamer(services, agent, room)
 
     with pytest.raises(RomergoError) as pending:
         await renamer.run("Dawn")
     assert pending.value.code == "confirmation_pending"
     request = await requested(room)
-    await services.channels.decide_confirmation(actor.user_id, request.data["confirmation_id"], "allow_once")
+    await services.channels.confirmations.decide_confirmation(
+        actor.user_id, request.data["confirmation_id"], "allow_once"
+    )
 
     with pytest.raises(RomergoError) as other:
         await renamer.run("Something else entirely")
@@ -136,7 +142,7 @@ async def test_a_grant_does_not_serve_other_arguments(services, actor):
 async def test_calling_again_after_pending_reattaches_to_the_same_request(services, actor):
     room = await open_room(services, actor, confirmation_mode="every_change")
     agent, _ = await claimed(services, room)
-    services.channels.confirm_wait_seconds = 0.3
+    services.channels.confirmations.wait_seconds = 0.3
     renamer = Renamer(services, agent, room)
 
     for _ in range(2):
@@ -146,10 +152,10 @@ async def test_calling_again_after_pending_reattaches_to_the_same_request(servic
     requests = [e for e in await room.events() if e.kind == "confirmation_requested"]
     assert len(requests) == 1  # one prompt for the owner, however often the agent retries
 
-    services.channels.confirm_wait_seconds = 10
+    services.channels.confirmations.wait_seconds = 10
     retry = asyncio.create_task(renamer.run("Dawn"))
     await asyncio.sleep(0.05)
-    await services.channels.decide_confirmation(
+    await services.channels.confirmations.decide_confirmation(
         actor.user_id, requests[0].data["confirmation_id"], "allow_once"
     )
     assert (await asyncio.wait_for(retry, 5)).title == "Dawn"
@@ -165,7 +171,9 @@ async def test_two_parallel_retries_run_the_action_once(services, actor):
     second = asyncio.create_task(renamer.run("Dawn"))
     await asyncio.sleep(0.05)
 
-    await services.channels.decide_confirmation(actor.user_id, request.data["confirmation_id"], "allow_once")
+    await services.channels.confirmations.decide_confirmation(
+        actor.user_id, request.data["confirmation_id"], "allow_once"
+    )
     results = await asyncio.gather(first, second, return_exceptions=True)
 
     assert renamer.runs == 1
@@ -183,9 +191,11 @@ async def test_a_call_left_waiting_by_a_dead_agent_never_runs_after_redelivery(s
     orphan = asyncio.create_task(renamer.run("Dawn"))
     request = await requested(room)
 
-    again = await services.channels.wait(agent, room.channel.channel_id, 0, 1)
+    again = await services.channels.agent.wait(agent, room.channel.channel_id, 0, 1)
     assert again.command is not None and again.command.redelivered
-    await services.channels.decide_confirmation(actor.user_id, request.data["confirmation_id"], "allow_once")
+    await services.channels.confirmations.decide_confirmation(
+        actor.user_id, request.data["confirmation_id"], "allow_once"
+    )
     with pytest.raises(RomergoError) as stale:
         await asyncio.wait_for(orphan, 5)
     assert stale.value.code == "conflict" and "delivered again" in stale.value.message
@@ -194,11 +204,11 @@ async def test_a_call_left_waiting_by_a_dead_agent_never_runs_after_redelivery(s
     scene = await asyncio.wait_for(renamer.run("Dawn"), 5)  # re-attaches to the granted request
     assert scene.title == "Dawn" and renamer.runs == 1
     assert len([e for e in await room.events() if e.kind == "confirmation_requested"]) == 1
-    assert (await services.channels.get_command(actor.user_id, command.command_id)).state == "working"
+    assert (await services.channels.owner.get_command(actor.user_id, command.command_id)).state == "working"
 
 
 async def test_an_expired_request_times_out_and_changes_nothing(services, actor):
-    services.channels.settings = services.settings.__class__(
+    services.channels.store.settings = services.settings.__class__(
         **{**services.settings.__dict__, "confirmation_ttl_seconds": 1}
     )
     room = await open_room(services, actor, confirmation_mode="every_change")
@@ -208,12 +218,12 @@ async def test_an_expired_request_times_out_and_changes_nothing(services, actor)
     request = await requested(room)
 
     await asyncio.sleep(1.05)  # the time to live is a duration: nothing else to wait on
-    await services.channels.sweep()
+    await services.channels.sweeper.sweep()
     with pytest.raises(RomergoError) as expired:
         await asyncio.wait_for(call, 5)
     assert expired.value.code == "confirmation_timeout"
     with pytest.raises(RomergoError) as late:
-        await services.channels.decide_confirmation(
+        await services.channels.confirmations.decide_confirmation(
             actor.user_id, request.data["confirmation_id"], "allow_once"
         )
     assert late.value.code == "conflict"
@@ -226,7 +236,7 @@ async def test_cancelling_the_command_stops_the_waiting_call(services, actor):
     renamer = Renamer(services, agent, room)
     call = asyncio.create_task(renamer.run("Dawn"))
     await requested(room)
-    await services.channels.cancel_command(actor.user_id, command.command_id)
+    await services.channels.owner.cancel_command(actor.user_id, command.command_id)
     with pytest.raises(RomergoError) as cancelled:
         await asyncio.wait_for(call, 5)
     assert cancelled.value.code == "command_cancelled"
@@ -240,7 +250,7 @@ async def test_publish_and_delete_mode_asks_only_for_those(services, actor):
         services, actor, confirmation_mode="publish_and_delete", permissions={"publish": True, "delete": True}
     )
     agent, _ = await claimed(services, room)
-    services.channels.confirm_wait_seconds = 0.2
+    services.channels.confirmations.wait_seconds = 0.2
     renamer = Renamer(services, agent, room)
     assert (await renamer.run("Plain edit")).title == "Plain edit"
     with pytest.raises(RomergoError) as pending:
@@ -257,14 +267,16 @@ async def test_only_the_owner_decides_and_only_once(services, actor):
     stranger = await services.accounts.create_user("stranger")
 
     with pytest.raises(RomergoError) as foreign:
-        await services.channels.decide_confirmation(stranger.id, confirmation_id, "allow_once")
+        await services.channels.confirmations.decide_confirmation(stranger.id, confirmation_id, "allow_once")
     assert foreign.value.code == "not_found"
     with pytest.raises(RomergoError) as bad:
-        await services.channels.decide_confirmation(actor.user_id, confirmation_id, "maybe")
+        await services.channels.confirmations.decide_confirmation(actor.user_id, confirmation_id, "maybe")
     assert bad.value.code == "invalid_argument"
-    await services.channels.decide_confirmation(actor.user_id, confirmation_id, "reject")
+    await services.channels.confirmations.decide_confirmation(actor.user_id, confirmation_id, "reject")
     with pytest.raises(RomergoError) as twice:
-        await services.channels.decide_confirmation(actor.user_id, confirmation_id, "allow_once")
+        await services.channels.confirmations.decide_confirmation(
+            actor.user_id, confirmation_id, "allow_once"
+        )
     assert twice.value.code == "conflict"
     with pytest.raises(RomergoError):
         await call

@@ -15,7 +15,7 @@ from tests.support.channels import open_room
 
 async def joined(services, room, name):
     agent = room.agent(name)
-    result = await services.channels.join(agent, room.code)
+    result = await services.channels.agent.join(agent, room.code)
     return agent, result.cursor
 
 
@@ -26,7 +26,7 @@ async def test_a_command_sent_before_the_agent_joined_is_delivered_after(service
     )
     agent, cursor = await joined(services, room, "claude")
 
-    got = await services.channels.wait(agent, room.channel.channel_id, cursor, 1)
+    got = await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 1)
 
     assert got.status == "command"
     assert (got.command.command_id, got.command.text, got.command.redelivered) == (
@@ -36,7 +36,7 @@ async def test_a_command_sent_before_the_agent_joined_is_delivered_after(service
     )
     assert got.command.context["scene_id"] == room.story.first_scene_id
     assert got.cursor == sent.seq
-    assert (await services.channels.get_command(actor.user_id, sent.command_id)).state == "claimed"
+    assert (await services.channels.owner.get_command(actor.user_id, sent.command_id)).state == "claimed"
     claimed = (await room.events())[-1]
     assert (claimed.kind, claimed.data) == (
         "claimed",
@@ -47,7 +47,7 @@ async def test_a_command_sent_before_the_agent_joined_is_delivered_after(service
 async def test_a_parked_wait_wakes_when_a_command_arrives(services, actor):
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "claude")
-    waiting = asyncio.create_task(services.channels.wait(agent, room.channel.channel_id, cursor, 20))
+    waiting = asyncio.create_task(services.channels.agent.wait(agent, room.channel.channel_id, cursor, 20))
     await asyncio.sleep(0.05)
     assert not waiting.done()
 
@@ -59,7 +59,7 @@ async def test_a_parked_wait_wakes_when_a_command_arrives(services, actor):
 async def test_a_wait_times_out_with_the_cursor_unchanged(services, actor):
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "claude")
-    got = await services.channels.wait(agent, room.channel.channel_id, cursor, 1)
+    got = await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 1)
     assert (got.status, got.cursor, got.command) == ("timeout", cursor, None)
 
 
@@ -71,13 +71,13 @@ async def test_two_agents_share_many_commands_each_delivered_exactly_once(servic
 
     async def work(agent, cursor, name):
         while sum(len(v) for v in delivered.values()) < len(sent):
-            got = await services.channels.wait(agent, room.channel.channel_id, cursor, 1)
+            got = await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 1)
             if got.status != "command":
                 continue
             assert not got.command.redelivered
             delivered[name].append(got.command.command_id)
             cursor = got.cursor
-            await services.channels.report(
+            await services.channels.agent.report(
                 agent, got.command.command_id, "reply", "ok", {"status": "no_changes"}
             )
 
@@ -94,16 +94,16 @@ async def test_claim_races_between_two_database_connections_never_double_deliver
     room = await open_room(services, actor)
     (a, cursor_a), (b, cursor_b) = await joined(services, room, "a"), await joined(services, room, "b")
     other_db = Database(services.settings.resolved_database_url)
-    other = ChannelService(other_db, services.bus, services.settings)
+    other = ChannelService.build(other_db, services.bus, services.settings).agent
     try:
         for round_ in range(15):
             sent = {(await room.send(f"race {round_}.{n}")).command_id for n in range(2)}
             first, second = await asyncio.gather(
-                services.channels.wait(a, room.channel.channel_id, cursor_a, 5),
+                services.channels.agent.wait(a, room.channel.channel_id, cursor_a, 5),
                 other.wait(b, room.channel.channel_id, cursor_b, 5),
             )
             assert {first.command.command_id, second.command.command_id} == sent
-            await services.channels.report(
+            await services.channels.agent.report(
                 a, first.command.command_id, "reply", "ok", {"status": "no_changes"}
             )
             await other.report(b, second.command.command_id, "reply", "ok", {"status": "no_changes"})
@@ -116,14 +116,14 @@ async def test_a_dropped_agent_gets_its_command_again_and_nothing_new_meanwhile(
     room = await open_room(services, actor)
     (a, cursor_a), (b, cursor_b) = await joined(services, room, "a"), await joined(services, room, "b")
     first = await room.send("first")
-    got = await services.channels.wait(a, room.channel.channel_id, cursor_a, 1)
+    got = await services.channels.agent.wait(a, room.channel.channel_id, cursor_a, 1)
     assert got.command.command_id == first.command_id
     second = await room.send("second")
 
     # The agent lost the answer and polls again with its old cursor.
-    again = await services.channels.wait(a, room.channel.channel_id, cursor_a, 1)
+    again = await services.channels.agent.wait(a, room.channel.channel_id, cursor_a, 1)
     assert (again.command.command_id, again.command.redelivered) == (first.command_id, True)
-    other = await services.channels.wait(b, room.channel.channel_id, cursor_b, 1)
+    other = await services.channels.agent.wait(b, room.channel.channel_id, cursor_b, 1)
     assert other.command.command_id == second.command_id  # b never sees a's command
 
 
@@ -131,18 +131,18 @@ async def test_a_question_is_answered_only_to_the_asker(services, actor):
     room = await open_room(services, actor)
     (a, cursor_a), (b, cursor_b) = await joined(services, room, "a"), await joined(services, room, "b")
     asked = await room.send("Change the music")
-    got = await services.channels.wait(a, room.channel.channel_id, cursor_a, 1)
-    _, state = await services.channels.report(a, asked.command_id, "question", "Which chapter?")
+    got = await services.channels.agent.wait(a, room.channel.channel_id, cursor_a, 1)
+    _, state = await services.channels.agent.report(a, asked.command_id, "question", "Which chapter?")
     assert state == "awaiting_answer"
 
     answer = await room.send("Chapter two", in_reply_to=asked.command_id)
-    assert (await services.channels.wait(b, room.channel.channel_id, cursor_b, 1)).status == "timeout"
-    delivered = await services.channels.wait(a, room.channel.channel_id, got.cursor, 1)
+    assert (await services.channels.agent.wait(b, room.channel.channel_id, cursor_b, 1)).status == "timeout"
+    delivered = await services.channels.agent.wait(a, room.channel.channel_id, got.cursor, 1)
     assert (delivered.command.command_id, delivered.command.in_reply_to) == (
         answer.command_id,
         asked.command_id,
     )
-    assert (await services.channels.get_command(actor.user_id, asked.command_id)).state == "answered"
+    assert (await services.channels.owner.get_command(actor.user_id, asked.command_id)).state == "answered"
     assert "answered" in await room.kinds()
 
 
@@ -161,22 +161,22 @@ async def test_reports_follow_the_states_and_only_the_claimer_reports(services, 
     room = await open_room(services, actor)
     (a, cursor), (b, _) = await joined(services, room, "a"), await joined(services, room, "b")
     sent = await room.send("Work")
-    await services.channels.wait(a, room.channel.channel_id, cursor, 1)
+    await services.channels.agent.wait(a, room.channel.channel_id, cursor, 1)
 
-    assert (await services.channels.report(a, sent.command_id, "status", "Looking."))[1] == "working"
+    assert (await services.channels.agent.report(a, sent.command_id, "status", "Looking."))[1] == "working"
     for who, kind, summary, code in (
         (b, "status", None, "not_claimed_by_you"),
         (a, "reply", None, "summary_required"),
         (a, "shout", None, "invalid_argument"),
     ):
         with pytest.raises(RomergoError) as refused:
-            await services.channels.report(who, sent.command_id, kind, "text", summary)
+            await services.channels.agent.report(who, sent.command_id, kind, "text", summary)
         assert refused.value.code == code
-    assert (await services.channels.report(a, sent.command_id, "reply", "Done.", {"status": "no_changes"}))[
-        1
-    ] == "done"
+    assert (
+        await services.channels.agent.report(a, sent.command_id, "reply", "Done.", {"status": "no_changes"})
+    )[1] == "done"
     with pytest.raises(RomergoError) as finished:
-        await services.channels.report(a, sent.command_id, "status", "more")
+        await services.channels.agent.report(a, sent.command_id, "status", "more")
     assert finished.value.code == "command_finished"
     kinds = await room.kinds()
     assert kinds[-3:] == ["status", "reply", "changes_recorded"]
@@ -186,47 +186,47 @@ async def test_an_error_report_fails_the_command(services, actor):
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "a")
     sent = await room.send("Impossible")
-    await services.channels.wait(agent, room.channel.channel_id, cursor, 1)
-    assert (await services.channels.report(agent, sent.command_id, "error", "Cannot."))[1] == "failed"
+    await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 1)
+    assert (await services.channels.agent.report(agent, sent.command_id, "error", "Cannot."))[1] == "failed"
 
 
 async def test_a_cancelled_command_refuses_reports(services, actor):
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "a")
     sent = await room.send("Work")
-    await services.channels.wait(agent, room.channel.channel_id, cursor, 1)
+    await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 1)
 
-    cancelled = await services.channels.cancel_command(actor.user_id, sent.command_id)
+    cancelled = await services.channels.owner.cancel_command(actor.user_id, sent.command_id)
     assert cancelled.state == "cancelled"
     with pytest.raises(RomergoError) as refused:
-        await services.channels.report(agent, sent.command_id, "reply", "Done", {"status": "success"})
+        await services.channels.agent.report(agent, sent.command_id, "reply", "Done", {"status": "success"})
     assert refused.value.code == "command_cancelled"
     # The slot is free again: the next command reaches the agent.
     nxt = await room.send("Next")
     assert (
-        await services.channels.wait(agent, room.channel.channel_id, sent.seq, 1)
+        await services.channels.agent.wait(agent, room.channel.channel_id, sent.seq, 1)
     ).command.command_id == nxt.command_id
 
 
 async def test_a_silent_command_stalls_after_its_lease_and_retry_makes_a_new_one(services, actor):
-    services.channels.settings = services.settings.__class__(
+    services.channels.store.settings = services.settings.__class__(
         **{**services.settings.__dict__, "command_lease_seconds": 1}
     )
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "a")
     sent = await room.send("Work")
-    await services.channels.wait(agent, room.channel.channel_id, cursor, 1)
+    await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 1)
 
     await asyncio.sleep(1.1)  # the lease is a duration: nothing to wait on but time itself
-    stalled, _ = await services.channels.sweep()
+    stalled, _ = await services.channels.sweeper.sweep()
     assert stalled == 1
-    assert (await services.channels.get_command(actor.user_id, sent.command_id)).state == "stalled"
+    assert (await services.channels.owner.get_command(actor.user_id, sent.command_id)).state == "stalled"
 
-    retried = await services.channels.retry_command(actor.user_id, sent.command_id)
+    retried = await services.channels.owner.retry_command(actor.user_id, sent.command_id)
     assert retried.retry_of == sent.command_id and retried.state == "queued"
-    assert (await services.channels.get_command(actor.user_id, sent.command_id)).state == "cancelled"
+    assert (await services.channels.owner.get_command(actor.user_id, sent.command_id)).state == "cancelled"
     # The stalled command freed the slot, so the retry reaches the agent.
-    got = await services.channels.wait(agent, room.channel.channel_id, sent.seq, 1)
+    got = await services.channels.agent.wait(agent, room.channel.channel_id, sent.seq, 1)
     assert got.command.command_id == retried.command_id
 
 
@@ -234,7 +234,7 @@ async def test_only_stalled_failed_or_cancelled_commands_can_be_retried(services
     room = await open_room(services, actor)
     sent = await room.send("Queued")
     with pytest.raises(RomergoError) as refused:
-        await services.channels.retry_command(actor.user_id, sent.command_id)
+        await services.channels.owner.retry_command(actor.user_id, sent.command_id)
     assert refused.value.code == "conflict"
 
 
@@ -242,30 +242,32 @@ async def test_ending_releases_a_waiting_poll_cancels_open_commands_and_refuses_
     room = await open_room(services, actor)
     (a, cursor_a), (b, cursor_b) = await joined(services, room, "a"), await joined(services, room, "b")
     held = await room.send("held")
-    await services.channels.wait(a, room.channel.channel_id, cursor_a, 1)
+    await services.channels.agent.wait(a, room.channel.channel_id, cursor_a, 1)
     question = await room.send("ask me")
-    await services.channels.wait(b, room.channel.channel_id, cursor_b, 1)
-    await services.channels.report(b, question.command_id, "question", "Which one?")
-    waiting = asyncio.create_task(services.channels.wait(b, room.channel.channel_id, question.seq, 30))
+    await services.channels.agent.wait(b, room.channel.channel_id, cursor_b, 1)
+    await services.channels.agent.report(b, question.command_id, "question", "Which one?")
+    waiting = asyncio.create_task(services.channels.agent.wait(b, room.channel.channel_id, question.seq, 30))
     await asyncio.sleep(0.05)
 
     loop = asyncio.get_running_loop()
     started = loop.time()
-    ended = await services.channels.end_channel(actor.user_id, room.channel.channel_id)
+    ended = await services.channels.owner.end_channel(actor.user_id, room.channel.channel_id)
     result = await asyncio.wait_for(waiting, 2)
     assert loop.time() - started < 2
     assert ended.state == "ended"
     assert result.status == "channel_ended"
     for command_id in (held.command_id, question.command_id):
-        assert (await services.channels.get_command(actor.user_id, command_id)).state == "cancelled"
-    assert (await services.channels.wait(a, room.channel.channel_id, cursor_a, 1)).status == "channel_ended"
+        assert (await services.channels.owner.get_command(actor.user_id, command_id)).state == "cancelled"
+    assert (
+        await services.channels.agent.wait(a, room.channel.channel_id, cursor_a, 1)
+    ).status == "channel_ended"
     with pytest.raises(RomergoError) as late_report:
-        await services.channels.report(a, held.command_id, "reply", "done", {"status": "success"})
+        await services.channels.agent.report(a, held.command_id, "reply", "done", {"status": "success"})
     assert late_report.value.code == "command_cancelled"
     for attempt in (
         room.send("after"),
-        services.channels.update_settings(actor.user_id, room.channel.channel_id, {"edit": False}),
-        services.channels.rotate_code(actor.user_id, room.channel.channel_id),
+        services.channels.owner.update_settings(actor.user_id, room.channel.channel_id, {"edit": False}),
+        services.channels.owner.rotate_code(actor.user_id, room.channel.channel_id),
     ):
         with pytest.raises(RomergoError) as refused:
             await attempt
@@ -276,12 +278,12 @@ async def test_ending_releases_a_waiting_poll_cancels_open_commands_and_refuses_
 async def test_leaving_stops_delivery_and_membership_calls(services, actor):
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "a")
-    await services.channels.leave(agent, room.channel.channel_id)
+    await services.channels.agent.leave(agent, room.channel.channel_id)
     with pytest.raises(RomergoError) as refused:
-        await services.channels.wait(agent, room.channel.channel_id, cursor, 1)
+        await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 1)
     assert refused.value.code == "not_member"
     with pytest.raises(RomergoError) as stranger:
-        await services.channels.wait(room.agent("never-joined"), room.channel.channel_id, 0, 1)
+        await services.channels.agent.wait(room.agent("never-joined"), room.channel.channel_id, 0, 1)
     assert stranger.value.code == "not_member"
 
 
@@ -290,23 +292,23 @@ async def test_bad_wait_arguments_are_refused(services, actor, cursor, timeout):
     room = await open_room(services, actor)
     agent, _ = await joined(services, room, "a")
     with pytest.raises(RomergoError) as refused:
-        await services.channels.wait(agent, room.channel.channel_id, cursor, timeout)
+        await services.channels.agent.wait(agent, room.channel.channel_id, cursor, timeout)
     assert refused.value.code == "invalid_argument"
 
 
 async def test_members_show_polling_while_a_wait_is_open(services, actor):
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "a")
-    waiting = asyncio.create_task(services.channels.wait(agent, room.channel.channel_id, cursor, 10))
+    waiting = asyncio.create_task(services.channels.agent.wait(agent, room.channel.channel_id, cursor, 10))
     for _ in range(100):
-        view = await services.channels.get_channel(actor.user_id, room.channel.channel_id)
+        view = await services.channels.owner.get_channel(actor.user_id, room.channel.channel_id)
         if view.members[0].polling:
             break
         await asyncio.sleep(0.02)
     assert view.members[0].polling
     sent = await room.send("go")
     await waiting
-    view = await services.channels.get_channel(actor.user_id, room.channel.channel_id)
+    view = await services.channels.owner.get_channel(actor.user_id, room.channel.channel_id)
     assert not view.members[0].polling
     assert view.members[0].active_command_id == sent.command_id
 
@@ -314,23 +316,23 @@ async def test_members_show_polling_while_a_wait_is_open(services, actor):
 async def test_a_parked_wait_calls_its_heartbeat(services, actor):
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "a")
-    services.channels.heartbeat_seconds = 0.2
+    services.channels.store.heartbeat_seconds = 0.2
     beats = 0
 
     async def beat() -> None:
         nonlocal beats
         beats += 1
 
-    result = await services.channels.wait(agent, room.channel.channel_id, cursor, 1, heartbeat=beat)
+    result = await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 1, heartbeat=beat)
     assert result.status == "timeout"
     assert beats >= 3
 
 
 async def test_the_events_long_poll_wakes_on_a_new_event(services, actor):
     room = await open_room(services, actor)
-    _, cursor = await services.channels.events(actor.user_id, room.channel.channel_id)
+    _, cursor = await services.channels.owner.events(actor.user_id, room.channel.channel_id)
     waiting = asyncio.create_task(
-        services.channels.events(actor.user_id, room.channel.channel_id, cursor, 20)
+        services.channels.owner.events(actor.user_id, room.channel.channel_id, cursor, 20)
     )
     await asyncio.sleep(0.05)
     assert not waiting.done()
@@ -341,20 +343,20 @@ async def test_the_events_long_poll_wakes_on_a_new_event(services, actor):
 
 
 async def test_too_many_open_waits_per_client_are_refused(services, actor):
-    services.channels.settings = services.settings.__class__(
+    services.channels.store.settings = services.settings.__class__(
         **{**services.settings.__dict__, "max_waits_per_client": 2}
     )
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "a")
     parked = [
-        asyncio.create_task(services.channels.wait(agent, room.channel.channel_id, cursor, 5))
+        asyncio.create_task(services.channels.agent.wait(agent, room.channel.channel_id, cursor, 5))
         for _ in range(2)
     ]
     await asyncio.sleep(0.05)
     with pytest.raises(RomergoError) as refused:
-        await services.channels.wait(agent, room.channel.channel_id, cursor, 5)
+        await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 5)
     assert refused.value.code == "rate_limited"
-    await services.channels.end_channel(actor.user_id, room.channel.channel_id)
+    await services.channels.owner.end_channel(actor.user_id, room.channel.channel_id)
     await asyncio.gather(*parked)
 
 
@@ -367,6 +369,6 @@ async def test_presence_changes_wake_the_presence_topic_only(services, actor):
     services.bus.listen(presence_topic(room.channel.channel_id), lambda _: woken.append("presence"))
     services.bus.listen(channel_topic(room.channel.channel_id), lambda _: woken.append("channel"))
 
-    await services.channels.wait(agent, room.channel.channel_id, cursor, 1)
+    await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 1)
 
     assert woken == ["presence", "presence"]  # started listening, stopped listening

@@ -36,7 +36,7 @@ async def test_join_returns_the_room_and_the_conversation(services, actor):
     room = await open_room(services, actor)
     await room.send("Hello")
 
-    joined = await services.channels.join(room.agent("claude"), room.code)
+    joined = await services.channels.agent.join(room.agent("claude"), room.code)
 
     assert joined.channel.channel_id == room.channel.channel_id
     assert joined.project_title == "Test Story"
@@ -49,7 +49,7 @@ async def test_an_unknown_code_is_refused_revealing_nothing(services, actor, cod
     room = await open_room(services, actor)
     before = await database_state(services)
     with pytest.raises(RomergoError) as refused:
-        await services.channels.join(room.agent("claude"), code)
+        await services.channels.agent.join(room.agent("claude"), code)
     assert refused.value.code == "code_invalid"
     assert await database_state(services) == before
 
@@ -58,43 +58,43 @@ async def test_another_users_token_cannot_join_with_a_leaked_code(services, acto
     room = await open_room(services, actor)
     stranger = await services.accounts.create_user("stranger")
     with pytest.raises(RomergoError) as refused:
-        await services.channels.join(AgentRef(stranger.id, "client-x", "X"), room.code)
+        await services.channels.agent.join(AgentRef(stranger.id, "client-x", "X"), room.code)
     assert refused.value.code == "code_invalid"
 
 
 async def test_a_rotated_code_stops_the_old_one_and_members_rejoin_with_the_new(services, actor):
     room = await open_room(services, actor)
     agent = room.agent("claude")
-    await services.channels.join(agent, room.code)
+    await services.channels.agent.join(agent, room.code)
 
-    new_code = await services.channels.rotate_code(actor.user_id, room.channel.channel_id)
+    new_code = await services.channels.owner.rotate_code(actor.user_id, room.channel.channel_id)
 
     with pytest.raises(RomergoError) as refused:
-        await services.channels.join(agent, room.code)
+        await services.channels.agent.join(agent, room.code)
     assert refused.value.code == "code_invalid"
-    assert (await services.channels.join(agent, new_code)).channel.channel_id == room.channel.channel_id
+    assert (await services.channels.agent.join(agent, new_code)).channel.channel_id == room.channel.channel_id
     assert "code_rotated" in await room.kinds()
 
 
 async def test_after_fifteen_minutes_a_code_admits_members_but_no_new_agents(services, actor):
     room = await open_room(services, actor)
     member = room.agent("claude")
-    await services.channels.join(member, room.code)
+    await services.channels.agent.join(member, room.code)
     async with services.db.write() as session:
         await session.exec(update(Channel).values(code_issued_at=utcnow() - timedelta(minutes=16)))
 
-    assert (await services.channels.join(member, room.code)).channel.state == "live"
+    assert (await services.channels.agent.join(member, room.code)).channel.state == "live"
     with pytest.raises(RomergoError) as refused:
-        await services.channels.join(room.agent("late"), room.code)
+        await services.channels.agent.join(room.agent("late"), room.code)
     assert refused.value.code == "code_invalid"
     assert "no longer admits new agents" in refused.value.message
 
 
 async def test_an_ended_channels_code_says_so(services, actor):
     room = await open_room(services, actor)
-    await services.channels.end_channel(actor.user_id, room.channel.channel_id)
+    await services.channels.owner.end_channel(actor.user_id, room.channel.channel_id)
     with pytest.raises(RomergoError) as refused:
-        await services.channels.join(room.agent("claude"), room.code)
+        await services.channels.agent.join(room.agent("claude"), room.code)
     assert refused.value.code == "channel_ended"
 
 
@@ -102,32 +102,34 @@ async def test_failed_join_attempts_are_rate_limited_per_client(services, actor)
     room = await open_room(services, actor)
     member = room.agent("member")
     for _ in range(12):  # a member reconnecting often is not guessing
-        await services.channels.join(member, room.code)
+        await services.channels.agent.join(member, room.code)
     guesser = room.agent("guesser")
     codes = []
     for attempt in range(11):
         try:
-            await services.channels.join(guesser, f"rmg-guess-{attempt}")
+            await services.channels.agent.join(guesser, f"rmg-guess-{attempt}")
         except RomergoError as error:
             codes.append(error.code)
     assert codes == ["code_invalid"] * 10 + ["rate_limited"]
     with pytest.raises(RomergoError) as still:
-        await services.channels.join(guesser, room.code)  # even the right code, until the minute passes
+        await services.channels.agent.join(guesser, room.code)  # even the right code, until the minute passes
     assert still.value.code == "rate_limited"
 
 
 async def test_the_join_cursor_follows_the_clients_last_finished_command(services, actor):
     room = await open_room(services, actor)
     agent = room.agent("claude")
-    joined = await services.channels.join(agent, room.code)
+    joined = await services.channels.agent.join(agent, room.code)
     assert joined.cursor == joined.channel.cursor  # nothing queued: the latest seq
 
     sent = await room.send("first")
-    got = await services.channels.wait(agent, room.channel.channel_id, joined.cursor, 1)
-    await services.channels.report(agent, got.command.command_id, "reply", "Done.", {"status": "no_changes"})
+    got = await services.channels.agent.wait(agent, room.channel.channel_id, joined.cursor, 1)
+    await services.channels.agent.report(
+        agent, got.command.command_id, "reply", "Done.", {"status": "no_changes"}
+    )
     await room.send("second")
 
-    again = await services.channels.join(agent, room.code)
+    again = await services.channels.agent.join(agent, room.code)
     assert again.cursor == sent.seq
 
 
@@ -141,14 +143,16 @@ async def test_bad_settings_are_refused_and_change_nothing(services, actor):
         ("all", None),
     ):
         with pytest.raises(RomergoError) as refused:
-            await services.channels.update_settings(actor.user_id, room.channel.channel_id, permissions, mode)
+            await services.channels.owner.update_settings(
+                actor.user_id, room.channel.channel_id, permissions, mode
+            )
         assert refused.value.code == "invalid_argument"
     assert await database_state(services) == before
 
 
 async def test_settings_change_partially_and_are_an_event(services, actor):
     room = await open_room(services, actor)
-    changed = await services.channels.update_settings(
+    changed = await services.channels.owner.update_settings(
         actor.user_id, room.channel.channel_id, {"publish": True}, "publish_and_delete"
     )
     assert changed.permissions["publish"] is True and changed.permissions["edit"] is True
@@ -162,10 +166,10 @@ async def test_only_the_owner_reaches_the_channel(services, actor):
     room = await open_room(services, actor)
     stranger = user_actor((await services.accounts.create_user("stranger")).id)
     for attempt in (
-        services.channels.get_channel(stranger.user_id, room.channel.channel_id),
-        services.channels.post_command(stranger.user_id, room.channel.channel_id, "hi"),
-        services.channels.end_channel(stranger.user_id, room.channel.channel_id),
-        services.channels.rotate_code(stranger.user_id, room.channel.channel_id),
+        services.channels.owner.get_channel(stranger.user_id, room.channel.channel_id),
+        services.channels.owner.post_command(stranger.user_id, room.channel.channel_id, "hi"),
+        services.channels.owner.end_channel(stranger.user_id, room.channel.channel_id),
+        services.channels.owner.rotate_code(stranger.user_id, room.channel.channel_id),
     ):
         with pytest.raises(RomergoError) as refused:
             await attempt

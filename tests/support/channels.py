@@ -25,7 +25,7 @@ class Room:
         return AgentRef(user_id=self.owner.user_id, client_id=f"client-{name}", client_name=name)
 
     async def send(self, text: str = "Do something", **kwargs):
-        return await self.services.channels.post_command(
+        return await self.services.channels.owner.post_command(
             self.owner.user_id, self.channel.channel_id, text, **kwargs
         )
 
@@ -44,6 +44,6 @@ class Room:
 
 async def open_room(services: Services, owner: Actor, **settings) -> Room:
     story = await small_story(services, owner)
-    channel = await services.channels.create_channel(owner.user_id, story.project_id, **settings)
+    channel = await services.channels.owner.create_channel(owner.user_id, story.project_id, **settings)
     assert channel.code
     return Room(services, owner, story, channel, channel.code)

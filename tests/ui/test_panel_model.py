@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from romergo.channels import EventView, MemberView
+from romergo.channels import EventView, MemberView, Summary
+from romergo.channels.events import RecordedChange
 from ui.panel.model import Conversation, presence
 
 T0 = datetime(2026, 12, 2, 9, 30, tzinfo=UTC)
@@ -53,7 +54,7 @@ def lifecycle() -> list[EventView]:
             "changes_recorded",
             "cmd_1",
             actor=("system", "romergo", "Romergo"),
-            changes=[{"entity_type": "chapter"}],
+            changes=[{"entity_type": "chapter", "entity_id": "chp_1"}],
         ),
     ]
 
@@ -71,8 +72,8 @@ def test_a_command_card_tells_the_whole_lifecycle():
         "Finished romergo_set_chapter_music (1 changed)",
     ]
     assert card.messages == [("status", "Looking at the chapter"), ("reply", "Done.")]
-    assert card.summary == {"status": "success", "changed_entities": []}
-    assert card.recorded == [{"entity_type": "chapter"}]
+    assert card.summary == Summary(status="success")
+    assert card.recorded == [RecordedChange(entity_type="chapter", entity_id="chp_1")]
     assert [n.text for n in conversation.notices] == [
         "Room settings: read, edit allowed; no confirmations",
         "Claude joined",

@@ -14,19 +14,21 @@ from typing import Any
 from nicegui import ui
 
 from romergo import urls
+from romergo.channels import CommandState, Summary
+from romergo.channels.events import ConfirmationRequested
 from ui.panel.model import Card
 
 STATE_COLORS = {
-    "queued": "grey",
-    "claimed": "blue-grey",
-    "working": "primary",
-    "needs_confirmation": "warning",
-    "awaiting_answer": "warning",
-    "answered": "positive",
-    "done": "positive",
-    "failed": "negative",
-    "cancelled": "grey",
-    "stalled": "negative",
+    CommandState.QUEUED: "grey",
+    CommandState.CLAIMED: "blue-grey",
+    CommandState.WORKING: "primary",
+    CommandState.NEEDS_CONFIRMATION: "warning",
+    CommandState.AWAITING_ANSWER: "warning",
+    CommandState.ANSWERED: "positive",
+    CommandState.DONE: "positive",
+    CommandState.FAILED: "negative",
+    CommandState.CANCELLED: "grey",
+    CommandState.STALLED: "negative",
 }
 MESSAGE_ICONS = {"status": "info", "question": "help", "reply": "check_circle", "error": "error"}
 
@@ -50,7 +52,7 @@ class CardView:
         self.card, self.actions, self.live = card, actions, live
         self.steps_drawn = self.messages_drawn = 0
         self.confirmation_boxes: dict[str, ui.card] = {}
-        self.summary_drawn: dict[str, Any] | None = None
+        self.summary_drawn: Summary | None = None
         self.recorded_drawn: tuple[Any, Any] = (None, None)
         self.answer_box: ui.row | None = None
         with (
@@ -80,7 +82,7 @@ class CardView:
     def update(self, card: Card, live: bool) -> None:
         self.card, self.live = card, live
         self.badge.text = card.state_words
-        self.badge.set_background_color(STATE_COLORS.get(card.state, "grey"))
+        self.badge.set_background_color(STATE_COLORS[card.state])
         with self.steps:
             for step in card.steps[self.steps_drawn :]:
                 ui.label(step.text).classes(
@@ -123,7 +125,7 @@ class CardView:
                     )
 
     def _update_answer_box(self) -> None:
-        wanted = self.live and self.card.state == "awaiting_answer"
+        wanted = self.live and self.card.state == CommandState.AWAITING_ANSWER
         if wanted and self.answer_box is None:
             with self.answer_area:
                 self.answer_box = _answer_box(self)
@@ -132,12 +134,12 @@ class CardView:
             self.answer_box = None
 
 
-def _confirmation(confirmation_id: str, request: dict[str, Any], actions: CardActions) -> ui.card:
+def _confirmation(confirmation_id: str, request: ConfirmationRequested, actions: CardActions) -> ui.card:
     with ui.card().classes("w-full bg-orange-1 p-2 gap-1").props("flat") as box:
         ui.label("Your agent asks to:").classes("text-caption")
-        ui.label(str(request.get("action") or request.get("tool"))).classes("text-weight-medium break-words")
-        ui.label(f"Tool: {request.get('tool')}").classes("text-caption font-mono")
-        arguments = json.dumps(request.get("arguments", {}), ensure_ascii=True, indent=1, sort_keys=True)
+        ui.label(request.action or request.tool).classes("text-weight-medium break-words")
+        ui.label(f"Tool: {request.tool}").classes("text-caption font-mono")
+        arguments = json.dumps(request.arguments, ensure_ascii=True, indent=1, sort_keys=True)
         ui.label(arguments).classes("text-caption font-mono whitespace-pre-wrap break-all")
         with ui.row().classes("gap-2"):
             ui.button("Allow once", on_click=lambda: actions.decide(confirmation_id, "allow_once")).props(
@@ -149,23 +151,21 @@ def _confirmation(confirmation_id: str, request: dict[str, Any], actions: CardAc
     return box
 
 
-def _summary(summary: dict[str, Any]) -> None:
+def _summary(summary: Summary) -> None:
     with ui.column().classes("w-full gap-0 border-l-4 border-green-300 pl-2").props('data-testid="summary"'):
-        ui.label(f"Summary: {summary.get('status', '')}").classes("text-caption text-weight-medium")
-        if summary.get("description"):
-            ui.label(str(summary["description"])).classes("text-caption whitespace-pre-wrap break-words")
-        for entity in summary.get("changed_entities") or []:
-            _link(
-                f"Changed {entity.get('type')}: {entity.get('title') or entity.get('id')}", entity.get("url")
+        ui.label(f"Summary: {summary.status}").classes("text-caption text-weight-medium")
+        if summary.description:
+            ui.label(summary.description).classes("text-caption whitespace-pre-wrap break-words")
+        for entity in summary.changed_entities:
+            _link(f"Changed {entity.type}: {entity.title or entity.id}", entity.url)
+        for check in summary.checks:
+            mark = "✓" if check.passed else "✗"
+            detail = f" — {check.detail}" if check.detail else ""
+            ui.label(f"{mark} {check.name}{detail}").classes(
+                "text-caption " + ("text-positive" if check.passed else "text-negative")
             )
-        for check in summary.get("checks") or []:
-            mark = "✓" if check.get("passed") else "✗"
-            detail = f" — {check['detail']}" if check.get("detail") else ""
-            ui.label(f"{mark} {check.get('name')}{detail}").classes(
-                "text-caption " + ("text-positive" if check.get("passed") else "text-negative")
-            )
-        for link in summary.get("links") or []:
-            _link(str(link.get("title")), link.get("url"))
+        for link in summary.links:
+            _link(link.title, link.url)
 
 
 def _recorded(card: Card) -> None:
@@ -173,12 +173,10 @@ def _recorded(card: Card) -> None:
     words = f"Romergo recorded {len(changes)} change{'s' if len(changes) != 1 else ''}"
     with ui.expansion(words).classes("w-full text-caption").props("dense"):
         for change in changes:
-            ui.label(f"{change.get('action')} {change.get('entity_type')}: {change.get('title')}").classes(
-                "text-caption"
-            )
+            ui.label(f"{change.action} {change.entity_type}: {change.title}").classes("text-caption")
     if card.mismatch:
-        claimed = ", ".join(f"{e['type']} {e['id']}" for e in card.mismatch.get("claimed_not_recorded", []))
-        missing = ", ".join(f"{e['type']} {e['id']}" for e in card.mismatch.get("recorded_not_claimed", []))
+        claimed = ", ".join(f"{e.type} {e.id}" for e in card.mismatch.claimed_not_recorded)
+        missing = ", ".join(f"{e.type} {e.id}" for e in card.mismatch.recorded_not_claimed)
         text = "The summary differs from what was recorded."
         if claimed:
             text += f" Claimed but not recorded: {claimed}."

@@ -13,13 +13,10 @@ from dataclasses import dataclass
 
 from nicegui import ui
 
-from romergo.channels.models import DEFAULT_PERMISSIONS, PERMISSIONS
+from romergo.channels.vocabulary import DEFAULT_PERMISSIONS, PERMISSIONS, ConfirmationMode
+from ui.panel.model import MODE_WORDS
 
-MODES = {
-    "none": "No confirmations",
-    "publish_and_delete": "Confirm publish and delete",
-    "every_change": "Confirm every change",
-}
+MODES = {mode.value: words.capitalize() for mode, words in MODE_WORDS.items()}
 
 
 @dataclass
@@ -30,7 +27,7 @@ class RoomSettings:
 
 def settings_form(current: RoomSettings | None = None) -> Callable[[], RoomSettings]:
     """Checkboxes for the rights and a select for the confirmation mode; returns a reader."""
-    values = current or RoomSettings(dict(DEFAULT_PERMISSIONS), "none")
+    values = current or RoomSettings(dict(DEFAULT_PERMISSIONS), ConfirmationMode.NONE.value)
     ui.label("What may your agent do in this project?").classes("text-subtitle2")
     boxes = {}
     with ui.row().classes("gap-1"):

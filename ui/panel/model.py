@@ -1,43 +1,68 @@
 """The panel's reading of a channel's history: one card per command, its lifecycle in steps.
 
 Pure functions over the event list (CONTRACT.md §4), so the panel renders the same story after
-a page change, a reload or a restart: the events are the only source.
+a page change, a reload or a restart: the events are the only source. The words (event kinds,
+states, payloads) and the rule moving a command's state are the core's (`romergo.channels`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
-from romergo.channels import EventView, MemberView
+from romergo.channels import EventView, MemberView, Summary
+from romergo.channels.events import (
+    AgentPresence,
+    ChangesRecorded,
+    ChannelEnded,
+    Claimed,
+    CommandPosted,
+    ConfirmationDecided,
+    ConfirmationRequested,
+    RecordedChange,
+    Report,
+    SettingsChanged,
+    SummaryMismatch,
+    ToolBlocked,
+    ToolFailed,
+    ToolFinished,
+    ToolStarted,
+)
+from romergo.channels.vocabulary import (
+    OPEN_STATES,
+    PERMISSIONS,
+    RETRYABLE_STATES,
+    CommandState,
+    ConfirmationMode,
+    Decision,
+    EventKind,
+    next_state,
+)
 
-STATE_AFTER = {
-    "command": "queued",
-    "claimed": "claimed",
-    "tool_started": "working",
-    "status": "working",
-    "confirmation_requested": "needs_confirmation",
-    "question": "awaiting_answer",
-    "answered": "answered",
-    "reply": "done",
-    "error": "failed",
-    "cancelled": "cancelled",
-    "stalled": "stalled",
-}
-OPEN_STATES = ("queued", "claimed", "working", "needs_confirmation", "awaiting_answer", "stalled")
-RETRYABLE = ("stalled", "failed", "cancelled")
+K = EventKind
 STATE_WORDS = {
-    "queued": "received",
-    "claimed": "claimed",
-    "working": "working",
-    "needs_confirmation": "needs your confirmation",
-    "awaiting_answer": "waiting for your answer",
-    "answered": "answered",
-    "done": "done",
-    "failed": "error",
-    "cancelled": "cancelled",
-    "stalled": "stalled",
+    CommandState.QUEUED: "received",
+    CommandState.CLAIMED: "claimed",
+    CommandState.WORKING: "working",
+    CommandState.NEEDS_CONFIRMATION: "needs your confirmation",
+    CommandState.AWAITING_ANSWER: "waiting for your answer",
+    CommandState.ANSWERED: "answered",
+    CommandState.DONE: "done",
+    CommandState.FAILED: "error",
+    CommandState.CANCELLED: "cancelled",
+    CommandState.STALLED: "stalled",
+}
+MODE_WORDS = {
+    ConfirmationMode.NONE: "no confirmations",
+    ConfirmationMode.PUBLISH_AND_DELETE: "confirm publish and delete",
+    ConfirmationMode.EVERY_CHANGE: "confirm every change",
+}
+DECISION_WORDS = {
+    Decision.ALLOW_ONCE: "Allowed once",
+    Decision.REJECT: "Rejected",
+    Decision.EXPIRED: "Expired",
+    Decision.CANCELLED: "Cancelled",
 }
 
 
@@ -58,15 +83,15 @@ class Card:
     at: datetime
     in_reply_to: str | None
     retry_of: str | None
-    state: str = "queued"
+    state: CommandState = CommandState.QUEUED
     agent_name: str | None = None
     steps: list[Step] = field(default_factory=list)
     messages: list[tuple[str, str]] = field(default_factory=list)
     """What the agent said: (kind, text) for status, question, reply and error, in order."""
-    summary: dict[str, Any] | None = None
-    recorded: list[dict[str, Any]] | None = None
-    mismatch: dict[str, Any] | None = None
-    confirmations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    summary: Summary | None = None
+    recorded: list[RecordedChange] | None = None
+    mismatch: SummaryMismatch | None = None
+    confirmations: dict[str, ConfirmationRequested] = field(default_factory=dict)
     """Requests still waiting for the owner, by confirmation id."""
 
     @property
@@ -75,11 +100,29 @@ class Card:
 
     @property
     def can_retry(self) -> bool:
-        return self.state in RETRYABLE
+        return self.state in RETRYABLE_STATES
 
     @property
     def state_words(self) -> str:
-        return STATE_WORDS.get(self.state, self.state)
+        return STATE_WORDS[self.state]
+
+    def apply(self, event: EventView) -> None:
+        """One event about this command: its state by the core's rule, then what it shows."""
+        payload = event.payload
+        if isinstance(payload, ConfirmationRequested):
+            self.confirmations[payload.confirmation_id] = payload
+        elif isinstance(payload, ConfirmationDecided):
+            self.confirmations.pop(payload.confirmation_id, None)
+        self.state = next_state(
+            self.state,
+            event.kind,
+            redelivered=isinstance(payload, Claimed) and payload.redelivered,
+            waiting_confirmations=len(self.confirmations),
+        )
+        step = _step(event)
+        if step is not None:
+            self.steps.append(step)
+        _SHOWS.get(type(payload), _nothing)(self, event)
 
 
 @dataclass
@@ -114,17 +157,17 @@ class Conversation:
         return changed
 
     def _apply(self, event: EventView) -> str:
-        data = event.data
-        if event.kind == "command":
+        payload = event.payload
+        if isinstance(payload, CommandPosted):
             self.cards.append(
                 Card(
                     command_id=event.command_id or "",
                     number=len(self.cards) + 1,
                     seq=event.seq,
-                    text=str(data.get("text", "")),
+                    text=payload.text,
                     at=event.at,
-                    in_reply_to=data.get("in_reply_to"),
-                    retry_of=data.get("retry_of"),
+                    in_reply_to=payload.in_reply_to,
+                    retry_of=payload.retry_of,
                 )
             )
             return event.command_id or ""
@@ -132,57 +175,23 @@ class Conversation:
         if card is None:
             self._notice(event)
             return ""
-        card.state = STATE_AFTER.get(event.kind, card.state)
-        if card.confirmations and card.state in ("claimed", "working"):
-            card.state = "needs_confirmation"  # the agent talks on, but a request still waits for you
-        step = _step(event)
-        if step is not None:
-            card.steps.append(step)
-        if event.kind == "claimed":
-            card.agent_name = event.actor_name
-        elif event.kind in ("status", "question", "reply", "error"):
-            card.messages.append((event.kind, str(data.get("text", ""))))
-            if event.kind == "reply":
-                card.summary = data.get("summary") if isinstance(data.get("summary"), dict) else None
-        elif event.kind == "confirmation_requested":
-            card.confirmations[str(data.get("confirmation_id"))] = data
-        elif event.kind == "confirmation_decided":
-            card.confirmations.pop(str(data.get("confirmation_id")), None)
-            if card.state == "needs_confirmation" and not card.confirmations:
-                card.state = "working"
-        elif event.kind == "changes_recorded":
-            card.recorded = list(data.get("changes", []))
-        elif event.kind == "summary_mismatch":
-            card.mismatch = data
+        card.apply(event)
         return card.command_id
 
     def _notice(self, event: EventView) -> None:
-        data = event.data
-        text = {
-            "agent_joined": f"{data.get('agent_name', event.actor_name)} joined",
-            "agent_left": f"{data.get('agent_name', event.actor_name)} left",
-            "code_rotated": "A new join code was made; the old one no longer works",
-            "settings_changed": "Room settings: " + describe_settings(data),
-            "channel_ended": "The channel has ended"
-            if data.get("reason") != "expired"
-            else "The channel expired",
-            "tool_blocked": f"Blocked {data.get('tool')}: {data.get('reason')}",
-        }.get(event.kind)
-        if event.kind == "channel_ended":
+        if event.kind == K.CHANNEL_ENDED:
             self.ended = True
+        text = _notice_text(event)
         if text:
             self.notices.append(Notice(text, event.at, event.seq))
 
 
-def describe_settings(data: dict[str, Any]) -> str:
-    permissions = data.get("permissions") or {}
-    allowed = [name for name in ("read", "edit", "media", "publish", "delete") if permissions.get(name)]
-    mode = {
-        "none": "no confirmations",
-        "publish_and_delete": "confirm publish and delete",
-        "every_change": "confirm every change",
-    }
-    confirming = mode.get(str(data.get("confirmation_mode")), "no confirmations")
+def describe_settings(settings: SettingsChanged) -> str:
+    allowed = [name for name in PERMISSIONS if settings.permissions.get(name)]
+    mode = settings.confirmation_mode
+    confirming = (
+        MODE_WORDS[ConfirmationMode(mode)] if mode in MODE_WORDS else MODE_WORDS[ConfirmationMode.NONE]
+    )
     return f"{', '.join(allowed) or 'nothing'} allowed; {confirming}"
 
 
@@ -205,38 +214,73 @@ def presence(members: list[MemberView], conversation: Conversation, now: datetim
     return f"{last.agent_name} is not listening since {last.last_seen_at.strftime('%H:%M')} UTC"
 
 
-def _step(event: EventView) -> Step | None:
-    data = event.data
-    if event.kind == "claimed":
-        again = " again (redelivered)" if data.get("redelivered") else ""
-        return Step("claimed", f"Claimed by {event.actor_name}{again}", event.at)
-    if event.kind == "tool_started":
-        return Step("tool", f"Running {data.get('tool')}", event.at)
-    if event.kind == "tool_finished":
-        changed = len(data.get("changed") or [])
-        return Step(
-            "tool", f"Finished {data.get('tool')}" + (f" ({changed} changed)" if changed else ""), event.at
-        )
-    if event.kind == "tool_failed":
-        return Step("tool", f"Failed {data.get('tool')}: {data.get('message')}", event.at, failed=True)
-    if event.kind == "tool_blocked":
-        return Step("blocked", f"Blocked {data.get('tool')}: {data.get('reason')}", event.at, failed=True)
-    if event.kind == "confirmation_requested":
-        return Step("confirmation", f"Needs confirmation: {data.get('action') or data.get('tool')}", event.at)
-    if event.kind == "confirmation_decided":
-        words = {
-            "allow_once": "Allowed once",
-            "reject": "Rejected",
-            "expired": "Expired",
-            "cancelled": "Cancelled",
-        }
-        return Step("confirmation", words.get(str(data.get("decision")), str(data.get("decision"))), event.at)
-    if event.kind in ("cancelled", "stalled", "answered"):
-        return Step(
-            event.kind,
-            {"cancelled": "Cancelled", "stalled": "Stalled: the agent went quiet", "answered": "Answered"}[
-                event.kind
-            ],
-            event.at,
-        )
+def _notice_text(event: EventView) -> str | None:
+    payload = event.payload
+    if isinstance(payload, AgentPresence):
+        verb = "joined" if event.kind == K.AGENT_JOINED else "left"
+        return f"{payload.agent_name or event.actor_name} {verb}"
+    if isinstance(payload, SettingsChanged):
+        return "Room settings: " + describe_settings(payload)
+    if isinstance(payload, ChannelEnded):
+        return "The channel expired" if payload.reason == "expired" else "The channel has ended"
+    if isinstance(payload, ToolBlocked):
+        return f"Blocked {payload.tool}: {payload.reason}"
+    if event.kind == K.CODE_ROTATED:
+        return "A new join code was made; the old one no longer works"
     return None
+
+
+def _step(event: EventView) -> Step | None:
+    payload, at = event.payload, event.at
+    if isinstance(payload, Claimed):
+        again = " again (redelivered)" if payload.redelivered else ""
+        return Step("claimed", f"Claimed by {event.actor_name}{again}", at)
+    if isinstance(payload, ToolStarted):
+        return Step("tool", f"Running {payload.tool}", at)
+    if isinstance(payload, ToolFinished):
+        changed = len(payload.changed)
+        return Step("tool", f"Finished {payload.tool}" + (f" ({changed} changed)" if changed else ""), at)
+    if isinstance(payload, ToolFailed):
+        return Step("tool", f"Failed {payload.tool}: {payload.message}", at, failed=True)
+    if isinstance(payload, ToolBlocked):
+        return Step("blocked", f"Blocked {payload.tool}: {payload.reason}", at, failed=True)
+    if isinstance(payload, ConfirmationRequested):
+        return Step("confirmation", f"Needs confirmation: {payload.action or payload.tool}", at)
+    if isinstance(payload, ConfirmationDecided):
+        return Step("confirmation", DECISION_WORDS[payload.decision], at)
+    words = {K.CANCELLED: "Cancelled", K.STALLED: "Stalled: the agent went quiet", K.ANSWERED: "Answered"}
+    return Step(event.kind.value, words[event.kind], at) if event.kind in words else None
+
+
+def _claimed(card: Card, event: EventView) -> None:
+    card.agent_name = event.actor_name
+
+
+def _report(card: Card, event: EventView) -> None:
+    assert isinstance(event.payload, Report)
+    card.messages.append((event.kind.value, event.payload.text))
+    if event.kind == K.REPLY:
+        card.summary = event.payload.summary
+
+
+def _recorded(card: Card, event: EventView) -> None:
+    assert isinstance(event.payload, ChangesRecorded)
+    card.recorded = list(event.payload.changes)
+
+
+def _mismatch(card: Card, event: EventView) -> None:
+    assert isinstance(event.payload, SummaryMismatch)
+    card.mismatch = event.payload
+
+
+def _nothing(card: Card, event: EventView) -> None:
+    return None
+
+
+_SHOWS: dict[type, Callable[[Card, EventView], None]] = {
+    Claimed: _claimed,
+    Report: _report,
+    ChangesRecorded: _recorded,
+    SummaryMismatch: _mismatch,
+}
+"""What an event adds to its card beyond the state and the step."""

@@ -76,7 +76,9 @@ class AgentPanel:
             self._draw_without_project()
             return
         try:
-            channels = await self.ctx.services.channels.channels_of_project(self.ctx.user.id, self.project_id)
+            channels = await self.ctx.services.channels.owner.channels_of_project(
+                self.ctx.user.id, self.project_id
+            )
         except RomergoError:
             channels = []
         self.channel = channels[0] if channels else None
@@ -89,7 +91,7 @@ class AgentPanel:
         assert self.channel is not None
         after = max(0, self.channel.cursor - HISTORY_WINDOW)
         while True:
-            events, cursor = await self.ctx.services.channels.events(
+            events, cursor = await self.ctx.services.channels.owner.events(
                 self.ctx.user.id, self.channel.channel_id, after
             )
             self.conversation.apply(events)
@@ -169,12 +171,12 @@ class AgentPanel:
     async def on_events(self, _: object = None) -> None:
         if self.channel is None:
             return
-        events, _cursor = await self.ctx.services.channels.events(
+        events, _cursor = await self.ctx.services.channels.owner.events(
             self.ctx.user.id, self.channel.channel_id, self.conversation.last_seq
         )
         changed = self.conversation.apply(events)
         if any(event.kind in ("channel_ended", "settings_changed") for event in events):
-            self.channel = await self.ctx.services.channels.get_channel(
+            self.channel = await self.ctx.services.channels.owner.get_channel(
                 self.ctx.user.id, self.channel.channel_id
             )
             if self.channel.state != "live":
@@ -193,7 +195,9 @@ class AgentPanel:
             self.presence.text = "No agent invited to this project yet" if self.project_id else ""
             return
         try:
-            view = await self.ctx.services.channels.get_channel(self.ctx.user.id, self.channel.channel_id)
+            view = await self.ctx.services.channels.owner.get_channel(
+                self.ctx.user.id, self.channel.channel_id
+            )
         except RomergoError:
             return
         if view.state != "live":
@@ -212,7 +216,9 @@ class AgentPanel:
         context = self.ctx.place.context_data()
         outcome = await act(
             self.ctx,
-            lambda: self.ctx.services.channels.post_command(self.ctx.user.id, channel_id, text, context),
+            lambda: self.ctx.services.channels.owner.post_command(
+                self.ctx.user.id, channel_id, text, context
+            ),
         )
         if outcome.ok:
             self.message.value = ""
@@ -223,7 +229,7 @@ class AgentPanel:
         channel_id, context = self.channel.channel_id, self.ctx.place.context_data()
         outcome = await act(
             self.ctx,
-            lambda: self.ctx.services.channels.post_command(
+            lambda: self.ctx.services.channels.owner.post_command(
                 self.ctx.user.id, channel_id, text, context, in_reply_to=card.command_id
             ),
         )
@@ -232,19 +238,21 @@ class AgentPanel:
     async def decide(self, confirmation_id: str, decision: str) -> None:
         await act(
             self.ctx,
-            lambda: self.ctx.services.channels.decide_confirmation(
+            lambda: self.ctx.services.channels.confirmations.decide_confirmation(
                 self.ctx.user.id, confirmation_id, decision
             ),
         )
 
     async def cancel(self, card: Card) -> None:
         await act(
-            self.ctx, lambda: self.ctx.services.channels.cancel_command(self.ctx.user.id, card.command_id)
+            self.ctx,
+            lambda: self.ctx.services.channels.owner.cancel_command(self.ctx.user.id, card.command_id),
         )
 
     async def retry(self, card: Card) -> None:
         await act(
-            self.ctx, lambda: self.ctx.services.channels.retry_command(self.ctx.user.id, card.command_id)
+            self.ctx,
+            lambda: self.ctx.services.channels.owner.retry_command(self.ctx.user.id, card.command_id),
         )
 
     async def open_invite(self) -> None:
@@ -261,7 +269,7 @@ class AgentPanel:
                     wanted = read()
                     outcome = await act(
                         self.ctx,
-                        lambda: self.ctx.services.channels.create_channel(
+                        lambda: self.ctx.services.channels.owner.create_channel(
                             self.ctx.user.id, project_id, wanted.permissions, wanted.confirmation_mode
                         ),
                     )
@@ -294,7 +302,7 @@ class AgentPanel:
                     wanted = read()
                     outcome = await act(
                         self.ctx,
-                        lambda: self.ctx.services.channels.update_settings(
+                        lambda: self.ctx.services.channels.owner.update_settings(
                             self.ctx.user.id, channel.channel_id, wanted.permissions, wanted.confirmation_mode
                         ),
                     )
@@ -305,7 +313,9 @@ class AgentPanel:
                 async def new_code() -> None:
                     outcome = await act(
                         self.ctx,
-                        lambda: self.ctx.services.channels.rotate_code(self.ctx.user.id, channel.channel_id),
+                        lambda: self.ctx.services.channels.owner.rotate_code(
+                            self.ctx.user.id, channel.channel_id
+                        ),
                     )
                     if outcome.value is not None:
                         content.clear()
@@ -323,7 +333,7 @@ class AgentPanel:
                     if sure:
                         await act(
                             self.ctx,
-                            lambda: self.ctx.services.channels.end_channel(
+                            lambda: self.ctx.services.channels.owner.end_channel(
                                 self.ctx.user.id, channel.channel_id
                             ),
                         )

@@ -1,42 +1,34 @@
-"""Shared machinery of the channel service: transactions that number events, views, loaders.
+"""What every part of the channel service shares: the database, the bus, the clock, the events.
 
 Every event gets the next number of its channel's one sequence, allocated by a single
 `UPDATE … RETURNING` inside the write transaction that also writes the event (DESIGN.md §6), so
 the numbers are gap-free and ordered even with several writers. Waiters are woken after the
-commit, on the channel's own topic only.
+commit, on the channel's own topic only. An event about a command moves the command's state by
+`next_state`, in the same transaction.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import Any, Literal
+from datetime import datetime
+from typing import Literal
 
-from sqlalchemy import update
+from sqlalchemy import func, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from romergo.actors import ActorType
 from romergo.bus import EventBus
-from romergo.channels.models import (
-    FINISHED_STATES,
-    HELD_STATES,
-    ChannelView,
-    CommandView,
-    EventView,
-    MemberView,
-)
-from romergo.clock import utcnow
+from romergo.channels.events import Payload, dump
+from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
+from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, CommandState, EventKind, next_state
+from romergo.clock import Clock, SystemClock
 from romergo.config import Settings
 from romergo.errors import RomergoError
-from romergo.ratelimit import RateLimiter
 from storage import Database
-from storage.tables import Channel, ChannelEvent, ChannelMember, Command
-
-ActorType = Literal["user", "agent", "system"]
-SYSTEM = ("system", "romergo", "Romergo")
+from storage.tables import Channel, ChannelEvent, ChannelMember, Command, Confirmation, User
 
 
 def channel_topic(channel_id: str) -> str:
@@ -44,8 +36,8 @@ def channel_topic(channel_id: str) -> str:
 
 
 def presence_topic(channel_id: str) -> str:
-    """Wake-ups for presence only (an agent started or stopped listening): no event is written,
-    and waiters on the channel topic are not disturbed."""
+    """Presence only (an agent started or stopped listening): no event is written, and waiters
+    on the channel topic are not disturbed."""
     return f"presence:{channel_id}"
 
 
@@ -62,14 +54,18 @@ SYSTEM_ACTOR = EventActor("system", "romergo", "Romergo")
 @dataclass
 class ChannelTx:
     session: AsyncSession
+    clock: Clock
     touched: set[str] = field(default_factory=set)
+
+    def now(self) -> datetime:
+        return self.clock.now()
 
     async def event(
         self,
         channel_id: str,
-        kind: str,
+        kind: EventKind,
         actor: EventActor,
-        data: dict[str, Any] | None = None,
+        payload: Payload | None = None,
         command_id: str | None = None,
     ) -> int:
         seq: int = (
@@ -84,41 +80,71 @@ class ChannelTx:
             ChannelEvent(
                 channel_id=channel_id,
                 seq=seq,
-                kind=kind,
+                kind=kind.value,
                 command_id=command_id,
                 actor_type=actor.type,
                 actor_id=actor.id,
                 actor_name=actor.name,
-                data=data or {},
-                at=utcnow(),
+                data=dump(kind, payload),
+                at=self.now(),
             )
         )
         self.touched.add(channel_id)
         return seq
 
+    async def command_event(
+        self,
+        command: Command,
+        kind: EventKind,
+        actor: EventActor,
+        payload: Payload | None = None,
+        *,
+        redelivered: bool = False,
+    ) -> int:
+        """Write an event about `command` and move its state as `next_state` says."""
+        waiting = 0
+        if command.state == CommandState.NEEDS_CONFIRMATION:  # else none can be waiting: skip the query
+            waiting = await self.session.scalar(  # type: ignore[assignment]  # count() is never None
+                select(func.count())
+                .select_from(Confirmation)
+                .where(col(Confirmation.command_id) == command.id, col(Confirmation.state) == "pending")
+            )
+        command.state = next_state(
+            CommandState(command.state), kind, redelivered=redelivered, waiting_confirmations=waiting or 0
+        )
+        now = self.now()
+        command.last_activity_at = now
+        if command.state in FINISHED_STATES or command.state == CommandState.CANCELLED:
+            command.finished_at = command.finished_at or now
+        self.session.add(command)
+        await self.session.flush()
+        return await self.event(command.channel_id, kind, actor, payload, command.id)
 
-class ChannelBase:
+
+class ChannelStore:
+    """The channel service's shared parts; each side of the service holds one and adds its rules."""
+
     heartbeat_seconds: float = 10.0
-    """How often a parked wait calls its heartbeat (MCP progress keeps clients from timing out)."""
+    """How often a parked call calls its heartbeat (MCP progress keeps clients from timing out)."""
 
-    def __init__(self, db: Database, bus: EventBus, settings: Settings) -> None:
+    def __init__(self, db: Database, bus: EventBus, settings: Settings, clock: Clock | None = None) -> None:
         self.db = db
         self.bus = bus
         self.settings = settings
-        # Per-client limits (SECURITY.md): in-process counters, bounds for this process's resources.
-        self.open_waits: Counter[str] = Counter()
-        self.join_attempts = RateLimiter(limit=10, window_seconds=60)
-        self.tool_calls = RateLimiter(limit=settings.rate_limit_per_minute, window_seconds=60)
+        self.clock: Clock = clock or SystemClock()
+
+    def now(self) -> datetime:
+        return self.clock.now()
 
     @asynccontextmanager
-    async def _tx(self) -> AsyncIterator[ChannelTx]:
+    async def tx(self) -> AsyncIterator[ChannelTx]:
         async with self.db.write() as session:
-            tx = ChannelTx(session)
+            tx = ChannelTx(session, self.clock)
             yield tx
         for channel_id in tx.touched:
             self.bus.publish(channel_topic(channel_id))
 
-    async def _owned_channel(self, session: AsyncSession, user_id: str, channel_id: object) -> Channel:
+    async def owned_channel(self, session: AsyncSession, user_id: str, channel_id: object) -> Channel:
         channel = (
             await session.get(Channel, channel_id) if isinstance(channel_id, str) and channel_id else None
         )
@@ -126,7 +152,7 @@ class ChannelBase:
             raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
         return channel
 
-    async def _owned_command(
+    async def owned_command(
         self, session: AsyncSession, user_id: str, command_id: object
     ) -> tuple[Command, Channel]:
         command = (
@@ -137,10 +163,14 @@ class ChannelBase:
             raise RomergoError("not_found", f'Command "{command_id}" does not exist.')
         return command, channel
 
-    async def _channel_view(
+    async def owner_actor(self, session: AsyncSession, user_id: str) -> EventActor:
+        user = await session.get(User, user_id)
+        return EventActor("user", user_id, user.username if user else user_id)
+
+    async def channel_view(
         self, session: AsyncSession, channel: Channel, code: str | None = None
     ) -> ChannelView:
-        now = utcnow()
+        now = self.now()
         members = (
             await session.exec(
                 select(ChannelMember)
@@ -161,7 +191,7 @@ class ChannelBase:
             confirmation_mode=channel.confirmation_mode,
             state=channel_state(channel, now),
             expires_at=channel.expires_at,
-            cursor=await self._latest_seq(session, channel.id),
+            cursor=await self.latest_seq(session, channel.id),
             members=[
                 MemberView(
                     client_id=m.client_id,
@@ -177,11 +207,11 @@ class ChannelBase:
             code=code,
         )
 
-    async def _latest_seq(self, session: AsyncSession, channel_id: str) -> int:
+    async def latest_seq(self, session: AsyncSession, channel_id: str) -> int:
         latest = (await session.exec(select(Channel.last_seq).where(Channel.id == channel_id))).one()
         return int(latest)
 
-    async def _events_after(
+    async def events_after(
         self, session: AsyncSession, channel_id: str, after: int, limit: int
     ) -> list[EventView]:
         rows = (
@@ -194,6 +224,10 @@ class ChannelBase:
         ).all()
         return [event_view(row) for row in rows]
 
+    def ensure_live(self, channel: Channel) -> None:
+        if channel_state(channel, self.now()) != "live":
+            raise RomergoError("channel_ended", "This channel has ended. Ask the owner for a new one.")
+
 
 def channel_state(channel: Channel, now: datetime) -> Literal["live", "ended", "expired"]:
     if channel.ended_at is not None:
@@ -203,14 +237,9 @@ def channel_state(channel: Channel, now: datetime) -> Literal["live", "ended", "
     return "live"
 
 
-def ensure_live(channel: Channel, now: datetime | None = None) -> None:
-    if channel_state(channel, now or utcnow()) != "live":
-        raise RomergoError("channel_ended", "This channel has ended. Ask the owner for a new one.")
-
-
 def ensure_holder(command: Command, client_id: str) -> None:
     """The agent may act on this command: it holds it, and it is neither cancelled nor finished."""
-    if command.state == "cancelled":
+    if command.state == CommandState.CANCELLED:
         raise RomergoError("command_cancelled", "The owner cancelled this command. Stop working on it.")
     if command.claimed_by != client_id:
         raise RomergoError("not_claimed_by_you", "This command was delivered to another agent.")
@@ -226,7 +255,7 @@ def command_view(command: Command, *, redelivered: bool = False) -> CommandView:
         channel_id=command.channel_id,
         seq=command.seq,
         text=command.text,
-        state=command.state,
+        state=CommandState(command.state),
         claimed_by=command.claimed_by,
         in_reply_to=command.in_reply_to,
         retry_of=command.retry_of,
@@ -239,7 +268,7 @@ def command_view(command: Command, *, redelivered: bool = False) -> CommandView:
 def event_view(row: ChannelEvent) -> EventView:
     return EventView(
         seq=row.seq,
-        kind=row.kind,
+        kind=EventKind(row.kind),
         command_id=row.command_id,
         at=row.at,
         actor_type=row.actor_type,
@@ -247,7 +276,3 @@ def event_view(row: ChannelEvent) -> EventView:
         actor_name=row.actor_name,
         data=dict(row.data),
     )
-
-
-def grace(seconds: float) -> timedelta:
-    return timedelta(seconds=seconds)

@@ -1,0 +1,163 @@
+"""What one turn of an agent's wait delivers: its held command again, or the next one it claims.
+
+Delivery claims a command for one client in the same transaction that writes its `claimed`
+event; a client holds at most one unfinished command per channel and gets it again until it
+finishes it. The claim is a conditional update, so two agents never both win a command.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import ColumnElement, update
+from sqlmodel import col, or_, select
+
+from romergo.channels.events import Claimed, Nothing
+from romergo.channels.models import Caller, WaitResult
+from romergo.channels.store import ChannelStore, ChannelTx, EventActor, channel_state, command_view
+from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, CommandState, EventKind
+from romergo.errors import RomergoError
+from storage.tables import Channel, ChannelMember, Command
+
+NOT_MEMBER = "You are not a member of this channel. Join it with its code first."
+
+
+class Delivery:
+    def __init__(self, store: ChannelStore) -> None:
+        self.store = store
+
+    async def next_for(
+        self, caller: Caller, channel_id: str, cursor: int, remaining: float
+    ) -> WaitResult | None:
+        """The command to hand `caller` now, `channel_ended`, or None (nothing yet: park)."""
+        async with self.store.tx() as tx:
+            now = tx.now()
+            channel = await tx.session.get(Channel, channel_id) if isinstance(channel_id, str) else None
+            if channel is None or channel.user_id != caller.user_id:
+                raise RomergoError("not_member", NOT_MEMBER)
+            if channel_state(channel, now) != "live":
+                return WaitResult("channel_ended", await self.store.latest_seq(tx.session, channel.id))
+            _, member = await membership(tx, caller, channel_id, channel)
+            member.last_seen_at = now
+            member.polling_until = now + timedelta(seconds=max(remaining, 0) + 5)
+            tx.session.add(member)
+            held = await self._held(tx, channel, caller)
+            if held is not None:
+                held.deliveries += 1
+                await tx.command_event(
+                    held, EventKind.CLAIMED, agent_actor(caller), _claimed(caller, True), redelivered=True
+                )
+                return WaitResult("command", held.seq, command_view(held, redelivered=True))
+            claimed = await self._claim_next(tx, channel, caller, cursor)
+            if claimed is None:
+                return None
+            return WaitResult("command", claimed.seq, command_view(claimed))
+
+    async def join_cursor(self, tx: ChannelTx, channel: Channel, client_id: str) -> int:
+        """Where a (re)joining client's waits start: after its last finished command, else just
+        before the oldest command still queued for it, else at the end."""
+        finished = (
+            await tx.session.exec(
+                select(Command.seq)
+                .where(
+                    Command.channel_id == channel.id,
+                    Command.claimed_by == client_id,
+                    col(Command.state).in_(FINISHED_STATES),
+                )
+                .order_by(col(Command.seq).desc())
+                .limit(1)
+            )
+        ).first()
+        if finished is not None:
+            return int(finished)
+        oldest_queued = (
+            await tx.session.exec(
+                select(Command.seq)
+                .where(*_queued_for(channel, client_id))
+                .order_by(col(Command.seq))
+                .limit(1)
+            )
+        ).first()
+        if oldest_queued is not None:
+            return int(oldest_queued) - 1
+        return await self.store.latest_seq(tx.session, channel.id)
+
+    async def _held(self, tx: ChannelTx, channel: Channel, caller: Caller) -> Command | None:
+        return (
+            await tx.session.exec(
+                select(Command)
+                .where(
+                    Command.channel_id == channel.id,
+                    Command.claimed_by == caller.client_id,
+                    col(Command.state).in_(HELD_STATES),
+                )
+                .order_by(col(Command.seq))
+                .limit(1)
+            )
+        ).first()
+
+    async def _claim_next(
+        self, tx: ChannelTx, channel: Channel, caller: Caller, cursor: int
+    ) -> Command | None:
+        candidates = (
+            await tx.session.exec(
+                select(Command.id)
+                .where(*_queued_for(channel, caller.client_id), Command.seq > cursor)
+                .order_by(col(Command.seq))
+                .limit(5)
+            )
+        ).all()
+        for candidate in candidates:
+            # The one state change not made by `command_event`: the condition on the state makes
+            # the claim atomic even where the database runs writers in parallel.
+            won = (
+                await tx.session.exec(
+                    update(Command)  # type: ignore[call-overload]
+                    .where(col(Command.id) == candidate, col(Command.state) == CommandState.QUEUED)
+                    .values(claimed_by=caller.client_id, claimed_at=tx.now(), deliveries=1)
+                    .returning(Command.id)
+                )
+            ).scalar_one_or_none()
+            if won is None:
+                continue
+            command = await tx.session.get(Command, won, populate_existing=True)
+            assert command is not None
+            await tx.command_event(command, EventKind.CLAIMED, agent_actor(caller), _claimed(caller, False))
+            if command.in_reply_to:
+                await _mark_answered(tx, command.in_reply_to, caller)
+            return command
+        return None
+
+
+async def membership(
+    tx: ChannelTx, caller: Caller, channel_id: str, channel: Channel | None = None
+) -> tuple[Channel, ChannelMember]:
+    """The caller's live membership of the channel, else `not_member`."""
+    channel = channel or (await tx.session.get(Channel, channel_id) if isinstance(channel_id, str) else None)
+    member = await tx.session.get(ChannelMember, (channel_id, caller.client_id)) if channel else None
+    if channel is None or channel.user_id != caller.user_id or member is None or member.left_at is not None:
+        raise RomergoError("not_member", NOT_MEMBER)
+    return channel, member
+
+
+def agent_actor(caller: Caller) -> EventActor:
+    return EventActor("agent", caller.client_id, caller.client_name)
+
+
+async def _mark_answered(tx: ChannelTx, question_id: str, caller: Caller) -> None:
+    question = await tx.session.get(Command, question_id)
+    if question is not None and question.state == CommandState.AWAITING_ANSWER:
+        await tx.command_event(question, EventKind.ANSWERED, agent_actor(caller), Nothing())
+
+
+def _queued_for(channel: Channel, client_id: str) -> tuple[ColumnElement[bool], ...]:
+    """Queued in this channel, and not reserved for another client (an answer goes to who asked)."""
+    return (
+        col(Command.channel_id) == channel.id,
+        col(Command.state) == CommandState.QUEUED,
+        or_(col(Command.reserved_for).is_(None), Command.reserved_for == client_id),
+    )
+
+
+def _claimed(caller: Caller, redelivered: bool) -> Claimed:
+    return Claimed(client_id=caller.client_id, agent_name=caller.client_name, redelivered=redelivered)

@@ -1,0 +1,177 @@
+"""The typed payload of every event kind (CONTRACT.md §4).
+
+The core writes an event from one of these models and the panel reads it back as the same
+model (`payload_of`), so a field is named once. The JSON an adapter sends is the model's dump.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ValidationError, ValidatorFunctionWrapHandler, field_validator
+
+from romergo.channels.summary import Summary
+from romergo.channels.vocabulary import Decision, EventKind
+
+
+class Payload(BaseModel):
+    pass
+
+
+class CommandPosted(Payload):
+    text: str = ""
+    context: dict[str, Any] | None = None
+    in_reply_to: str | None = None
+    retry_of: str | None = None
+
+
+class Claimed(Payload):
+    client_id: str = ""
+    agent_name: str = ""
+    redelivered: bool = False
+
+
+class Report(Payload):
+    """`status`, `question`, `reply` and `error`: what the agent told the owner."""
+
+    text: str = ""
+    summary: Summary | None = None
+
+    @field_validator("summary", mode="wrap")
+    @classmethod
+    def _readable_summary(cls, value: object, handler: ValidatorFunctionWrapHandler) -> Summary | None:
+        # Reports are checked when written; a summary stored before a rule existed shows as none.
+        try:
+            summary: Summary | None = handler(value)
+        except ValidationError:
+            return None
+        return summary
+
+
+class ToolStarted(Payload):
+    tool: str = ""
+    arguments: dict[str, Any] = {}
+    category: str = ""
+
+
+class EntityRef(Payload):
+    entity_type: str
+    entity_id: str
+
+
+class ToolFinished(Payload):
+    tool: str = ""
+    changed: list[EntityRef] = []
+
+
+class ToolFailed(Payload):
+    tool: str = ""
+    error_code: str = ""
+    message: str = ""
+
+
+class ToolBlocked(Payload):
+    tool: str = ""
+    reason: str = ""
+    permission: str | None = None
+
+
+class ConfirmationRequested(Payload):
+    confirmation_id: str = ""
+    tool: str = ""
+    arguments: dict[str, Any] = {}
+    fingerprint: str = ""
+    action: str = ""
+    expires_at: str | None = None
+
+
+class ConfirmationDecided(Payload):
+    confirmation_id: str = ""
+    decision: Decision
+
+
+class Stalled(Payload):
+    claimed_by: str | None = None
+
+
+class SettingsChanged(Payload):
+    permissions: dict[str, bool] = {}
+    confirmation_mode: str = "none"
+
+
+class AgentPresence(Payload):
+    """`agent_joined` and `agent_left`."""
+
+    client_id: str = ""
+    agent_name: str = ""
+
+
+class RecordedChange(Payload):
+    entity_type: str
+    entity_id: str
+    title: str = ""
+    action: str = ""
+    tool: str | None = None
+    at: str | None = None
+
+
+class ChangesRecorded(Payload):
+    changes: list[RecordedChange] = []
+
+
+class EntityKey(Payload):
+    type: str
+    id: str
+
+
+class SummaryMismatch(Payload):
+    claimed_not_recorded: list[EntityKey] = []
+    recorded_not_claimed: list[EntityKey] = []
+
+
+class ChannelEnded(Payload):
+    reason: str = "ended"
+
+
+class Nothing(Payload):
+    """`cancelled`, `answered`, `code_rotated`: the kind says it all."""
+
+
+PAYLOADS: dict[EventKind, type[Payload]] = {
+    EventKind.COMMAND: CommandPosted,
+    EventKind.CLAIMED: Claimed,
+    EventKind.STATUS: Report,
+    EventKind.QUESTION: Report,
+    EventKind.REPLY: Report,
+    EventKind.ERROR: Report,
+    EventKind.TOOL_STARTED: ToolStarted,
+    EventKind.TOOL_FINISHED: ToolFinished,
+    EventKind.TOOL_FAILED: ToolFailed,
+    EventKind.TOOL_BLOCKED: ToolBlocked,
+    EventKind.CONFIRMATION_REQUESTED: ConfirmationRequested,
+    EventKind.CONFIRMATION_DECIDED: ConfirmationDecided,
+    EventKind.CANCELLED: Nothing,
+    EventKind.STALLED: Stalled,
+    EventKind.ANSWERED: Nothing,
+    EventKind.SETTINGS_CHANGED: SettingsChanged,
+    EventKind.CODE_ROTATED: Nothing,
+    EventKind.AGENT_JOINED: AgentPresence,
+    EventKind.AGENT_LEFT: AgentPresence,
+    EventKind.CHANGES_RECORDED: ChangesRecorded,
+    EventKind.SUMMARY_MISMATCH: SummaryMismatch,
+    EventKind.CHANNEL_ENDED: ChannelEnded,
+}
+
+
+def payload_of(kind: EventKind, data: dict[str, Any]) -> Payload:
+    return PAYLOADS[kind].model_validate(data)
+
+
+def dump(kind: EventKind, payload: Payload | None) -> dict[str, Any]:
+    """The stored and sent JSON of an event's payload; refuses a payload of another kind's shape."""
+    expected = PAYLOADS[kind]
+    if payload is None:
+        payload = expected()
+    if type(payload) is not expected:
+        raise TypeError(f"a {kind} event carries {expected.__name__}, not {type(payload).__name__}")
+    return payload.model_dump(mode="json")

@@ -1,0 +1,140 @@
+"""The channel's words (CONTRACT.md §2, §4): event kinds, command states, the room's rights.
+
+One home for them: the core writes events and command states with these, the panel reads them
+with these, and `next_state` is the one rule deriving a command's state from its events, so the
+database row and the panel's card cannot disagree about what an event does to a command.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+
+class EventKind(StrEnum):
+    COMMAND = "command"
+    CLAIMED = "claimed"
+    STATUS = "status"
+    QUESTION = "question"
+    REPLY = "reply"
+    ERROR = "error"
+    TOOL_STARTED = "tool_started"
+    TOOL_FINISHED = "tool_finished"
+    TOOL_FAILED = "tool_failed"
+    TOOL_BLOCKED = "tool_blocked"
+    CONFIRMATION_REQUESTED = "confirmation_requested"
+    CONFIRMATION_DECIDED = "confirmation_decided"
+    CANCELLED = "cancelled"
+    STALLED = "stalled"
+    ANSWERED = "answered"
+    SETTINGS_CHANGED = "settings_changed"
+    CODE_ROTATED = "code_rotated"
+    AGENT_JOINED = "agent_joined"
+    AGENT_LEFT = "agent_left"
+    CHANGES_RECORDED = "changes_recorded"
+    SUMMARY_MISMATCH = "summary_mismatch"
+    CHANNEL_ENDED = "channel_ended"
+
+
+class CommandState(StrEnum):
+    QUEUED = "queued"
+    CLAIMED = "claimed"
+    WORKING = "working"
+    NEEDS_CONFIRMATION = "needs_confirmation"
+    AWAITING_ANSWER = "awaiting_answer"
+    ANSWERED = "answered"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    STALLED = "stalled"
+
+
+S = CommandState
+HELD_STATES = (S.CLAIMED, S.WORKING, S.NEEDS_CONFIRMATION)
+"""States in which the claiming client holds the command: its one slot per channel is taken."""
+LEASED_STATES = (S.CLAIMED, S.WORKING)
+"""States in which silence counts against the lease (not while waiting for the owner)."""
+FINISHED_STATES = (S.DONE, S.FAILED, S.ANSWERED)
+OPEN_STATES = (S.QUEUED, S.CLAIMED, S.WORKING, S.NEEDS_CONFIRMATION, S.AWAITING_ANSWER, S.STALLED)
+RETRYABLE_STATES = (S.STALLED, S.FAILED, S.CANCELLED)
+REPORTABLE_STATES = (S.CLAIMED, S.WORKING, S.NEEDS_CONFIRMATION, S.AWAITING_ANSWER, S.STALLED)
+ATTRIBUTABLE_STATES = (*HELD_STATES, S.STALLED)
+"""States in which the holder's tool calls still count as work on the command."""
+
+ReportKind = Literal["status", "question", "reply", "error"]
+REPORT_KINDS: tuple[ReportKind, ...] = ("status", "question", "reply", "error")
+
+_STATE_AFTER: dict[EventKind, CommandState] = {
+    EventKind.COMMAND: S.QUEUED,
+    EventKind.CLAIMED: S.CLAIMED,
+    EventKind.STATUS: S.WORKING,
+    EventKind.CONFIRMATION_REQUESTED: S.NEEDS_CONFIRMATION,
+    EventKind.QUESTION: S.AWAITING_ANSWER,
+    EventKind.ANSWERED: S.ANSWERED,
+    EventKind.REPLY: S.DONE,
+    EventKind.ERROR: S.FAILED,
+    EventKind.CANCELLED: S.CANCELLED,
+    EventKind.STALLED: S.STALLED,
+}
+
+
+def next_state(
+    current: CommandState, kind: EventKind, *, redelivered: bool = False, waiting_confirmations: int = 0
+) -> CommandState:
+    """The command's state once an event of `kind` about it is written.
+
+    `waiting_confirmations` counts the owner's undecided requests on the command after the
+    event: while one waits, the agent may talk on or read, but the command still needs the owner.
+    """
+    if kind == EventKind.CLAIMED and redelivered:
+        return current  # a redelivery hands the same work back; it does not start it over
+    if kind == EventKind.TOOL_STARTED:
+        return S.WORKING if current in (S.CLAIMED, S.STALLED) else current
+    if kind == EventKind.CONFIRMATION_DECIDED:
+        if current == S.NEEDS_CONFIRMATION and waiting_confirmations == 0:
+            return S.WORKING
+        return current
+    state = _STATE_AFTER.get(kind, current)
+    if state == S.WORKING and waiting_confirmations:
+        return S.NEEDS_CONFIRMATION
+    return state
+
+
+Permission = Literal["read", "edit", "media", "publish", "delete"]
+PERMISSIONS: tuple[Permission, ...] = ("read", "edit", "media", "publish", "delete")
+DEFAULT_PERMISSIONS: dict[str, bool] = {
+    "read": True,
+    "edit": True,
+    "media": True,
+    "publish": False,
+    "delete": False,
+}
+
+
+class ConfirmationMode(StrEnum):
+    NONE = "none"
+    PUBLISH_AND_DELETE = "publish_and_delete"
+    EVERY_CHANGE = "every_change"
+
+
+CONFIRMED_CATEGORIES: dict[ConfirmationMode, tuple[str, ...]] = {
+    ConfirmationMode.NONE: (),
+    ConfirmationMode.PUBLISH_AND_DELETE: ("publish", "delete"),
+    ConfirmationMode.EVERY_CHANGE: ("edit", "media", "publish", "delete"),
+}
+
+
+class Decision(StrEnum):
+    """How a confirmation request ended (the `decision` of `confirmation_decided`)."""
+
+    ALLOW_ONCE = "allow_once"
+    REJECT = "reject"
+    EXPIRED = "expired"
+    CANCELLED = "cancelled"
+
+
+SURFACES = ("project", "chapter", "scene", "characters", "assets", "check", "play", "history", "settings")
+ENTITY_TYPES = ("project", "chapter", "scene", "dialogue_line", "choice", "character", "asset")
+EntityType = Literal["project", "chapter", "scene", "dialogue_line", "choice", "character", "asset"]
+MAX_COMMAND_CHARS = 4000
+MAX_REPORT_CHARS = 8000
