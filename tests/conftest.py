@@ -11,6 +11,7 @@ from romergo.config import Settings
 from romergo.entities import User
 from romergo.services import Services, build_services
 from storage.migrate import upgrade
+from tests.support.clock import MovableClock
 
 
 @pytest.fixture(scope="session")
@@ -22,10 +23,16 @@ async def migrated_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-async def services(tmp_path: Path, migrated_database: Path) -> AsyncIterator[Services]:
+def clock() -> MovableClock:
+    """The time the channels decide by: `clock.advance(seconds)` lets a lease or a TTL run out."""
+    return MovableClock()
+
+
+@pytest.fixture
+async def services(tmp_path: Path, migrated_database: Path, clock: MovableClock) -> AsyncIterator[Services]:
     """The real services on a real SQLite file, at the schema a server start produces."""
     shutil.copyfile(migrated_database, tmp_path / "romergo.db")
-    built = build_services(Settings(data_dir=tmp_path))
+    built = build_services(Settings(data_dir=tmp_path), clock)
     try:
         yield built
     finally:

@@ -207,17 +207,14 @@ async def test_a_call_left_waiting_by_a_dead_agent_never_runs_after_redelivery(s
     assert (await services.channels.owner.get_command(actor.user_id, command.command_id)).state == "working"
 
 
-async def test_an_expired_request_times_out_and_changes_nothing(services, actor):
-    services.channels.store.settings = services.settings.__class__(
-        **{**services.settings.__dict__, "confirmation_ttl_seconds": 1}
-    )
+async def test_an_expired_request_times_out_and_changes_nothing(services, actor, clock):
     room = await open_room(services, actor, confirmation_mode="every_change")
     agent, _ = await claimed(services, room)
     renamer = Renamer(services, agent, room)
     call = asyncio.create_task(renamer.run("Dawn"))
     request = await requested(room)
 
-    await asyncio.sleep(1.05)  # the time to live is a duration: nothing else to wait on
+    clock.advance(services.settings.confirmation_ttl_seconds + 1)  # 300 s pass in no time
     await services.channels.sweeper.sweep()
     with pytest.raises(RomergoError) as expired:
         await asyncio.wait_for(call, 5)

@@ -208,16 +208,14 @@ async def test_a_cancelled_command_refuses_reports(services, actor):
     ).command.command_id == nxt.command_id
 
 
-async def test_a_silent_command_stalls_after_its_lease_and_retry_makes_a_new_one(services, actor):
-    services.channels.store.settings = services.settings.__class__(
-        **{**services.settings.__dict__, "command_lease_seconds": 1}
-    )
+async def test_a_silent_command_stalls_after_its_lease_and_retry_makes_a_new_one(services, actor, clock):
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "a")
     sent = await room.send("Work")
     await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 1)
 
-    await asyncio.sleep(1.1)  # the lease is a duration: nothing to wait on but time itself
+    assert await services.channels.sweeper.sweep() == (0, 0)  # the lease (600 s) still runs
+    clock.advance(services.settings.command_lease_seconds + 1)
     stalled, _ = await services.channels.sweeper.sweep()
     assert stalled == 1
     assert (await services.channels.owner.get_command(actor.user_id, sent.command_id)).state == "stalled"
