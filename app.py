@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
-from romergo.config import MIB, Settings
+from romergo.config import MAX_AGENT_BODY, MIB, Settings
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -24,9 +24,9 @@ if TYPE_CHECKING:
 # Request bodies: 5 MiB where agents and OAuth clients post (CONTRACT.md §5), 1 MiB for sign-in forms,
 # 30 MiB elsewhere (uploads, checked again by size and content in the core).
 BODY_LIMITS = [
-    ("/mcp", 5 * MIB),
-    ("/token", 5 * MIB),
-    ("/register", 5 * MIB),
+    ("/mcp", MAX_AGENT_BODY),
+    ("/token", MAX_AGENT_BODY),
+    ("/register", MAX_AGENT_BODY),
     ("/login", MIB),
     ("/logout", MIB),
 ]

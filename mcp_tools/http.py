@@ -34,13 +34,12 @@ from mcp_tools.oauth_gates import AuthorizeGate, RegisterGate, RevokeGate, Token
 from mcp_tools.resumption import NoStreamResumption
 from mcp_tools.server import RomergoMCPServer
 from romergo.agents.site import OAuthSite
-from romergo.config import MCP_PATH, MIB, Settings
+from romergo.config import MAX_AGENT_BODY, MCP_PATH, Settings
 from romergo.origins import allowed_hosts, allowed_origins
 from romergo.services import Services
 
 log = logging.getLogger(__name__)
 
-MAX_MCP_BODY = 5 * MIB
 AUTHORIZATION_METADATA = "/.well-known/oauth-authorization-server"
 SHUTDOWN_SECONDS = 3.0
 
@@ -84,7 +83,7 @@ def mount(app: FastAPI, services: Services, server: RomergoMCPServer) -> McpHttp
     sub = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         transport_security=transport_security(settings),
-        max_request_body_size=MAX_MCP_BODY,
+        max_request_body_size=MAX_AGENT_BODY,
         host=settings.host,
     )
     auth = server.settings.auth

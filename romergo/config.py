@@ -13,6 +13,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 MIB = 1024 * 1024
+MAX_AGENT_BODY = 5 * MIB
+"""Request bodies where agents and OAuth clients post: `/mcp`, `/token`, `/register` (CONTRACT.md §5)."""
 """Bytes in a mebibyte: every size limit is set in MB and checked in bytes."""
 
 MAX_STORED_INTEGER = 2**63 - 1

@@ -1,1 +1,1 @@
-"""One module per topic of MCP tools; each has `register(server, services)`."""
+"""One module per topic of MCP tools, each declaring its tools on a `Toolbox` (`mcp_tools.declare`)."""

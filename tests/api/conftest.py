@@ -9,6 +9,7 @@ from fastapi import FastAPI
 
 import api
 from romergo import csrf
+from romergo.accounts.service import SESSION_COOKIE
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,6 @@ async def browser_session(services, author) -> dict[str, str]:
     """Cookie and CSRF header of a signed-in browser."""
     token = await services.accounts.start_session(author.id)
     return {
-        "cookie": f"romergo_session={token}",
+        "cookie": f"{SESSION_COOKIE}={token}",
         "x-csrf-token": csrf.session_token(services.secret, "api", token),
     }

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from romergo.agents.scopes import CONTROL
 from tests.api.conftest import TokenIdentity
 from tests.support.story import database_state, small_story
 
@@ -17,7 +18,7 @@ async def project_id(services, actor) -> str:
 
 @pytest.fixture
 def control(tokens, author) -> dict[str, str]:
-    tokens["control-token"] = TokenIdentity(author.id, frozenset({"romergo:read", "romergo:control"}))
+    tokens["control-token"] = TokenIdentity(author.id, frozenset({"romergo:read", CONTROL}))
     return {"authorization": "Bearer control-token"}
 
 
@@ -171,7 +172,7 @@ async def test_domain_refusals_keep_the_shape(client, control, project_id, servi
 async def test_another_users_channel_is_not_found(client, control, tokens, services, project_id):
     channel = (await client.post("/api/v1/channels", json={"project_id": project_id}, headers=control)).json()
     stranger = await services.accounts.create_user("stranger")
-    tokens["stranger"] = TokenIdentity(stranger.id, frozenset({"romergo:control"}))
+    tokens["stranger"] = TokenIdentity(stranger.id, frozenset({CONTROL}))
     answer = await client.get(
         f"/api/v1/channels/{channel['channel_id']}", headers={"authorization": "Bearer stranger"}
     )

@@ -7,6 +7,7 @@ import re
 import httpx
 from playwright.async_api import BrowserContext, Page, expect
 
+from romergo.accounts.service import SESSION_COOKIE
 from tests.support.cli import romergo
 from tests.support.server import RunningServer
 
@@ -14,7 +15,7 @@ DEMO_TITLE = "The Lighthouse Keeper's Secret"
 
 
 async def session_cookie(context: BrowserContext) -> str | None:
-    return next((c["value"] for c in await context.cookies() if c["name"] == "romergo_session"), None)
+    return next((c["value"] for c in await context.cookies() if c["name"] == SESSION_COOKIE), None)
 
 
 async def test_the_printed_link_signs_in_once_and_lands_on_the_demo_project(
@@ -49,7 +50,7 @@ async def test_password_sign_in_renews_the_session_and_sign_out_ends_it(
     assert added.returncode == 0, added.stderr
     # A session id planted before sign-in (session fixation) must not survive it.
     await context.add_cookies(
-        [{"name": "romergo_session", "value": "planted-by-someone", "url": server.base_url}]
+        [{"name": SESSION_COOKIE, "value": "planted-by-someone", "url": server.base_url}]
     )
 
     await page.goto(f"{server.base_url}/login")
@@ -68,7 +69,7 @@ async def test_password_sign_in_renews_the_session_and_sign_out_ends_it(
 
     # The old cookie is dead on the server too, not only forgotten by this browser.
     replay = await browser.new_context()
-    await replay.add_cookies([{"name": "romergo_session", "value": signed_in_cookie, "url": server.base_url}])
+    await replay.add_cookies([{"name": SESSION_COOKIE, "value": signed_in_cookie, "url": server.base_url}])
     replay_page = await replay.new_page()
     await replay_page.goto(f"{server.base_url}/projects")
     await expect(replay_page).to_have_url(re.compile(r"/login"))
@@ -102,10 +103,10 @@ async def test_sign_in_from_another_site_is_refused(server: RunningServer):
 
     # A foreign Origin is stopped by the host guard before the form is even read (tests/security).
     assert forged.status_code == 403 and "set-cookie" not in forged.headers
-    assert "romergo_session" not in forged.cookies
+    assert SESSION_COOKIE not in forged.cookies
     assert no_token.headers["location"].startswith("/login?error=expired")
     assert genuine.status_code == 303 and genuine.headers["location"] == "/projects"
-    assert "romergo_session" in genuine.cookies
+    assert SESSION_COOKIE in genuine.cookies
 
 
 async def test_sign_out_needs_its_form_token(server: RunningServer):

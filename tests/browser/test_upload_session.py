@@ -10,12 +10,13 @@ from __future__ import annotations
 import httpx
 from playwright.async_api import expect
 
+from romergo.accounts.service import SESSION_COOKIE
 from tests.browser.conftest import Author, OpenPage
 from tests.support.oauth import add_user, signed_in
 from tests.support.server import RunningServer
 from tests.support.story import TINY_PNG
 
-SESSION = "romergo_session"
+SESSION = SESSION_COOKIE
 
 
 def png(name: str) -> dict[str, tuple[str, bytes, str]]:

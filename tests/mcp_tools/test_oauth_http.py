@@ -6,7 +6,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from mcp_tools.http import MAX_MCP_BODY
+from romergo.agents.scopes import CONTROL
+from romergo.config import MAX_AGENT_BODY
 from tests.support.oauth import (
     answer,
     authorize_url,
@@ -48,7 +49,7 @@ async def test_metadata_comes_from_configuration_not_from_request_headers(server
     assert metadata["grant_types_supported"] == ["authorization_code", "refresh_token"]
     assert metadata["authorization_response_iss_parameter_supported"] is True
     assert metadata["token_endpoint_auth_methods_supported"] == ["none"]
-    assert "romergo:control" not in metadata["scopes_supported"]
+    assert CONTROL not in metadata["scopes_supported"]
     assert resource["resource"] == f"{base}/mcp"
     assert resource["authorization_servers"] == [base]
     assert resource["scopes_supported"] == [
@@ -106,7 +107,7 @@ async def test_every_client_is_registered_public_without_a_secret(server: Runnin
 
 
 async def test_bodies_above_5_mib_are_refused(server: RunningServer):
-    big = b"x" * (MAX_MCP_BODY + 1)
+    big = b"x" * (MAX_AGENT_BODY + 1)
     async with httpx.AsyncClient(base_url=server.base_url) as http:
         for path in ("/mcp", "/token", "/register"):
             response = await http.post(path, content=big, headers={"Content-Type": "application/json"})

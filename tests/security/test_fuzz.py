@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 import api
 from romergo.actors import user_actor
+from romergo.agents.scopes import CONTROL
 from romergo.config import Settings
 from romergo.services import Services, build_services
 from storage.migrate import upgrade
@@ -102,7 +103,7 @@ async def _furnish(data_dir: Path, stack: AsyncExitStack) -> Fuzzed:
         for tool in (await connected.client.list_tools()).tools
         if tool.name not in LONG_POLL_TOOLS
     ]
-    control, _ = await services.agents.personal.create("writer", scopes=["romergo:read", "romergo:control"])
+    control, _ = await services.agents.personal.create("writer", scopes=["romergo:read", CONTROL])
     http = await stack.enter_async_context(_api_client(services, control))
     document = (await http.get(f"{API_PREFIX}/openapi.json")).json()
     operations = [

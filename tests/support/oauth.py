@@ -23,6 +23,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthToken
 
+from romergo.accounts.service import SESSION_COOKIE
 from tests.support.cli import romergo
 from tests.support.server import RunningServer
 
@@ -94,7 +95,7 @@ async def signed_in(base_url: str, username: str) -> AsyncIterator[httpx.AsyncCl
             data={"username": username, "password": PASSWORD, "csrf": token.group(1)},
             headers={"Origin": base_url},
         )
-        assert response.status_code == 303 and "romergo_session" in response.cookies, response.text
+        assert response.status_code == 303 and SESSION_COOKIE in response.cookies, response.text
         yield http
 
 

@@ -1,4 +1,4 @@
-"""The agent panel (issue: the agent present inside the editor)."""
+"""The agent panel in the editor's drawer: the invite, one card per command, presence and the demo agent."""
 
 from ui.panel.panel import AgentPanel, DemoLauncher
 
