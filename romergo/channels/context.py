@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from romergo import urls
 from romergo.channels.vocabulary import ENTITY_TYPES, SURFACES
 from romergo.clock import iso
 from romergo.config import Limits
@@ -35,7 +36,7 @@ def clean_context(raw: object, project_id: str, limits: Limits, now: datetime) -
     surface = raw.get("surface", "project")
     if surface not in SURFACES:
         raise invalid(f"context.surface must be one of {', '.join(SURFACES)}.")
-    route = raw.get("route", f"/projects/{project_id}")
+    route = raw.get("route", urls.project(project_id))
     if not isinstance(route, str) or not route.startswith("/") or len(route) > MAX_ROUTE_CHARS:
         raise invalid(
             f"context.route must be a path starting with / of at most {MAX_ROUTE_CHARS} characters."

@@ -75,14 +75,7 @@ class OwnerSide:
                 created_at=now,
                 expires_at=now + timedelta(hours=self.store.settings.channel_ttl_hours),
             )
-            tx.session.add(channel)
-            await tx.session.flush()
-            await tx.event(
-                channel.id,
-                EventKind.SETTINGS_CHANGED,
-                await self.store.owner_actor(tx.session, user_id),
-                SettingsChanged(permissions=settings, confirmation_mode=mode),
-            )
+            await self._settings_changed(tx, channel, user_id)
             return await self.store.channel_view(tx.session, channel, code)
 
     async def get_channel(self, user_id: str, channel_id: str) -> ChannelView:
@@ -118,14 +111,7 @@ class OwnerSide:
             if merged != channel.permissions or mode != channel.confirmation_mode:
                 channel.permissions = merged
                 channel.confirmation_mode = mode
-                tx.session.add(channel)
-                await tx.session.flush()
-                await tx.event(
-                    channel.id,
-                    EventKind.SETTINGS_CHANGED,
-                    await self.store.owner_actor(tx.session, user_id),
-                    SettingsChanged(permissions=merged, confirmation_mode=mode),
-                )
+                await self._settings_changed(tx, channel, user_id)
             return await self.store.channel_view(tx.session, channel)
 
     async def rotate_code(self, user_id: str, channel_id: str) -> str:
@@ -243,6 +229,17 @@ class OwnerSide:
             if events or remaining <= 0:
                 return events, events[-1].seq if events else min(after, latest)
             await self.store.bus.wait(channel_topic(channel_id), remaining)
+
+    async def _settings_changed(self, tx: ChannelTx, channel: Channel, user_id: str) -> None:
+        """Saves the room's settings and tells the panel (and a joining agent) what they are now."""
+        tx.session.add(channel)
+        await tx.session.flush()
+        await tx.event(
+            channel.id,
+            EventKind.SETTINGS_CHANGED,
+            await self.store.owner_actor(tx.session, user_id),
+            SettingsChanged(permissions=channel.permissions, confirmation_mode=channel.confirmation_mode),
+        )
 
     async def _queue(
         self, tx: ChannelTx, channel: Channel, command: Command, owner: EventActor
