@@ -7,8 +7,9 @@ functions below give the JSON the contract shows (times as ISO 8601 UTC with a `
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, PlainSerializer, SerializerFunctionWrapHandler, model_serializer
 
@@ -16,6 +17,7 @@ from romergo.channels.confirmations import ConfirmationView
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
 from romergo.clock import iso
 
+V = TypeVar("V")
 Moment = Annotated[datetime, PlainSerializer(iso, return_type=str)]
 MaybeMoment = Annotated[datetime | None, PlainSerializer(iso, return_type=str | None)]
 
@@ -113,25 +115,21 @@ class Confirmation(Wire):
     expires_at: Moment
 
 
-def channel(view: ChannelView) -> dict[str, Any]:
-    return Channel.model_validate(view).model_dump(mode="json")
+def _json(model: type[Wire], view: type[V]) -> Callable[[V], dict[str, Any]]:
+    """The contract's JSON of a core view, read through its wire model."""
+
+    def dump(value: V) -> dict[str, Any]:
+        return model.model_validate(value).model_dump(mode="json")
+
+    return dump
 
 
-def member(view: MemberView) -> dict[str, Any]:
-    return Member.model_validate(view).model_dump(mode="json")
-
-
-def command(view: CommandView) -> dict[str, Any]:
-    return Command.model_validate(view).model_dump(mode="json")
-
-
-def delivered_command(view: CommandView) -> dict[str, Any]:
-    return DeliveredCommand.model_validate(view).model_dump(mode="json")
+channel = _json(Channel, ChannelView)
+member = _json(Member, MemberView)
+command = _json(Command, CommandView)
+delivered_command = _json(DeliveredCommand, CommandView)
+confirmation = _json(Confirmation, ConfirmationView)
 
 
 def event(view: EventView) -> dict[str, Any]:
     return Event.of(view).model_dump(mode="json")
-
-
-def confirmation(view: ConfirmationView) -> dict[str, Any]:
-    return Confirmation.model_validate(view).model_dump(mode="json")
