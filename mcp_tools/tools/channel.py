@@ -9,18 +9,17 @@ text the owner typed.
 from __future__ import annotations
 
 import json
-import secrets
 from typing import Annotated, Any, Literal
 
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from mcp_tools.declare import Call, Toolbox
-from mcp_tools.envelope import NOTICE, render
+from mcp_tools.envelope import NOTICE, DataT, Envelope, Untrusted, envelope, new_nonce, render
 from mcp_tools.tooling import actor_caller
 from romergo.channels import Summary, wire
 from romergo.channels.instructions import JOIN_INSTRUCTIONS
-from romergo.channels.vocabulary import MAX_REPORT_CHARS, ReportKind
+from romergo.channels.vocabulary import MAX_REPORT_CHARS, EntityType, ReportKind
 from romergo.clock import iso
 from romergo.config import MAX_STORED_INTEGER
 
@@ -29,16 +28,29 @@ CHANNEL_ANNOTATIONS = ToolAnnotations(
 )
 
 
-class UntrustedBlock(BaseModel):
-    notice: str
-    nonce: str
-    data: Any
-    truncated: bool = False
-    next_page: str | None = None
+class Conversation(BaseModel):
+    project_title: str
+    events: list[wire.Event]
 
 
-class Wrapped(BaseModel):
-    untrusted_content: UntrustedBlock
+class Selection(BaseModel):
+    text: str
+    entity_type: EntityType | None
+    entity_id: str | None
+    start: int | None
+    end: int | None
+
+
+class CommandContext(BaseModel):
+    """Where the owner was and what they had selected (CONTRACT.md §1.1), as untrusted data."""
+
+    route: str
+    project_id: str
+    chapter_id: str | None
+    scene_id: str | None
+    surface: str
+    captured_at: str
+    selection: Selection | None
 
 
 class ProjectRef(BaseModel):
@@ -61,7 +73,7 @@ class Joined(BaseModel):
     cursor: int
     expires_at: str
     instructions: str
-    conversation: Wrapped
+    conversation: Envelope[Conversation]
 
 
 class DeliveredCommand(BaseModel):
@@ -72,7 +84,7 @@ class DeliveredCommand(BaseModel):
     in_reply_to: str | None
     retry_of: str | None
     created_at: str
-    context: Wrapped
+    context: Envelope[CommandContext]
 
 
 class Waited(BaseModel):
@@ -126,10 +138,9 @@ async def romergo_join_builder_channel(
 ) -> Annotated[CallToolResult, Joined]:
     joined = await call.channels.agent.join(actor_caller(call.actor), code)
     view = joined.channel
-    conversation = {
-        "project_title": joined.project_title,
-        "events": [wire.event(e) for e in joined.conversation],
-    }
+    conversation = Conversation(
+        project_title=joined.project_title, events=[wire.Event.of(e) for e in joined.conversation]
+    )
     return with_envelopes(
         Joined(
             channel_id=view.channel_id,
@@ -172,7 +183,7 @@ async def romergo_wait_for_builder_command(
     command = None
     if result.command is not None:
         data = wire.delivered_command(result.command)
-        data["context"] = untrusted(data["context"])
+        data["context"] = untrusted(CommandContext.model_validate(data["context"]))
         command = DeliveredCommand(**data)
     return with_envelopes(Waited(status=result.status, cursor=result.cursor, command=command))
 
@@ -223,21 +234,13 @@ async def romergo_leave_builder_channel(call: Call, channel_id: Annotated[str, F
 )
 async def romergo_list_command_changes(
     call: Call, command_id: Annotated[str, Field(max_length=64)]
-) -> Annotated[CallToolResult, Wrapped]:
+) -> Annotated[CallToolResult, Envelope[Changes]]:
     changes = await call.channels.guard.changes_of_command(actor_caller(call.actor), command_id)
-    return envelope_result(Changes(changes=[Change(**c) for c in changes]).model_dump(mode="json"))
+    return envelope(Changes(changes=[Change(**c) for c in changes]))
 
 
-def untrusted(data: Any) -> Wrapped:
-    return Wrapped(untrusted_content=UntrustedBlock(notice=NOTICE, nonce=secrets.token_hex(8), data=data))
-
-
-def envelope_result(data: Any) -> CallToolResult:
-    wrapped = untrusted(data)
-    text = render(data, wrapped.untrusted_content.nonce)
-    return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=wrapped.model_dump(mode="json")
-    )
+def untrusted(data: DataT) -> Envelope[DataT]:
+    return Envelope[DataT](untrusted_content=Untrusted[DataT](notice=NOTICE, nonce=new_nonce(), data=data))
 
 
 def with_envelopes(result: BaseModel) -> CallToolResult:

@@ -68,3 +68,37 @@ async def test_a_resumption_request_without_a_token_gets_the_challenge_first(ser
     async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as http:
         answer = await http.get("/mcp", headers=headers)
     assert answer.status_code == 401 and "Bearer" in answer.headers["www-authenticate"]
+
+
+TYPED = ("type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const")
+
+
+def untyped_fields(schema: object, path: str = "") -> list[str]:
+    """Every property, item or definition below `schema` that says nothing of its type (`{}`)."""
+    found: list[str] = []
+    if isinstance(schema, dict):
+        children = [*schema.get("properties", {}).items(), *schema.get("$defs", {}).items()]
+        if isinstance(schema.get("items"), dict):
+            children.append(("[]", schema["items"]))
+        for name, child in children:
+            if isinstance(child, dict) and not any(key in child for key in TYPED):
+                found.append(f"{path}/{name}")
+        for key, value in schema.items():
+            if isinstance(value, dict | list):
+                found += untyped_fields(value, f"{path}/{key}")
+    elif isinstance(schema, list):
+        for item in schema:
+            found += untyped_fields(item, path)
+    return found
+
+
+def test_untyped_fields_are_found():
+    assert untyped_fields({"properties": {"data": {"title": "Data"}, "ok": {"type": "string"}}}) == ["/data"]
+
+
+async def test_every_output_schema_types_every_field(server: RunningServer, token: str):
+    async with mcp_client(server.base_url, token) as client:
+        tools = (await client.list_tools()).tools
+    assert tools
+    untyped = [f"{tool.name}{field}" for tool in tools for field in untyped_fields(tool.output_schema)]
+    assert untyped == []
