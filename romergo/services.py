@@ -47,6 +47,13 @@ class Services:
     channels: ChannelService
     agents: AgentService
 
+    async def revoke_agent(self, user_id: str, client_id: str) -> int:
+        """ "Revoke" on the settings page: the agent's tokens die, then its channel memberships
+        end (its waits are released and the panel says so). Returns how many grants were live."""
+        revoked = await self.agents.grants.revoke_client(user_id, client_id)
+        await self.channels.owner.agent_revoked(user_id, client_id)
+        return revoked
+
     async def close(self) -> None:
         await self.db.dispose()
 

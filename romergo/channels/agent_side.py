@@ -143,7 +143,7 @@ class AgentSide:
                 channel.id,
                 EventKind.AGENT_LEFT,
                 agent_actor(caller),
-                AgentPresence(client_id=caller.client_id, agent_name=member.agent_name),
+                AgentPresence(client_id=caller.client_id, agent_name=member.agent_name, reason="left"),
             )
 
     async def _join(self, caller: Caller, code: str) -> JoinResult:

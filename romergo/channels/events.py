@@ -6,7 +6,7 @@ model (`payload_of`), so a field is named once. The JSON an adapter sends is the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError, ValidatorFunctionWrapHandler, field_validator
 
@@ -100,10 +100,11 @@ class SettingsChanged(Payload):
 
 
 class AgentPresence(Payload):
-    """`agent_joined` and `agent_left`."""
+    """`agent_joined` and `agent_left`; a left agent either left or was revoked by the owner."""
 
     client_id: str = ""
     agent_name: str = ""
+    reason: Literal["left", "revoked"] | None = None
 
 
 class RecordedChange(Payload):

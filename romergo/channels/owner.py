@@ -17,6 +17,7 @@ from romergo.channels.confirmations import cancel_confirmations
 from romergo.channels.context import clean_context
 from romergo.channels.events import ChannelEnded, CommandPosted, SettingsChanged
 from romergo.channels.models import ChannelView, CommandView, EventView
+from romergo.channels.revocation import end_memberships
 from romergo.channels.store import (
     SYSTEM_ACTOR,
     ChannelStore,
@@ -135,6 +136,12 @@ class OwnerSide:
             if channel.ended_at is None:
                 await finish_channel(tx, channel, "ended", await self.store.owner_actor(tx.session, user_id))
             return await self.store.channel_view(tx.session, channel)
+
+    async def agent_revoked(self, user_id: str, client_id: str) -> int:
+        """The owner revoked this agent: its memberships in their channels end now (`revocation`)."""
+        async with self.store.tx() as tx:
+            owner = await self.store.owner_actor(tx.session, user_id)
+            return await end_memberships(tx, owner, client_id)
 
     async def post_command(
         self,

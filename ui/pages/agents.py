@@ -64,7 +64,7 @@ def add_routes(app: FastAPI, services: Services) -> None:
             return Response("This form has expired; reload the page and try again.", status_code=403)
         client_id = form.get("client_id")
         if isinstance(client_id, str) and 0 < len(client_id) <= 100:
-            await services.agents.grants.revoke_client(user.id, client_id)
+            await services.revoke_agent(user.id, client_id)
         return RedirectResponse(PATH, status_code=303)
 
 

@@ -218,6 +218,8 @@ def _notice_text(event: EventView) -> str | None:
     payload = event.payload
     if isinstance(payload, AgentPresence):
         verb = "joined" if event.kind == K.AGENT_JOINED else "left"
+        if payload.reason == "revoked":
+            verb = "was revoked: its tokens no longer work and it left the channel"
         return f"{payload.agent_name or event.actor_name} {verb}"
     if isinstance(payload, SettingsChanged):
         return "Room settings: " + describe_settings(payload)

@@ -1,0 +1,130 @@
+"""Attack 8 of issue 13: an agent revoked at `/settings/agents` stops being in its channels at once.
+
+Revoking used to kill the agent's tokens but leave it a member (`left_at` empty). Now the owner's
+"Revoke" ends its memberships, its parked wait returns at once, a command it held is marked
+stalled (retry it with another agent), and the panel says the agent was revoked. The owner
+revokes the way they do it, in a real browser; the agent is an OAuth client over real MCP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+from playwright.async_api import Page, async_playwright, expect
+
+from tests.support.oauth import PASSWORD, mcp_client, mcp_status, oauth_tokens, personal_token, signed_in
+from tests.support.server import RunningServer
+from tests.support.tools import Agent
+
+
+async def test_revoking_an_agent_ends_its_memberships_and_releases_its_wait(server: RunningServer):
+    async with signed_in(server.base_url, "ada") as person:
+        tokens = await oauth_tokens(person)
+    async with owner_api(server) as api:
+        project_id = (await api.get("/projects")).json()["projects"][0]["id"]
+        parked = (await api.post("/channels", json={"project_id": project_id})).json()
+        holding = (await api.post("/channels", json={"project_id": project_id})).json()
+        async with mcp_client(server.base_url, tokens.access_token) as client:
+            agent = Agent(client)
+            cursor = await join(agent, parked["code"])
+            command_id = await claim(agent, api, holding)
+            wait = asyncio.create_task(
+                agent.call(
+                    "romergo_wait_for_builder_command",
+                    channel_id=parked["channel_id"],
+                    cursor=cursor,
+                    timeout_seconds=50,
+                )
+            )
+            await until_polling(api, parked["channel_id"])
+
+            async with owner_page(server) as page:
+                await page.goto(f"{server.base_url}/settings/agents")
+                row = page.get_by_test_id(f"connection-{tokens.client_id}")
+                revoked_at = time.monotonic()
+                await row.get_by_role("button", name="Revoke").click()
+                await expect(row).to_have_count(0)
+
+                released = await asyncio.wait_for(wait, 10)
+                assert time.monotonic() - revoked_at < 10
+                assert released.is_error and released.content[0].text.startswith("[not_member] ")
+
+                await page.goto(f"{server.base_url}/projects/{project_id}")
+                await expect(page.get_by_test_id("agent-panel")).to_contain_text("was revoked")
+
+        for channel in (parked, holding):
+            view = (await api.get(f"/channels/{channel['channel_id']}")).json()
+            [member] = view["members"]
+            assert member["left_at"] is not None and not member["polling"]
+            events = (await api.get(f"/channels/{channel['channel_id']}/events", params={"after": 0})).json()
+            left = [e for e in events["events"] if e["kind"] == "agent_left"]
+            assert [e["data"]["reason"] for e in left] == ["revoked"]
+        assert (await api.get(f"/commands/{command_id}")).json()["state"] == "stalled"
+        retried = await api.post(f"/commands/{command_id}/retry")
+        assert retried.status_code == 201, retried.text
+    assert (await mcp_status(server.base_url, tokens.access_token)).status_code == 401
+
+
+@asynccontextmanager
+async def owner_api(server: RunningServer) -> AsyncIterator[httpx.AsyncClient]:
+    control = personal_token(server, "ada", "--scopes", "read,control")
+    headers = {"Authorization": f"Bearer {control}"}
+    async with httpx.AsyncClient(base_url=f"{server.base_url}/api/v1", headers=headers) as api:
+        yield api
+
+
+@asynccontextmanager
+async def owner_page(server: RunningServer) -> AsyncIterator[Page]:
+    executable = shutil.which("chromium")
+    assert executable, "Debian's chromium is required: scripts/test installs it"
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        page = await browser.new_page()
+        page.set_default_timeout(10_000)
+        await page.goto(f"{server.base_url}/login")
+        await page.get_by_label("Username").fill("ada")
+        await page.get_by_label("Password").fill(PASSWORD)
+        await page.get_by_role("button", name="Sign in").click()
+        await page.wait_for_url(lambda url: "/login" not in url)
+        try:
+            yield page
+        finally:
+            await browser.close()
+
+
+async def join(agent: Agent, code: str) -> int:
+    joined: Any = (await agent.call("romergo_join_builder_channel", code=code)).structured_content
+    return int(joined["cursor"])
+
+
+async def claim(agent: Agent, api: httpx.AsyncClient, channel: dict[str, Any]) -> str:
+    """The agent joins `channel` and claims a command there; returns the command's id."""
+    cursor = await join(agent, channel["code"])
+    await api.post(f"/channels/{channel['channel_id']}/commands", json={"text": "Tidy the chapter"})
+    got: Any = (
+        await agent.call(
+            "romergo_wait_for_builder_command",
+            channel_id=channel["channel_id"],
+            cursor=cursor,
+            timeout_seconds=10,
+        )
+    ).structured_content
+    return str(got["command"]["command_id"])
+
+
+async def until_polling(api: httpx.AsyncClient, channel_id: str) -> None:
+    """The wait is parked: the channel shows its agent polling (long-polls the events meanwhile)."""
+    after = 0
+    for _ in range(20):  # bounded: each round waits up to 1 s for news of the channel
+        members = (await api.get(f"/channels/{channel_id}")).json()["members"]
+        if members and members[0]["polling"]:
+            return
+        answer = (await api.get(f"/channels/{channel_id}/events", params={"after": after, "wait": 1})).json()
+        after = answer["cursor"]
+    raise AssertionError("the agent's wait never parked")
