@@ -1,8 +1,10 @@
 """A real Romergo server in a subprocess: what browser and HTTP tests talk to.
 
 The child gets a clean environment (no PYTEST*/NICEGUI* variables: NiceGUI behaves differently
-under pytest) and its own data dir and port. Start-up is awaited by reading its output for the
-sign-in line, not by sleeping.
+under pytest) and its own data dir. It binds port 0 (any free port, chosen by the kernel at bind
+time, so no other process can take it in between) and the port is read back from the sign-in
+line it prints; a restart binds the same port again. Start-up is awaited by reading its output,
+not by sleeping.
 """
 
 from __future__ import annotations
@@ -10,22 +12,16 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[2]
 SIGN_IN = re.compile(r"^Sign in: (\S+)$")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -38,13 +34,18 @@ def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 class RunningServer:
     def __init__(self, data_dir: Path, env: Mapping[str, str] | None = None, port: int | None = None) -> None:
         self.data_dir = data_dir
-        self.port = port or free_port()
-        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.port = port or 0
+        """0 until the first start has read back the port the server bound."""
         self.extra_env = dict(env or {})
         self.process: subprocess.Popen[str] | None = None
         self.output: list[str] = []
         self.signin_url = ""
         self._ready = threading.Event()
+
+    @property
+    def base_url(self) -> str:
+        assert self.port, "the server has not started yet"
+        return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60) -> RunningServer:
         self._ready.clear()
@@ -98,5 +99,6 @@ class RunningServer:
             match = SIGN_IN.match(line.strip())
             if match:
                 self.signin_url = match.group(1)
+                self.port = self.port or int(urlsplit(self.signin_url).port or 0)
             if "Uvicorn running on" in line and self.signin_url:
                 self._ready.set()
