@@ -18,11 +18,12 @@ from tests.support.story import small_story
 from tests.support.tools import agent_of, furnished_story, story_state, text_of, untrusted
 
 SMALL_PAGE = 1500
+MAX_PAGES = 200
 
 
 async def all_pages(agent, tool, **arguments):
     pages, page = [], None
-    while True:
+    for _ in range(MAX_PAGES):  # bounded: a paging bug must fail, not spin
         result = await agent.call(tool, **arguments, page=page)
         assert not result.is_error, text_of(result)
         assert len(text_of(result).encode()) <= SMALL_PAGE
@@ -31,6 +32,7 @@ async def all_pages(agent, tool, **arguments):
         assert pages[-1]["truncated"] is (page is not None)
         if page is None:
             return [content["data"] for content in pages]
+    raise AssertionError(f"no last page after {MAX_PAGES}")
 
 
 async def bigger_story(services, actor):
@@ -166,7 +168,7 @@ def test_a_page_holds_at_least_one_item_so_reading_always_advances(limit):
 
     items = ["x" * 300, "y" * 300, "z" * 300]
     seen, page = [], None
-    while True:
+    for _ in range(MAX_PAGES):
         result = paging.paged(
             "unit", items, ["1", "2", "3"], lambda part: Data(items=list(part)), page, limit
         )
