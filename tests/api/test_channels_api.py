@@ -9,6 +9,7 @@ import pytest
 from romergo.agents.scopes import CONTROL
 from tests.api.conftest import TokenIdentity
 from tests.support.story import database_state, small_story
+from tests.support.waiting import still_running, until
 
 
 @pytest.fixture
@@ -83,8 +84,7 @@ async def test_events_long_poll_wakes_on_a_new_event(client, control, project_id
     waiting = asyncio.create_task(
         client.get(url, params={"after": channel["cursor"], "wait": 20}, headers=control)
     )
-    await asyncio.sleep(0.1)
-    assert not waiting.done()
+    assert await still_running(waiting, 0.1)  # parked: nothing new yet
     await client.post(
         f"/api/v1/channels/{channel['channel_id']}/commands", json={"text": "go"}, headers=control
     )
@@ -208,14 +208,10 @@ async def test_a_confirmation_is_decided_by_the_owner_only(
     waiting = asyncio.create_task(
         services.channels.guard.run_tool_call(call, lambda command_id: services.projects.list_projects(actor))
     )
-    pending = await services.channels.confirmations.pending_confirmations(
-        actor.user_id, channel["channel_id"]
+    pending = await until(
+        lambda: services.channels.confirmations.pending_confirmations(actor.user_id, channel["channel_id"]),
+        what="the confirmation request",
     )
-    while not pending:
-        await asyncio.sleep(0.02)
-        pending = await services.channels.confirmations.pending_confirmations(
-            actor.user_id, channel["channel_id"]
-        )
     confirmation_id = pending[0].confirmation_id
 
     tokens["agent"] = TokenIdentity(actor.user_id, frozenset({"romergo:read", "romergo:edit"}))

@@ -47,7 +47,8 @@ async def test_the_whole_loop_from_a_selection_to_a_checked_reply(
                 "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=20
             )
         )
-        await asyncio.sleep(0.3)  # let the selection report reach the server (debounced in the page)
+        # The server got the selection (debounced in the page) once the editor shows it back.
+        await expect(page.get_by_text("Selected “ferry bumps”", exact=False)).to_be_visible()
         await send(page, "Rewrite the selected words")
 
         got = await asyncio.wait_for(waiting, 15)

@@ -19,6 +19,7 @@ import pytest
 from tests.support.agents import OwnerApi
 from tests.support.oauth import add_user, personal_token
 from tests.support.server import ROOT, RunningServer, clean_env
+from tests.support.waiting import until
 
 PARKED_WITHIN = 30.0  # seconds for the agent to join and park its wait on a loaded machine
 LONG_POLL_SECONDS = 25  # the demo agent's wait window: stopping must not wait for it
@@ -91,11 +92,11 @@ def test_the_agent_refuses_to_start_without_a_token():
 
 
 async def until_parked(owner: OwnerApi, channel_id: str) -> dict[str, Any]:
-    """The channel's only member once its wait is parked (bounded; the server long-polls nothing here)."""
-    deadline = time.monotonic() + PARKED_WITHIN
-    while time.monotonic() < deadline:
+    """The channel's only member once its wait is parked (the server announces presence to nobody
+    outside it, so its state is re-read until then)."""
+
+    async def parked() -> dict[str, Any] | None:
         members = (await owner("GET", f"/channels/{channel_id}"))["members"]
-        if members and members[0]["polling"]:
-            return dict(members[0])
-        await asyncio.sleep(0.1)  # polling the server's state, with a deadline: nothing to wait on here
-    raise AssertionError("the demo agent never parked a wait")
+        return dict(members[0]) if members and members[0]["polling"] else None
+
+    return await until(parked, timeout=PARKED_WITHIN, what="the demo agent to park a wait")

@@ -15,6 +15,7 @@ from tests.support.agents import OwnerApi, agent, data
 from tests.support.cli import romergo
 from tests.support.oauth import add_user, personal_token
 from tests.support.server import RunningServer
+from tests.support.waiting import still_running, until
 
 # 200 commands through two agents: well above the default 120 calls a minute per agent.
 SERVER_ENV = {"ROMERGO_RATE_LIMIT_PER_MINUTE": "5000"}
@@ -263,11 +264,11 @@ async def test_ending_releases_a_waiting_poll_at_once(server, tokens, owner, cha
                 timeout_seconds=40,
             )
         )
-        for _ in range(200):  # until the server shows the agent listening
-            if (await owner("GET", f"/channels/{channel_id}"))["members"][0]["polling"]:
-                break
-            await asyncio.sleep(0.02)
-        assert (await owner("GET", f"/channels/{channel_id}"))["members"][0]["polling"] is True
+
+        async def listening() -> bool:
+            return bool((await owner("GET", f"/channels/{channel_id}"))["members"][0]["polling"])
+
+        await until(listening, what="the server to show the agent listening")
 
         loop = asyncio.get_running_loop()
         started = loop.time()
@@ -297,8 +298,7 @@ async def test_the_events_long_poll_wakes_on_a_new_event(server, owner, channel)
     channel_id = channel["channel_id"]
     cursor = (await owner("GET", f"/channels/{channel_id}/events"))["cursor"]
     waiting = asyncio.create_task(owner("GET", f"/channels/{channel_id}/events", after=cursor, wait=30))
-    await asyncio.sleep(0.2)
-    assert not waiting.done()
+    assert await still_running(waiting, 0.2)  # parked: nothing new yet
     await owner("POST", f"/channels/{channel_id}/commands", {"text": "wake"})
     answer = await asyncio.wait_for(waiting, 5)
     assert [e["kind"] for e in answer["events"]] == ["command"]

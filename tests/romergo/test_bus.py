@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from romergo.bus import EventBus
+from tests.support.waiting import still_running
 
 
 async def test_publish_reaches_listeners_of_that_topic_only():
@@ -40,10 +41,9 @@ async def test_async_listeners_run_and_a_failing_listener_does_not_stop_the_othe
 async def test_wait_wakes_on_publish_and_times_out_otherwise():
     bus = EventBus()
     waiter = asyncio.create_task(bus.wait("channel:x", timeout=5))
-    await asyncio.sleep(0)
+    assert await still_running(waiter, 0.01)  # parked
     bus.publish("channel:y")
-    await asyncio.sleep(0)
-    assert not waiter.done()
+    assert await still_running(waiter, 0.01)  # another topic does not wake it
     bus.publish("channel:x")
     assert await waiter is True
     assert await bus.wait("channel:x", timeout=0.01) is False

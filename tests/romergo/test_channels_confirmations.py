@@ -10,6 +10,7 @@ from romergo.actors import agent_actor
 from romergo.channels import ToolCall
 from romergo.errors import RomergoError
 from tests.support.channels import open_room
+from tests.support.waiting import still_running, until
 
 
 async def claimed(services, room, name="a"):
@@ -51,12 +52,11 @@ class Renamer:
 
 
 async def requested(room, count=1):
-    for _ in range(200):
+    async def request():
         events = [e for e in await room.events() if e.kind == "confirmation_requested"]
-        if len(events) >= count:
-            return events[count - 1]
-        await asyncio.sleep(0.01)
-    raise AssertionError("no confirmation was requested")
+        return events[count - 1] if len(events) >= count else None
+
+    return await until(request, what=f"confirmation request #{count}")
 
 
 async def title_of(services, actor, room):
@@ -154,7 +154,7 @@ async def test_calling_again_after_pending_reattaches_to_the_same_request(servic
 
     services.channels.confirmations.wait_seconds = 10
     retry = asyncio.create_task(renamer.run("Dawn"))
-    await asyncio.sleep(0.05)
+    assert await still_running(retry, 0.05)  # it re-attached to the request and waits for the owner
     await services.channels.confirmations.decide_confirmation(
         actor.user_id, requests[0].data["confirmation_id"], "allow_once"
     )
@@ -169,7 +169,7 @@ async def test_two_parallel_retries_run_the_action_once(services, actor):
     first = asyncio.create_task(renamer.run("Dawn"))
     request = await requested(room)
     second = asyncio.create_task(renamer.run("Dawn"))
-    await asyncio.sleep(0.05)
+    assert await still_running(second, 0.05)  # both wait on the one request
 
     await services.channels.confirmations.decide_confirmation(
         actor.user_id, request.data["confirmation_id"], "allow_once"

@@ -10,7 +10,8 @@ import pytest
 from romergo.channels import ChannelService
 from romergo.errors import RomergoError
 from storage import Database
-from tests.support.channels import open_room
+from tests.support.channels import open_room, parked_wait
+from tests.support.waiting import still_running
 
 
 async def joined(services, room, name):
@@ -47,9 +48,7 @@ async def test_a_command_sent_before_the_agent_joined_is_delivered_after(service
 async def test_a_parked_wait_wakes_when_a_command_arrives(services, actor):
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "claude")
-    waiting = asyncio.create_task(services.channels.agent.wait(agent, room.channel.channel_id, cursor, 20))
-    await asyncio.sleep(0.05)
-    assert not waiting.done()
+    waiting = await parked_wait(services, agent, room.channel.channel_id, cursor, 20)
 
     sent = await room.send("Now")
     got = await asyncio.wait_for(waiting, 5)
@@ -244,8 +243,7 @@ async def test_ending_releases_a_waiting_poll_cancels_open_commands_and_refuses_
     question = await room.send("ask me")
     await services.channels.agent.wait(b, room.channel.channel_id, cursor_b, 1)
     await services.channels.agent.report(b, question.command_id, "question", "Which one?")
-    waiting = asyncio.create_task(services.channels.agent.wait(b, room.channel.channel_id, question.seq, 30))
-    await asyncio.sleep(0.05)
+    waiting = await parked_wait(services, b, room.channel.channel_id, question.seq, 30)
 
     loop = asyncio.get_running_loop()
     started = loop.time()
@@ -297,12 +295,8 @@ async def test_bad_wait_arguments_are_refused(services, actor, cursor, timeout):
 async def test_members_show_polling_while_a_wait_is_open(services, actor):
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "a")
-    waiting = asyncio.create_task(services.channels.agent.wait(agent, room.channel.channel_id, cursor, 10))
-    for _ in range(100):
-        view = await services.channels.owner.get_channel(actor.user_id, room.channel.channel_id)
-        if view.members[0].polling:
-            break
-        await asyncio.sleep(0.02)
+    waiting = await parked_wait(services, agent, room.channel.channel_id, cursor, 10)
+    view = await services.channels.owner.get_channel(actor.user_id, room.channel.channel_id)
     assert view.members[0].polling
     sent = await room.send("go")
     await waiting
@@ -332,8 +326,7 @@ async def test_the_events_long_poll_wakes_on_a_new_event(services, actor):
     waiting = asyncio.create_task(
         services.channels.owner.events(actor.user_id, room.channel.channel_id, cursor, 20)
     )
-    await asyncio.sleep(0.05)
-    assert not waiting.done()
+    assert await still_running(waiting, 0.05)  # parked: nothing new yet
     await room.send("wake up")
     events, new_cursor = await asyncio.wait_for(waiting, 5)
     assert [e.kind for e in events] == ["command"]
@@ -346,11 +339,7 @@ async def test_too_many_open_waits_per_client_are_refused(services, actor):
     )
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "a")
-    parked = [
-        asyncio.create_task(services.channels.agent.wait(agent, room.channel.channel_id, cursor, 5))
-        for _ in range(2)
-    ]
-    await asyncio.sleep(0.05)
+    parked = [await parked_wait(services, agent, room.channel.channel_id, cursor, 5) for _ in range(2)]
     with pytest.raises(RomergoError) as refused:
         await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 5)
     assert refused.value.code == "rate_limited"

@@ -7,9 +7,8 @@ import asyncio
 
 import pytest
 
-from romergo.channels import presence_topic
 from romergo.errors import RomergoError
-from tests.support.channels import open_room
+from tests.support.channels import open_room, parked_wait
 from ui.panel.model import Conversation
 
 
@@ -24,10 +23,7 @@ async def test_revoking_an_agent_ends_its_memberships_and_only_its_own(services,
     assert got.command.command_id == held.command_id
     await services.channels.owner.end_channel(actor.user_id, ended.channel.channel_id)
     cursor = (await services.channels.owner.get_channel(actor.user_id, parked.channel.channel_id)).cursor
-    # Tasks start in the order they are made: the listener is in place before the wait announces.
-    listening = asyncio.create_task(services.bus.wait(presence_topic(parked.channel.channel_id), 5))
-    wait = asyncio.create_task(services.channels.agent.wait(claude, parked.channel.channel_id, cursor, 30))
-    assert await listening  # the wait found nothing and parked
+    wait = await parked_wait(services, claude, parked.channel.channel_id, cursor)
 
     assert await services.revoke_agent(actor.user_id, claude.client_id) == 0  # no OAuth grant here
     with pytest.raises(RomergoError) as released:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from sqlmodel import col, select
 
 from romergo.actors import Actor
-from romergo.channels import AgentRef, ChannelView
+from romergo.channels import AgentRef, ChannelView, presence_topic
 from romergo.services import Services
 from storage.tables import ChannelEvent
 from tests.support.story import SmallStory, small_story
@@ -47,3 +48,14 @@ async def open_room(services: Services, owner: Actor, **settings) -> Room:
     channel = await services.channels.owner.create_channel(owner.user_id, story.project_id, **settings)
     assert channel.code
     return Room(services, owner, story, channel, channel.code)
+
+
+async def parked_wait(services: Services, agent: AgentRef, channel_id: str, cursor: int, timeout: float = 30):
+    """Start `agent`'s wait and return its task once it has parked (found nothing, announced itself).
+
+    Tasks start in the order they are made, so the presence listener is in place first.
+    """
+    listening = asyncio.create_task(services.bus.wait(presence_topic(channel_id), 5))
+    waiting = asyncio.create_task(services.channels.agent.wait(agent, channel_id, cursor, timeout))
+    assert await listening, "the wait did not park"
+    return waiting

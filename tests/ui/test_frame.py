@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import SimpleNamespace
@@ -13,6 +12,7 @@ from nicegui import Client, ui
 from romergo.bus import EventBus, project_topic
 from romergo.entities import Project
 from romergo.errors import RomergoError
+from tests.support.waiting import until
 from tests.ui.tabs import Fakes
 from ui.context import PageContext
 from ui.frame import Listing, ListingPage, SectionPage
@@ -103,8 +103,8 @@ async def test_redraws_only_when_the_key_changed(client: Client) -> None:
 
         await page.reload()  # same lines, another title: the section keeps its elements
         await page.reload()
-        await asyncio.sleep(0.01)  # a refresh runs as a task
 
+        await until(lambda: page.drawn == [("one",), ("one", "two")], what="the refresh task's redraw")
         assert page.drawn == [("one",), ("one", "two")]
 
 
@@ -145,8 +145,8 @@ async def test_a_change_on_the_bus_reloads_the_page(client: Client) -> None:
         await page.open()
 
         fakes.bus.publish(project_topic("prj_1"), {"type": "changed"})
-        await asyncio.sleep(0.2)
 
+        await until(lambda: page.drawn[-1] == ("one", "two"), what="the reload after the change")
         assert loads.calls == 2
         assert page.drawn[-1] == ("one", "two")
 
