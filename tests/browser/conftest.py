@@ -4,8 +4,9 @@ One server per test module (started once, shared by its tests) and one browser p
 test gets a fresh browser context, so cookies never leak between tests.
 
 Editor tests use `author` (per module: the server's first account and its demo, signed in once
-with the printed one-time link) and `open_page(author, path)`, which opens a new browser context
-carrying that session: signing in again for every page would hit the sign-in rate limit.
+with the printed one-time link; per test, `own_author`, in modules whose tests change the story)
+and `open_page(author, path)`, which opens a new browser context carrying that session: signing
+in again for every page would hit the sign-in rate limit.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from uuid import uuid4
 
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
@@ -147,6 +149,13 @@ async def make_author(server: RunningServer, browser: Browser, username: str | N
 @pytest.fixture(scope="module")
 async def author(server: RunningServer, browser: Browser) -> Author:
     return await make_author(server, browser)
+
+
+@pytest.fixture
+async def own_author(server: RunningServer, browser: Browser) -> Author:
+    """A new account with its own demo, for one test alone: modules whose tests change the story
+    use it as their `author`, so each test starts from the demo as seeded, in any order."""
+    return await make_author(server, browser, f"author-{uuid4().hex[:8]}")
 
 
 OpenPage = Callable[..., Awaitable[Page]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.async_api import Page, expect
 
 from tests.browser.conftest import Author, OpenPage
@@ -22,6 +23,12 @@ async def read_on(page: Page, until: str) -> None:
         await page.get_by_role("button", name="Next line").click()
         await expect(box).not_to_have_attribute("data-line", line or "")
     raise AssertionError(f"no button {until!r}")
+
+
+@pytest.fixture
+def author(own_author: Author) -> Author:
+    """Each test changes the story: it gets a demo of its own."""
+    return own_author
 
 
 async def test_the_check_lists_the_unreachable_cellar_until_a_choice_leads_there(

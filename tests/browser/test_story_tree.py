@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.async_api import Page, expect
 
 from tests.browser.conftest import Author, OpenPage
@@ -16,6 +17,12 @@ def chapter(page: Page, title: str):
 def scenes_of(page: Page, chapter_title: str):
     """The scene links of a chapter: `to_have_text([...])` on it waits for an exact order."""
     return chapter(page, chapter_title).get_by_role("listitem").get_by_role("link")
+
+
+@pytest.fixture
+def author(own_author: Author) -> Author:
+    """Each test changes the story: it gets a demo of its own."""
+    return own_author
 
 
 async def test_create_a_project_with_a_chapter_and_a_scene_and_reload_returns_there(
