@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.async_api import Page, expect
 
 from tests.browser.conftest import Author, OpenPage
@@ -28,6 +29,12 @@ async def pick(page: Page, field, option: str) -> None:
 
 def line_text(page: Page, number: int):
     return page.get_by_test_id(f"line-{number}").get_by_test_id("line-text")
+
+
+@pytest.fixture
+def author(own_author: Author) -> Author:
+    """Each test changes the demo's scenes: it gets a demo of its own."""
+    return own_author
 
 
 async def test_set_background_and_music(author: Author, open_page: OpenPage):
