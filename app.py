@@ -46,6 +46,8 @@ def serve(settings: Settings) -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     listener = _bind(settings.host, settings.port)
     settings = dataclasses.replace(settings, port=listener.getsockname()[1])
+    # The bound address, for whoever started it with `--port 0` or runs it behind a public URL.
+    print(f"Listening on http://{settings.host}:{settings.port}", flush=True)
     app = build_app(build_services(settings))
     # A long-poll in flight must not hold shutdown for its whole window; access lines would bury
     # the sign-in link, so they are off (a reverse proxy logs requests better anyway).

@@ -2,9 +2,9 @@
 
 The child gets a clean environment (no PYTEST*/NICEGUI* variables: NiceGUI behaves differently
 under pytest) and its own data dir. It binds port 0 (any free port, chosen by the kernel at bind
-time, so no other process can take it in between) and the port is read back from the sign-in
-line it prints; a restart binds the same port again. Start-up is awaited by reading its output,
-not by sleeping.
+time, so no other process can take it in between) and the port is read back from the line
+where it says what it listens on; a restart binds the same port again. Start-up is awaited by
+reading its output, not by sleeping.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[2]
 SIGN_IN = re.compile(r"^Sign in: (\S+)$")
+LISTENING = re.compile(r"^Listening on http://\S+:(\d+)$")
 
 
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -96,9 +96,11 @@ class RunningServer:
         assert process.stdout is not None
         for line in process.stdout:
             self.output.append(line)
+            bound = LISTENING.match(line.strip())
+            if bound:
+                self.port = int(bound.group(1))
             match = SIGN_IN.match(line.strip())
             if match:
                 self.signin_url = match.group(1)
-                self.port = self.port or int(urlsplit(self.signin_url).port or 0)
             if "Uvicorn running on" in line and self.signin_url:
                 self._ready.set()
