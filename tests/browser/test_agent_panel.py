@@ -336,11 +336,15 @@ async def test_allow_once_and_reject_in_the_panel_decide_a_waiting_tool_call(
             me.call(
                 "romergo_update_chapter",
                 chapter_id=chapter_id,
-                title="No Storm at All",
+                title="No Storm\u202e<b>at</b> All",
                 command_id=command_id,
             )
         )
         await expect(shown.get_by_role("button", name="Reject")).to_be_visible()
+        # The dialog shows the canonical arguments, untrusted text escaped: no bidi override, no HTML.
+        escaped = '"title": "No Storm\\u202e<b>at</b> All"'
+        await expect(shown.get_by_text(escaped, exact=False)).to_be_visible()
+        assert await panel(page).locator("b").count() == 0
         await shown.get_by_role("button", name="Reject").click()
         with pytest.raises(Exception, match=r"\[confirmation_rejected\]"):
             await asyncio.wait_for(rejected, 10)

@@ -76,9 +76,7 @@ async def test_an_expired_token_gets_the_401_challenge(server: RunningServer):
     assert "resource_metadata=" in refused.headers["www-authenticate"]
 
 
-async def test_the_session_cookie_is_http_only_same_site_and_not_secure_over_plain_http(
-    server: RunningServer,
-):
+async def test_the_session_cookie_is_http_only_and_same_site(server: RunningServer):
     async with httpx.AsyncClient(base_url=server.base_url) as http:
         form = (await http.get("/login")).text
         token = re.search(r'"name":"csrf","value":"([^"]+)"', form)
