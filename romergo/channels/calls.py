@@ -19,7 +19,7 @@ from romergo.channels.confirmations import Confirmations, needs_confirmation
 from romergo.channels.events import EntityRef, Payload, ToolBlocked, ToolFailed, ToolFinished, ToolStarted
 from romergo.channels.models import Caller
 from romergo.channels.store import ChannelStore, ChannelTx, EventActor, channel_state, ensure_holder
-from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, EventKind
+from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, FINISHED_STATES, EventKind
 from romergo.errors import RomergoError
 from romergo.ratelimit import RateLimiter
 from romergo.story.base import EntityChange, collect_changes
@@ -132,6 +132,8 @@ class CallGuard:
         if call.command_id is not None:
             named, room = await self._named_command(call, rooms)
             await self._check_room(call, room, named)
+            if named.state in FINISHED_STATES:
+                return Attribution(None, room, tuple(rooms))  # a read after the reply: no tool events
             return Attribution(named, room, tuple(rooms))
         if not rooms:
             return Attribution(None, None)
@@ -176,7 +178,8 @@ class CallGuard:
     async def _named_command(self, call: ToolCall, rooms: list[Channel]) -> tuple[Command, Channel]:
         async with self.store.db.read() as session:
             command, channel = await self.store.owned_command(session, call.caller.user_id, call.command_id)
-        ensure_holder(command, call.caller.client_id)
+        if not _reads_own_finished(call, command):
+            ensure_holder(command, call.caller.client_id)
         self.store.ensure_live(channel)
         if call.project_id is not None and channel.project_id != call.project_id:
             await self._block(call, channel, command, "The command belongs to another project.", None)
@@ -246,6 +249,16 @@ async def _blocked_event(
         _agent(call),
         ToolBlocked(tool=call.tool, reason=reason, permission=permission),
         command_id,
+    )
+
+
+def _reads_own_finished(call: ToolCall, command: Command) -> bool:
+    """An agent may still read (not change) a command it finished, e.g. its recorded changes after
+    replying, to check its work (issue 14)."""
+    return (
+        call.category in READ_CATEGORIES
+        and command.claimed_by == call.caller.client_id
+        and command.state in FINISHED_STATES
     )
 
 

@@ -150,6 +150,36 @@ async def test_naming_a_command_checks_who_holds_it_and_its_state(services, acto
         assert refused.value.code == ("command_cancelled" if command_id else "no_active_command")
 
 
+async def test_a_finished_command_can_still_be_read_by_its_agent_but_not_changed(services, actor):
+    room = await open_room(services, actor)
+    agent, command = await claim(services, room)
+    await services.channels.guard.run_tool_call(
+        rename_call(agent, room, command_id=command.command_id), renamer(services, agent, room)
+    )
+    await services.channels.agent.report(agent, command.command_id, "reply", "Done.", {"status": "success"})
+    kinds_after_reply = await room.kinds()
+
+    changes = await services.channels.guard.run_tool_call(
+        rename_call(agent, room, command_id=command.command_id, category="read"),
+        lambda _: services.channels.guard.changes_of_command(agent, command.command_id),
+    )
+    assert [change["entity_type"] for change in changes] == ["scene"]
+    assert await room.kinds() == kinds_after_reply  # a read after the reply adds nothing to the card
+    with pytest.raises(RomergoError) as refused:
+        await services.channels.guard.run_tool_call(
+            rename_call(agent, room, command_id=command.command_id), renamer(services, agent, room)
+        )
+    assert refused.value.code == "command_finished"
+    stranger = room.agent("b")
+    await services.channels.agent.join(stranger, room.code)
+    with pytest.raises(RomergoError) as foreign:
+        await services.channels.guard.run_tool_call(
+            rename_call(stranger, room, command_id=command.command_id, category="read"),
+            lambda _: services.channels.guard.changes_of_command(stranger, command.command_id),
+        )
+    assert foreign.value.code == "not_claimed_by_you"
+
+
 async def test_an_agent_outside_any_channel_is_only_bound_by_its_token(services, actor):
     room = await open_room(services, actor)
     outsider = room.agent("outsider")
