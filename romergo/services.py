@@ -5,11 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from romergo.accounts.service import AccountService
+from romergo.actors import user_actor
 from romergo.agents import AgentService
 from romergo.bus import EventBus
 from romergo.channels import ChannelService
+from romergo.channels.vocabulary import UNDOABLE_STATES
 from romergo.clock import Clock
 from romergo.config import Settings
+from romergo.errors import RomergoError
 from romergo.secrets import load_or_create_secret
 from romergo.story import (
     AssetService,
@@ -22,6 +25,8 @@ from romergo.story import (
     SceneService,
     StoryReads,
     StoryStore,
+    UndoOutcome,
+    UndoService,
 )
 from storage import Database
 from storage.migrate import upgrade
@@ -43,6 +48,7 @@ class Services:
     copies: CopyService
     assets: AssetService
     reads: StoryReads
+    undo: UndoService
     accounts: AccountService
     channels: ChannelService
     agents: AgentService
@@ -53,6 +59,15 @@ class Services:
         revoked = await self.agents.grants.revoke_client(user_id, client_id)
         await self.channels.owner.agent_revoked(user_id, client_id)
         return revoked
+
+    async def undo_command(
+        self, user_id: str, command_id: str, *, force: bool = False, redo: bool = False
+    ) -> UndoOutcome:
+        """ "Undo this command" (and its redo): only the owner's, only once the agent is done with it."""
+        command = await self.channels.owner.get_command(user_id, command_id)
+        if command.state not in UNDOABLE_STATES:
+            raise RomergoError("conflict", "The agent is still working on this command: cancel it first.")
+        return await self.undo.undo(user_actor(user_id), f"command:{command_id}", force=force, redo=redo)
 
     async def close(self) -> None:
         await self.db.dispose()
@@ -83,6 +98,7 @@ def build_services(settings: Settings, clock: Clock | None = None) -> Services:
         copies=CopyService(store, limits),
         assets=AssetService(store, limits),
         reads=StoryReads(store),
+        undo=UndoService(store),
         accounts=AccountService(db, settings),
         channels=ChannelService.build(db, bus, settings, clock),
         agents=AgentService(db, settings),

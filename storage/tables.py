@@ -127,7 +127,10 @@ class Revision(SQLModel, table=True):
     """One entity change with full before/after snapshots: the base of history, diff and undo."""
 
     __tablename__ = "revisions"
-    __table_args__ = (Index("ix_revisions_project_id", "project_id", "id"),)
+    __table_args__ = (
+        Index("ix_revisions_project_id", "project_id", "id"),
+        Index("ix_revisions_entity", "project_id", "entity_type", "entity_id", "id"),
+    )
     id: int | None = Field(default=None, primary_key=True)
     project_id: str = Field(foreign_key="projects.id")
     entity_type: str
@@ -141,6 +144,10 @@ class Revision(SQLModel, table=True):
     tool: str | None = None
     client_id: str | None = None
     created_at: datetime
+    batch_id: str | None = Field(default=None, index=True)
+    """The write this change was part of: what Ctrl+Z takes back as one."""
+    reverts: str | None = Field(default=None, index=True)
+    """For an undo: what it took back, `command:<id>` or `batch:<id>`."""
 
 
 class WebSession(SQLModel, table=True):

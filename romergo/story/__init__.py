@@ -15,6 +15,7 @@ from romergo.story.projects import ProjectService
 from romergo.story.publishing import PublishingService
 from romergo.story.reads import StoryReads
 from romergo.story.scenes import ChoiceSpec, SceneService
+from romergo.story.undo import Conflict, UndoOutcome, UndoService
 
 __all__ = [
     "UNCHANGED",
@@ -22,6 +23,7 @@ __all__ = [
     "ChapterService",
     "CharacterService",
     "ChoiceSpec",
+    "Conflict",
     "CopyService",
     "EntityChange",
     "LineService",
@@ -32,4 +34,6 @@ __all__ = [
     "StoryChanged",
     "StoryReads",
     "StoryStore",
+    "UndoOutcome",
+    "UndoService",
 ]

@@ -22,6 +22,7 @@ from romergo.actors import Actor
 from romergo.bus import EventBus, project_topic, user_topic
 from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid, not_found
+from romergo.ids import new_id
 from storage import Database
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Revision, Scene
 
@@ -47,6 +48,7 @@ class StoryChanged:
 
 
 _collected: ContextVar[list[EntityChange] | None] = ContextVar("romergo_collected_changes", default=None)
+_batches: ContextVar[list[str] | None] = ContextVar("romergo_collected_batches", default=None)
 
 
 @contextmanager
@@ -58,6 +60,18 @@ def collect_changes() -> Iterator[list[EntityChange]]:
         yield changes
     finally:
         _collected.reset(token)
+
+
+@contextmanager
+def collect_batches() -> Iterator[list[str]]:
+    """Gather the ids of the writes that changed something inside this block (in this task):
+    what one click of the author made, for the tab's Ctrl+Z."""
+    batches: list[str] = []
+    token = _batches.set(batches)
+    try:
+        yield batches
+    finally:
+        _batches.reset(token)
 
 
 class UnitOfWork:
@@ -134,6 +148,9 @@ class Mutation(UnitOfWork):
     def __init__(self, session: AsyncSession, actor: Actor) -> None:
         super().__init__(session, actor)
         self.changes: list[EntityChange] = []
+        self.batch_id = new_id("bat")
+        self.reverts: str | None = None
+        """Set by an undo: what its revisions take back (`command:<id>` or `batch:<id>`)."""
 
     def record(
         self,
@@ -159,6 +176,8 @@ class Mutation(UnitOfWork):
                 tool=self.actor.tool,
                 client_id=self.actor.client_id,
                 created_at=utcnow(),
+                batch_id=self.batch_id,
+                reverts=self.reverts,
             )
         )
         change = EntityChange(entity_type, entity_id, action)
@@ -214,6 +233,9 @@ class StoryStore:
             yield tx
             await tx.finish()
         self._publish(tx)
+        batches = _batches.get()
+        if batches is not None and tx.changes:
+            batches.append(tx.batch_id)
 
     @asynccontextmanager
     async def read(self, actor: Actor) -> AsyncIterator[UnitOfWork]:

@@ -153,6 +153,9 @@ class LinesEditor:
             self.new.text = ""
 
     def edit(self, line_view: LineView) -> None:
+        """Open the line's draft; a second request for a line already open keeps what was typed."""
+        if line_view.line.id in self.drafts:
+            return
         self.drafts[line_view.line.id] = Draft(line_view.line.text, line_view.line.character_id or NARRATION)
         self._list.refresh()
 

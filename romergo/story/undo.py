@@ -1,0 +1,180 @@
+"""Undo and redo: take back a set of changes (an agent's command, or one write of the author) by
+writing new revisions, never by deleting history.
+
+A change set is `command:<id>` (every revision an agent's command made) or `batch:<id>` (the
+revisions of one transaction, e.g. one click of the author, or an earlier undo). Taking it back
+restores, per entity, the state before the set's first change, newest entity first, in one
+transaction attributed to the user; the new batch remembers what it reverts. Undoing that batch
+is the redo. Deleted entities come back with their ids and children, so choices that still point
+to a deleted scene lead to it again.
+
+Conflicts: an entity that changed after the set (by anyone) is listed and the whole set is left
+alone, unless `force`, which overwrites only the fields the set changed. Publishing is never
+taken back (its frozen story is not in the revision); such changes are reported as kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import col, select
+
+from romergo.actors import Actor
+from romergo.errors import RomergoError
+from romergo.story.base import Mutation, StoryStore
+from romergo.story.restore import ChangedEntity, Restorer, changed_entities, title_of
+from storage.tables import DialogueLine, Revision
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """An entity the set changed that someone changed again afterwards."""
+
+    entity_type: str
+    entity_id: str
+    title: str
+    actor_type: str
+    tool: str | None
+    at: datetime | None
+
+
+@dataclass(frozen=True)
+class UndoOutcome:
+    reverted: int
+    """Entities restored; 0 with conflicts means nothing was changed."""
+    conflicts: list[Conflict] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    """Changes undo does not take back, in words (publishing)."""
+    batch_id: str | None = None
+    """The undo's own batch: undoing it is the redo."""
+
+
+@dataclass(frozen=True)
+class SetStatus:
+    """Where a change set stands: `undone` after an odd number of undo/redo steps."""
+
+    key: str
+    head: str
+    steps: int
+    changes: int
+
+    @property
+    def undone(self) -> bool:
+        return self.steps % 2 == 1
+
+
+class UndoService:
+    def __init__(self, store: StoryStore) -> None:
+        self.store = store
+
+    async def status(self, actor: Actor, key: str) -> SetStatus:
+        async with self.store.read(actor) as uow:
+            rows = await _revisions(uow.session, key)
+            if rows:
+                await uow.project_by_id(rows[0].project_id)
+            head, steps = await _head(uow.session, key)
+            return SetStatus(key, head, steps, len({(r.entity_type, r.entity_id) for r in rows}))
+
+    async def undo(self, actor: Actor, key: str, *, force: bool = False, redo: bool = False) -> UndoOutcome:
+        """Take back the set `key` (`command:<id>` / `batch:<id>`); with `redo`, take back its undo.
+
+        Refused with `conflict` when the set is already in the wanted state or changed nothing.
+        """
+        async with self.store.write(actor) as tx:
+            head, steps = await _head(tx.session, key)
+            if steps % 2 == (0 if redo else 1):
+                raise RomergoError("conflict", "Nothing to redo." if redo else "This was already undone.")
+            rows = await _revisions(tx.session, head)
+            if not rows:
+                raise RomergoError("conflict", "Nothing to undo: it changed nothing in the story.")
+            await tx.project_by_id(rows[0].project_id)
+            entities = changed_entities(rows)
+            conflicts = await _conflicts(tx, rows, entities)
+            if conflicts and not force:
+                return UndoOutcome(reverted=0, conflicts=conflicts)
+            tx.reverts = head
+            restorer = Restorer(tx)
+            for entity in reversed(entities):
+                await restorer.restore(entity)
+            return UndoOutcome(
+                reverted=restorer.restored, conflicts=conflicts, kept=restorer.kept, batch_id=tx.batch_id
+            )
+
+
+# ---- change sets ---------------------------------------------------------------------------------
+
+
+async def _revisions(session: Any, key: str) -> list[Revision]:
+    kind, _, ident = key.partition(":")
+    if kind == "command":
+        where = col(Revision.command_id) == ident
+    elif kind == "batch":
+        where = col(Revision.batch_id) == ident
+    else:
+        raise RomergoError("invalid_argument", f'"{key}" names no set of changes.')
+    return list((await session.exec(select(Revision).where(where).order_by(col(Revision.id)))).all())
+
+
+async def _head(session: Any, key: str) -> tuple[str, int]:
+    """The newest step of the undo/redo chain that starts at `key`, and how many steps it has."""
+    head, steps = key, 0
+    while True:
+        statement = (
+            select(Revision.batch_id)
+            .where(Revision.reverts == head)
+            .order_by(col(Revision.id).desc())
+            .limit(1)
+        )
+        batch = (await session.exec(statement)).first()
+        if batch is None:
+            return head, steps
+        head, steps = f"batch:{batch}", steps + 1
+
+
+async def _conflicts(tx: Mutation, rows: list[Revision], entities: list[ChangedEntity]) -> list[Conflict]:
+    own = {row.id for row in rows}
+    created = {e.entity_id for e in entities if e.before is None}
+    found: list[Conflict] = []
+    for entity in entities:
+        statement = (
+            select(Revision)
+            .where(
+                Revision.project_id == rows[0].project_id,
+                Revision.entity_type == entity.entity_type,
+                Revision.entity_id == entity.entity_id,
+                col(Revision.id) > entity.last_revision_id,
+            )
+            .order_by(col(Revision.id))
+        )
+        later = [row for row in (await tx.session.exec(statement)).all() if row.id not in own]
+        if later:
+            found.append(_conflict(entity, later[-1]))
+        elif entity.before is None and entity.entity_type == "scene":
+            found.extend(await _lines_added_since(tx, entity, created))
+    return found
+
+
+async def _lines_added_since(tx: Mutation, scene: ChangedEntity, created: set[str]) -> list[Conflict]:
+    """A scene the set created holds lines someone else wrote since: removing it would lose them."""
+    statement = select(DialogueLine).where(DialogueLine.scene_id == scene.entity_id)
+    came_with_it = {line["id"] for line in (scene.after or {}).get("lines", [])}
+    lines = [
+        line for line in (await tx.session.exec(statement)).all() if line.id not in created | came_with_it
+    ]
+    if not lines:
+        return []
+    title = title_of(scene.after or {})
+    return [Conflict("scene", scene.entity_id, title, "user", None, None)]
+
+
+def _conflict(entity: ChangedEntity, later: Revision) -> Conflict:
+    return Conflict(
+        entity_type=entity.entity_type,
+        entity_id=entity.entity_id,
+        title=title_of(later.after or later.before or entity.before or entity.after or {}),
+        actor_type=later.actor_type,
+        tool=later.tool,
+        at=later.created_at,
+    )
