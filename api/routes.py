@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 
 from api.auth import Owner, OwnerAuth
-from api.schemas import ChannelSettings, Decision, NewChannel, NewCommand
+from api.schemas import ChannelSettings, Decision, NewChannel, NewCommand, Undo
 from romergo.actors import user_actor
 from romergo.channels import wire
 from romergo.clock import iso
@@ -90,6 +90,26 @@ def router(services: Services, auth: OwnerAuth) -> APIRouter:
     )
     async def retry(command_id: str, owner: Caller) -> dict[str, Any]:
         return wire.command(await channels.owner.retry_command(owner.user_id, command_id))
+
+    @api.post("/commands/{command_id}/undo", summary="Undo what a finished command changed in the story")
+    async def undo(command_id: str, owner: Caller, body: Undo | None = None) -> dict[str, Any]:
+        force = body.force if body else False
+        outcome = await services.undo_command(owner.user_id, command_id, force=force)
+        return {
+            "reverted": outcome.reverted,
+            "conflicts": [
+                {
+                    "entity_type": c.entity_type,
+                    "entity_id": c.entity_id,
+                    "title": c.title,
+                    "changed_by": c.actor_type,
+                    "tool": c.tool,
+                    "at": iso(c.at) if c.at else None,
+                }
+                for c in outcome.conflicts
+            ],
+            "kept": outcome.kept,
+        }
 
     @api.post("/confirmations/{confirmation_id}", summary="Allow once or reject an action waiting for you")
     async def decide(confirmation_id: str, body: Decision, owner: Caller) -> dict[str, Any]:

@@ -30,3 +30,8 @@ class NewCommand(Strict):
     text: str = Field(min_length=1, max_length=4000)
     context: dict[str, Any] | None = None
     in_reply_to: str | None = Field(default=None, max_length=64)
+
+
+class Undo(Strict):
+    force: bool = False
+    """Undo even where the story changed since: only the fields the command changed go back."""
