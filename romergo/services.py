@@ -19,6 +19,7 @@ from romergo.story import (
     ChapterService,
     CharacterService,
     CopyService,
+    HistoryReads,
     LineService,
     ProjectService,
     PublishingService,
@@ -49,6 +50,7 @@ class Services:
     assets: AssetService
     reads: StoryReads
     undo: UndoService
+    history: HistoryReads
     accounts: AccountService
     channels: ChannelService
     agents: AgentService
@@ -67,7 +69,12 @@ class Services:
         command = await self.channels.owner.get_command(user_id, command_id)
         if command.state not in UNDOABLE_STATES:
             raise RomergoError("conflict", "The agent is still working on this command: cancel it first.")
-        return await self.undo.undo(user_actor(user_id), f"command:{command_id}", force=force, redo=redo)
+        outcome = await self.undo.undo(user_actor(user_id), f"command:{command_id}", force=force, redo=redo)
+        if outcome.reverted:
+            await self.channels.owner.command_undone(
+                user_id, command_id, undone=not redo, reverted=outcome.reverted
+            )
+        return outcome
 
     async def close(self) -> None:
         await self.db.dispose()
@@ -99,6 +106,7 @@ def build_services(settings: Settings, clock: Clock | None = None) -> Services:
         assets=AssetService(store, limits),
         reads=StoryReads(store),
         undo=UndoService(store),
+        history=HistoryReads(store),
         accounts=AccountService(db, settings),
         channels=ChannelService.build(db, bus, settings, clock),
         agents=AgentService(db, settings),

@@ -54,8 +54,13 @@ def check(project_id: str) -> str:
     return f"{project(project_id)}/check"
 
 
-def history(project_id: str) -> str:
-    return f"{project(project_id)}/history"
+def history(
+    project_id: str, *, scene_id: str | None = None, agent: str | None = None, command_id: str | None = None
+) -> str:
+    """The project's history, narrowed to one scene, one agent (client id) or one command."""
+    query = {"scene": scene_id, "agent": agent, "command": command_id}
+    shown = urlencode({key: value for key, value in query.items() if value})
+    return f"{project(project_id)}/history" + (f"?{shown}" if shown else "")
 
 
 def entity(project_id: str, entity_type: str, entity_id: str) -> str | None:

@@ -134,6 +134,13 @@ class ChannelEnded(Payload):
     reason: str = "ended"
 
 
+class CommandUndone(Payload):
+    """The owner took the command's changes back (`undone`), or took that undo back (redo)."""
+
+    undone: bool = True
+    reverted: int = 0
+
+
 class Nothing(Payload):
     """`cancelled`, `answered`, `code_rotated`: the kind says it all."""
 
@@ -161,6 +168,7 @@ PAYLOADS: dict[EventKind, type[Payload]] = {
     EventKind.CHANGES_RECORDED: ChangesRecorded,
     EventKind.SUMMARY_MISMATCH: SummaryMismatch,
     EventKind.CHANNEL_ENDED: ChannelEnded,
+    EventKind.COMMAND_UNDONE: CommandUndone,
 }
 
 

@@ -15,7 +15,7 @@ from sqlmodel import col, select
 
 from romergo.channels.confirmations import cancel_confirmations
 from romergo.channels.context import clean_context
-from romergo.channels.events import ChannelEnded, CommandPosted, SettingsChanged
+from romergo.channels.events import ChannelEnded, CommandPosted, CommandUndone, SettingsChanged
 from romergo.channels.models import ChannelView, CommandView, EventView
 from romergo.channels.revocation import end_memberships
 from romergo.channels.store import (
@@ -142,6 +142,14 @@ class OwnerSide:
         async with self.store.tx() as tx:
             owner = await self.store.owner_actor(tx.session, user_id)
             return await end_memberships(tx, owner, client_id)
+
+    async def command_undone(self, user_id: str, command_id: str, *, undone: bool, reverted: int) -> None:
+        """Tell the channel (every open panel) that the owner undid the command's changes, or redid them."""
+        async with self.store.tx() as tx:
+            command, channel = await self.store.owned_command(tx.session, user_id, command_id)
+            owner = await self.store.owner_actor(tx.session, user_id)
+            payload = CommandUndone(undone=undone, reverted=reverted)
+            await tx.event(channel.id, EventKind.COMMAND_UNDONE, owner, payload, command.id)
 
     async def post_command(
         self,

@@ -34,6 +34,7 @@ class EventKind(StrEnum):
     CHANGES_RECORDED = "changes_recorded"
     SUMMARY_MISMATCH = "summary_mismatch"
     CHANNEL_ENDED = "channel_ended"
+    COMMAND_UNDONE = "command_undone"
 
 
 class CommandState(StrEnum):

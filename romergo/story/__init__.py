@@ -10,6 +10,7 @@ from romergo.story.chapters import ChapterService
 from romergo.story.characters import CharacterService
 from romergo.story.check import Problem
 from romergo.story.copies import CopyService
+from romergo.story.history import HistoryFilter, HistoryReads
 from romergo.story.lines import UNCHANGED, LineService
 from romergo.story.projects import ProjectService
 from romergo.story.publishing import PublishingService
@@ -26,6 +27,8 @@ __all__ = [
     "Conflict",
     "CopyService",
     "EntityChange",
+    "HistoryFilter",
+    "HistoryReads",
     "LineService",
     "Problem",
     "ProjectService",

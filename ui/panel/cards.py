@@ -12,10 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from nicegui import ui
+from nicegui.events import ValueChangeEventArguments
 
 from romergo import urls
 from romergo.channels import CommandState, Summary
 from romergo.channels.events import ConfirmationRequested
+from romergo.story.review import EntityReview
+from ui.components.change_review import change_review
 from ui.panel.model import Card
 
 STATE_COLORS = {
@@ -39,6 +42,10 @@ class CardActions:
     answer: Callable[[Card, str], Awaitable[bool]]
     cancel: Callable[[Card], Awaitable[None]]
     retry: Callable[[Card], Awaitable[None]]
+    undo: Callable[[Card, bool], Awaitable[None]]
+    """Undo the command's changes (False) or redo them (True)."""
+    review: Callable[[Card], Awaitable[list[EntityReview]]]
+    project_id: str
 
 
 class CardView:
@@ -53,7 +60,7 @@ class CardView:
         self.steps_drawn = self.messages_drawn = 0
         self.confirmation_boxes: dict[str, ui.card] = {}
         self.summary_drawn: Summary | None = None
-        self.recorded_drawn: tuple[Any, Any] = (None, None)
+        self.recorded_drawn: tuple[Any, Any, bool] = (None, None, False)
         self.answer_box: ui.row | None = None
         with (
             ui.card().classes("w-full p-2 gap-1").props(f'data-testid="command-{card.number}" flat bordered')
@@ -77,11 +84,17 @@ class CardView:
                 self.cancel_button.props("flat dense size=sm")
                 self.retry_button = ui.button("Retry", on_click=lambda: actions.retry(self.card))
                 self.retry_button.props("flat dense size=sm color=primary")
+                self.undo_button = ui.button(
+                    "Undo this command", on_click=lambda: actions.undo(self.card, False)
+                )
+                self.undo_button.props("flat dense size=sm color=primary icon=undo")
+                self.redo_button = ui.button("Redo", on_click=lambda: actions.undo(self.card, True))
+                self.redo_button.props("flat dense size=sm color=primary icon=redo")
         self.update(card, live)
 
     def update(self, card: Card, live: bool) -> None:
         self.card, self.live = card, live
-        self.badge.text = card.state_words
+        self.badge.text = card.state_words + (" · undone" if card.undone else "")
         self.badge.set_background_color(STATE_COLORS[card.state])
         with self.steps:
             for step in card.steps[self.steps_drawn :]:
@@ -102,15 +115,37 @@ class CardView:
                 with self.summary:
                     _summary(card.summary)
             self.summary_drawn = card.summary
-        if (card.recorded, card.mismatch) != self.recorded_drawn:
+        if (card.recorded, card.mismatch, card.undone) != self.recorded_drawn:
             self.recorded.clear()
             if card.recorded is not None:
                 with self.recorded:
-                    _recorded(card)
-            self.recorded_drawn = (card.recorded, card.mismatch)
+                    self._recorded()
+            self.recorded_drawn = (card.recorded, card.mismatch, card.undone)
         self._update_answer_box()
         self.cancel_button.visible = live and card.is_open
         self.retry_button.visible = live and card.can_retry
+        self.undo_button.visible = card.can_undo and not card.undone
+        self.redo_button.visible = card.can_undo and card.undone
+
+    def _recorded(self) -> None:
+        """ "Romergo recorded N changes": opening it shows them reviewed (read then, so current)."""
+        card = self.card
+        changes = card.recorded or []
+        words = f"Romergo recorded {len(changes)} change{'s' if len(changes) != 1 else ''}"
+        expansion = ui.expansion(words).classes("w-full text-caption").props('dense data-testid="recorded"')
+        with expansion:
+            shown = ui.column().classes("w-full gap-0")
+
+        async def opened(event: ValueChangeEventArguments[bool]) -> None:
+            if not event.value:
+                return
+            entries = await self.actions.review(card)
+            shown.clear()
+            with shown:
+                change_review(self.actions.project_id, entries)
+
+        expansion.on_value_change(opened)
+        _mismatch(card)
 
     def _update_confirmations(self) -> None:
         waiting = self.card.confirmations if self.live else {}
@@ -168,12 +203,7 @@ def _summary(summary: Summary) -> None:
             _link(link.title, link.url)
 
 
-def _recorded(card: Card) -> None:
-    changes = card.recorded or []
-    words = f"Romergo recorded {len(changes)} change{'s' if len(changes) != 1 else ''}"
-    with ui.expansion(words).classes("w-full text-caption").props("dense"):
-        for change in changes:
-            ui.label(f"{change.action} {change.entity_type}: {change.title}").classes("text-caption")
+def _mismatch(card: Card) -> None:
     if card.mismatch:
         claimed = ", ".join(f"{e.type} {e.id}" for e in card.mismatch.claimed_not_recorded)
         missing = ", ".join(f"{e.type} {e.id}" for e in card.mismatch.recorded_not_claimed)

@@ -18,6 +18,7 @@ from romergo.channels.events import (
     ChannelEnded,
     Claimed,
     CommandPosted,
+    CommandUndone,
     ConfirmationDecided,
     ConfirmationRequested,
     RecordedChange,
@@ -33,6 +34,7 @@ from romergo.channels.vocabulary import (
     OPEN_STATES,
     PERMISSIONS,
     RETRYABLE_STATES,
+    UNDOABLE_STATES,
     CommandState,
     ConfirmationMode,
     Decision,
@@ -93,6 +95,8 @@ class Card:
     mismatch: SummaryMismatch | None = None
     confirmations: dict[str, ConfirmationRequested] = field(default_factory=dict)
     """Requests still waiting for the owner, by confirmation id."""
+    undone: bool = False
+    """The owner took the command's changes back (and has not redone them)."""
 
     @property
     def is_open(self) -> bool:
@@ -101,6 +105,11 @@ class Card:
     @property
     def can_retry(self) -> bool:
         return self.state in RETRYABLE_STATES
+
+    @property
+    def can_undo(self) -> bool:
+        """The agent is done with it and it changed the story: "Undo this command" (or "Redo")."""
+        return self.state in UNDOABLE_STATES and bool(self.recorded)
 
     @property
     def state_words(self) -> str:
@@ -233,25 +242,63 @@ def _notice_text(event: EventView) -> str | None:
 
 
 def _step(event: EventView) -> Step | None:
-    payload, at = event.payload, event.at
-    if isinstance(payload, Claimed):
-        again = " again (redelivered)" if payload.redelivered else ""
-        return Step("claimed", f"Claimed by {event.actor_name}{again}", at)
+    make = _STEPS.get(type(event.payload))
+    if make is not None:
+        return make(event)
+    words = {K.CANCELLED: "Cancelled", K.STALLED: "Stalled: the agent went quiet", K.ANSWERED: "Answered"}
+    return Step(event.kind.value, words[event.kind], event.at) if event.kind in words else None
+
+
+def _claimed_step(event: EventView) -> Step:
+    assert isinstance(event.payload, Claimed)
+    again = " again (redelivered)" if event.payload.redelivered else ""
+    return Step("claimed", f"Claimed by {event.actor_name}{again}", event.at)
+
+
+def _tool_step(event: EventView) -> Step:
+    payload = event.payload
     if isinstance(payload, ToolStarted):
-        return Step("tool", f"Running {payload.tool}", at)
+        return Step("tool", f"Running {payload.tool}", event.at)
     if isinstance(payload, ToolFinished):
         changed = len(payload.changed)
-        return Step("tool", f"Finished {payload.tool}" + (f" ({changed} changed)" if changed else ""), at)
+        return Step(
+            "tool", f"Finished {payload.tool}" + (f" ({changed} changed)" if changed else ""), event.at
+        )
     if isinstance(payload, ToolFailed):
-        return Step("tool", f"Failed {payload.tool}: {payload.message}", at, failed=True)
-    if isinstance(payload, ToolBlocked):
-        return Step("blocked", f"Blocked {payload.tool}: {payload.reason}", at, failed=True)
+        return Step("tool", f"Failed {payload.tool}: {payload.message}", event.at, failed=True)
+    assert isinstance(payload, ToolBlocked)
+    return Step("blocked", f"Blocked {payload.tool}: {payload.reason}", event.at, failed=True)
+
+
+def _confirmation_step(event: EventView) -> Step:
+    payload = event.payload
     if isinstance(payload, ConfirmationRequested):
-        return Step("confirmation", f"Needs confirmation: {payload.action or payload.tool}", at)
-    if isinstance(payload, ConfirmationDecided):
-        return Step("confirmation", DECISION_WORDS[payload.decision], at)
-    words = {K.CANCELLED: "Cancelled", K.STALLED: "Stalled: the agent went quiet", K.ANSWERED: "Answered"}
-    return Step(event.kind.value, words[event.kind], at) if event.kind in words else None
+        return Step("confirmation", f"Needs confirmation: {payload.action or payload.tool}", event.at)
+    assert isinstance(payload, ConfirmationDecided)
+    return Step("confirmation", DECISION_WORDS[payload.decision], event.at)
+
+
+def _undo_step(event: EventView) -> Step:
+    payload = event.payload
+    assert isinstance(payload, CommandUndone)
+    count = f"{payload.reverted} change{'s' if payload.reverted != 1 else ''}"
+    who = event.actor_name or "you"
+    if payload.undone:
+        return Step("undo", f"Undone by {who}: {count} taken back", event.at)
+    return Step("undo", f"Redone by {who}: {count} back as the agent left them", event.at)
+
+
+_STEPS: dict[type, Callable[[EventView], Step]] = {
+    Claimed: _claimed_step,
+    ToolStarted: _tool_step,
+    ToolFinished: _tool_step,
+    ToolFailed: _tool_step,
+    ToolBlocked: _tool_step,
+    ConfirmationRequested: _confirmation_step,
+    ConfirmationDecided: _confirmation_step,
+    CommandUndone: _undo_step,
+}
+"""The step an event of a command adds to its card, by payload type."""
 
 
 def _claimed(card: Card, event: EventView) -> None:
@@ -275,6 +322,11 @@ def _mismatch(card: Card, event: EventView) -> None:
     card.mismatch = event.payload
 
 
+def _undone(card: Card, event: EventView) -> None:
+    assert isinstance(event.payload, CommandUndone)
+    card.undone = event.payload.undone
+
+
 def _nothing(card: Card, event: EventView) -> None:
     return None
 
@@ -284,5 +336,6 @@ _SHOWS: dict[type, Callable[[Card, EventView], None]] = {
     Report: _report,
     ChangesRecorded: _recorded,
     SummaryMismatch: _mismatch,
+    CommandUndone: _undone,
 }
 """What an event adds to its card beyond the state and the step."""

@@ -17,6 +17,7 @@ from nicegui import ui
 from romergo.channels import ChannelView, channel_topic, presence_topic
 from romergo.demo import DEMO_AGENT_NAME
 from romergo.errors import RomergoError
+from romergo.story.review import EntityReview
 from ui.actions import act
 from ui.components.dialogs import confirm
 from ui.context import PageContext
@@ -24,6 +25,7 @@ from ui.live import live
 from ui.panel.cards import CardActions, CardView
 from ui.panel.invite import RoomSettings, code_view, settings_form
 from ui.panel.model import Card, Conversation, Notice, presence
+from ui.panel.undo import undo_command
 
 HISTORY_WINDOW = 2000
 
@@ -158,7 +160,9 @@ class AgentPanel:
         return self.channel is not None and self.channel.state == "live" and not self.conversation.ended
 
     def _card_actions(self) -> CardActions:
-        return CardActions(self.decide, self.answer, self.cancel, self.retry)
+        return CardActions(
+            self.decide, self.answer, self.cancel, self.retry, self.undo, self.review, self.project_id or ""
+        )
 
     def _composer(self) -> None:
         with ui.row().classes("w-full items-end no-wrap gap-1"):
@@ -254,6 +258,12 @@ class AgentPanel:
             self.ctx,
             lambda: self.ctx.services.channels.owner.retry_command(self.ctx.user.id, card.command_id),
         )
+
+    async def undo(self, card: Card, redo: bool) -> None:
+        await undo_command(self.ctx, self.host, card, redo=redo)
+
+    async def review(self, card: Card) -> list[EntityReview]:
+        return await self.ctx.services.history.command_review(self.ctx.actor, card.command_id)
 
     async def open_invite(self) -> None:
         project_id = self.project_id
