@@ -15,6 +15,7 @@ from nicegui import ui
 
 from romergo import urls
 from romergo.errors import RomergoError
+from romergo.story.base import collect_batches
 from ui.context import PageContext
 
 T = TypeVar("T")
@@ -40,7 +41,9 @@ async def act(
         ui.navigate.to(urls.login(ctx.place.route))
         return Outcome(error=SIGNED_OUT)
     try:
-        value = await change()
+        with collect_batches() as batches:
+            value = await change()
+        ctx.edits.record(batches)
     except RomergoError as error:
         if notify_errors:
             ui.notify(error.message, type="negative", multi_line=True)

@@ -8,6 +8,7 @@ from romergo import csrf
 from romergo.actors import Actor, user_actor
 from romergo.entities import User
 from romergo.services import Services
+from ui.edits import EditHistory
 from ui.place import Place
 
 
@@ -20,6 +21,8 @@ class PageContext:
     session_token: str
     place: Place = field(default_factory=Place)
     """Where this tab is and what is selected: the agent panel's command context (ui/place.py)."""
+    edits: EditHistory = field(default_factory=EditHistory)
+    """The author's own changes made in this tab, for Ctrl+Z (ui/edits.py)."""
 
     @property
     def actor(self) -> Actor:

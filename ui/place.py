@@ -46,6 +46,8 @@ class Place:
     """Dialogue lines on screen (id → text) that a selection may point into; set by the scene page."""
     listeners: list[Callable[[], None]] = field(default_factory=list, repr=False, compare=False)
     """Called after every `enter`: the agent panel follows the author from project to project."""
+    card_listeners: list[Callable[[str], None]] = field(default_factory=list, repr=False, compare=False)
+    """Called by `show_card`: the panel brings the command's card into view, the shell opens it."""
 
     def enter(
         self,
@@ -66,6 +68,11 @@ class Place:
         self.selectable = {}
         for listener in list(self.listeners):
             listener()
+
+    def show_card(self, command_id: str) -> None:
+        """Bring an agent command's card up in this tab's panel (from the history page)."""
+        for listener in list(self.card_listeners):
+            listener(command_id)
 
     def show_lines(self, texts: dict[str, str]) -> None:
         """The lines now on screen; a selection whose text changed or vanished is dropped."""

@@ -18,6 +18,7 @@ from romergo import urls
 from romergo.services import Services
 from ui.components.not_found import not_found
 from ui.context import PageContext
+from ui.edits import install_edit_keys
 from ui.pages import agents, assets, chapter, characters, check, history, play, project, projects, scene
 from ui.panel import AgentPanel, DemoLauncher
 from ui.selection import track_selection
@@ -46,8 +47,14 @@ def build_root(
         ui.page_title("Romergo")
         ui.add_css(CSS)
         track_selection(ctx.place)
+        install_edit_keys(ctx)
         with ui.right_drawer(value=True, fixed=True).props("width=400 bordered").classes("p-0") as drawer:
             AgentPanel(ctx, demo)
+
+        def open_panel(_: str) -> None:
+            drawer.value = True
+
+        ctx.place.card_listeners.append(open_panel)
         _header(ctx, drawer)
         with ui.column().classes("w-full max-w-5xl mx-auto p-4"):
             StoryPages(routes(ctx)).classes("w-full")
@@ -66,7 +73,9 @@ def routes(ctx: PageContext) -> dict[str, SubPage]:
         urls.CHARACTERS_ROUTE: lambda project_id: characters.page(ctx, project_id),
         urls.ASSETS_ROUTE: lambda project_id: assets.page(ctx, project_id),
         urls.CHECK_ROUTE: lambda project_id: check.page(ctx, project_id),
-        urls.HISTORY_ROUTE: lambda project_id: history.page(ctx, project_id),
+        urls.HISTORY_ROUTE: lambda project_id, scene=None, agent=None, command=None, before=None: (
+            history.page(ctx, project_id, scene, agent, command, before)
+        ),
         # `?scene=` is where the play-through is, so a reload continues there.
         urls.PLAY_ROUTE: lambda project_id, scene=None: play.page(ctx, project_id, scene),
     }

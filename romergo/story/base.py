@@ -65,7 +65,8 @@ def collect_changes() -> Iterator[list[EntityChange]]:
 @contextmanager
 def collect_batches() -> Iterator[list[str]]:
     """Gather the ids of the writes that changed something inside this block (in this task):
-    what one click of the author made, for the tab's Ctrl+Z."""
+    what one click of the author made, for the tab's Ctrl+Z. Undos are not gathered: the tab
+    keeps those on its redo list itself."""
     batches: list[str] = []
     token = _batches.set(batches)
     try:
@@ -234,7 +235,7 @@ class StoryStore:
             await tx.finish()
         self._publish(tx)
         batches = _batches.get()
-        if batches is not None and tx.changes:
+        if batches is not None and tx.changes and tx.reverts is None:
             batches.append(tx.batch_id)
 
     @asynccontextmanager

@@ -97,6 +97,12 @@ class HistoryReads:
             await uow.project_by_id(rows[0].project_id)
             return review(changed_entities(rows), await _names(uow, rows[0].project_id))
 
+    async def names(self, actor: Actor, project_id: str) -> dict[str, str]:
+        """Titles of the project's scenes, chapters, characters and assets by id."""
+        async with self.store.read(actor) as uow:
+            await uow.project_by_id(project_id)
+            return (await _names(uow, project_id)).by_id
+
     async def history(
         self,
         actor: Actor,

@@ -1,17 +1,17 @@
-"""Whole-project reads: the loaded project, its outline, its history and the story check."""
+"""Whole-project reads: the loaded project, its outline and the story check (history: history.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from sqlmodel import col, select
+from sqlmodel import select
 
 from romergo.actors import Actor
 from romergo.story import check
 from romergo.story.base import StoryStore, UnitOfWork
-from romergo.story.views import ChapterOutline, Outline, ProjectData, RevisionView
-from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Revision, Scene
+from romergo.story.views import ChapterOutline, Outline, ProjectData
+from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Scene
 
 
 @dataclass(frozen=True)
@@ -48,18 +48,6 @@ class StoryReads:
     async def check_story(self, actor: Actor, project_id: str) -> list[check.Problem]:
         return check.check_story(await self.project_data(actor, project_id))
 
-    async def history(self, actor: Actor, project_id: str, limit: int = 200) -> list[RevisionView]:
-        async with self.store.read(actor) as uow:
-            await uow.project_by_id(project_id)
-            statement = (
-                select(Revision)
-                .where(Revision.project_id == project_id)
-                .order_by(col(Revision.id).desc())
-                .limit(limit)
-            )
-            rows = (await uow.session.exec(statement)).all()
-            return [RevisionView(row, _title_of(row)) for row in rows]
-
 
 async def load_project(uow: UnitOfWork, project_id: str) -> ProjectData:
     """The whole project in one query per table, for the actor of `uow` (else `not_found`)."""
@@ -84,12 +72,3 @@ async def load_project(uow: UnitOfWork, project_id: str) -> ProjectData:
 def outline_of(data: ProjectData) -> Outline:
     chapters = [ChapterOutline(chapter, data.scenes_of(chapter.id)) for chapter in data.chapters_in_order()]
     return Outline(data.project, chapters, sorted(data.characters, key=lambda c: c.name.casefold()))
-
-
-def _title_of(revision: Revision) -> str:
-    snapshot = revision.after or revision.before or {}
-    for key in ("title", "name", "label", "text"):
-        value = snapshot.get(key)
-        if isinstance(value, str):
-            return value if len(value) <= 60 else value[:57] + "…"
-    return revision.entity_id

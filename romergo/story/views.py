@@ -8,7 +8,7 @@ from functools import cached_property
 from typing import Literal, TypeVar
 
 from romergo.story.media_rules import SlotSource
-from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Revision, Scene
+from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene
 
 Row = TypeVar("Row", Scene, DialogueLine, Choice)
 
@@ -128,13 +128,6 @@ class AssetUse:
 class AssetView:
     asset: Asset
     used_by: list[AssetUse]
-
-
-@dataclass(frozen=True)
-class RevisionView:
-    revision: Revision
-    title: str
-    """A readable name for the entity (from its snapshot), for history lists."""
 
 
 def _ordered_groups(rows: Iterable[Row], parent: Callable[[Row], str]) -> dict[str, list[Row]]:

@@ -4,6 +4,7 @@ diff, "Undo this command" reverting the scene live in another tab, and the redo.
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 from playwright.async_api import expect
@@ -129,3 +130,52 @@ async def test_a_later_edit_makes_undo_ask_first(author: Author, open_page: Open
     await expect(page.get_by_test_id("scene-title")).to_have_text(SCENE)
     await expect(page.get_by_test_id("line-text").filter(has_text=OLD_LINE)).to_have_count(1)
     await expect(panel(page).get_by_role("button", name="Redo")).to_be_visible()
+
+
+async def test_the_history_page_filtered_by_agent_and_a_scenes_own_history(
+    author: Author, open_page: OpenPage
+):
+    page = await open_page(author, author.scenes[SCENE])
+    await carry_out(author, page, "Tighten the beacon line")
+    await page.get_by_role("button", name="Rename the scene").click()
+    await page.get_by_role("dialog").get_by_role("textbox").fill("My own title")
+    await page.get_by_role("dialog").get_by_role("button", name="Save").click()
+    await expect(page.get_by_test_id("scene-title")).to_have_text("My own title")
+
+    await page.get_by_role("link", name="Scene history").click()
+    entries = page.get_by_test_id("revision")
+    await expect(page.get_by_text("History of “My own title”")).to_be_visible()
+    await expect(entries.first.get_by_test_id("who")).to_have_text("you")
+    who = await entries.get_by_test_id("who").all_text_contents()
+    assert who[:3] == [
+        "you",
+        "Reviewer (agent) · romergo_update_scene",
+        "Reviewer (agent) · romergo_update_dialogue_line",
+    ]
+    assert set(who[3:]) == {"Romergo"}  # the demo as seeded: the scene and its lines
+    await expect(entries.nth(2).get_by_test_id("word-diff").locator("ins")).to_have_text(["every ship"])
+
+    await page.goto(author.url(f"{author.demo_path}/history"))
+    await page.get_by_label("Agent", exact=True).click()
+    await page.get_by_role("option", name="Reviewer").click()
+
+    await expect(entries.get_by_test_id("who")).to_have_text(
+        ["Reviewer (agent) · romergo_update_scene", "Reviewer (agent) · romergo_update_dialogue_line"]
+    )
+    await expect(entries.first.get_by_role("link", name="#1 “Tighten the beacon line”")).to_be_visible()
+    await expect(entries.first.get_by_test_id("field-change")).to_have_text("Title: The Beacon → The Signal")
+    await entries.first.get_by_role("button", name="Show its card").click()
+    await expect(card(page, 1)).to_be_in_viewport()
+    await expect(card(page, 1)).to_have_class(re.compile("ring-primary"))
+
+    await card(page, 1).get_by_role("button", name="Undo this command").click()
+    await page.get_by_role("dialog").get_by_role("button", name="Undo anyway").click()
+    await entries.first.get_by_role("link", name="#1 “Tighten the beacon line”").click()
+    await expect(entries.get_by_test_id("who")).to_have_text(
+        [
+            "you · undo of command #1",
+            "you · undo of command #1",
+            "Reviewer (agent) · romergo_update_scene",
+            "Reviewer (agent) · romergo_update_dialogue_line",
+        ]
+    )

@@ -196,3 +196,36 @@ async def test_a_file_that_is_not_an_image_is_refused_as_background(author: Auth
     await page.get_by_role("link", name="Assets", exact=True).click()
     await expect(page.get_by_role("listitem", name="Cliff Path at Night")).to_be_visible()
     await expect(page.get_by_role("listitem", name="sunset")).to_have_count(0)
+
+
+async def test_ctrl_z_undoes_and_ctrl_shift_z_redoes_the_authors_own_changes(
+    author: Author, open_page: OpenPage
+):
+    page = await open_page(author, author.scenes["The Beacon"])
+    await page.get_by_role("button", name="Rename the scene").click()
+    await page.get_by_role("dialog").get_by_role("textbox").fill("The Signal Fire")
+    await page.get_by_role("dialog").get_by_role("button", name="Save").click()
+    await expect(page.get_by_test_id("scene-title")).to_have_text("The Signal Fire")
+    form = page.get_by_test_id("new-line")
+    await form.get_by_label("New line").fill("A second thought.")
+    await form.get_by_role("button", name="Add line").click()
+    await expect(page.get_by_test_id("line-text").last).to_have_text("A second thought.")
+    lines = await page.get_by_test_id("line-text").count()
+
+    await page.get_by_test_id("scene-title").click()  # out of the text fields
+    await page.keyboard.press("Control+z")
+    await expect(page.get_by_test_id("line-text")).to_have_count(lines - 1)
+    await expect(page.get_by_test_id("scene-title")).to_have_text("The Signal Fire")
+    await page.keyboard.press("Control+z")
+    await expect(page.get_by_test_id("scene-title")).to_have_text("The Beacon")
+
+    await page.keyboard.press("Control+Shift+z")
+    await expect(page.get_by_test_id("scene-title")).to_have_text("The Signal Fire")
+    await page.reload()
+    await expect(page.get_by_test_id("scene-title")).to_have_text("The Signal Fire")
+    await expect(page.get_by_test_id("line-text")).to_have_count(lines - 1)
+
+    # inside a text field the keys stay the browser's own: the story is not touched
+    await form.get_by_label("New line").fill("draft")
+    await form.get_by_label("New line").press("Control+z")
+    await expect(page.get_by_test_id("scene-title")).to_have_text("The Signal Fire")

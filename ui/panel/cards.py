@@ -64,7 +64,7 @@ class CardView:
         self.answer_box: ui.row | None = None
         with (
             ui.card().classes("w-full p-2 gap-1").props(f'data-testid="command-{card.number}" flat bordered')
-        ):
+        ) as self.element:
             with ui.row().classes("w-full items-center justify-between no-wrap"):
                 ui.label(f"#{card.number}").classes("text-caption text-grey-7")
                 self.badge = ui.badge().props(f'data-testid="command-{card.number}-state"')

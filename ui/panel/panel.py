@@ -61,6 +61,7 @@ class AgentPanel:
             self.body = ui.column().classes("w-full grow no-wrap gap-2")
         ui.timer(10, self.refresh_presence)
         ctx.place.listeners.append(self.follow_place)
+        ctx.place.card_listeners.append(self.show_card)
 
     # -- following the author -------------------------------------------------------------------
 
@@ -71,6 +72,15 @@ class AgentPanel:
             ui.timer(0, self.load, once=True)
         elif project_id is None and self.project_id is None:
             self._draw_without_project()
+
+    def show_card(self, command_id: str) -> None:
+        """Scroll the command's card into view and mark it; say so when this panel does not hold it."""
+        view = self.cards.get(command_id)
+        if view is None:
+            ui.notify("That command belongs to an earlier channel of this story.", type="info")
+            return
+        view.element.classes(add="ring-2 ring-primary")
+        ui.run_javascript(f'getHtmlElement({view.element.id})?.scrollIntoView({{block: "center"}})')
 
     async def load(self) -> None:
         self.channel, self.conversation, self.cards, self.drawn_seq = None, Conversation(), {}, 0
