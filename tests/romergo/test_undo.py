@@ -189,3 +189,18 @@ async def test_undo_is_the_owners_only_and_needs_changes(services, actor, story)
         await services.undo.undo(actor, "everything")
     assert malformed.value.code == "invalid_argument"
     assert await database_state(services) == untouched
+
+
+async def test_a_deleted_asset_comes_back_into_the_slots_it_filled(services, actor, story):
+    image = await services.assets.import_asset(actor, story.project_id, "background", "Dusk", TINY_PNG)
+    await services.scenes.set_scene_background(actor, story.first_scene_id, image.id)
+    await services.chapters.set_chapter_background(actor, story.chapter_id, image.id)
+    before = await story_state(services, actor, story.project_id)
+
+    await services.assets.delete_asset(agent_for(actor), image.id)
+    assert (await services.scenes.scene_view(actor, story.first_scene_id)).scene.background_asset_id is None
+
+    outcome = await services.undo.undo(actor, f"command:{COMMAND}")
+
+    assert outcome.reverted == 3  # the asset, the scene's slot and the chapter's slot
+    assert await story_state(services, actor, story.project_id) == before

@@ -10,6 +10,7 @@ from nicegui import Client, events, ui
 
 from romergo.bus import EventBus
 from ui.context import PageContext
+from ui.edits import EditHistory
 from ui.place import Place
 
 
@@ -34,7 +35,9 @@ class Fakes:
             "reads",
         )
         services = SimpleNamespace(bus=self.bus, **dict.fromkeys(story_parts, self.stories))
-        fake = SimpleNamespace(services=services, actor=None, place=Place(), still_signed_in=still_signed_in)
+        fake = SimpleNamespace(
+            services=services, actor=None, place=Place(), edits=EditHistory(), still_signed_in=still_signed_in
+        )
         return cast(PageContext, fake)
 
 
