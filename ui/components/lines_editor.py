@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nicegui import ui
+from nicegui.events import ValueChangeEventArguments
 
 from romergo.entities import Character
 from romergo.story.ordering import Direction, list_step
@@ -27,8 +28,17 @@ NARRATION = ""
 
 @dataclass
 class Draft:
+    """What is typed in a line's form. Filled from the form's change events only: a two-way binding
+    polls the draft back into the field, which could put an older text back over a fresh one."""
+
     text: str
     speaker: str
+
+    def set_text(self, event: ValueChangeEventArguments[str | None]) -> None:
+        self.text = event.value or ""
+
+    def set_speaker(self, event: ValueChangeEventArguments[str]) -> None:
+        self.speaker = event.value or NARRATION
 
 
 class LinesEditor:
@@ -116,11 +126,14 @@ class LinesEditor:
         draft = self.drafts[line_id]
         draft.speaker = self._known(draft.speaker)
         with ui.column().classes("w-full gap-2 p-2 rounded bg-blue-1").props(f'data-testid="line-{number}"'):
-            ui.select(_speakers(self.view.characters), label="Speaker").bind_value(draft, "speaker").props(
-                "outlined dense"
-            ).classes("w-64")
-            area = ui.textarea("Line text").bind_value(draft, "text").props("outlined autogrow autofocus")
-            area.classes("w-full")
+            ui.select(
+                _speakers(self.view.characters),
+                label="Speaker",
+                value=draft.speaker,
+                on_change=draft.set_speaker,
+            ).props("outlined dense").classes("w-64")
+            area = ui.textarea("Line text", value=draft.text, on_change=draft.set_text)
+            area.props("outlined autogrow autofocus").classes("w-full")
             area.props["data-line-id"] = line_id
             area.on("keydown.ctrl.enter", lambda: self.save(line_id))
             area.on("keydown.esc", lambda: self.cancel(line_id))
@@ -131,12 +144,17 @@ class LinesEditor:
     def _new_line_form(self) -> None:
         with ui.row().classes("w-full items-start gap-2").props('data-testid="new-line"'):
             self.speaker_select = (
-                ui.select(_speakers(self.view.characters), label="Speaker")
-                .bind_value(self.new, "speaker")
+                ui.select(
+                    _speakers(self.view.characters),
+                    label="Speaker",
+                    value=self.new.speaker,
+                    on_change=self.new.set_speaker,
+                )
                 .props("outlined dense")
                 .classes("w-48")
             )
-            area = ui.textarea("New line").bind_value(self.new, "text").props("outlined dense autogrow")
+            self.new_text = ui.textarea("New line", value=self.new.text, on_change=self.new.set_text)
+            area = self.new_text.props("outlined dense autogrow")
             area.classes("grow")
             area.on("keydown.ctrl.enter", self.add)
             ui.button("Add line", on_click=self.add).props("unelevated color=primary")
@@ -150,7 +168,7 @@ class LinesEditor:
             lambda: self.services.lines.add_line(self.ctx.actor, self.view.scene.id, self.new.text, speaker),
         )
         if done.ok:
-            self.new.text = ""
+            self.new_text.value = ""  # its change event empties the draft too
 
     def edit(self, line_view: LineView) -> None:
         """Open the line's draft; a second request for a line already open keeps what was typed."""
