@@ -75,27 +75,23 @@ def install_edit_keys(ctx: PageContext) -> None:
 
 
 async def undo_last(ctx: PageContext) -> None:
-    edits = ctx.edits
-    if not edits.done:
-        ui.notify("Nothing of yours to undo in this tab.", type="info")
-        return
-    outcome = await _take_back(ctx, edits.done[-1])
-    if outcome is not None and outcome.batch_id:
-        edits.done.pop()
-        edits.undone.append(outcome.batch_id)
-        ui.notify("Undone.", type="info")
+    await _step(ctx, ctx.edits.done, ctx.edits.undone, "Undone.", "Nothing of yours to undo in this tab.")
 
 
 async def redo_last(ctx: PageContext) -> None:
-    edits = ctx.edits
-    if not edits.undone:
-        ui.notify("Nothing to redo.", type="info")
+    await _step(ctx, ctx.edits.undone, ctx.edits.done, "Redone.", "Nothing to redo.")
+
+
+async def _step(ctx: PageContext, source: list[str], target: list[str], done: str, empty: str) -> None:
+    """Take back the newest batch of `source`; its undo goes onto `target` (so it can be taken back)."""
+    if not source:
+        ui.notify(empty, type="info")
         return
-    outcome = await _take_back(ctx, edits.undone[-1])
+    outcome = await _take_back(ctx, source[-1])
     if outcome is not None and outcome.batch_id:
-        edits.undone.pop()
-        edits.done.append(outcome.batch_id)
-        ui.notify("Redone.", type="info")
+        source.pop()
+        target.append(outcome.batch_id)
+        ui.notify(done, type="info")
 
 
 async def _take_back(ctx: PageContext, batch_id: str) -> UndoOutcome | None:

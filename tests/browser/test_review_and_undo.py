@@ -62,6 +62,13 @@ async def carry_out(author: Author, page, text: str):
     await expect(card(page, 1).get_by_text("Romergo recorded 2 changes")).to_be_visible()
 
 
+async def rename_scene(page, title: str) -> None:
+    await page.get_by_role("button", name="Rename the scene").click()
+    await page.get_by_role("dialog").get_by_role("textbox").fill(title)
+    await page.get_by_role("dialog").get_by_role("button", name="Save").click()
+    await expect(page.get_by_test_id("scene-title")).to_have_text(title)
+
+
 async def test_the_changes_under_a_command_show_the_word_diff(author: Author, open_page: OpenPage):
     page = await open_page(author, author.scenes[SCENE])
     await carry_out(author, page, "Tighten the beacon line")
@@ -111,10 +118,7 @@ async def test_undo_this_command_reverts_the_scene_live_in_another_tab(author: A
 async def test_a_later_edit_makes_undo_ask_first(author: Author, open_page: OpenPage):
     page = await open_page(author, author.scenes[SCENE])
     await carry_out(author, page, "Tighten the beacon line")
-    await page.get_by_role("button", name="Rename the scene").click()
-    await page.get_by_role("dialog").get_by_role("textbox").fill("My own title")
-    await page.get_by_role("dialog").get_by_role("button", name="Save").click()
-    await expect(page.get_by_test_id("scene-title")).to_have_text("My own title")
+    await rename_scene(page, "My own title")
 
     await card(page, 1).get_by_role("button", name="Undo this command").click()
 
@@ -137,10 +141,7 @@ async def test_the_history_page_filtered_by_agent_and_a_scenes_own_history(
 ):
     page = await open_page(author, author.scenes[SCENE])
     await carry_out(author, page, "Tighten the beacon line")
-    await page.get_by_role("button", name="Rename the scene").click()
-    await page.get_by_role("dialog").get_by_role("textbox").fill("My own title")
-    await page.get_by_role("dialog").get_by_role("button", name="Save").click()
-    await expect(page.get_by_test_id("scene-title")).to_have_text("My own title")
+    await rename_scene(page, "My own title")
 
     await page.get_by_role("link", name="Scene history").click()
     entries = page.get_by_test_id("revision")
