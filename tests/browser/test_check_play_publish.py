@@ -13,15 +13,22 @@ CELLAR_PROBLEM = 'Scene "The Forgotten Cellar" cannot be reached from the start:
 
 
 async def read_on(page: Page, until: str) -> None:
-    """Click "Next" line by line until the button `until` (a choice, "Play again") shows."""
-    target = page.get_by_test_id("player").get_by_role("button", name=until)
-    box = page.get_by_test_id("player-box")
-    for _ in range(10):
-        if await target.count():
+    """Click "Next" line by line until the button `until` (a choice, "Play again") shows.
+
+    Each step waits for a settled player (the target, or a Next button) and after the click for the
+    target or a box showing another line: a stage being redrawn has neither for a moment.
+    """
+    player = page.get_by_test_id("player")
+    target = player.get_by_role("button", name=until)
+    next_line = player.get_by_role("button", name="Next line")
+    for _ in range(12):
+        await expect(target.or_(next_line).first).to_be_visible()
+        if await target.is_visible():
             return
-        line = await box.get_attribute("data-line")
-        await page.get_by_role("button", name="Next line").click()
-        await expect(box).not_to_have_attribute("data-line", line or "")
+        line = await page.get_by_test_id("player-box").get_attribute("data-line")
+        await next_line.click()
+        moved_on = player.locator(f'[data-testid="player-box"]:not([data-line="{line}"])')
+        await expect(target.or_(moved_on).first).to_be_visible()
     raise AssertionError(f"no button {until!r}")
 
 

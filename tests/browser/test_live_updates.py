@@ -49,6 +49,11 @@ async def test_the_project_tree_follows_a_moved_scene(author: Author, open_page:
     await expect(dawn).to_have_text(
         ["Confrontation on the Pier", "The Ship Sails Away", "A New Keeper"], timeout=LIVE
     )
+    # The first tab redraws its tree for its own move too: a menu opened before that would close.
+    first_dawn = first.get_by_role("group", name="Chapter Dawn").get_by_role("listitem").get_by_role("link")
+    await expect(first_dawn).to_have_text(
+        ["Confrontation on the Pier", "The Ship Sails Away", "A New Keeper"]
+    )
     await first.get_by_role("button", name="More actions for The Beacon").click()
     await first.get_by_role("menuitem", name="Move to Dawn").click()
     await expect(dawn).to_have_text(

@@ -96,13 +96,12 @@ class ChoicesEditor:
 
     def _new_choice_form(self) -> None:
         with ui.row().classes("w-full items-start gap-2").props('data-testid="new-choice"'):
-            label = (
-                ui.input("Choice label").bind_value(self.new, "label").props("outlined dense").classes("grow")
-            )
-            label.on("keydown.enter", self.add)
+            # One-way: the fields fill `self.new`; nothing polls it back over what is being typed.
+            self.label_field = ui.input("Choice label", value=self.new.label).bind_value_to(self.new, "label")
+            self.label_field.props("outlined dense").classes("grow").on("keydown.enter", self.add)
             self.target_select = (
-                ui.select(_targets(self.outline), label="Leads to", with_input=True)
-                .bind_value(self.new, "target")
+                ui.select(_targets(self.outline), label="Leads to", with_input=True, value=self.new.target)
+                .bind_value_to(self.new, "target")
                 .props("outlined dense")
                 .classes("w-72")
             )
@@ -124,8 +123,8 @@ class ChoicesEditor:
             ui.notify("Pick the scene this choice leads to.", type="warning")
             return
         if await self._set([*self._specs(), ChoiceSpec(self.new.label, self.new.target)]):
-            self.new.label = ""
-            self.new.target = None
+            self.label_field.value = ""  # and through the fields, `self.new`
+            self.target_select.value = None
 
     async def move(self, index: int, direction: Direction) -> None:
         specs = self._specs()

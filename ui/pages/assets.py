@@ -70,12 +70,13 @@ class _AssetsPage(ListingPage[AssetView]):
         with ui.card().classes("w-full gap-2").props('data-testid="asset-upload"'):
             ui.label("Add media").classes("text-subtitle1 text-weight-medium")
             with ui.row().classes("w-full items-start gap-2"):
-                ui.select(KINDS, label="Kind").bind_value(choice, "kind").props("outlined dense").classes(
-                    "w-56"
-                )
-                ui.input("Tags for new files (comma-separated)").bind_value(choice, "tags").props(
+                # One-way: the fields fill the choice; nothing polls the choice back over typing.
+                ui.select(KINDS, label="Kind", value=choice.kind).bind_value_to(choice, "kind").props(
                     "outlined dense"
-                ).classes("grow")
+                ).classes("w-56")
+                ui.input("Tags for new files (comma-separated)", value=choice.tags).bind_value_to(
+                    choice, "tags"
+                ).props("outlined dense").classes("grow")
             asset_upload(
                 self.ctx,
                 self.project_id,

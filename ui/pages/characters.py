@@ -42,11 +42,15 @@ class _CharactersPage(SectionPage[Outline]):
         super().build(loaded)
         # Outside the section: a name being typed survives a change made elsewhere.
         with ui.row().classes("items-start gap-2 mt-2").props('data-testid="new-character"'):
-            name = ui.input("New character name").bind_value(self.new, "name")
-            name.props("outlined dense").classes("w-64").on("keydown.enter", self.add)
-            ui.color_input("Colour (optional)").bind_value(self.new, "color").props("outlined dense").classes(
-                "w-48"
+            # One-way: the fields fill `self.new`; nothing polls it back over what is being typed.
+            self.name_field = ui.input("New character name", value=self.new.name).bind_value_to(
+                self.new, "name"
             )
+            self.name_field.props("outlined dense").classes("w-64").on("keydown.enter", self.add)
+            self.color_field = ui.color_input("Colour (optional)", value=self.new.color).bind_value_to(
+                self.new, "color"
+            )
+            self.color_field.props("outlined dense").classes("w-48")
             ui.button("Add character", on_click=self.add).props("unelevated color=primary")
 
     def draw(self, outline: Outline) -> None:
@@ -100,4 +104,4 @@ class _CharactersPage(SectionPage[Outline]):
             ),
         )
         if done.ok:
-            new.name, new.color = "", ""
+            self.name_field.value, self.color_field.value = "", ""  # and through them, `self.new`
