@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, or_
+from sqlalchemy import and_, or_
 from sqlmodel import col, select
 
 from romergo.actors import Actor
@@ -225,14 +225,16 @@ async def _commands(uow: UnitOfWork, rows: list[Revision]) -> dict[str, CommandR
     if not wanted:
         return {}
     found = (await uow.session.exec(select(Command).where(col(Command.id).in_(wanted)))).all()
-    refs = {}
-    for command in found:
-        number = (
-            await uow.session.exec(
-                select(func.count()).where(
-                    Command.channel_id == command.channel_id, col(Command.seq) <= command.seq
-                )
-            )
-        ).one()
-        refs[command.id] = CommandRef(command.id, command.channel_id, int(number), command.text)
-    return refs
+    # Numbered as the panel numbers them: by seq within their channel, in one more query.
+    channels = {command.channel_id for command in found}
+    siblings = await uow.session.exec(
+        select(Command.id, Command.channel_id)
+        .where(col(Command.channel_id).in_(channels))
+        .order_by(col(Command.seq))
+    )
+    numbers: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    for command_id, channel_id in siblings.all():
+        counts[channel_id] = counts.get(channel_id, 0) + 1
+        numbers[command_id] = counts[channel_id]
+    return {c.id: CommandRef(c.id, c.channel_id, numbers[c.id], c.text) for c in found}

@@ -102,12 +102,11 @@ class Restorer:
         if model is None:
             return  # choices travel inside their scene's snapshot
         row = await self.session.get(model, entity.entity_id)
-        if isinstance(row, Asset) and row.deleted_at is not None:
-            row = None if entity.before is None else row
+        exists = row is not None and not _is_deleted(row)  # a deleted asset keeps its row
         if entity.before is None:
-            if row is not None:
+            if exists:
                 await self._remove(entity, row)
-        elif row is None or _is_deleted(row):
+        elif not exists:
             if entity.after is None:
                 await self._recreate(entity)
         else:
