@@ -28,9 +28,10 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from mcp_tools.envelope import Envelope, envelope
-from mcp_tools.tooling import Category, TargetKind, ToolSpec, run_tool
+from mcp_tools.tooling import Category, ToolSpec, run_tool
 from romergo.actors import Actor
 from romergo.channels import ChannelService
+from romergo.channels.reach import TargetKind
 from romergo.services import Services
 
 ToolFn = Callable[..., Awaitable[Any]]
@@ -73,11 +74,16 @@ class Toolbox:
         target: tuple[TargetKind, str] | None = None,
         action: Callable[[dict[str, Any]], str] | None = None,
         result: type[BaseModel] | None = None,
+        also: tuple[tuple[TargetKind, str], ...] = (),
+        whole_project: bool = False,
     ) -> Callable[[F], F]:
-        """Declare the decorated function as the tool of the same name."""
+        """Declare the decorated function as the tool of the same name (`ToolSpec` says what the
+        other arguments mean)."""
 
         def declare(fn: F) -> F:
-            spec = ToolSpec(fn.__name__, category, title, description, annotations, target, action)
+            spec = ToolSpec(
+                fn.__name__, category, title, description, annotations, target, action, also, whole_project
+            )
             self.declared.append(Declared(spec, fn, result))
             return fn
 

@@ -28,7 +28,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from mcp_tools.bearer_gate import BearerGate
+from mcp_tools.bearer_gate import BearerGate, RevokedCall
 from mcp_tools.metadata import authorization_document, resource_document, resource_metadata_url
 from mcp_tools.oauth_gates import AuthorizeGate, RegisterGate, RevokeGate, TokenGate
 from mcp_tools.resumption import NoStreamResumption
@@ -97,7 +97,7 @@ def mount(app: FastAPI, services: Services, server: RomergoMCPServer) -> McpHttp
         "/register": RegisterGate(_endpoint(sub, "/register"), agents),
         "/token": TokenGate(_endpoint(sub, "/token"), agents),
         "/revoke": RevokeGate(_endpoint(sub, "/revoke"), agents),
-        MCP_PATH: _gated(_endpoint(sub, MCP_PATH), server, agents.site),
+        MCP_PATH: _gated(_endpoint(sub, MCP_PATH), server, agents.site, services.refused_revoked_call),
     }
     routes: list[Route] = []
     for route in sub.routes:
@@ -120,11 +120,11 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     )
 
 
-def _gated(endpoint: ASGIApp, server: RomergoMCPServer, site: OAuthSite) -> ASGIApp:
+def _gated(endpoint: ASGIApp, server: RomergoMCPServer, site: OAuthSite, on_revoked: RevokedCall) -> ASGIApp:
     """`/mcp` behind Romergo's bearer gate instead of the SDK's (`mcp_tools.bearer_gate`)."""
     assert isinstance(endpoint, RequireAuthMiddleware), "the SDK's /mcp route changed its bearer check"
     inner = NoStreamResumption(endpoint.app)
-    return BearerGate(inner, partial(resource_metadata_url, site), server.tool_scopes)
+    return BearerGate(inner, partial(resource_metadata_url, site), server.tool_scopes, on_revoked)
 
 
 def _endpoint(sub: Starlette, path: str) -> ASGIApp:

@@ -25,8 +25,10 @@ from pydantic import ValidationError
 
 from romergo.actors import Actor, agent_actor
 from romergo.agents import AgentIdentity
+from romergo.agents.activity import REFUSAL_CODES
 from romergo.agents.scopes import DELETE, EDIT, MEDIA, PUBLISH, READ
 from romergo.channels import AgentRef, ToolCall
+from romergo.channels.reach import Target, TargetKind
 from romergo.errors import ErrorCode, RomergoError
 from romergo.services import Services
 
@@ -45,7 +47,6 @@ CATEGORY_SCOPES: dict[Category, str] = {
 INTERNAL_MESSAGE = "Something went wrong inside Romergo; the error was logged."
 
 
-TargetKind = Literal["project", "chapter", "scene", "dialogue_line", "character", "asset", "command"]
 Heartbeat = Callable[[], Awaitable[None]]
 
 
@@ -61,6 +62,10 @@ class ToolSpec:
     is the call's project, checked against the agent's room before anything runs."""
     action: Callable[[dict[str, Any]], str] | None = None
     """The call in plain words for the owner's confirmation dialog."""
+    also: tuple[tuple[TargetKind, str], ...] = ()
+    """Other arguments naming entities the room must reach (a move's destination chapter)."""
+    whole_project: bool = False
+    """The call acts on the whole project (publishing, a new chapter): refused in a limited room."""
 
 
 class RomergoToolError(ToolError):
@@ -92,44 +97,84 @@ async def run_tool(
 ) -> T:
     """Run one tool call. `arguments` are the validated arguments with defaults filled in (they
     are shown to the owner and fingerprinted for confirmations)."""
+    agent: AgentIdentity | None = None
     try:
         agent = await current_agent(services)
-        if not services.channels.guard.tool_calls.allow(agent.client_id):
-            raise RomergoError(
-                "rate_limited", "Too many tool calls from this agent. Slow down and try again in a minute."
-            )
-        needed = CATEGORY_SCOPES[spec.category]
-        if not agent.has_scope(needed):
-            raise RomergoError(
-                "permission_denied",
-                f"{spec.name} needs the {needed} scope, which this connection was not granted. "
-                "The owner can grant it by connecting the agent again.",
-            )
-        named = arguments.get("command_id")
-        command_id = named if isinstance(named, str) else None
-        base = agent_actor(agent.user_id, agent.client_id, agent.client_name)
-        if spec.category == "channel":
-            # Channel tools check membership themselves; they are how the room is joined and left.
-            return await body(base.for_tool(spec.name, command_id))
-        call = ToolCall(
-            caller=agent,
-            tool=spec.name,
-            category=spec.category,
-            arguments=arguments,
-            command_id=command_id,
-            project_id=await _target_project(services, spec, arguments, base),
-            action=spec.action(arguments) if spec.action else "",
-        )
-        return await services.channels.guard.run_tool_call(
-            call, lambda attributed: body(base.for_tool(spec.name, attributed)), _heartbeat(ctx, spec.name)
-        )
+        result = await _run_for(services, spec, arguments, body, ctx, agent)
     except RomergoError as error:
+        await _note(services, agent, spec.name, error.code)
         raise RomergoToolError(error.code, error.message) from None
     except ToolError:
         raise
     except Exception:
         log.exception("Tool %s failed", spec.name)
         raise RomergoToolError("internal", INTERNAL_MESSAGE) from None
+    await _note(services, agent, spec.name, None)
+    return result
+
+
+async def _run_for(
+    services: Services,
+    spec: ToolSpec,
+    arguments: dict[str, Any],
+    body: Callable[[Actor], Awaitable[T]],
+    ctx: Context[Any, Any] | None,
+    agent: AgentIdentity,
+) -> T:
+    """The checks and the guard, for a caller known from its token."""
+    if not services.channels.guard.tool_calls.allow(agent.client_id):
+        raise RomergoError(
+            "rate_limited", "Too many tool calls from this agent. Slow down and try again in a minute."
+        )
+    needed = CATEGORY_SCOPES[spec.category]
+    if not agent.has_scope(needed):
+        raise RomergoError(
+            "permission_denied",
+            f"{spec.name} needs the {needed} scope, which this connection was not granted. "
+            "The owner can grant it by connecting the agent again.",
+        )
+    named = arguments.get("command_id")
+    command_id = named if isinstance(named, str) else None
+    base = agent_actor(agent.user_id, agent.client_id, agent.client_name)
+    if spec.category == "channel":
+        # Channel tools check membership themselves; they are how the room is joined and left.
+        return await body(base.for_tool(spec.name, command_id))
+    call = ToolCall(
+        caller=agent,
+        tool=spec.name,
+        category=spec.category,
+        arguments=arguments,
+        command_id=command_id,
+        project_id=await _target_project(services, spec, arguments, base),
+        action=spec.action(arguments) if spec.action else "",
+        targets=_targets(spec, arguments),
+        whole_project=spec.whole_project,
+    )
+    return await services.channels.guard.run_tool_call(
+        call,
+        lambda admitted: body(base.for_tool(spec.name, admitted.command_id, admitted.reach)),
+        _heartbeat(ctx, spec.name),
+    )
+
+
+async def _note(services: Services, agent: AgentIdentity | None, tool: str, code: str | None) -> None:
+    """The settings page's last accepted and last refused call of this agent."""
+    if agent is None:
+        return
+    activity = services.agents.activity
+    if code in REFUSAL_CODES:
+        await activity.refused(agent.user_id, agent.client_id, tool, code or "")
+    else:
+        await activity.accepted(agent.user_id, agent.client_id, tool)
+
+
+def _targets(spec: ToolSpec, arguments: dict[str, Any]) -> tuple[Target, ...]:
+    named = [spec.target, *spec.also] if spec.target is not None else list(spec.also)
+    return tuple(
+        Target(kind, value)
+        for kind, argument in named
+        if isinstance(value := arguments.get(argument), str) and value and kind != "command"
+    )
 
 
 async def _target_project(

@@ -22,13 +22,16 @@ class Actor:
     command_id: str | None = None
     tool: str | None = None
     client_id: str | None = None
+    reach: frozenset[str] | None = None
+    """The chapters an agent's room covers (None: the whole project). Lists leave out the rest;
+    the guard has already refused calls on entities outside it (`romergo.channels.reach`)."""
 
     @property
     def actor_id(self) -> str:
         return self.id or self.user_id
 
-    def for_tool(self, tool: str, command_id: str | None) -> Actor:
-        return replace(self, tool=tool, command_id=command_id)
+    def for_tool(self, tool: str, command_id: str | None, reach: frozenset[str] | None = None) -> Actor:
+        return replace(self, tool=tool, command_id=command_id, reach=reach)
 
 
 def user_actor(user_id: str, name: str = "") -> Actor:

@@ -27,6 +27,7 @@ ErrorCode = Literal[
     "code_invalid",
     "channel_ended",
     "rate_limited",
+    "out_of_scope",
     "internal",
     "unauthorized",
     "forbidden",

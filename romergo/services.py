@@ -62,6 +62,17 @@ class Services:
         await self.channels.owner.agent_revoked(user_id, client_id)
         return revoked
 
+    async def refused_revoked_call(self, token: str, tool: str) -> None:
+        """A tool call with a token of a revoked grant was refused: record it on the room the
+        agent was revoked from, and as its last refused call (within the agent's rate limit)."""
+        identity = await self.agents.tokens.revoked_identity(token)
+        if identity is None or not self.channels.guard.tool_calls.allow(identity.client_id):
+            return
+        await self.channels.guard.record_revoked_call(
+            identity.user_id, identity.client_id, identity.client_name, tool
+        )
+        await self.agents.activity.refused(identity.user_id, identity.client_id, tool, "unauthorized")
+
     async def undo_command(
         self, user_id: str, command_id: str, *, force: bool = False, redo: bool = False
     ) -> UndoOutcome:
@@ -91,6 +102,7 @@ def build_services(settings: Settings, clock: Clock | None = None) -> Services:
     bus = EventBus()
     store = StoryStore(db, bus)
     limits = settings.limits
+    reads = StoryReads(store)
     return Services(
         settings=settings,
         secret=load_or_create_secret(settings.data_dir),
@@ -104,11 +116,11 @@ def build_services(settings: Settings, clock: Clock | None = None) -> Services:
         characters=CharacterService(store, limits),
         copies=CopyService(store, limits),
         assets=AssetService(store, limits),
-        reads=StoryReads(store),
+        reads=reads,
         undo=UndoService(store),
         history=HistoryReads(store),
         accounts=AccountService(db, settings),
-        channels=ChannelService.build(db, bus, settings, clock),
+        channels=ChannelService.build(db, bus, settings, clock, reads),
         agents=AgentService(db, settings),
     )
 

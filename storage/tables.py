@@ -183,6 +183,8 @@ class Channel(SQLModel, table=True):
     code_issued_at: datetime
     permissions: dict[str, bool] = Field(sa_column=Column(JSON, nullable=False))
     confirmation_mode: str
+    scope: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    """What the room covers: None for the whole project, else `{"chapter_ids": [...]}`."""
     last_seq: int = 0
     created_at: datetime
     expires_at: datetime
@@ -202,6 +204,8 @@ class ChannelMember(SQLModel, table=True):
     last_seen_at: datetime
     polling_until: datetime | None = None
     """While a wait is open: when it will end at the latest. Presence reads it as "listening"."""
+    left_reason: str | None = None
+    """Why `left_at` is set: "left" (the agent), "removed" (the owner), "revoked" (its grant)."""
 
 
 class Command(SQLModel, table=True):
@@ -350,3 +354,16 @@ class AgentToken(SQLModel, table=True):
     expires_at: datetime | None = None
     used_at: datetime | None = None
     last_used_at: datetime | None = None
+
+
+class AgentActivity(SQLModel, table=True):
+    """One agent's last accepted and last refused tool call for one user (the settings page)."""
+
+    __tablename__ = "agent_activity"
+    user_id: str = Field(foreign_key="users.id", primary_key=True)
+    client_id: str = Field(primary_key=True)
+    last_accepted_tool: str | None = None
+    last_accepted_at: datetime | None = None
+    last_refused_tool: str | None = None
+    last_refused_at: datetime | None = None
+    last_refused_code: str | None = None

@@ -23,6 +23,8 @@ from mcp_tools.tools.common import (
     Deleted,
     Page,
     ProjectId,
+    RoomListing,
+    room_note,
 )
 from romergo.config import MIB
 from romergo.entities import Asset
@@ -49,7 +51,7 @@ class AssetItem(BaseModel):
     used_by: list[Use]
 
 
-class AssetList(BaseModel):
+class AssetList(RoomListing):
     assets: list[AssetItem]
 
 
@@ -94,7 +96,7 @@ async def romergo_search_assets(
     views = [v for v in await assets.assets_with_usage(actor, project_id, kind) if v.asset.id in wanted]
 
     def build(part: Sequence[AssetView]) -> AssetList:
-        return AssetList(assets=[asset_item(view) for view in part])
+        return AssetList(assets=[asset_item(view) for view in part], room=room_note(call.actor))
 
     paging_key = f"search_assets:{project_id}:{kind}:{query}"
     return paged(paging_key, views, [view.asset.id for view in views], build, page)

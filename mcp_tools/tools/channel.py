@@ -65,11 +65,19 @@ class Permissions(BaseModel):
     delete: bool
 
 
+class Scope(BaseModel):
+    chapter_ids: list[str]
+
+
 class Joined(BaseModel):
     channel_id: str
     project: ProjectRef
     permissions: Permissions
     confirmation_mode: str
+    scope: Scope | None = None
+    """The chapters the room covers; null: the whole project."""
+    reach: str = "Whole project"
+    """The same in plain words ("Chapters 2–3"), chapters numbered in story order."""
     cursor: int
     expires_at: str
     instructions: str
@@ -147,6 +155,8 @@ async def romergo_join_builder_channel(
             project=ProjectRef(id=view.project_id),
             permissions=Permissions(**view.permissions),
             confirmation_mode=view.confirmation_mode,
+            scope=Scope.model_validate(view.scope) if view.scope else None,
+            reach=joined.reach,
             cursor=joined.cursor,
             expires_at=iso(view.expires_at) or "",
             instructions=JOIN_INSTRUCTIONS,

@@ -72,6 +72,7 @@ async def romergo_get_chapter(
     "the new chapter with its id. Add scenes to it with romergo_add_scene.",
     ADDS,
     target=("project", "project_id"),
+    whole_project=True,
     action=lambda args: f"Add a chapter to project {args['project_id']}",
     result=ChapterEntity,
 )

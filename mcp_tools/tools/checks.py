@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import Envelope
 from mcp_tools.paging import paged
-from mcp_tools.tools.common import READ_ONLY, Page, ProjectId
+from mcp_tools.tools.common import READ_ONLY, Page, ProjectId, RoomListing, room_note
 from romergo.story import Problem
 
 
@@ -25,7 +25,7 @@ class ProblemItem(BaseModel):
     chapter_id: str | None
 
 
-class CheckResult(BaseModel):
+class CheckResult(RoomListing):
     problems: list[ProblemItem]
 
 
@@ -40,7 +40,8 @@ tools = Toolbox()
     "loop_without_exit, missing_background, missing_music, empty_scene, unknown_speaker, "
     "no_start_scene, unused_asset. Each has a severity (error, warning, info), a message and "
     "where it is. Run it after changing a story and before publishing. An empty list means "
-    "no problems. A long result is cut with truncated: true; call again with page = next_page.",
+    "no problems. A long result is cut with truncated: true; call again with page = next_page. "
+    "In a room limited to some chapters, only their problems are listed (room says so).",
     READ_ONLY,
     target=("project", "project_id"),
 )
@@ -50,7 +51,9 @@ async def romergo_check_story(
     problems = await call.services.reads.check_story(call.actor, project_id)
 
     def build(part: Sequence[Problem]) -> CheckResult:
-        return CheckResult(problems=[ProblemItem.model_validate(problem) for problem in part])
+        return CheckResult(
+            problems=[ProblemItem.model_validate(problem) for problem in part], room=room_note(call.actor)
+        )
 
     keys = [f"{p.code}:{p.scene_id}:{p.message}" for p in problems]
     return paged(f"check_story:{project_id}", problems, keys, build, page)

@@ -7,11 +7,20 @@ delete tools return `{entity_type, id, deleted: true}`.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.types import ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    StrictBool,
+    StrictInt,
+    model_serializer,
+)
 
+from romergo.actors import Actor
 from romergo.shapes import (
     AssetEntity,
     ChapterEntity,
@@ -31,6 +40,34 @@ __all__ = [
     "ProjectEntity",
     "SceneEntity",
 ]
+
+LIMITED_ROOM = (
+    "This room covers only some chapters of the project: what lies outside them is left out. "
+    "Tell the owner if the command needs more; they can widen the room under Channel settings."
+)
+
+
+class RoomListing(BaseModel):
+    """A list that leaves out what a limited room does not cover, and then says so in `room`
+    (absent when the room covers the whole project)."""
+
+    room: Annotated[
+        str | None,
+        Field(description="Set when the room covers only some chapters: the list leaves the rest out."),
+    ] = None
+
+    @model_serializer(mode="wrap")
+    def _without_empty_room(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.room is None:
+            data.pop("room", None)
+        return data
+
+
+def room_note(actor: Actor) -> str | None:
+    """The note a list carries when the agent's room is limited to some chapters."""
+    return LIMITED_ROOM if actor.reach is not None else None
+
 
 # -- arguments --------------------------------------------------------------------------------------
 

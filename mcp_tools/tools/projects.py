@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import Envelope
 from mcp_tools.paging import paged
-from mcp_tools.tools.common import READ_ONLY, Page, ProjectId, SceneItem
+from mcp_tools.tools.common import READ_ONLY, Page, ProjectId, RoomListing, SceneItem, room_note
 from romergo.clock import iso
 from romergo.entities import Chapter, Character, Scene
 
@@ -50,7 +50,7 @@ class CharacterItem(BaseModel):
     color: str
 
 
-class OutlineData(BaseModel):
+class OutlineData(RoomListing):
     project: ProjectRef
     chapters: list[OutlineChapter]
     characters: list[CharacterItem]
@@ -90,7 +90,8 @@ async def romergo_list_projects(call: Call) -> ProjectList:
     "start and ending marks), and its characters (id, name, colour). Start here to find the "
     "ids other tools need. A long result is cut with truncated: true; call again with "
     "page = next_page for the rest (a chapter continued on the next page appears again there "
-    "with the rest of its scenes).",
+    "with the rest of its scenes). In a room limited to some chapters, only those are listed "
+    "(room says so).",
     READ_ONLY,
     target=("project", "project_id"),
 )
@@ -107,7 +108,7 @@ async def romergo_get_project_outline(
     project = ProjectRef.model_validate(outline.project)
 
     def build(part: Sequence[Unit]) -> OutlineData:
-        return _outline_page(project, part, chapters)
+        return _outline_page(project, part, chapters).model_copy(update={"room": room_note(call.actor)})
 
     keys = [unit[1].id for unit in units]
     return paged(f"get_project_outline:{project.id}", units, keys, build, page)

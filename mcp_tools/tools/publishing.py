@@ -26,6 +26,7 @@ tools = Toolbox()
     "romergo_check_story first. Returns {url}.",
     ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False),
     target=("project", "project_id"),
+    whole_project=True,
     action=lambda args: f"Publish project {args['project_id']} (anyone with the link can play it)",
     result=Published,
 )
@@ -44,6 +45,7 @@ async def romergo_publish_project(
     "one). A project that is not published is a conflict error. Returns the project.",
     REPLACES,
     target=("project", "project_id"),
+    whole_project=True,
     action=lambda args: f"Unpublish project {args['project_id']} (its link stops working)",
     result=ProjectEntity,
 )

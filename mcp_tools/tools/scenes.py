@@ -176,6 +176,7 @@ async def romergo_update_scene(
     "chapter to reorder, another one to move it there. Returns the scene as it is now.",
     UPDATES,
     target=("scene", "scene_id"),
+    also=(("chapter", "chapter_id"),),
     action=lambda args: f"Move scene {args['scene_id']} to chapter {args['chapter_id']}",
     result=SceneEntity,
 )

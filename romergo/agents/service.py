@@ -8,6 +8,7 @@ part is a small service with its own dependencies, wired together here once:
 - `tokens`: codes for tokens, refresh rotation, bearer verification, revocation by token;
 - `personal`: personal access tokens;
 - `grants`: the settings page's connections and its "Revoke";
+- `activity`: each agent's last accepted and last refused call (the settings page);
 - `housekeeping`: forgetting expired requests, codes and tokens.
 
 Every random secret (codes, tokens, pending-request handles) is stored as its SHA-256 only.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from romergo.agents.activity import ActivityLog
 from romergo.agents.client_documents import ClientDocuments
 from romergo.agents.clients import Clients
 from romergo.agents.consent import Consent
@@ -47,3 +49,4 @@ class AgentService:
             refresh_lifetime=timedelta(days=settings.refresh_token_days),
         )
         self.personal = PersonalTokens(db)
+        self.activity = ActivityLog(db)

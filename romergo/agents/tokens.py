@@ -171,6 +171,30 @@ class Tokens:
         )
         return VerifiedToken(identity=identity, expires_at=row.expires_at, resource=row.resource)
 
+    async def revoked_identity(self, token: str) -> AgentIdentity | None:
+        """Whose token this was, when it was refused because the owner revoked its grant: the
+        refusal is then recorded for the owner to see (issue 15). None for anything else."""
+        if not plausible_secret(token):
+            return None
+        async with self.db.read() as session:
+            found = (
+                await session.exec(
+                    select(AgentGrant, AgentClient)
+                    .join(AgentToken, col(AgentToken.grant_id) == col(AgentGrant.id))
+                    .join(AgentClient, col(AgentClient.id) == col(AgentGrant.client_id))
+                    .where(
+                        col(AgentToken.token_hash) == sha256_hex(token),
+                        col(AgentToken.kind).in_(["access", "personal"]),
+                        col(AgentGrant.revoked_at).is_not(None),
+                    )
+                )
+            ).first()
+        if found is None:
+            return None
+        grant, client = found
+        kind: AgentKind = "personal" if grant.kind == "personal" else "oauth"
+        return AgentIdentity(grant.user_id, client.id, client.name, frozenset(), kind)
+
     async def identity(self, token: str) -> AgentIdentity | None:
         verified = await self.verify(token)
         return verified.identity if verified is not None else None

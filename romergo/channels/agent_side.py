@@ -22,6 +22,7 @@ from romergo.channels.changes import command_changes, summary_mismatch
 from romergo.channels.delivery import Delivery, agent_actor, membership
 from romergo.channels.events import AgentPresence, ChangesRecorded, RecordedChange, Report
 from romergo.channels.models import Caller, JoinResult, WaitResult
+from romergo.channels.reach import chapters_words
 from romergo.channels.store import (
     SYSTEM_ACTOR,
     ChannelStore,
@@ -41,7 +42,7 @@ from romergo.channels.vocabulary import (
 from romergo.errors import RomergoError, invalid
 from romergo.ids import sha256_hex
 from romergo.ratelimit import RateLimiter
-from storage.tables import Channel, ChannelEvent, ChannelMember, Command, Project
+from storage.tables import Channel, ChannelEvent, ChannelMember, Chapter, Command, Project
 
 log = logging.getLogger(__name__)
 Heartbeat = Callable[[], Awaitable[None]]
@@ -137,6 +138,7 @@ class AgentSide:
         async with self.store.tx() as tx:
             channel, member = await membership(tx, caller, channel_id)
             member.left_at = tx.now()
+            member.left_reason = "left"
             tx.session.add(member)
             await tx.session.flush()
             await tx.event(
@@ -176,17 +178,31 @@ class AgentSide:
                     .limit(CONVERSATION_EVENTS)
                 )
             ).all()
+            chapters = (
+                await tx.session.exec(
+                    select(Chapter.id)
+                    .where(Chapter.project_id == channel.project_id)
+                    .order_by(col(Chapter.position))
+                )
+            ).all()
             return JoinResult(
                 channel=await self.store.channel_view(tx.session, channel),
                 cursor=cursor,
                 project_title=project.title if project else "",
                 conversation=[event_view(row) for row in reversed(recent)],
+                reach=chapters_words(channel.scope, chapters),
             )
 
     async def _admit(self, tx: ChannelTx, channel: Channel, caller: Caller) -> None:
         """A member again, or a new one while the code still admits new agents."""
         now = tx.now()
         member = await tx.session.get(ChannelMember, (channel.id, caller.client_id))
+        if _removed_before_code(channel, member):
+            raise RomergoError(
+                "code_invalid",
+                "The owner removed this agent from the channel; it can join again only with a new "
+                "code from the owner.",
+            )
         if member is None:
             minutes = self.store.settings.join_code_minutes
             if now - channel.code_issued_at > timedelta(minutes=minutes):
@@ -203,6 +219,7 @@ class AgentSide:
                 last_seen_at=now,
             )
         member.left_at = None
+        member.left_reason = None
         member.last_seen_at = now
         member.agent_name = caller.client_name
         tx.session.add(member)
@@ -267,6 +284,13 @@ class AgentSide:
         except Exception:
             # Presence is best effort: `polling_until` runs out by itself a few seconds later.
             log.warning("could not clear polling presence of %s", client_id, exc_info=True)
+
+
+def _removed_before_code(channel: Channel, member: ChannelMember | None) -> bool:
+    """The owner removed this agent after the current code was made: that code no longer admits it."""
+    if member is None or member.left_reason != "removed" or member.left_at is None:
+        return False
+    return channel.code_issued_at <= member.left_at
 
 
 def _summary(summary: Summary | dict[str, Any] | None) -> Summary | None:

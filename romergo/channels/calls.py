@@ -2,8 +2,10 @@
 
 CONTRACT.md §2.5: a modifying call belongs to the `command_id` it names, else to the caller's one
 unfinished command on that project. Once a client has joined a channel, the room binds all its
-calls on that project until the channel ends (leaving does not lift it), and calls on other
-projects are refused. Calls attributed to a command show up in the panel as tool events.
+calls on that project while the channel lives (leaving does not lift it), and calls on other
+projects are refused. Once the room is closed to it (ended, or the agent removed or revoked), its
+calls on that project are refused and recorded (`fence`). Inside a room, the reach is checked
+before the permissions (`reach`). Calls attributed to a command show up in the panel as tool events.
 """
 
 from __future__ import annotations
@@ -17,13 +19,15 @@ from sqlmodel import col, select
 from romergo.channels.changes import command_changes
 from romergo.channels.confirmations import Confirmations, needs_confirmation
 from romergo.channels.events import EntityRef, Payload, ToolBlocked, ToolFailed, ToolFinished, ToolStarted
+from romergo.channels.fence import Membership, closed_on, memberships, record_refusal, stopped
 from romergo.channels.models import Caller
-from romergo.channels.store import ChannelStore, ChannelTx, EventActor, channel_state, ensure_holder
+from romergo.channels.reach import Locator, Target, check_reach, scope_chapters
+from romergo.channels.store import ChannelStore, ChannelTx, EventActor, ensure_holder
 from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, FINISHED_STATES, EventKind
 from romergo.errors import RomergoError
 from romergo.ratelimit import RateLimiter
 from romergo.story.base import EntityChange, collect_changes
-from storage.tables import Channel, ChannelMember, Command
+from storage.tables import Channel, Command
 
 T = TypeVar("T")
 UNCHECKED_CATEGORIES = ("channel",)
@@ -42,6 +46,10 @@ class ToolCall:
     """The project the call touches, resolved by the adapter before the call (None: no single one)."""
     action: str = ""
     """The call in plain words for the owner's confirmation dialog ("Delete scene …")."""
+    targets: tuple[Target, ...] = ()
+    """The entities the call names (the one it works on first): the room must reach them."""
+    whole_project: bool = False
+    """The call acts on the whole project (publish, a new chapter): only a room without a limit."""
 
 
 @dataclass(frozen=True)
@@ -51,22 +59,33 @@ class Attribution:
     rooms: tuple[Channel, ...] = ()
 
 
+@dataclass(frozen=True)
+class Admission:
+    """What a call that passed the guard runs with: its command and the room's reach."""
+
+    command_id: str | None
+    reach: frozenset[str] | None = None
+
+
 class CallGuard:
     """The one server-side check every tool call passes (DESIGN.md §4)."""
 
-    def __init__(self, store: ChannelStore, confirmations: Confirmations) -> None:
+    def __init__(
+        self, store: ChannelStore, confirmations: Confirmations, locator: Locator | None = None
+    ) -> None:
         self.store = store
         self.confirmations = confirmations
+        self.locator = locator
         self.tool_calls = RateLimiter(limit=store.settings.rate_limit_per_minute, window_seconds=60)
 
     async def run_tool_call(
         self,
         call: ToolCall,
-        execute: Callable[[str | None], Awaitable[T]],
+        execute: Callable[[Admission], Awaitable[T]],
         heartbeat: Callable[[], Awaitable[None]] | None = None,
     ) -> T:
-        """Check the call against its room (permissions, then the owner's confirmation when the
-        mode asks for one), then `execute(command_id)` with tool events around it."""
+        """Check the call against its room (reach, permissions, then the owner's confirmation
+        when the mode asks for one), then `execute(admission)` with tool events around it."""
         attribution = await self._attribute(call)
         command = attribution.command
         room = attribution.room
@@ -83,7 +102,8 @@ class CallGuard:
             await self._started(call, command)
         with collect_changes() as changes:
             try:
-                result = await execute(command.id if command else None)
+                reach = scope_chapters(room.scope) if room is not None else None
+                result = await execute(Admission(command.id if command else None, reach))
             except RomergoError as error:
                 if command is not None:
                     failed = ToolFailed(tool=call.tool, error_code=error.code, message=error.message)
@@ -116,19 +136,31 @@ class CallGuard:
     async def rooms_of(self, caller: Caller) -> list[Channel]:
         """The live channels whose rules bind this client (joined once, whether or not it left)."""
         now = self.store.now()
+        return [room.channel for room in await self._memberships(caller) if room.binds(now)]
+
+    async def record_revoked_call(self, user_id: str, client_id: str, agent_name: str, tool: str) -> None:
+        """A call with a token of a revoked grant: written on the room it was revoked from."""
         async with self.store.db.read() as session:
-            rows = (
-                await session.exec(
-                    select(Channel)
-                    .join(ChannelMember, col(ChannelMember.channel_id) == col(Channel.id))
-                    .where(ChannelMember.client_id == caller.client_id, Channel.user_id == caller.user_id)
-                )
-            ).all()
-            return [row for row in rows if channel_state(row, now) == "live"]
+            rooms = await memberships(session, user_id, client_id)
+        revoked = next((room for room in rooms if room.member.left_reason == "revoked"), None)
+        if revoked is not None:
+            async with self.store.tx() as tx:
+                await record_refusal(tx, revoked, EventActor("agent", client_id, agent_name), tool)
+
+    async def _memberships(self, caller: Caller) -> list[Membership]:
+        async with self.store.db.read() as session:
+            return await memberships(session, caller.user_id, caller.client_id)
 
     async def _attribute(self, call: ToolCall) -> Attribution:
         """The command and room a call belongs to (CONTRACT.md §2.5), with the room's check done."""
-        rooms = await self.rooms_of(call.caller)
+        now = self.store.now()
+        joined = await self._memberships(call.caller)
+        closed = closed_on(joined, call.project_id, now)
+        if closed is not None:
+            async with self.store.tx() as tx:
+                await record_refusal(tx, closed, _agent(call), call.tool)
+            raise stopped(closed)
+        rooms = [room.channel for room in joined if room.binds(now)]
         if call.command_id is not None:
             named, room = await self._named_command(call, rooms)
             await self._check_room(call, room, named)
@@ -187,9 +219,19 @@ class CallGuard:
         return command, channel
 
     async def _check_room(self, call: ToolCall, room: Channel | None, command: Command | None) -> None:
-        """The room's permissions narrow what the token allows (DESIGN.md §4)."""
+        """The room's reach, then its permissions, narrow what the token allows (DESIGN.md §4)."""
         if room is None or call.category in UNCHECKED_CATEGORIES:
             return
+        reach = scope_chapters(room.scope)
+        if reach is not None:
+            assert self.locator is not None, "a guard without a locator cannot check a limited room"
+            try:
+                await check_reach(
+                    reach, call.targets, call.category, call.whole_project, self.locator, call.caller.user_id
+                )
+            except RomergoError:
+                await self._block(call, room, command, "Outside the room's reach.", None)
+                raise
         if not room.permissions.get(call.category, False):
             await self._block(call, room, command, f"The room does not allow {call.category}.", call.category)
             raise RomergoError(

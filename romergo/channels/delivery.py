@@ -35,7 +35,7 @@ class Delivery:
             channel = await tx.session.get(Channel, channel_id) if isinstance(channel_id, str) else None
             if channel is None or channel.user_id != caller.user_id:
                 raise RomergoError("not_member", NOT_MEMBER)
-            if channel_state(channel, now) != "live":
+            if channel_state(channel, now) != "live" or await _put_out(tx, channel, caller):
                 return WaitResult("channel_ended", await self.store.latest_seq(tx.session, channel.id))
             _, member = await membership(tx, caller, channel_id, channel)
             member.last_seen_at = now
@@ -138,6 +138,12 @@ async def membership(
     if channel is None or channel.user_id != caller.user_id or member is None or member.left_at is not None:
         raise RomergoError("not_member", NOT_MEMBER)
     return channel, member
+
+
+async def _put_out(tx: ChannelTx, channel: Channel, caller: Caller) -> bool:
+    """The owner removed or revoked this agent: for it, the channel has ended."""
+    member = await tx.session.get(ChannelMember, (channel.id, caller.client_id))
+    return member is not None and member.left_reason in ("removed", "revoked")
 
 
 def agent_actor(caller: Caller) -> EventActor:

@@ -97,14 +97,17 @@ class Stalled(Payload):
 class SettingsChanged(Payload):
     permissions: dict[str, bool] = {}
     confirmation_mode: str = "none"
+    scope: dict[str, Any] | None = None
+    """The room's reach: None for the whole project, else `{chapter_ids: [...]}`."""
 
 
 class AgentPresence(Payload):
-    """`agent_joined` and `agent_left`; a left agent either left or was revoked by the owner."""
+    """`agent_joined` and `agent_left`; a left agent left by itself, or the owner removed it from
+    the room or revoked it."""
 
     client_id: str = ""
     agent_name: str = ""
-    reason: Literal["left", "revoked"] | None = None
+    reason: Literal["left", "removed", "revoked"] | None = None
 
 
 class RecordedChange(Payload):

@@ -20,7 +20,9 @@ truthful summary of what you changed (read it back first), or kind "error" if yo
 4. Then wait for the next command. Keep waiting until the owner explicitly asks you to stop or the \
 wait returns "channel_ended".
 
-The owner decides what you may do in this room (read, edit, media, publish, delete) and may ask to \
-confirm changes; a refused call returns an error such as [permission_denied]. Do not try to work \
-around it: tell the owner in your reply.
+The owner decides what you may do in this room (read, edit, media, publish, delete), which part \
+of the project it reaches (the whole project, or some chapters: see reach and scope) and may ask to \
+confirm changes; a refused call returns an error such as [permission_denied] or [out_of_scope]. Do \
+not try to work around it: tell the owner in your reply. Once the channel ends (or the owner \
+removes you), stop: Romergo refuses your calls on this project until the owner invites you again.
 """

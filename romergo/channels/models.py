@@ -41,6 +41,8 @@ class MemberView:
     last_seen_at: datetime
     polling: bool
     active_command_id: str | None
+    left_reason: str | None = None
+    """Why it left: "left" (itself), "removed" (by the owner, from this room), "revoked"."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,8 @@ class ChannelView:
     cursor: int
     members: list[MemberView] = field(default_factory=list)
     code: str | None = None
+    scope: dict[str, Any] | None = None
+    """The room's reach: None for the whole project, else `{chapter_ids: [...]}`."""
     """Only right after creation or rotation: the code is stored hashed and cannot be shown again."""
 
 
@@ -98,6 +102,8 @@ class JoinResult:
     cursor: int
     project_title: str
     conversation: list[EventView]
+    reach: str = "Whole project"
+    """What the room covers, in plain words ("Chapters 2–3"): numbers in story order, no titles."""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from romergo.channels.confirmations import cancel_confirmations
 from romergo.channels.context import clean_context
 from romergo.channels.events import ChannelEnded, CommandPosted, CommandUndone, SettingsChanged
 from romergo.channels.models import ChannelView, CommandView, EventView
-from romergo.channels.revocation import end_memberships
+from romergo.channels.reach import clean_scope
+from romergo.channels.revocation import end_memberships, remove_member
 from romergo.channels.store import (
     SYSTEM_ACTOR,
     ChannelStore,
@@ -38,10 +39,12 @@ from romergo.channels.vocabulary import (
 )
 from romergo.errors import RomergoError, invalid
 from romergo.ids import new_id, new_secret, sha256_hex
-from storage.tables import Channel, Command, Project
+from storage.tables import Channel, Chapter, Command, Project
 
 MAX_EVENTS_PAGE = 500
 MAX_EVENTS_WAIT = 50
+KEEP: Any = object()
+"""`update_settings(scope=KEEP)`: leave the room's reach as it is (None means the whole project)."""
 
 
 class OwnerSide:
@@ -56,7 +59,9 @@ class OwnerSide:
         project_id: str,
         permissions: dict[str, Any] | None = None,
         confirmation_mode: str | None = None,
+        scope: object = None,
     ) -> ChannelView:
+        """A new room; `scope` None covers the whole project, else `{chapter_ids: [...]}`."""
         settings = _permissions(DEFAULT_PERMISSIONS, permissions)
         mode = _mode(confirmation_mode or "none")
         code = _new_code()
@@ -65,6 +70,7 @@ class OwnerSide:
             project = await tx.session.get(Project, project_id) if isinstance(project_id, str) else None
             if project is None or project.owner_id != user_id or project.deleted_at is not None:
                 raise RomergoError("not_found", f'Project "{project_id}" does not exist.')
+            reach = clean_scope(scope, await _chapter_ids(tx, project.id))
             channel = Channel(
                 id=new_id("chn"),
                 user_id=user_id,
@@ -73,6 +79,7 @@ class OwnerSide:
                 code_issued_at=now,
                 permissions=settings,
                 confirmation_mode=mode,
+                scope=reach,
                 created_at=now,
                 expires_at=now + timedelta(hours=self.store.settings.channel_ttl_hours),
             )
@@ -102,6 +109,7 @@ class OwnerSide:
         channel_id: str,
         permissions: dict[str, Any] | None = None,
         confirmation_mode: str | None = None,
+        scope: object = KEEP,
     ) -> ChannelView:
         """Takes effect on the very next tool call: the guard reads the room from the database."""
         async with self.store.tx() as tx:
@@ -109,9 +117,13 @@ class OwnerSide:
             self.store.ensure_live(channel)
             merged = _permissions(channel.permissions, permissions)
             mode = channel.confirmation_mode if confirmation_mode is None else _mode(confirmation_mode)
-            if merged != channel.permissions or mode != channel.confirmation_mode:
+            reach = channel.scope
+            if scope is not KEEP:
+                reach = clean_scope(scope, await _chapter_ids(tx, channel.project_id))
+            if merged != channel.permissions or mode != channel.confirmation_mode or reach != channel.scope:
                 channel.permissions = merged
                 channel.confirmation_mode = mode
+                channel.scope = reach
                 await self._settings_changed(tx, channel, user_id)
             return await self.store.channel_view(tx.session, channel)
 
@@ -135,6 +147,14 @@ class OwnerSide:
             channel = await self.store.owned_channel(tx.session, user_id, channel_id)
             if channel.ended_at is None:
                 await finish_channel(tx, channel, "ended", await self.store.owner_actor(tx.session, user_id))
+            return await self.store.channel_view(tx.session, channel)
+
+    async def remove_member(self, user_id: str, channel_id: str, client_id: str) -> ChannelView:
+        """Put one agent out of a live room; the others stay. It rejoins only with a new code."""
+        async with self.store.tx() as tx:
+            channel = await self.store.owned_channel(tx.session, user_id, channel_id)
+            self.store.ensure_live(channel)
+            await remove_member(tx, channel, client_id, await self.store.owner_actor(tx.session, user_id))
             return await self.store.channel_view(tx.session, channel)
 
     async def agent_revoked(self, user_id: str, client_id: str) -> int:
@@ -253,7 +273,11 @@ class OwnerSide:
             channel.id,
             EventKind.SETTINGS_CHANGED,
             await self.store.owner_actor(tx.session, user_id),
-            SettingsChanged(permissions=channel.permissions, confirmation_mode=channel.confirmation_mode),
+            SettingsChanged(
+                permissions=channel.permissions,
+                confirmation_mode=channel.confirmation_mode,
+                scope=channel.scope,
+            ),
         )
 
     async def _queue(
@@ -304,6 +328,11 @@ async def finish_channel(tx: ChannelTx, channel: Channel, reason: str, actor: Ev
         actor if reason == "ended" else SYSTEM_ACTOR,
         ChannelEnded(reason=reason),
     )
+
+
+async def _chapter_ids(tx: ChannelTx, project_id: str) -> list[str]:
+    statement = select(Chapter.id).where(Chapter.project_id == project_id).order_by(col(Chapter.position))
+    return list((await tx.session.exec(statement)).all())
 
 
 def _new_code() -> str:

@@ -1,19 +1,25 @@
-"""When the owner revokes an agent at `/settings/agents`, it stops being in the room at once.
+"""When the owner revokes an agent at `/settings/agents`, or removes it from one room, it stops
+being in the room at once.
 
 Its tokens die with its grants (`romergo.agents`); here, in the same request, every live
 membership of that client in the owner's channels ends with an `agent_left` event whose reason
 is `revoked`. The event wakes the client's parked waits, which then find no membership and
 return `not_member`, and the panel says the agent was revoked. A command the agent held is
 marked stalled, so the owner can retry it with another agent without waiting out the lease.
+Removing one agent from a room does the same in that room only (reason `removed`); the removed
+agent can join again only with a code made after its removal.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 from sqlmodel import col, select
 
 from romergo.channels.events import AgentPresence, Stalled
 from romergo.channels.store import SYSTEM_ACTOR, ChannelTx, EventActor, channel_state
 from romergo.channels.vocabulary import HELD_STATES, EventKind
+from romergo.errors import RomergoError
 from storage.tables import Channel, ChannelMember, Command
 
 
@@ -34,15 +40,38 @@ async def end_memberships(tx: ChannelTx, owner: EventActor, client_id: str) -> i
     for member, channel in rows:
         if channel_state(channel, tx.now()) != "live":
             continue
-        await _stall_held(tx, channel, client_id)
-        member.left_at = tx.now()
-        member.polling_until = None
-        tx.session.add(member)
-        await tx.session.flush()
-        revoked = AgentPresence(client_id=client_id, agent_name=member.agent_name, reason="revoked")
-        await tx.event(channel.id, EventKind.AGENT_LEFT, owner, revoked)
+        await _put_out(tx, channel, member, owner, "revoked")
         ended += 1
     return ended
+
+
+async def remove_member(tx: ChannelTx, channel: Channel, client_id: object, owner: EventActor) -> None:
+    """The owner puts one agent out of this room (it may have left by itself already)."""
+    member = (
+        await tx.session.get(ChannelMember, (channel.id, client_id)) if isinstance(client_id, str) else None
+    )
+    if member is None:
+        raise RomergoError("not_found", f'Agent "{str(client_id)[:100]}" is not a member of this channel.')
+    if member.left_reason in ("removed", "revoked"):
+        raise RomergoError("conflict", f"{member.agent_name} is already out of this channel.")
+    await _put_out(tx, channel, member, owner, "removed")
+
+
+async def _put_out(
+    tx: ChannelTx,
+    channel: Channel,
+    member: ChannelMember,
+    owner: EventActor,
+    reason: Literal["removed", "revoked"],
+) -> None:
+    await _stall_held(tx, channel, member.client_id)
+    member.left_at = tx.now()
+    member.left_reason = reason
+    member.polling_until = None
+    tx.session.add(member)
+    await tx.session.flush()
+    gone = AgentPresence(client_id=member.client_id, agent_name=member.agent_name, reason=reason)
+    await tx.event(channel.id, EventKind.AGENT_LEFT, owner, gone)
 
 
 async def _stall_held(tx: ChannelTx, channel: Channel, client_id: str) -> None:

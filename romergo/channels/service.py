@@ -16,6 +16,7 @@ from romergo.channels.confirmations import Confirmations
 from romergo.channels.delivery import Delivery
 from romergo.channels.lifecycle import Sweeper
 from romergo.channels.owner import OwnerSide
+from romergo.channels.reach import Locator
 from romergo.channels.store import ChannelStore
 from romergo.clock import Clock
 from romergo.config import Settings
@@ -33,8 +34,14 @@ class ChannelService:
 
     @classmethod
     def build(
-        cls, db: Database, bus: EventBus, settings: Settings, clock: Clock | None = None
+        cls,
+        db: Database,
+        bus: EventBus,
+        settings: Settings,
+        clock: Clock | None = None,
+        locator: Locator | None = None,
     ) -> ChannelService:
+        """`locator` tells where story entities lie: needed once a room is limited to chapters."""
         store = ChannelStore(db, bus, settings, clock)
         confirmations = Confirmations(store)
         return cls(
@@ -42,6 +49,6 @@ class ChannelService:
             owner=OwnerSide(store),
             agent=AgentSide(store, Delivery(store)),
             confirmations=confirmations,
-            guard=CallGuard(store, confirmations),
+            guard=CallGuard(store, confirmations, locator),
             sweeper=Sweeper(store, confirmations),
         )

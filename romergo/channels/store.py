@@ -201,10 +201,12 @@ class ChannelStore:
                     last_seen_at=m.last_seen_at,
                     polling=m.polling_until is not None and m.polling_until > now,
                     active_command_id=active.get(m.client_id),
+                    left_reason=m.left_reason,
                 )
                 for m in members
             ],
             code=code,
+            scope=channel.scope,
         )
 
     async def latest_seq(self, session: AsyncSession, channel_id: str) -> int:

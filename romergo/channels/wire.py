@@ -34,6 +34,7 @@ class Member(Wire):
     last_seen_at: Moment
     polling: bool
     active_command_id: str | None
+    left_reason: str | None = None
 
 
 class Channel(Wire):
@@ -45,6 +46,7 @@ class Channel(Wire):
     expires_at: Moment
     cursor: int
     members: list[Member]
+    scope: dict[str, Any] | None = None
     code: str | None = None
     """Only right after the channel is made or its code renewed: the key is absent otherwise."""
 

@@ -137,7 +137,7 @@ class AssetService:
     ) -> list[AssetView]:
         async with self.store.read(actor) as uow:
             data = await load_project(uow, project_id)
-        usage = asset_usage(data)
+        usage = asset_usage(data, actor.reach)
         return [
             AssetView(asset, usage.get(asset.id, []))
             for asset in sorted(data.assets, key=lambda a: a.name.casefold())
@@ -145,11 +145,14 @@ class AssetService:
         ]
 
 
-def asset_usage(data: ProjectData) -> dict[str, list[AssetUse]]:
-    """Asset id → the chapters and scenes that name it in a slot (their own slots, no fallback)."""
+def asset_usage(data: ProjectData, reach: frozenset[str] | None = None) -> dict[str, list[AssetUse]]:
+    """Asset id → the chapters and scenes that name it in a slot (their own slots, no fallback);
+    with a room's `reach`, only those in the chapters it covers."""
     usage: dict[str, list[AssetUse]] = {}
     rows: list[Chapter | Scene] = [*data.chapters, *data.scenes]
     for row in rows:
+        if reach is not None and (row.id if isinstance(row, Chapter) else row.chapter_id) not in reach:
+            continue
         entity_type: Literal["chapter", "scene"] = "chapter" if isinstance(row, Chapter) else "scene"
         for slot in MEDIA_SLOTS:
             asset_id = asset_in_slot(row, slot)

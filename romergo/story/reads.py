@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlmodel import select
+from sqlmodel import col, or_, select
 
-from romergo.actors import Actor
+from romergo.actors import Actor, user_actor
 from romergo.story import check
 from romergo.story.base import StoryStore, UnitOfWork
 from romergo.story.views import ChapterOutline, Outline, ProjectData
@@ -43,10 +43,50 @@ class StoryReads:
             return uow.project.id
 
     async def outline(self, actor: Actor, project_id: str) -> Outline:
-        return outline_of(await self.project_data(actor, project_id))
+        """The outline; for an agent in a limited room, only the chapters the room covers."""
+        outline = outline_of(await self.project_data(actor, project_id))
+        if actor.reach is None:
+            return outline
+        chapters = [c for c in outline.chapters if c.chapter.id in actor.reach]
+        return Outline(outline.project, chapters, outline.characters)
 
     async def check_story(self, actor: Actor, project_id: str) -> list[check.Problem]:
-        return check.check_story(await self.project_data(actor, project_id))
+        """The story check; in a limited room, the problems of the chapters it covers (and the
+        project-wide ones: no start scene, unused assets)."""
+        problems = check.check_story(await self.project_data(actor, project_id))
+        if actor.reach is None:
+            return problems
+        return [p for p in problems if p.chapter_id is None or p.chapter_id in actor.reach]
+
+    async def chapter_ids(self, actor: Actor, project_id: str) -> list[str]:
+        """The project's chapters in story order (what a room's scope is made of)."""
+        async with self.store.read(actor) as uow:
+            await uow.project_by_id(project_id)
+            statement = select(Chapter.id).where(Chapter.project_id == project_id)
+            return list((await uow.session.exec(statement.order_by(col(Chapter.position)))).all())
+
+    async def chapters_of(self, user_id: str, kind: str, entity_id: str) -> frozenset[str]:
+        """Where an entity lies (chapter, scene, line) or is used (character, asset): the
+        `Locator` the call guard asks about a limited room."""
+        async with self.store.read(user_actor(user_id)) as uow:
+            session = uow.session
+            if kind == "chapter":
+                return frozenset([(await uow.chapter(entity_id)).id])
+            if kind == "scene":
+                return frozenset([(await uow.scene(entity_id)).chapter_id])
+            if kind == "dialogue_line":
+                line = await uow.line(entity_id)
+                return frozenset([(await uow.scene(line.scene_id)).chapter_id])
+            if kind == "character":
+                speaking = (
+                    select(Scene.chapter_id)
+                    .join(DialogueLine, col(DialogueLine.scene_id) == col(Scene.id))
+                    .where(DialogueLine.character_id == entity_id)
+                )
+                return frozenset((await session.exec(speaking)).all())
+            if kind == "asset":
+                return await _chapters_using_asset(uow, entity_id)
+            raise ValueError(f"no chapters for {kind}")
 
 
 async def load_project(uow: UnitOfWork, project_id: str) -> ProjectData:
@@ -72,3 +112,20 @@ async def load_project(uow: UnitOfWork, project_id: str) -> ProjectData:
 def outline_of(data: ProjectData) -> Outline:
     chapters = [ChapterOutline(chapter, data.scenes_of(chapter.id)) for chapter in data.chapters_in_order()]
     return Outline(data.project, chapters, sorted(data.characters, key=lambda c: c.name.casefold()))
+
+
+async def _chapters_using_asset(uow: UnitOfWork, asset_id: str) -> frozenset[str]:
+    asset = await uow.asset(asset_id, include_deleted=True)
+    chapter_slots = or_(Chapter.background_asset_id == asset_id, Chapter.music_asset_id == asset_id)
+    scene_slots = or_(Scene.background_asset_id == asset_id, Scene.music_asset_id == asset_id)
+    chapters = (
+        await uow.session.exec(
+            select(Chapter.id).where(Chapter.project_id == asset.project_id, chapter_slots)
+        )
+    ).all()
+    scenes = (
+        await uow.session.exec(
+            select(Scene.chapter_id).where(Scene.project_id == asset.project_id, scene_slots)
+        )
+    ).all()
+    return frozenset([*chapters, *scenes])

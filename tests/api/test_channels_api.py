@@ -206,7 +206,7 @@ async def test_a_confirmation_is_decided_by_the_owner_only(
         agent, "romergo_add_chapter", "edit", {"project_id": project_id, "title": "New"}, None, project_id
     )
     waiting = asyncio.create_task(
-        services.channels.guard.run_tool_call(call, lambda command_id: services.projects.list_projects(actor))
+        services.channels.guard.run_tool_call(call, lambda _: services.projects.list_projects(actor))
     )
     pending = await until(
         lambda: services.channels.confirmations.pending_confirmations(actor.user_id, channel["channel_id"]),

@@ -32,9 +32,9 @@ def rename_call(agent, room, title="Dawn", command_id=None, category="edit"):
 
 
 def renamer(services, agent, room, title="Dawn"):
-    async def execute(command_id):
+    async def execute(admitted):
         actor = agent_actor(agent.user_id, agent.client_id, agent.client_name).for_tool(
-            "romergo_update_scene", command_id
+            "romergo_update_scene", admitted.command_id
         )
         return await services.scenes.update_scene(actor, room.story.first_scene_id, title=title)
 

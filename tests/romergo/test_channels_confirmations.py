@@ -39,11 +39,11 @@ class Renamer:
         )
 
     async def run(self, title, category="edit"):
-        async def execute(command_id):
+        async def execute(admitted):
             self.runs += 1
             actor = agent_actor(self.agent.user_id, self.agent.client_id, self.agent.client_name)
             return await self.services.scenes.update_scene(
-                actor.for_tool("romergo_update_scene", command_id),
+                actor.for_tool("romergo_update_scene", admitted.command_id),
                 self.room.story.first_scene_id,
                 title=title,
             )

@@ -159,7 +159,11 @@ async def test_settings_change_partially_and_are_an_event(services, actor):
     assert changed.confirmation_mode == "publish_and_delete"
     events = await room.events()
     assert events[-1].kind == "settings_changed"
-    assert events[-1].data == {"permissions": changed.permissions, "confirmation_mode": "publish_and_delete"}
+    assert events[-1].data == {
+        "permissions": changed.permissions,
+        "confirmation_mode": "publish_and_delete",
+        "scope": None,
+    }
 
 
 async def test_only_the_owner_reaches_the_channel(services, actor):

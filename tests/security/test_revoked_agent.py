@@ -1,9 +1,11 @@
 """Attack 8 of issue 13: an agent revoked at `/settings/agents` stops being in its channels at once.
 
 Revoking used to kill the agent's tokens but leave it a member (`left_at` empty). Now the owner's
-"Revoke" ends its memberships, its parked wait returns at once, a command it held is marked
-stalled (retry it with another agent), and the panel says the agent was revoked. The owner
-revokes the way they do it, in a real browser; the agent is an OAuth client over real MCP.
+"Revoke" ends its memberships, its parked wait returns `channel_ended` at once, a command it held
+is marked stalled (retry it with another agent), and the panel says the agent was revoked. What
+the agent still tries afterwards is refused and written on the room it was revoked from (issue
+15). The owner revokes the way they do it, in a real browser; the agent is an OAuth client over
+real MCP.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ async def test_revoking_an_agent_ends_its_memberships_and_releases_its_wait(serv
 
                 released = await asyncio.wait_for(wait, 10)
                 assert time.monotonic() - revoked_at < 10
-                assert released.is_error and released.content[0].text.startswith("[not_member] ")
+                assert not released.is_error and released.structured_content["status"] == "channel_ended"
 
                 await page.goto(f"{server.base_url}/projects/{project_id}")
                 await expect(page.get_by_test_id("agent-panel")).to_contain_text("was revoked")
@@ -68,7 +70,35 @@ async def test_revoking_an_agent_ends_its_memberships_and_releases_its_wait(serv
         assert (await api.get(f"/commands/{command_id}")).json()["state"] == "stalled"
         retried = await api.post(f"/commands/{command_id}/retry")
         assert retried.status_code == 201, retried.text
+
+        tried = ["romergo_get_project_outline", "romergo_list_projects", "romergo_check_story"]
+        for tool in tried:
+            refused = await raw_tool_call(server.base_url, tokens.access_token, tool, project_id=project_id)
+            assert refused.status_code == 401
+        events = (await api.get(f"/channels/{holding['channel_id']}/events", params={"after": 0})).json()
+        kinds = [e["kind"] for e in events["events"]]
+        after = events["events"][kinds.index("agent_left") + 1 :]
+        blocked = [e for e in after if e["kind"] == "tool_blocked"]
+        assert [e["data"]["tool"] for e in blocked] == tried
+        assert all(e["command_id"] is None and e["actor"]["id"] == tokens.client_id for e in blocked)
     assert (await mcp_status(server.base_url, tokens.access_token)).status_code == 401
+
+
+async def raw_tool_call(base_url: str, token: str, tool: str, **arguments: Any) -> httpx.Response:
+    """A tools/call as any client sends it, outside a session (a revoked token gets no further)."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Authorization": f"Bearer {token}",
+        "MCP-Protocol-Version": "2025-11-25",
+    }
+    async with httpx.AsyncClient(base_url=base_url) as http:
+        return await http.post("/mcp", json=body, headers=headers)
 
 
 @asynccontextmanager

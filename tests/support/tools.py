@@ -26,7 +26,8 @@ from tests.support.story import TINY_PNG, TINY_WAV, SmallStory, database_state, 
 
 ALL_SCOPES = ["romergo:read", "romergo:edit", "romergo:media", "romergo:publish", "romergo:delete"]
 # Tables a tool call may touch without changing anything: the token's "last used" stamp.
-BOOKKEEPING = ("agent_tokens", "agent_grants")
+BOOKKEEPING = ("agent_tokens", "agent_grants", "agent_activity")
+"""What a call writes about itself (token use, the settings page's last call), not about the story."""
 
 
 @contextmanager

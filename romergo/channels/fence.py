@@ -1,0 +1,105 @@
+"""Proof of stopping: once the owner ends a room, or removes or revokes its agent, the agent's
+later calls on that project are refused, and the refusals are written on the room it left.
+
+A membership binds while its channel lives and the owner has not put the agent out. Once it no
+longer does, the project is closed to that agent (`channel_ended`) until the owner invites it
+into a new channel on the project. Each refusal is a `tool_blocked` event on the closed room
+(without a command), so the owner's panel lists what the agent still tried after the end. At most
+`MAX_RECORDED` per agent and room are written: an agent hammering a closed door cannot grow the
+history without bound (every refusal still reaches the settings page's "last refused").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from romergo.channels.events import ToolBlocked
+from romergo.channels.store import ChannelTx, EventActor, channel_state
+from romergo.channels.vocabulary import EventKind
+from romergo.errors import RomergoError
+from storage.tables import Channel, ChannelEvent, ChannelMember
+
+PUT_OUT = ("removed", "revoked")
+"""Reasons a membership ended by the owner's hand (the agent's own "left" keeps the room binding)."""
+MAX_RECORDED = 50
+
+
+@dataclass(frozen=True)
+class Membership:
+    channel: Channel
+    member: ChannelMember
+
+    def binds(self, now: datetime) -> bool:
+        """The room's rules apply to the agent's calls (it may also have left by itself)."""
+        return channel_state(self.channel, now) == "live" and self.member.left_reason not in PUT_OUT
+
+    def closed_at(self, now: datetime) -> datetime:
+        """When the room stopped admitting this agent's calls."""
+        if self.member.left_reason in PUT_OUT and self.member.left_at is not None:
+            return self.member.left_at
+        return self.channel.ended_at or min(self.channel.expires_at, now)
+
+
+async def memberships(session: AsyncSession, user_id: str, client_id: str) -> list[Membership]:
+    """Every room of this owner the client ever joined, newest first."""
+    rows = (
+        await session.exec(
+            select(Channel, ChannelMember)
+            .join(ChannelMember, col(ChannelMember.channel_id) == col(Channel.id))
+            .where(ChannelMember.client_id == client_id, Channel.user_id == user_id)
+            .order_by(col(Channel.created_at).desc())
+        )
+    ).all()
+    return [Membership(channel, member) for channel, member in rows]
+
+
+def closed_on(rooms: list[Membership], project_id: str | None, now: datetime) -> Membership | None:
+    """The room that closed this project to the agent, if no live room of it binds there."""
+    if project_id is None:
+        return None
+    on_project = [room for room in rooms if room.channel.project_id == project_id]
+    if any(room.binds(now) for room in on_project):
+        return None
+    return next(iter(on_project), None)
+
+
+def stopped(room: Membership) -> RomergoError:
+    reason = room.member.left_reason
+    if reason == "removed":
+        why = "The owner removed you from the Builder channel for this project."
+    elif reason == "revoked":
+        why = "The owner revoked your access."
+    else:
+        why = "The Builder channel for this project has ended."
+    return RomergoError(
+        "channel_ended",
+        f"{why} Stop working on it: Romergo refuses your calls on this project until the owner "
+        "invites you into a new channel.",
+    )
+
+
+async def record_refusal(tx: ChannelTx, room: Membership, agent: EventActor, tool: str) -> bool:
+    """Write the refused call on the room it was refused for; False once the room holds enough."""
+    since = room.closed_at(tx.now())
+    recorded = await tx.session.scalar(
+        select(func.count())
+        .select_from(ChannelEvent)
+        .where(
+            col(ChannelEvent.channel_id) == room.channel.id,
+            col(ChannelEvent.kind) == EventKind.TOOL_BLOCKED.value,
+            col(ChannelEvent.actor_id) == agent.id,
+            col(ChannelEvent.at) >= since,
+        )
+    )
+    if (recorded or 0) >= MAX_RECORDED:
+        return False
+    reason = {"removed": "after its removal", "revoked": "after its revocation"}.get(
+        room.member.left_reason or "", "after the end"
+    )
+    await tx.event(room.channel.id, EventKind.TOOL_BLOCKED, agent, ToolBlocked(tool=tool, reason=reason))
+    return True
