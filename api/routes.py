@@ -12,6 +12,7 @@ from api.auth import Owner, OwnerAuth
 from api.schemas import ChannelSettings, Decision, NewChannel, NewCommand, Undo
 from romergo.actors import user_actor
 from romergo.channels import wire
+from romergo.channels.owner import KEEP
 from romergo.clock import iso
 from romergo.config import MAX_STORED_INTEGER
 from romergo.services import Services
@@ -34,8 +35,9 @@ def router(services: Services, auth: OwnerAuth) -> APIRouter:
 
     @api.post("/channels", status_code=201, summary="Open a channel; the answer holds the join code")
     async def create_channel(body: NewChannel, owner: Caller) -> dict[str, Any]:
+        scope = body.scope.model_dump() if body.scope else None
         view = await channels.owner.create_channel(
-            owner.user_id, body.project_id, body.permissions, body.confirmation_mode
+            owner.user_id, body.project_id, body.permissions, body.confirmation_mode, scope
         )
         return wire.channel(view)
 
@@ -43,12 +45,21 @@ def router(services: Services, auth: OwnerAuth) -> APIRouter:
     async def get_channel(channel_id: str, owner: Caller) -> dict[str, Any]:
         return wire.channel(await channels.owner.get_channel(owner.user_id, channel_id))
 
-    @api.patch("/channels/{channel_id}", summary="Change permissions (partially) or the confirmation mode")
+    @api.patch(
+        "/channels/{channel_id}", summary="Change permissions (partially), the confirmation mode or the scope"
+    )
     async def update_channel(channel_id: str, body: ChannelSettings, owner: Caller) -> dict[str, Any]:
+        scope: Any = KEEP
+        if "scope" in body.model_fields_set:
+            scope = body.scope.model_dump() if body.scope else None
         view = await channels.owner.update_settings(
-            owner.user_id, channel_id, body.permissions, body.confirmation_mode
+            owner.user_id, channel_id, body.permissions, body.confirmation_mode, scope
         )
         return wire.channel(view)
+
+    @api.delete("/channels/{channel_id}/members/{client_id}", summary="Remove one agent from the channel")
+    async def remove_member(channel_id: str, client_id: str, owner: Caller) -> dict[str, Any]:
+        return wire.channel(await channels.owner.remove_member(owner.user_id, channel_id, client_id))
 
     @api.post("/channels/{channel_id}/code", summary="Rotate the join code")
     async def rotate_code(channel_id: str, owner: Caller) -> dict[str, Any]:

@@ -11,15 +11,25 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class Scope(Strict):
+    """The chapters a room covers (their scenes, lines and choices with them)."""
+
+    chapter_ids: list[str] = Field(min_length=1, max_length=500)
+
+
 class NewChannel(Strict):
     project_id: str = Field(min_length=1, max_length=64)
     permissions: dict[str, bool] | None = None
     confirmation_mode: Literal["none", "publish_and_delete", "every_change"] | None = None
+    scope: Scope | None = None
+    """None (or absent): the whole project."""
 
 
 class ChannelSettings(Strict):
     permissions: dict[str, bool] | None = None
     confirmation_mode: Literal["none", "publish_and_delete", "every_change"] | None = None
+    scope: Scope | None = None
+    """Absent: unchanged; null: the whole project."""
 
 
 class Decision(Strict):

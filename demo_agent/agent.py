@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from demo_agent.intents import classify
-from demo_agent.rules import RULES, NeedsAnswer, Work
+from demo_agent.rules import RULES, NeedsAnswer, Work, no_changes
 from demo_agent.session import ToolCaller, ToolFailure, connect, data_of
 
 log = logging.getLogger("romergo.demo_agent")
@@ -23,6 +23,10 @@ BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0)
 FATAL = ("code_invalid", "channel_ended", "unauthorized", "permission_denied")
 GONE = ("command_cancelled", "command_finished", "not_claimed_by_you")
 LEAVE_SECONDS = 2
+OUT_OF_REACH = (
+    "That part of the story is outside this room's reach, so I left it alone and changed nothing. "
+    "You can widen the room under Channel settings."
+)
 T = TypeVar("T")
 
 
@@ -120,6 +124,9 @@ class DemoAgent:
         except NeedsAnswer as question:
             await report("question", str(question), None)
         except ToolFailure as failure:
+            if failure.code == "out_of_scope":
+                await report("reply", OUT_OF_REACH, no_changes(OUT_OF_REACH))
+                return
             if failure.code in GONE:
                 self.say(f"Command {command_id} is no longer mine ({failure.code}); moving on.")
                 return

@@ -333,3 +333,8 @@ def _summary(
         "checks": checks,
         "links": [{"title": title, "url": url} for title, url in links],
     }
+
+
+def no_changes(description: str) -> dict[str, Any]:
+    """The summary of a reply that changed nothing (the room refused, or there was nothing to do)."""
+    return _summary("no_changes", description, [], [], [])

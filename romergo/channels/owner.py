@@ -17,7 +17,7 @@ from romergo.channels.confirmations import cancel_confirmations
 from romergo.channels.context import clean_context
 from romergo.channels.events import ChannelEnded, CommandPosted, CommandUndone, SettingsChanged
 from romergo.channels.models import ChannelView, CommandView, EventView
-from romergo.channels.reach import clean_scope
+from romergo.channels.reach import clean_scope, keep_to_reach
 from romergo.channels.revocation import end_memberships, remove_member
 from romergo.channels.store import (
     SYSTEM_ACTOR,
@@ -184,6 +184,7 @@ class OwnerSide:
             channel = await self.store.owned_channel(tx.session, user_id, channel_id)
             self.store.ensure_live(channel)
             data = clean_context(context, channel.project_id, self.store.settings.limits, tx.now())
+            data = await keep_to_reach(tx.session, channel.scope, data)
             reserved_for = None
             if in_reply_to is not None:
                 question = (

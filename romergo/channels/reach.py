@@ -14,8 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from sqlmodel.ext.asyncio.session import AsyncSession
+
 from romergo.channels.vocabulary import PERMISSIONS, ConfirmationMode
 from romergo.errors import RomergoError, invalid
+from storage.tables import Scene
 
 MAX_SCOPE_CHAPTERS = 500
 TargetKind = Literal["project", "chapter", "scene", "dialogue_line", "character", "asset", "command"]
@@ -138,6 +141,23 @@ def chapters_words(scope: dict[str, Any] | None, chapters_in_order: Sequence[str
             runs.append([number])
     words = ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}–{run[-1]}" for run in runs)
     return f"Chapter {words}" if len(numbers) == 1 else f"Chapters {words}"
+
+
+async def keep_to_reach(
+    session: AsyncSession, scope: dict[str, Any] | None, context: dict[str, Any]
+) -> dict[str, Any]:
+    """A command's context, without the selected text when the owner's page lies outside the room:
+    the ids stay (the agent can say it cannot reach them), the words do not travel."""
+    covered = scope_chapters(scope)
+    if covered is None or context.get("selection") is None:
+        return context
+    chapter_id = context.get("chapter_id")
+    scene = await session.get(Scene, context["scene_id"]) if context.get("scene_id") else None
+    if scene is not None:
+        chapter_id = scene.chapter_id
+    if chapter_id is None or chapter_id in covered:
+        return context
+    return {**context, "selection": None}
 
 
 def _outside(target: Target) -> RomergoError:

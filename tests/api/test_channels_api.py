@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from romergo.agents.scopes import CONTROL
+from romergo.channels import AgentRef
 from tests.api.conftest import TokenIdentity
 from tests.support.story import database_state, small_story
 from tests.support.waiting import still_running, until
@@ -232,3 +233,43 @@ async def test_a_confirmation_is_decided_by_the_owner_only(
     assert allowed.json()["state"] == "granted"
     assert allowed.json()["tool"] == "romergo_add_chapter"
     await asyncio.wait_for(waiting, 5)
+
+
+async def test_a_room_is_limited_to_chapters_widened_and_left_as_is(client, control, services, actor):
+    story = await small_story(services, actor)
+    created = await client.post(
+        "/api/v1/channels",
+        json={"project_id": story.project_id, "scope": {"chapter_ids": [story.chapter_id]}},
+        headers=control,
+    )
+    assert created.status_code == 201, created.text
+    assert created.json()["scope"] == {"chapter_ids": [story.chapter_id]}
+    base = f"/api/v1/channels/{created.json()['channel_id']}"
+    kept = await client.patch(base, json={"permissions": {"publish": True}}, headers=control)
+    assert kept.json()["scope"] == {"chapter_ids": [story.chapter_id]}
+    widened = await client.patch(base, json={"scope": None}, headers=control)
+    assert widened.json()["scope"] is None
+    for bad, status in (({"chapter_ids": []}, 400), ({"chapter_ids": ["chp_nope"]}, 404), (["x"], 400)):
+        before = await database_state(services)
+        answer = await client.patch(base, json={"scope": bad}, headers=control)
+        assert answer.status_code == status, answer.text
+        assert await database_state(services) == before
+
+
+async def test_one_agent_is_removed_and_the_channel_goes_on(client, control, services, actor):
+    story = await small_story(services, actor)
+    channel = (
+        await client.post("/api/v1/channels", json={"project_id": story.project_id}, headers=control)
+    ).json()
+    for name in ("one", "two"):
+        await services.channels.agent.join(AgentRef(actor.user_id, f"client-{name}", name), channel["code"])
+    base = f"/api/v1/channels/{channel['channel_id']}"
+    removed = await client.delete(f"{base}/members/client-one", headers=control)
+    assert removed.status_code == 200, removed.text
+    members = {m["client_id"]: m["left_reason"] for m in removed.json()["members"]}
+    assert members == {"client-one": "removed", "client-two": None}
+    assert removed.json()["state"] == "live"
+    again = await client.delete(f"{base}/members/client-one", headers=control)
+    assert (again.status_code, again.json()["error"]["code"]) == (409, "conflict")
+    nobody = await client.delete(f"{base}/members/client-nobody", headers=control)
+    assert (nobody.status_code, nobody.json()["error"]["code"]) == (404, "not_found")

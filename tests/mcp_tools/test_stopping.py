@@ -131,7 +131,7 @@ async def test_removing_is_refused_for_a_stranger_or_twice(services, actor):
     await owner.remove_member(actor.user_id, channel.channel_id, ref.client_id)
     for client_id, code in ((ref.client_id, "conflict"), ("client-nobody", "not_found"), (None, "not_found")):
         try:
-            await owner.remove_member(actor.user_id, channel.channel_id, client_id)  # type: ignore[arg-type]
+            await owner.remove_member(actor.user_id, channel.channel_id, client_id)
         except Exception as error:
             assert getattr(error, "code", None) == code
         else:

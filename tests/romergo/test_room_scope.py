@@ -86,3 +86,34 @@ def test_the_reach_in_plain_words():
     assert describe_reach(None, order, dict.fromkeys(permissions, False), "none") == (
         "Whole project, nothing allowed, no confirmations"
     )
+
+
+async def test_selected_words_on_a_page_outside_the_room_do_not_travel(services, actor):
+    room = await open_room(services, actor)
+    two = await services.chapters.add_chapter(actor, room.story.project_id, "Two")
+    await services.channels.owner.update_settings(actor.user_id, room.channel.channel_id, scope=[two.id])
+
+    def on_scene(scene_id: str, chapter_id: str) -> dict:
+        selection = {
+            "text": "a secret line",
+            "entity_type": "scene",
+            "entity_id": scene_id,
+            "start": 0,
+            "end": 2,
+        }
+        route = f"/projects/{room.story.project_id}/scenes/{scene_id}"
+        return {
+            "route": route,
+            "surface": "scene",
+            "scene_id": scene_id,
+            "chapter_id": chapter_id,
+            "selection": selection,
+        }
+
+    outside = on_scene(room.story.first_scene_id, two.id)  # the page lies: its scene is in chapter One
+    sent = await room.send("Change this", context=outside)
+    assert sent.context["selection"] is None
+    assert sent.context["scene_id"] == room.story.first_scene_id
+    inside_scene = await services.scenes.add_scene(actor, two.id, "Harbour")
+    kept = await room.send("Change this", context=on_scene(inside_scene.id, two.id))
+    assert kept.context["selection"]["text"] == "a secret line"
