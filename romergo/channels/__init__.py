@@ -16,7 +16,7 @@ from romergo.channels.models import (
     WaitResult,
 )
 from romergo.channels.service import ChannelService
-from romergo.channels.store import channel_topic, presence_topic
+from romergo.channels.store import channel_topic, presence_topic, rooms_topic
 from romergo.channels.summary import Summary
 from romergo.channels.vocabulary import CommandState, EventKind
 
@@ -35,4 +35,5 @@ __all__ = [
     "WaitResult",
     "channel_topic",
     "presence_topic",
+    "rooms_topic",
 ]

@@ -268,6 +268,7 @@ class OwnerSide:
 
     async def _settings_changed(self, tx: ChannelTx, channel: Channel, user_id: str) -> None:
         """Saves the room's settings and tells the panel (and a joining agent) what they are now."""
+        tx.rooms.add(channel.project_id)
         tx.session.add(channel)
         await tx.session.flush()
         await tx.event(
@@ -312,6 +313,7 @@ async def finish_channel(tx: ChannelTx, channel: Channel, reason: str, actor: Ev
     """End or expire: open commands are cancelled, then the end itself is the last event."""
     channel.ended_at = tx.now()
     channel.end_reason = reason
+    tx.rooms.add(channel.project_id)
     tx.session.add(channel)
     await tx.session.flush()
     open_commands = (

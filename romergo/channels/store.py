@@ -35,6 +35,11 @@ def channel_topic(channel_id: str) -> str:
     return f"channel:{channel_id}"
 
 
+def rooms_topic(project_id: str) -> str:
+    """A room of this project opened, changed its settings or ended (the outline marks its reach)."""
+    return f"rooms:{project_id}"
+
+
 def presence_topic(channel_id: str) -> str:
     """Presence only (an agent started or stopped listening): no event is written, and waiters
     on the channel topic are not disturbed."""
@@ -56,6 +61,8 @@ class ChannelTx:
     session: AsyncSession
     clock: Clock
     touched: set[str] = field(default_factory=set)
+    rooms: set[str] = field(default_factory=set)
+    """Projects whose rooms changed in this transaction (published as `rooms_topic` after it)."""
 
     def now(self) -> datetime:
         return self.clock.now()
@@ -143,6 +150,8 @@ class ChannelStore:
             yield tx
         for channel_id in tx.touched:
             self.bus.publish(channel_topic(channel_id))
+        for project_id in tx.rooms:
+            self.bus.publish(rooms_topic(project_id))
 
     async def owned_channel(self, session: AsyncSession, user_id: str, channel_id: object) -> Channel:
         channel = (

@@ -93,7 +93,7 @@ async def test_selected_words_on_a_page_outside_the_room_do_not_travel(services,
     two = await services.chapters.add_chapter(actor, room.story.project_id, "Two")
     await services.channels.owner.update_settings(actor.user_id, room.channel.channel_id, scope=[two.id])
 
-    def on_scene(scene_id: str, chapter_id: str) -> dict:
+    def on_scene(scene_id: str, chapter_id: str) -> dict[str, object]:
         selection = {
             "text": "a secret line",
             "entity_type": "scene",

@@ -42,6 +42,8 @@ class TreeState:
     focus: str | None = None
     dragging: str | None = None
     outline: Outline | None = field(default=None, repr=False)
+    outside: frozenset[str] = frozenset()
+    """Chapters the open channel's room does not cover: marked, so the author sees its reach."""
 
 
 def story_tree(ctx: PageContext, host: ui.element, outline: Outline, state: TreeState) -> None:
@@ -82,6 +84,10 @@ class _Tree:
                 ui.link(chapter.title, urls.chapter(chapter.project_id, chapter.id)).classes(
                     "text-subtitle1 text-weight-medium"
                 )
+                if chapter.id in self.state.outside:
+                    ui.badge("outside the agent's room", color="grey-6").props(
+                        'outline data-testid="outside-room"'
+                    ).tooltip("The open channel's agent cannot see or change this chapter.")
                 ui.space()
                 icon_button("add", f"Add a scene to {chapter.title}", lambda: self.add_scene(chapter))
                 icon_button("edit", f"Rename {chapter.title}", lambda: self.rename_chapter(chapter))

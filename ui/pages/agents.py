@@ -1,6 +1,8 @@
 """`/settings/agents`: the agents connected over OAuth and the personal access tokens, with "Revoke".
 
-Revoking is a plain POST form (CSRF-checked); the agent's next call is refused.
+Revoking is a plain POST form (CSRF-checked); the agent's next call is refused. Each agent shows
+its last accepted and its last refused call; an agent that is gone (revoked) but still tried
+something stays listed under "Refused after access ended", so the owner sees that it got nothing.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from nicegui import ui
 
 from romergo import csrf, urls
 from romergo.agents import Connection
+from romergo.agents.activity import CallActivity
 from romergo.agents.scopes import LABELS
 from romergo.clock import iso
 from romergo.services import Services
@@ -28,6 +31,7 @@ async def page(ctx: PageContext) -> None:
     ui.page_title("Agents · Romergo")
     ui.label("Agents").classes("text-h5")
     connections = await ctx.services.agents.grants.connections(ctx.user.id)
+    activity = await ctx.services.agents.activity.of_user(ctx.user.id)
 
     ui.label("Connected agents").classes("text-h6 mt-4")
     connected = [c for c in connections if c.kind == "oauth"]
@@ -36,14 +40,15 @@ async def page(ctx: PageContext) -> None:
             "No agent is connected. Point your agent at this server's /mcp address to connect it."
         ).classes("text-grey-7")
     for connection in connected:
-        _row(ctx, connection)
+        _row(ctx, connection, activity.get(connection.client_id))
 
     ui.label("Personal access tokens").classes("text-h6 mt-6")
     personal = [c for c in connections if c.kind == "personal"]
     if not personal:
         ui.label("No personal access tokens.").classes("text-grey-7")
     for connection in personal:
-        _row(ctx, connection)
+        _row(ctx, connection, activity.get(connection.client_id))
+    _gone(connections, activity)
     ui.label(
         f"Make one for scripts and headless agents with: romergo token create {ctx.user.username} "
         "[--name NAME] [--scopes read,edit,media] [--expires-days 90]"
@@ -68,7 +73,40 @@ def add_routes(app: FastAPI, services: Services) -> None:
         return RedirectResponse(PATH, status_code=303)
 
 
-def _row(ctx: PageContext, connection: Connection) -> None:
+def _gone(connections: list[Connection], activity: dict[str, CallActivity]) -> None:
+    known = {connection.client_id for connection in connections}
+    gone = {
+        client_id: seen
+        for client_id, seen in activity.items()
+        if client_id not in known and seen.last_refused_at
+    }
+    if not gone:
+        return
+    ui.label("Refused after access ended").classes("text-h6 mt-6")
+    for client_id, seen in sorted(gone.items(), key=lambda item: item[1].last_refused_at or 0, reverse=True):
+        with ui.card().classes("w-full").props(f'data-testid="gone-{client_id}"'):
+            ui.label(f"client {client_id}").classes("text-body2")
+            ui.label(_calls(seen)).props('data-testid="calls"').classes("text-caption text-grey-8")
+
+
+def _calls(seen: CallActivity | None) -> str:
+    """ "last accepted: romergo_get_scene 10:42:03Z · last refused: … (channel_ended)"."""
+    if seen is None:
+        return "no tool calls yet"
+    accepted = (
+        f"last accepted: {seen.last_accepted_tool} {iso(seen.last_accepted_at)}"
+        if seen.last_accepted_at
+        else "last accepted: none"
+    )
+    refused = (
+        f"last refused: {seen.last_refused_tool} {iso(seen.last_refused_at)} ({seen.last_refused_code})"
+        if seen.last_refused_at
+        else "last refused: none"
+    )
+    return f"{accepted} · {refused}"
+
+
+def _row(ctx: PageContext, connection: Connection, seen: CallActivity | None) -> None:
     with ui.card().classes("w-full").props(f'data-testid="connection-{connection.client_id}"'):
         with ui.row().classes("w-full items-center justify-between no-wrap"):
             with ui.column().classes("gap-1"):
@@ -89,6 +127,7 @@ def _row(ctx: PageContext, connection: Connection) -> None:
                 ui.label(" · ".join(details)).props('data-testid="details"').classes(
                     "text-caption text-grey-7"
                 )
+                ui.label(_calls(seen)).props('data-testid="calls"').classes("text-caption text-grey-8")
             with ui.element("form").props(f'method="post" action="{REVOKE_PATH}"'):
                 for name, value in (("csrf", ctx.csrf(PURPOSE)), ("client_id", connection.client_id)):
                     field = ui.element("input").props(f'type="hidden" name="{name}"')

@@ -5,6 +5,7 @@ from __future__ import annotations
 from nicegui import ui
 
 from romergo import urls
+from romergo.channels import rooms_topic
 from romergo.story.views import Outline
 from ui.actions import act
 from ui.components.buttons import icon_button
@@ -13,6 +14,7 @@ from ui.components.publish import publish_card
 from ui.components.story_tree import TreeState, story_tree
 from ui.context import PageContext
 from ui.frame import SectionPage
+from ui.live import watch
 
 
 async def page(ctx: PageContext, project_id: str) -> None:
@@ -25,8 +27,24 @@ class _StoryPage(SectionPage[Outline]):
         super().__init__(ctx, project_id)
         self.tree_state = TreeState()
 
+    async def open(self) -> None:
+        await super().open()
+        if self.current is not None:  # the marks of a room's reach follow its settings
+            watch(self.ctx, rooms_topic(self.project_id), self.reload)
+
     async def load(self) -> Outline:
+        self.tree_state.outside = await self._outside_the_room()
         return await self.services.reads.outline(self.ctx.actor, self.project_id)
+
+    async def _outside_the_room(self) -> frozenset[str]:
+        """The chapters a live room limited to others leaves out (marked in the tree)."""
+        channels = await self.services.channels.owner.channels_of_project(self.ctx.user.id, self.project_id)
+        live = next((channel for channel in channels if channel.state == "live"), None)
+        if live is None or live.scope is None:
+            return frozenset()
+        covered = set(live.scope["chapter_ids"])
+        chapters = await self.services.reads.chapter_ids(self.ctx.actor, self.project_id)
+        return frozenset(chapter_id for chapter_id in chapters if chapter_id not in covered)
 
     def draw(self, outline: Outline) -> None:
         with ui.row().classes("w-full items-center gap-1"):
@@ -48,7 +66,7 @@ class _StoryPage(SectionPage[Outline]):
             )
             for entry in outline.chapters
         )
-        return (project.title, project.published, project.share_id, chapters)
+        return (project.title, project.published, project.share_id, chapters, self.tree_state.outside)
 
     # ---- changes -------------------------------------------------------------------------------
 

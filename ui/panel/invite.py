@@ -1,20 +1,21 @@
 """Inviting the agent: the room's settings, then the join code with a start prompt and snippets.
 
-The settings form is shared by "Invite your agent" (before the channel exists) and "Channel
-settings" (any time after). The join code is shown once, right after it is made: only its hash
-is stored.
+The settings form (rights, confirmations, and the room's reach: the whole project or chosen
+chapters) is shared by "Invite your agent" (before the channel exists) and "Channel settings"
+(any time after). The join code is shown once, right after it is made: only its hash is stored.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from nicegui import ui
 
+from romergo.channels.reach import MODE_WORDS
 from romergo.channels.vocabulary import DEFAULT_PERMISSIONS, PERMISSIONS, ConfirmationMode
-from ui.panel.model import MODE_WORDS
 
 MODES = {mode.value: words.capitalize() for mode, words in MODE_WORDS.items()}
 
@@ -23,10 +24,32 @@ MODES = {mode.value: words.capitalize() for mode, words in MODE_WORDS.items()}
 class RoomSettings:
     permissions: dict[str, bool]
     confirmation_mode: str
+    scope: dict[str, Any] | None = None
+    """None: the whole project; else `{chapter_ids: [...]}`."""
 
 
-def settings_form(current: RoomSettings | None = None) -> Callable[[], RoomSettings]:
-    """Checkboxes for the rights and a select for the confirmation mode; returns a reader."""
+@dataclass(frozen=True)
+class ChapterChoice:
+    chapter_id: str
+    title: str
+
+
+@dataclass
+class _ReachPicker:
+    whole: ui.checkbox
+    chapters: dict[str, ui.checkbox] = field(default_factory=dict)
+
+    def scope(self) -> dict[str, Any] | None:
+        if self.whole.value:
+            return None
+        return {"chapter_ids": [chapter_id for chapter_id, box in self.chapters.items() if box.value]}
+
+
+def settings_form(
+    chapters: list[ChapterChoice], current: RoomSettings | None = None
+) -> Callable[[], RoomSettings]:
+    """Checkboxes for the rights, a select for the confirmation mode and the room's reach;
+    returns a reader."""
     values = current or RoomSettings(dict(DEFAULT_PERMISSIONS), ConfirmationMode.NONE.value)
     ui.label("What may your agent do in this project?").classes("text-subtitle2")
     boxes = {}
@@ -38,12 +61,34 @@ def settings_form(current: RoomSettings | None = None) -> Callable[[], RoomSetti
     ui.label("Publish and delete are off unless you turn them on. You can change this at any time.").classes(
         "text-caption text-grey-7"
     )
-    return lambda: RoomSettings({name: bool(box.value) for name, box in boxes.items()}, str(mode.value))
+    picker = _reach_picker(chapters, values.scope)
+    return lambda: RoomSettings(
+        {name: bool(box.value) for name, box in boxes.items()}, str(mode.value), picker.scope()
+    )
 
 
-def start_prompt(code: str, mcp_url: str) -> str:
+def _reach_picker(chapters: list[ChapterChoice], scope: dict[str, Any] | None) -> _ReachPicker:
+    """ "Whole project", or the chapters (with their scenes) the agent may see and touch."""
+    chosen = set(scope["chapter_ids"]) if scope else set()
+    ui.label("Which part of the story may it see and touch?").classes("text-subtitle2")
+    picker = _ReachPicker(ui.checkbox("Whole project", value=scope is None))
+    with ui.column().classes("gap-0 pl-4").props('data-testid="room-chapters"') as column:
+        for number, chapter in enumerate(chapters, 1):
+            picker.chapters[chapter.chapter_id] = ui.checkbox(
+                f"{number}. {chapter.title}", value=chapter.chapter_id in chosen
+            )
+    column.bind_visibility_from(picker.whole, "value", backward=lambda whole: not whole)
+    ui.label(
+        "Characters and the asset library stay readable; changing one used elsewhere needs the whole project."
+    ).classes("text-caption text-grey-7")
+    return picker
+
+
+def start_prompt(code: str, mcp_url: str, reach: str = "") -> str:
+    """What the owner pastes into their agent; `reach` is the room in plain words (no titles)."""
+    room = f" The room covers: {reach}." if reach else ""
     return (
-        f"Join my Romergo Builder channel with the code {code} (Romergo's MCP server: {mcp_url}). "
+        f"Join my Romergo Builder channel with the code {code} (Romergo's MCP server: {mcp_url}).{room} "
         "Use romergo_join_builder_channel, then keep calling romergo_wait_for_builder_command. "
         "Run each new command once, then send the result or your question back with "
         "romergo_report_builder_event. Keep waiting for my next command until I explicitly ask you to stop."
@@ -62,14 +107,16 @@ def snippets(mcp_url: str) -> dict[str, str]:
     }
 
 
-def code_view(code: str, mcp_url: str, try_demo: Callable[[str], Awaitable[None]] | None = None) -> None:
+def code_view(
+    code: str, mcp_url: str, try_demo: Callable[[str], Awaitable[None]] | None = None, reach: str = ""
+) -> None:
     """The join code, the start prompt to paste into the agent, and how to connect each client."""
     with ui.row().classes("w-full items-center no-wrap gap-1"):
         field = ui.input("Join code", value=code).props("readonly outlined dense").classes("grow")
         field.props('input-class="font-mono"')
         _copy_button(code, "Copy code")
     ui.label("Paste this into your agent:").classes("text-subtitle2 mt-2")
-    prompt = start_prompt(code, mcp_url)
+    prompt = start_prompt(code, mcp_url, reach)
     with ui.row().classes("w-full items-start no-wrap gap-1"):
         ui.textarea("Start prompt", value=prompt).props("readonly outlined autogrow dense").classes("grow")
         _copy_button(prompt, "Copy prompt")

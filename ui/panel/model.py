@@ -30,6 +30,8 @@ from romergo.channels.events import (
     ToolFinished,
     ToolStarted,
 )
+from romergo.channels.fence import MAX_RECORDED
+from romergo.channels.reach import MODE_WORDS
 from romergo.channels.vocabulary import (
     OPEN_STATES,
     PERMISSIONS,
@@ -55,11 +57,7 @@ STATE_WORDS = {
     CommandState.CANCELLED: "cancelled",
     CommandState.STALLED: "stalled",
 }
-MODE_WORDS = {
-    ConfirmationMode.NONE: "no confirmations",
-    ConfirmationMode.PUBLISH_AND_DELETE: "confirm publish and delete",
-    ConfirmationMode.EVERY_CHANGE: "confirm every change",
-}
+PUT_OUT_WORDS = {"removed": "its removal", "revoked": "its revocation"}
 DECISION_WORDS = {
     Decision.ALLOW_ONCE: "Allowed once",
     Decision.REJECT: "Rejected",
@@ -141,12 +139,26 @@ class Notice:
     seq: int = 0
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """A call the agent made after the room closed to it, refused and recorded (issue 15)."""
+
+    agent_name: str
+    tool: str
+    at: datetime
+    after: str
+    """ "the end", or "its removal" / "its revocation" while the room lives on for others."""
+
+
 @dataclass
 class Conversation:
     cards: list[Card] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
     ended: bool = False
     last_seq: int = 0
+    put_out: dict[str, str] = field(default_factory=dict)
+    """Client id → why the owner put it out ("its removal", "its revocation")."""
+    refused: list[Refusal] = field(default_factory=list)
 
     def card(self, command_id: str | None) -> Card | None:
         return next((card for card in self.cards if card.command_id == command_id), None)
@@ -188,8 +200,15 @@ class Conversation:
         return card.command_id
 
     def _notice(self, event: EventView) -> None:
+        payload = event.payload
         if event.kind == K.CHANNEL_ENDED:
             self.ended = True
+        if isinstance(payload, AgentPresence) and payload.reason in PUT_OUT_WORDS:
+            self.put_out[payload.client_id] = PUT_OUT_WORDS[payload.reason]
+        if isinstance(payload, ToolBlocked) and (self.ended or event.actor_id in self.put_out):
+            after = "the end" if self.ended else self.put_out[event.actor_id]
+            self.refused.append(Refusal(event.actor_name, payload.tool, event.at, after))
+            return
         text = _notice_text(event)
         if text:
             self.notices.append(Notice(text, event.at, event.seq))
@@ -201,7 +220,28 @@ def describe_settings(settings: SettingsChanged) -> str:
     confirming = (
         MODE_WORDS[ConfirmationMode(mode)] if mode in MODE_WORDS else MODE_WORDS[ConfirmationMode.NONE]
     )
-    return f"{', '.join(allowed) or 'nothing'} allowed; {confirming}"
+    chapters = len((settings.scope or {}).get("chapter_ids", ()))
+    reach = f"; limited to {chapters} chapter{'s' if chapters != 1 else ''}" if settings.scope else ""
+    return f"{', '.join(allowed) or 'nothing'} allowed; {confirming}{reach}"
+
+
+def refused_words(refusals: list[Refusal], shown: int = 3) -> list[str]:
+    """ "After the end: 3 calls refused (romergo_get_scene 10:42:03, …)", one line per reason
+    (an agent removed from a room that lives on has its own line)."""
+    groups: dict[tuple[str, str], list[Refusal]] = {}
+    for refusal in refusals:
+        key = (refusal.after, "" if refusal.after == "the end" else refusal.agent_name)
+        groups.setdefault(key, []).append(refusal)
+    lines = []
+    for (after, agent), group in groups.items():
+        count = len(group)
+        calls = "at least" if count >= MAX_RECORDED else ""
+        listed = ", ".join(f"{r.tool} {r.at.strftime('%H:%M:%S')}" for r in group[:shown])
+        more = ", …" if count > shown else ""
+        who = f"{agent}, after {after}" if agent else f"After {after}"
+        number = f"{calls} {count}".strip()
+        lines.append(f"{who}: {number} call{'s' if count != 1 else ''} refused ({listed}{more})")
+    return lines
 
 
 def presence(members: list[MemberView], conversation: Conversation, now: datetime) -> str:
@@ -229,6 +269,8 @@ def _notice_text(event: EventView) -> str | None:
         verb = "joined" if event.kind == K.AGENT_JOINED else "left"
         if payload.reason == "revoked":
             verb = "was revoked: its tokens no longer work and it left the channel"
+        elif payload.reason == "removed":
+            verb = "was removed from the channel: it cannot rejoin with the current code"
         return f"{payload.agent_name or event.actor_name} {verb}"
     if isinstance(payload, SettingsChanged):
         return "Room settings: " + describe_settings(payload)

@@ -19,12 +19,11 @@ from romergo.demo import DEMO_AGENT_NAME
 from romergo.errors import RomergoError
 from romergo.story.review import EntityReview
 from ui.actions import act
-from ui.components.dialogs import confirm
 from ui.context import PageContext
 from ui.live import live
 from ui.panel.cards import CardActions, CardView
-from ui.panel.invite import RoomSettings, code_view, settings_form
-from ui.panel.model import Card, Conversation, Notice, presence
+from ui.panel.model import Card, Conversation, Notice, presence, refused_words
+from ui.panel.room import open_invite, open_settings, reach_words
 from ui.panel.undo import undo_command
 
 HISTORY_WINDOW = 2000
@@ -51,6 +50,7 @@ class AgentPanel:
                 self.gear = ui.button(icon="settings", on_click=self.open_settings).props(
                     'flat round dense aria-label="Channel settings" title="Channel settings"'
                 )
+            self.reach = ui.label("").classes("text-caption text-grey-8").props('data-testid="room-reach"')
             self.presence = ui.label("").classes("text-caption text-grey-8")
             self.presence.props('data-testid="presence" aria-live="polite"')
             self.scripted = ui.label("Scripted demo agent: fixed rules, no AI model").classes(
@@ -96,6 +96,7 @@ class AgentPanel:
         self.channel = channels[0] if channels else None
         if self.channel is not None:
             await self._read_history()
+        await self._show_reach()
         self._draw()
         await self.refresh_presence()
 
@@ -110,6 +111,12 @@ class AgentPanel:
             if not events or cursor <= after:
                 return
             after = cursor
+
+    async def _show_reach(self) -> None:
+        """The header says what the room covers: "Chapters 2–3, read + edit + media, …"."""
+        live = self.channel is not None and self.channel.state == "live"
+        self.reach.text = await reach_words(self.ctx, self.channel) if live and self.channel else ""
+        self.reach.visible = bool(self.reach.text)
 
     # -- drawing --------------------------------------------------------------------------------
 
@@ -137,6 +144,7 @@ class AgentPanel:
                 )
                 with ui.scroll_area().classes("w-full grow border border-gray-200 rounded") as self.scroll:
                     self.items = ui.column().classes("w-full gap-2")
+                self.refusals = ui.column().classes("w-full gap-0").props('data-testid="refused-after-end"')
                 self._draw_new_items()
             if live_channel:
                 self._composer()
@@ -165,6 +173,14 @@ class AgentPanel:
             self.drawn_seq = max(self.drawn_seq, seq)
         if items:
             self.scroll.scroll_to(percent=1.0)
+        self._draw_refusals()
+
+    def _draw_refusals(self) -> None:
+        """What the agent still tried after the room closed to it: proof that it got nothing."""
+        self.refusals.clear()
+        with self.refusals:
+            for line in refused_words(self.conversation.refused):
+                ui.label(line).classes("text-caption text-red-9")
 
     def _live(self) -> bool:
         return self.channel is not None and self.channel.state == "live" and not self.conversation.ended
@@ -193,6 +209,7 @@ class AgentPanel:
             self.channel = await self.ctx.services.channels.owner.get_channel(
                 self.ctx.user.id, self.channel.channel_id
             )
+            await self._show_reach()
             if self.channel.state != "live":
                 self._draw()
                 await self.refresh_presence()
@@ -276,97 +293,12 @@ class AgentPanel:
         return await self.ctx.services.history.command_review(self.ctx.actor, card.command_id)
 
     async def open_invite(self) -> None:
-        project_id = self.project_id
-        if project_id is None:
-            return
-        with self.host, ui.dialog() as dialog, ui.card().classes("w-[32rem] max-w-full gap-2"):
-            ui.label("Invite your agent").classes("text-h6")
-            content = ui.column().classes("w-full gap-2")
-            with content:
-                read = settings_form()
-
-                async def create() -> None:
-                    wanted = read()
-                    outcome = await act(
-                        self.ctx,
-                        lambda: self.ctx.services.channels.owner.create_channel(
-                            self.ctx.user.id, project_id, wanted.permissions, wanted.confirmation_mode
-                        ),
-                    )
-                    if outcome.value is None:
-                        return
-                    content.clear()
-                    with content:
-                        code_view(
-                            outcome.value.code or "", self.ctx.services.settings.mcp_url, self._demo_starter()
-                        )
-                        ui.button("Done", on_click=dialog.close).props("flat")
-                    await self.load()
-
-                with ui.row().classes("w-full justify-end gap-2"):
-                    ui.button("Cancel", on_click=dialog.close).props("flat")
-                    ui.button("Create channel", on_click=create).props("unelevated color=primary")
-        dialog.open()
+        await open_invite(self)
 
     async def open_settings(self) -> None:
-        if self.channel is None:
-            return
-        channel = self.channel
-        with self.host, ui.dialog() as dialog, ui.card().classes("w-[32rem] max-w-full gap-2"):
-            ui.label("Channel settings").classes("text-h6")
-            content = ui.column().classes("w-full gap-2")
-            with content:
-                read = settings_form(RoomSettings(dict(channel.permissions), channel.confirmation_mode))
+        await open_settings(self)
 
-                async def save() -> None:
-                    wanted = read()
-                    outcome = await act(
-                        self.ctx,
-                        lambda: self.ctx.services.channels.owner.update_settings(
-                            self.ctx.user.id, channel.channel_id, wanted.permissions, wanted.confirmation_mode
-                        ),
-                    )
-                    if outcome.ok:
-                        ui.notify("Settings saved: they apply to the agent's next call.", type="positive")
-                        dialog.close()
-
-                async def new_code() -> None:
-                    outcome = await act(
-                        self.ctx,
-                        lambda: self.ctx.services.channels.owner.rotate_code(
-                            self.ctx.user.id, channel.channel_id
-                        ),
-                    )
-                    if outcome.value is not None:
-                        content.clear()
-                        with content:
-                            code_view(outcome.value, self.ctx.services.settings.mcp_url, self._demo_starter())
-                            ui.button("Done", on_click=dialog.close).props("flat")
-
-                async def end() -> None:
-                    sure = await confirm(
-                        self.host,
-                        title="End this channel?",
-                        message="Your agent stops at once; open commands are cancelled.",
-                        action="End now",
-                    )
-                    if sure:
-                        await act(
-                            self.ctx,
-                            lambda: self.ctx.services.channels.owner.end_channel(
-                                self.ctx.user.id, channel.channel_id
-                            ),
-                        )
-                        dialog.close()
-
-                with ui.row().classes("w-full justify-between gap-2"):
-                    with ui.row().classes("gap-1"):
-                        ui.button("New code", on_click=new_code).props("flat")
-                        ui.button("End channel", on_click=end).props("flat color=negative")
-                    ui.button("Save", on_click=save).props("unelevated color=primary")
-        dialog.open()
-
-    def _demo_starter(self) -> Callable[[str], Awaitable[None]] | None:
+    def demo_starter(self) -> Callable[[str], Awaitable[None]] | None:
         if self.demo is None:
             return None
         demo = self.demo
