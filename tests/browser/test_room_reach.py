@@ -15,7 +15,7 @@ from playwright.async_api import Page, expect
 from tests.browser.conftest import Author, OpenPage
 from tests.browser.test_demo_agent import DEMO_NAME, reply_of, send_command
 from tests.support.oauth import mcp_client, personal_token
-from tests.support.panel import card, end_channel, panel
+from tests.support.panel import card, end_channel, invite, panel
 from tests.support.tools import Agent
 
 STORM_SCENE = "Arrival at the Harbor"  # chapter 1, "The Storm"
@@ -70,9 +70,46 @@ async def test_a_room_limited_to_chapters_says_so_and_keeps_the_agent_out(
     async with mcp_client(own_author.server.base_url, token) as client:
         late = Agent(client)
         assert not (await late.call("romergo_join_builder_channel", code=code)).is_error
+        storm_scene_id = own_author.scenes[STORM_SCENE].rsplit("/", 1)[1]
+        outside = (await late.call("romergo_get_scene", scene_id=storm_scene_id)).content[0].text
+        assert outside.startswith("[out_of_scope] ")
+        assert STORM_SCENE not in outside and "ferry" not in outside and "Storm" not in outside
         await end_channel(page)
         for _ in range(3):
             refused = await late.call("romergo_get_project_outline", project_id=own_author.demo_id)
             assert refused.is_error and refused.content[0].text.startswith("[channel_ended] ")
     listed = panel(page).get_by_test_id("refused-after-end")
     await expect(listed).to_contain_text("After the end: 3 calls refused (romergo_get_project_outline")
+
+
+async def test_one_agent_is_removed_from_the_panel_and_the_other_stays(
+    own_author: Author, open_page: OpenPage
+):
+    page = await open_page(own_author, own_author.demo_path)
+    code = await invite(page)
+    tokens = [
+        personal_token(own_author.server, own_author.username, "--name", name) for name in ("Ann", "Bob")
+    ]
+    async with (
+        mcp_client(own_author.server.base_url, tokens[0]) as first,
+        mcp_client(own_author.server.base_url, tokens[1]) as second,
+    ):
+        ann, bob = Agent(first), Agent(second)
+        for agent in (ann, bob):
+            assert not (await agent.call("romergo_join_builder_channel", code=code)).is_error
+        await panel(page).get_by_role("button", name="Channel settings").click()
+        members = page.get_by_role("dialog").get_by_test_id("room-members")
+        await expect(members).to_contain_text("Ann")
+        await members.get_by_role("button", name="Remove Ann").click()
+        await page.get_by_role("button", name="Remove", exact=True).click()
+        await expect(members.get_by_role("button", name="Remove Ann")).to_have_count(0)
+        await expect(panel(page)).to_contain_text("Ann was removed from the channel")
+
+        refused = await ann.call("romergo_get_project_outline", project_id=own_author.demo_id)
+        assert refused.is_error and refused.content[0].text.startswith("[channel_ended] ")
+        assert not (await bob.call("romergo_get_project_outline", project_id=own_author.demo_id)).is_error
+        again = await ann.call("romergo_join_builder_channel", code=code)
+        assert again.is_error and again.content[0].text.startswith("[code_invalid] ")
+    await expect(panel(page).get_by_test_id("refused-after-end")).to_contain_text(
+        "Ann, after its removal: 1 call refused (romergo_get_project_outline"
+    )

@@ -120,6 +120,14 @@ PROOFS: dict[str, list[str]] = {
         f"{RULES}::test_a_confirmation_is_decided_by_the_owner_only_and_runs_its_action_once",
         "tests/browser/test_agent_panel.py::test_allow_once_and_reject_in_the_panel_decide_a_waiting_tool_call",
     ],
+    "Proof of stopping": [
+        "tests/security/test_revoked_agent.py::test_revoking_an_agent_ends_its_memberships_and_releases_its_wait",
+        "tests/browser/test_room_reach.py::test_a_room_limited_to_chapters_says_so_and_keeps_the_agent_out",
+        "tests/browser/test_room_reach.py::test_one_agent_is_removed_from_the_panel_and_the_other_stays",
+    ],
+    "Room reach": [
+        "tests/browser/test_room_reach.py::test_a_room_limited_to_chapters_says_so_and_keeps_the_agent_out",
+    ],
     "Long-polls per `client_id` are capped": [
         f"{RULES}::test_long_polls_are_capped_per_client",
         f"{CHANNEL}::test_a_dropped_agent_gets_its_command_again_and_the_other_never_does",

@@ -72,8 +72,12 @@ async def open_invite(panel: AgentPanel) -> None:
 
 
 async def open_settings(panel: AgentPanel) -> None:
-    ctx, channel = panel.ctx, panel.channel
-    if channel is None:
+    ctx = panel.ctx
+    if panel.channel is None:
+        return
+    try:  # fresh: the members who joined since the panel read the channel
+        channel = await ctx.services.channels.owner.get_channel(ctx.user.id, panel.channel.channel_id)
+    except RomergoError:
         return
     chapters = await _chapters(ctx, channel.project_id)
     current = RoomSettings(dict(channel.permissions), channel.confirmation_mode, channel.scope)
@@ -140,14 +144,14 @@ def _members(panel: AgentPanel, channel: ChannelView) -> None:
     ui.label("Agents in this room").classes("text-subtitle2")
     with ui.column().classes("w-full gap-1").props('data-testid="room-members"'):
         for member in inside:
-            with ui.row().classes("w-full items-center justify-between no-wrap"):
+            with ui.row().classes("w-full items-center justify-between no-wrap") as row:
                 ui.label(member.agent_name).classes("text-body2")
-                ui.button("Remove", on_click=lambda m=member: _remove(panel, channel, m)).props(
+                ui.button("Remove", on_click=lambda m=member, r=row: _remove(panel, channel, m, r)).props(
                     f'flat dense color=negative aria-label="Remove {member.agent_name}"'
                 )
 
 
-async def _remove(panel: AgentPanel, channel: ChannelView, member: MemberView) -> None:
+async def _remove(panel: AgentPanel, channel: ChannelView, member: MemberView, row: ui.row) -> None:
     ctx = panel.ctx
     sure = await confirm(
         panel.host,
@@ -163,6 +167,7 @@ async def _remove(panel: AgentPanel, channel: ChannelView, member: MemberView) -
             ),
         )
         if outcome.ok:
+            row.delete()
             ui.notify(f"{member.agent_name} was removed from the channel.", type="positive")
 
 
