@@ -87,12 +87,16 @@ class AccountService:
             return int((await session.exec(select(func.count()).select_from(User))).one())
 
     async def sign_in_with_password(self, username: str, password: str) -> SignedIn:
-        """Raises `rate_limited` or `unauthorized` (the same message for unknown user and bad password)."""
+        """Raises `rate_limited` or `unauthorized` (the same message for unknown user and bad password).
+
+        Only refused attempts count: guessing is limited, an author signing in often (every browser
+        of a team, every test) is not; once the window is full even the right password waits."""
         key = (username or "").strip().lower()[:64]
-        if not self.signin_attempts.allow(key):
+        if self.signin_attempts.full(key):
             raise RomergoError("rate_limited", "Too many sign-in attempts. Wait a minute and try again.")
         user = await self.user_by_name(key)
         if not await verify_password(password, user.password_hash if user else None) or user is None:
+            self.signin_attempts.allow(key)
             raise RomergoError("unauthorized", "Wrong username or password.")
         return SignedIn(user, await self.start_session(user.id))
 

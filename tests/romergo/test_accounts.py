@@ -134,3 +134,15 @@ async def test_a_new_password_ends_existing_sessions(services):
         stored = await session.get(User, user.id)
     assert stored.password_hash.startswith("$argon2id$")
     assert "another long password" not in stored.password_hash
+
+
+async def test_only_refused_sign_ins_count_and_a_full_window_refuses_even_the_right_password(services):
+    await services.accounts.create_user("ada", "correct horse battery")
+    for _ in range(15):
+        await services.accounts.sign_in_with_password("ada", "correct horse battery")
+    for _ in range(10):
+        with pytest.raises(RomergoError):
+            await services.accounts.sign_in_with_password("ada", "wrong password!!")
+    with pytest.raises(RomergoError) as refused:
+        await services.accounts.sign_in_with_password("ada", "correct horse battery")
+    assert refused.value.code == "rate_limited"

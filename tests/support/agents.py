@@ -27,7 +27,7 @@ class ToolRefused(Exception):
 class Agent:
     client: Client
 
-    async def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
+    async def call(self, tool: str, /, **arguments: Any) -> dict[str, Any]:
         result = await self.client.call_tool(tool, arguments)
         text = result.content[0].text if result.content else ""
         if result.is_error:

@@ -45,16 +45,16 @@ def bearer(token: str | None) -> Iterator[None]:
 class Agent:
     client: Client
 
-    async def call(self, tool: str, **arguments: Any) -> CallToolResult:
+    async def call(self, tool: str, /, **arguments: Any) -> CallToolResult:
         return await self.client.call_tool(tool, arguments)
 
-    async def ok(self, tool: str, **arguments: Any) -> Any:
+    async def ok(self, tool: str, /, **arguments: Any) -> Any:
         """The envelope's data of a successful call."""
         result = await self.call(tool, **arguments)
         assert not result.is_error, text_of(result)
         return data_of(result)
 
-    async def error(self, tool: str, **arguments: Any) -> str:
+    async def error(self, tool: str, /, **arguments: Any) -> str:
         """The error text of a refused call."""
         result = await self.call(tool, **arguments)
         assert result.is_error, f"{tool} should have failed: {text_of(result)[:500]}"
