@@ -5,6 +5,7 @@
 Prints p50 / p90 / max in milliseconds for:
 - delivery: the owner posts a command (JSON API) → the agent's parked wait returns it (MCP);
 - end: the owner ends the channel → a parked wait returns `channel_ended`;
+- remove: the owner removes the agent from a live channel → its parked wait returns `channel_ended`;
 - read tool: one `romergo_get_scene` round trip;
 - report: one `romergo_report_builder_event` (status) round trip.
 Not part of the test suite: figures on a shared machine are noisy; they are for comparison.
@@ -40,7 +41,7 @@ async def main(rounds: int) -> None:
             token = personal_token(server, "ada")
             project = (await owner("GET", "/projects"))["projects"][0]
             outline_scene = None
-            delivery, ended, reads, reports = [], [], [], []
+            delivery, ended, removed, reads, reports = [], [], [], [], []
             async with agent(server.base_url, token) as me:
                 channel = await owner("POST", "/channels", {"project_id": project["id"]})
                 channel_id = channel["channel_id"]
@@ -79,7 +80,7 @@ async def main(rounds: int) -> None:
                         text="done",
                         summary={"status": "no_changes"},
                     )
-                for _ in range(max(5, rounds // 10)):
+                for n in range(2 * max(5, rounds // 10)):
                     channel = await owner("POST", "/channels", {"project_id": project["id"]})
                     joined = await me.call("romergo_join_builder_channel", code=channel["code"])
                     waiting = asyncio.create_task(
@@ -91,15 +92,22 @@ async def main(rounds: int) -> None:
                         )
                     )
                     await asyncio.sleep(0.1)
+                    base = f"/channels/{channel['channel_id']}"
                     started = time.perf_counter()
-                    await owner("POST", f"/channels/{channel['channel_id']}/end")
-                    await waiting
-                    ended.append((time.perf_counter() - started) * 1000)
+                    if n % 2:
+                        client_id = (await owner("GET", base))["members"][0]["client_id"]
+                        started = time.perf_counter()
+                        await owner("DELETE", f"{base}/members/{client_id}")
+                    else:
+                        await owner("POST", f"{base}/end")
+                    assert (await waiting)["status"] == "channel_ended"
+                    (removed if n % 2 else ended).append((time.perf_counter() - started) * 1000)
             await owner.close()
         finally:
             server.stop()
     print(line("delivery", delivery))
     print(line("end", ended))
+    print(line("remove", removed))
     print(line("read tool", reads))
     print(line("report", reports))
 
