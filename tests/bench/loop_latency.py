@@ -41,7 +41,11 @@ async def main(rounds: int) -> None:
             token = personal_token(server, "ada")
             project = (await owner("GET", "/projects"))["projects"][0]
             outline_scene = None
-            delivery, ended, removed, reads, reports = [], [], [], [], []
+            delivery: list[float] = []
+            ended: list[float] = []
+            removed: list[float] = []
+            reads: list[float] = []
+            reports: list[float] = []
             async with agent(server.base_url, token) as me:
                 channel = await owner("POST", "/channels", {"project_id": project["id"]})
                 channel_id = channel["channel_id"]
