@@ -22,7 +22,7 @@ from romergo.channels.changes import command_changes, summary_mismatch
 from romergo.channels.delivery import Delivery, agent_actor, membership
 from romergo.channels.events import AgentPresence, ChangesRecorded, RecordedChange, Report
 from romergo.channels.models import Caller, JoinResult, WaitResult
-from romergo.channels.reach import chapters_words
+from romergo.channels.reach import chapter_order, chapters_words
 from romergo.channels.store import (
     SYSTEM_ACTOR,
     ChannelStore,
@@ -42,7 +42,7 @@ from romergo.channels.vocabulary import (
 from romergo.errors import RomergoError, invalid
 from romergo.ids import sha256_hex
 from romergo.ratelimit import RateLimiter
-from storage.tables import Channel, ChannelEvent, ChannelMember, Chapter, Command, Project
+from storage.tables import Channel, ChannelEvent, ChannelMember, Command, Project
 
 log = logging.getLogger(__name__)
 Heartbeat = Callable[[], Awaitable[None]]
@@ -178,13 +178,7 @@ class AgentSide:
                     .limit(CONVERSATION_EVENTS)
                 )
             ).all()
-            chapters = (
-                await tx.session.exec(
-                    select(Chapter.id)
-                    .where(Chapter.project_id == channel.project_id)
-                    .order_by(col(Chapter.position))
-                )
-            ).all()
+            chapters = await chapter_order(tx.session, channel.project_id)
             return JoinResult(
                 channel=await self.store.channel_view(tx.session, channel),
                 cursor=cursor,

@@ -15,7 +15,7 @@ from sqlmodel import col, or_, select
 from romergo.channels.events import Claimed, Nothing
 from romergo.channels.models import Caller, WaitResult
 from romergo.channels.store import ChannelStore, ChannelTx, EventActor, channel_state, command_view
-from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, CommandState, EventKind
+from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, PUT_OUT, CommandState, EventKind
 from romergo.errors import RomergoError
 from storage.tables import Channel, ChannelMember, Command
 
@@ -143,7 +143,7 @@ async def membership(
 async def _put_out(tx: ChannelTx, channel: Channel, caller: Caller) -> bool:
     """The owner removed or revoked this agent: for it, the channel has ended."""
     member = await tx.session.get(ChannelMember, (channel.id, caller.client_id))
-    return member is not None and member.left_reason in ("removed", "revoked")
+    return member is not None and member.left_reason in PUT_OUT
 
 
 def agent_actor(caller: Caller) -> EventActor:

@@ -20,12 +20,10 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.channels.events import ToolBlocked
 from romergo.channels.store import ChannelTx, EventActor, channel_state
-from romergo.channels.vocabulary import EventKind
+from romergo.channels.vocabulary import PUT_OUT, EventKind
 from romergo.errors import RomergoError
 from storage.tables import Channel, ChannelEvent, ChannelMember
 
-PUT_OUT = ("removed", "revoked")
-"""Reasons a membership ended by the owner's hand (the agent's own "left" keeps the room binding)."""
 MAX_RECORDED = 50
 
 

@@ -17,7 +17,7 @@ from romergo.channels.confirmations import cancel_confirmations
 from romergo.channels.context import clean_context
 from romergo.channels.events import ChannelEnded, CommandPosted, CommandUndone, SettingsChanged
 from romergo.channels.models import ChannelView, CommandView, EventView
-from romergo.channels.reach import clean_scope, keep_to_reach
+from romergo.channels.reach import chapter_order, clean_scope, keep_to_reach
 from romergo.channels.revocation import end_memberships, remove_member
 from romergo.channels.store import (
     SYSTEM_ACTOR,
@@ -39,7 +39,7 @@ from romergo.channels.vocabulary import (
 )
 from romergo.errors import RomergoError, invalid
 from romergo.ids import new_id, new_secret, sha256_hex
-from storage.tables import Channel, Chapter, Command, Project
+from storage.tables import Channel, Command, Project
 
 MAX_EVENTS_PAGE = 500
 MAX_EVENTS_WAIT = 50
@@ -70,7 +70,7 @@ class OwnerSide:
             project = await tx.session.get(Project, project_id) if isinstance(project_id, str) else None
             if project is None or project.owner_id != user_id or project.deleted_at is not None:
                 raise RomergoError("not_found", f'Project "{project_id}" does not exist.')
-            reach = clean_scope(scope, await _chapter_ids(tx, project.id))
+            reach = clean_scope(scope, await chapter_order(tx.session, project.id))
             channel = Channel(
                 id=new_id("chn"),
                 user_id=user_id,
@@ -119,7 +119,7 @@ class OwnerSide:
             mode = channel.confirmation_mode if confirmation_mode is None else _mode(confirmation_mode)
             reach = channel.scope
             if scope is not KEEP:
-                reach = clean_scope(scope, await _chapter_ids(tx, channel.project_id))
+                reach = clean_scope(scope, await chapter_order(tx.session, channel.project_id))
             if merged != channel.permissions or mode != channel.confirmation_mode or reach != channel.scope:
                 channel.permissions = merged
                 channel.confirmation_mode = mode
@@ -331,11 +331,6 @@ async def finish_channel(tx: ChannelTx, channel: Channel, reason: str, actor: Ev
         actor if reason == "ended" else SYSTEM_ACTOR,
         ChannelEnded(reason=reason),
     )
-
-
-async def _chapter_ids(tx: ChannelTx, project_id: str) -> list[str]:
-    statement = select(Chapter.id).where(Chapter.project_id == project_id).order_by(col(Chapter.position))
-    return list((await tx.session.exec(statement)).all())
 
 
 def _new_code() -> str:

@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.channels.vocabulary import PERMISSIONS, ConfirmationMode
 from romergo.errors import RomergoError, invalid
-from storage.tables import Scene
+from storage.tables import Chapter, Scene
 
 MAX_SCOPE_CHAPTERS = 500
 TargetKind = Literal["project", "chapter", "scene", "dialogue_line", "character", "asset", "command"]
@@ -141,6 +142,12 @@ def chapters_words(scope: dict[str, Any] | None, chapters_in_order: Sequence[str
             runs.append([number])
     words = ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}–{run[-1]}" for run in runs)
     return f"Chapter {words}" if len(numbers) == 1 else f"Chapters {words}"
+
+
+async def chapter_order(session: AsyncSession, project_id: str) -> list[str]:
+    """The project's chapter ids in story order: what a scope is made of and numbered by."""
+    statement = select(Chapter.id).where(Chapter.project_id == project_id).order_by(col(Chapter.position))
+    return list((await session.exec(statement)).all())
 
 
 async def keep_to_reach(

@@ -18,7 +18,7 @@ from sqlmodel import col, select
 
 from romergo.channels.events import AgentPresence, Stalled
 from romergo.channels.store import SYSTEM_ACTOR, ChannelTx, EventActor, channel_state
-from romergo.channels.vocabulary import HELD_STATES, EventKind
+from romergo.channels.vocabulary import HELD_STATES, PUT_OUT, EventKind
 from romergo.errors import RomergoError
 from storage.tables import Channel, ChannelMember, Command
 
@@ -52,7 +52,7 @@ async def remove_member(tx: ChannelTx, channel: Channel, client_id: object, owne
     )
     if member is None:
         raise RomergoError("not_found", f'Agent "{str(client_id)[:100]}" is not a member of this channel.')
-    if member.left_reason in ("removed", "revoked"):
+    if member.left_reason in PUT_OUT:
         raise RomergoError("conflict", f"{member.agent_name} is already out of this channel.")
     await _put_out(tx, channel, member, owner, "removed")
 

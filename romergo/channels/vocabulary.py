@@ -103,6 +103,9 @@ def next_state(
     return state
 
 
+PUT_OUT = ("removed", "revoked")
+"""Why a membership ended by the owner's hand (the agent's own "left" keeps the room binding)."""
+
 Permission = Literal["read", "edit", "media", "publish", "delete"]
 PERMISSIONS: tuple[Permission, ...] = ("read", "edit", "media", "publish", "delete")
 DEFAULT_PERMISSIONS: dict[str, bool] = {
