@@ -55,14 +55,16 @@ def serve(settings: Settings) -> None:
     proxies = list(settings.trusted_proxies)
     config = uvicorn.Config(
         app,
-        fd=listener.fileno(),
         timeout_graceful_shutdown=2,
         log_level="info",
         access_log=False,
         proxy_headers=bool(proxies),
         forwarded_allow_ips=proxies or None,
     )
-    uvicorn.Server(config).run()
+    # The bound socket itself, never its file descriptor: uvicorn's `fd=` rebuilds the socket as
+    # AF_UNIX, so asyncio leaves Nagle on for every connection and each response part waits out the
+    # peer's 40 ms delayed ACK (issue 16: that was most of every MCP call's time).
+    uvicorn.Server(config).run(sockets=[listener])
 
 
 def build_app(services: Services) -> FastAPI:

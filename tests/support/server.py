@@ -102,5 +102,6 @@ class RunningServer:
             match = SIGN_IN.match(line.strip())
             if match:
                 self.signin_url = match.group(1)
-            if "Uvicorn running on" in line and self.signin_url:
+            # The socket listens before start-up, so a request after this line waits in its backlog.
+            if "Application startup complete" in line and self.signin_url:
                 self._ready.set()
