@@ -7,7 +7,9 @@ Prints p50 / p90 / max in milliseconds for:
 - end: the owner ends the channel → a parked wait returns `channel_ended`;
 - remove: the owner removes the agent from a live channel → its parked wait returns `channel_ended`;
 - read tool: one `romergo_get_scene` round trip;
-- report: one `romergo_report_builder_event` (status) round trip.
+- report: one `romergo_report_builder_event` (status) round trip;
+- echo: one call of a bare `MCPServer` echo tool in another process (`tests.bench.echo_server`),
+  by the same SDK client, interleaved with the rounds above: the floor every ratio is taken against.
 Not part of the test suite: figures on a shared machine are noisy; they are for comparison.
 """
 
@@ -20,20 +22,24 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.bench.echo_server import running_echo
 from tests.support.agents import OwnerApi, agent
 from tests.support.oauth import add_user, personal_token
 from tests.support.server import RunningServer
 
 
-def line(name: str, samples: list[float]) -> str:
+def line(name: str, samples: list[float], floor: float) -> str:
     ordered = sorted(samples)
     p90 = ordered[int(len(ordered) * 0.9) - 1] if len(ordered) >= 10 else ordered[-1]
     p50 = statistics.median(ordered)
-    return f"{name:<12} n={len(samples):<4} p50={p50:7.1f} ms  p90={p90:7.1f} ms  max={ordered[-1]:7.1f} ms"
+    return (
+        f"{name:<12} n={len(samples):<4} p50={p50:7.1f} ms  p90={p90:7.1f} ms  "
+        f"max={ordered[-1]:7.1f} ms  p50/echo={p50 / floor:5.1f}x"
+    )
 
 
 async def main(rounds: int) -> None:
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, running_echo() as echo:
         server = RunningServer(Path(folder), env={"ROMERGO_RATE_LIMIT_PER_MINUTE": "100000"}).start()
         try:
             add_user(server, "ada")
@@ -46,7 +52,9 @@ async def main(rounds: int) -> None:
             removed: list[float] = []
             reads: list[float] = []
             reports: list[float] = []
-            async with agent(server.base_url, token) as me:
+            echoes: list[float] = []
+            async with agent(echo.base_url, "none") as floor, agent(server.base_url, token) as me:
+                await floor.call("echo", text="warm-up")
                 channel = await owner("POST", "/channels", {"project_id": project["id"]})
                 channel_id = channel["channel_id"]
                 cursor = (await me.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
@@ -77,6 +85,9 @@ async def main(rounds: int) -> None:
                     started = time.perf_counter()
                     await me.call("romergo_get_scene", scene_id=outline_scene)
                     reads.append((time.perf_counter() - started) * 1000)
+                    started = time.perf_counter()
+                    await floor.call("echo", text="job")
+                    echoes.append((time.perf_counter() - started) * 1000)
                     await me.call(
                         "romergo_report_builder_event",
                         command_id=command_id,
@@ -109,11 +120,16 @@ async def main(rounds: int) -> None:
             await owner.close()
         finally:
             server.stop()
-    print(line("delivery", delivery))
-    print(line("end", ended))
-    print(line("remove", removed))
-    print(line("read tool", reads))
-    print(line("report", reports))
+    echo_p50 = statistics.median(echoes)
+    for name, samples in (
+        ("echo", echoes),
+        ("delivery", delivery),
+        ("end", ended),
+        ("remove", removed),
+        ("read tool", reads),
+        ("report", reports),
+    ):
+        print(line(name, samples, echo_p50))
 
 
 if __name__ == "__main__":

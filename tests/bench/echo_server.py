@@ -1,0 +1,77 @@
+"""The floor for any MCP call on this machine: a bare `MCPServer` with one echo tool.
+
+    .venv/bin/python -m tests.bench.echo_server
+
+Served over Streamable HTTP by uvicorn on a free loopback port (printed as `echo on http://…`), with
+no authorization, no database and no middleware of Romergo's: what is left is the SDK's own work
+on both ends, the HTTP stack and the process hop. The benchmarks measure Romergo's calls as a ratio
+of this round trip, made by the same client in the same run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import uvicorn
+from mcp.server.mcpserver import MCPServer
+from pydantic import BaseModel
+
+
+class Echoed(BaseModel):
+    text: str
+
+
+def build() -> MCPServer[Any]:
+    server: MCPServer[Any] = MCPServer(name="echo")
+
+    @server.tool()
+    def echo(text: str) -> Echoed:
+        """Return the text it was given."""
+        return Echoed(text=text)
+
+    return server
+
+
+async def serve() -> None:
+    server = build()
+    app = server.streamable_http_app()
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    print(f"echo on http://127.0.0.1:{listener.getsockname()[1]}", flush=True)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    await uvicorn.Server(config).serve(sockets=[listener])
+
+
+@dataclass
+class EchoServer:
+    """The echo server in a process of its own, like Romergo's."""
+
+    process: subprocess.Popen[str]
+    base_url: str
+
+
+@contextmanager
+def running_echo() -> Iterator[EchoServer]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.bench.echo_server"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        if not first.startswith("echo on "):
+            raise RuntimeError(f"the echo server did not start: {first!r}")
+        yield EchoServer(process, first.removeprefix("echo on ").strip())
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+if __name__ == "__main__":
+    asyncio.run(serve())
