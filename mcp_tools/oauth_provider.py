@@ -19,12 +19,22 @@ from mcp.server.auth.provider import (
     TokenError,
 )
 from mcp.shared.auth import InvalidRedirectUriError, OAuthClientInformationFull, OAuthToken
-from pydantic import AnyUrl
+from pydantic import AnyUrl, ConfigDict
 
 from mcp_tools.asked_issuer import asked_issuer
 from romergo import urls
-from romergo.agents import AgentService, CodeInfo, IssuedTokens, RefreshInfo, redirects
+from romergo.agents import AgentIdentity, AgentService, CodeInfo, IssuedTokens, RefreshInfo, redirects
 from romergo.errors import RomergoError
+
+
+class VerifiedAccess(AccessToken):
+    """An access token as the bearer gate verified it at the start of this request, with the agent
+    the core knows behind it: the tool seam reads the agent from here instead of selecting the token
+    a second time in the same request (issue 16). Verified per request, so revocation still refuses
+    the very next call."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    identity: AgentIdentity
 
 
 class RegisteredAgent(OAuthClientInformationFull):
@@ -141,7 +151,8 @@ class RomergoOAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, R
         if verified is None:
             return None
         identity = verified.identity
-        return AccessToken(
+        return VerifiedAccess(
+            identity=identity,
             token=token,
             client_id=identity.client_id,
             scopes=sorted(identity.scopes),

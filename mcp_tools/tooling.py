@@ -23,6 +23,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
+from mcp_tools.oauth_provider import VerifiedAccess
 from romergo.actors import Actor, agent_actor
 from romergo.agents import AgentIdentity
 from romergo.agents.activity import REFUSAL_CODES
@@ -78,10 +79,16 @@ class RomergoToolError(ToolError):
 
 
 async def current_agent(services: Services) -> AgentIdentity:
-    """The agent behind this request, from its verified bearer token, as the core knows it now."""
+    """The agent behind this request, from its verified bearer token, as the core knows it now.
+
+    Over HTTP the bearer gate verified the token at the start of this very request and carries
+    the agent along (`VerifiedAccess`); a token put in the auth context any other way (in-memory
+    clients) is verified here."""
     access = get_access_token()
     if access is None:
         raise RomergoError("unauthorized", "This call carries no access token.")
+    if isinstance(access, VerifiedAccess):
+        return access.identity
     identity = await services.agents.tokens.identity(access.token)
     if identity is None:
         raise RomergoError("unauthorized", "This access token was revoked or has expired. Connect again.")

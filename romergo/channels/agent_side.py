@@ -11,7 +11,9 @@ import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
@@ -81,15 +83,16 @@ class AgentSide:
     ) -> WaitResult:
         """Deliver the next command for this client, parking up to `timeout_seconds` for one."""
         _check_wait(cursor, timeout_seconds)
-        async with self._wait_slot(caller, channel_id) as announce:
+        async with self._wait_slot(caller, channel_id) as slot:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + timeout_seconds
             next_beat = loop.time() + self.store.heartbeat_seconds
             while True:
                 result = await self.delivery.next_for(caller, channel_id, cursor, deadline - loop.time())
                 if result is not None:
+                    slot.delivered = result.status == "command"
                     return result
-                announce()
+                slot.announce()
                 remaining = deadline - loop.time()
                 if remaining <= 0:
                     return WaitResult("timeout", cursor)
@@ -220,30 +223,25 @@ class AgentSide:
         await tx.session.flush()
 
     @asynccontextmanager
-    async def _wait_slot(self, caller: Caller, channel_id: str) -> AsyncIterator[Callable[[], None]]:
-        """One of the client's open waits; yields `announce`, which tells the panel (once) that
-        the agent listens. Leaving clears the presence, even when the client went away mid-wait."""
+    async def _wait_slot(self, caller: Caller, channel_id: str) -> AsyncIterator[WaitSlot]:
+        """One of the client's open waits. Leaving clears the presence, even when the client went
+        away mid-wait, unless the delivery that ends it already did (in its own transaction, so
+        the command reaches the agent without waiting for one more write)."""
         if self.open_waits[caller.client_id] >= self.store.settings.max_waits_per_client:
             raise RomergoError(
                 "rate_limited", "Too many waits are open for this agent. Finish one before starting another."
             )
         self.open_waits[caller.client_id] += 1
-        announced = False
-
-        def announce() -> None:
-            nonlocal announced
-            if not announced:
-                self.store.bus.publish(presence_topic(channel_id))
-                announced = True
-
+        slot = WaitSlot(partial(self.store.bus.publish, presence_topic(channel_id)))
         try:
-            yield announce
+            yield slot
         finally:
             self.open_waits[caller.client_id] -= 1
             if self.open_waits[caller.client_id] <= 0:
                 del self.open_waits[caller.client_id]
-            await asyncio.shield(self._stop_polling(channel_id, caller.client_id))
-            if announced:
+            if not slot.delivered:
+                await asyncio.shield(self._stop_polling(channel_id, caller.client_id))
+            if slot.announced:
                 self.store.bus.publish(presence_topic(channel_id))
 
     async def _record_changes(
@@ -278,6 +276,20 @@ class AgentSide:
         except Exception:
             # Presence is best effort: `polling_until` runs out by itself a few seconds later.
             log.warning("could not clear polling presence of %s", client_id, exc_info=True)
+
+
+@dataclass
+class WaitSlot:
+    publish_presence: Callable[[], None]
+    announced: bool = False
+    """The panel was told (once) that the agent listens."""
+    delivered: bool = False
+    """The wait ends with a command, and its delivery cleared the presence."""
+
+    def announce(self) -> None:
+        if not self.announced:
+            self.publish_presence()
+            self.announced = True
 
 
 def _removed_before_code(channel: Channel, member: ChannelMember | None) -> bool:

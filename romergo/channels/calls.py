@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, TypeVar
 
 from sqlmodel import col, select
@@ -98,7 +99,10 @@ class CallGuard:
             await self.confirmations.await_confirmation(
                 call.caller, command, call.tool, call.arguments, redact(call.arguments), action, heartbeat
             )
-        if command is not None:
+        # A read's started and finished events are written together after it, in one transaction:
+        # it takes milliseconds, so the panel loses nothing, and the call saves a write (issue 16).
+        together = call.category in READ_CATEGORIES
+        if command is not None and not together:
             await self._started(call, command)
         with collect_changes() as changes:
             try:
@@ -107,16 +111,16 @@ class CallGuard:
             except RomergoError as error:
                 if command is not None:
                     failed = ToolFailed(tool=call.tool, error_code=error.code, message=error.message)
-                    await self._ended(call, command, EventKind.TOOL_FAILED, failed)
+                    await self._ended(call, command, EventKind.TOOL_FAILED, failed, together)
                 raise
             except Exception:
                 if command is not None:
                     failed = ToolFailed(tool=call.tool, error_code="internal", message="Internal error.")
-                    await self._ended(call, command, EventKind.TOOL_FAILED, failed)
+                    await self._ended(call, command, EventKind.TOOL_FAILED, failed, together)
                 raise
         if command is not None:
             finished = ToolFinished(tool=call.tool, changed=_changed(changes))
-            await self._ended(call, command, EventKind.TOOL_FINISHED, finished)
+            await self._ended(call, command, EventKind.TOOL_FINISHED, finished, together)
         return result
 
     async def project_of_command(self, caller: Caller, command_id: str) -> str:
@@ -154,7 +158,7 @@ class CallGuard:
     async def _attribute(self, call: ToolCall) -> Attribution:
         """The command and room a call belongs to (CONTRACT.md §2.5), with the room's check done."""
         now = self.store.now()
-        joined = await self._memberships(call.caller)
+        joined, held_anywhere = await self._standing(call, now)
         closed = closed_on(joined, call.project_id, now)
         if closed is not None:
             async with self.store.tx() as tx:
@@ -170,7 +174,7 @@ class CallGuard:
         if not rooms:
             return Attribution(None, None)
         on_project = await self._rooms_on_project(call, rooms)
-        held = await self._unfinished(call, on_project)
+        held = [command for command in held_anywhere if command.channel_id in {r.id for r in on_project}]
         command = await self._held_command(call, on_project, held)
         bound = next((r for r in on_project if command and r.id == command.channel_id), None)
         if bound is None and on_project and call.category in READ_CATEGORIES:
@@ -240,34 +244,38 @@ class CallGuard:
                 "Ask them to turn it on under Channel settings.",
             )
 
-    async def _unfinished(self, call: ToolCall, rooms: list[Channel]) -> list[Command]:
-        if not rooms:
-            return []
+    async def _standing(self, call: ToolCall, now: datetime) -> tuple[list[Membership], list[Command]]:
+        """The caller's rooms, and (for a call that names no command) the unfinished commands it
+        holds in the live ones: one read for what every call needs."""
         async with self.store.db.read() as session:
-            rows = (
-                await session.exec(
-                    select(Command)
-                    .where(
-                        col(Command.channel_id).in_([room.id for room in rooms]),
-                        Command.claimed_by == call.caller.client_id,
-                        col(Command.state).in_(ATTRIBUTABLE_STATES),
-                    )
-                    .order_by(col(Command.seq))
+            joined = await memberships(session, call.caller.user_id, call.caller.client_id)
+            live = [room.channel.id for room in joined if room.binds(now)]
+            if call.command_id is not None or not live:
+                return joined, []
+            held = await session.exec(
+                select(Command)
+                .where(
+                    col(Command.channel_id).in_(live),
+                    Command.claimed_by == call.caller.client_id,
+                    col(Command.state).in_(ATTRIBUTABLE_STATES),
                 )
-            ).all()
-            return list(rows)
+                .order_by(col(Command.seq))
+            )
+            return joined, list(held.all())
 
     async def _started(self, call: ToolCall, command: Command) -> None:
         async with self.store.tx() as tx:
-            fresh = await tx.session.get(Command, command.id, populate_existing=True)
-            assert fresh is not None  # commands are never deleted
-            started = ToolStarted(tool=call.tool, arguments=redact(call.arguments), category=call.category)
-            await tx.command_event(fresh, EventKind.TOOL_STARTED, _agent(call), started)
+            await tx.command_event(
+                await _fresh(tx, command), EventKind.TOOL_STARTED, _agent(call), _start(call)
+            )
 
-    async def _ended(self, call: ToolCall, command: Command, kind: EventKind, payload: Payload) -> None:
+    async def _ended(
+        self, call: ToolCall, command: Command, kind: EventKind, payload: Payload, with_start: bool
+    ) -> None:
         async with self.store.tx() as tx:
-            fresh = await tx.session.get(Command, command.id, populate_existing=True)
-            assert fresh is not None  # commands are never deleted
+            fresh = await _fresh(tx, command)
+            if with_start:
+                await tx.command_event(fresh, EventKind.TOOL_STARTED, _agent(call), _start(call))
             await tx.command_event(fresh, kind, _agent(call), payload)
 
     async def _block(
@@ -292,6 +300,17 @@ async def _blocked_event(
         ToolBlocked(tool=call.tool, reason=reason, permission=permission),
         command_id,
     )
+
+
+async def _fresh(tx: ChannelTx, command: Command) -> Command:
+    """The command as it is now, inside the write (the owner may have cancelled it meanwhile)."""
+    fresh = await tx.session.get(Command, command.id, populate_existing=True)
+    assert fresh is not None  # commands are never deleted
+    return fresh
+
+
+def _start(call: ToolCall) -> ToolStarted:
+    return ToolStarted(tool=call.tool, arguments=redact(call.arguments), category=call.category)
 
 
 def _reads_own_finished(call: ToolCall, command: Command) -> bool:

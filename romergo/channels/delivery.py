@@ -35,23 +35,34 @@ class Delivery:
             channel = await tx.session.get(Channel, channel_id) if isinstance(channel_id, str) else None
             if channel is None or channel.user_id != caller.user_id:
                 raise RomergoError("not_member", NOT_MEMBER)
-            if channel_state(channel, now) != "live" or await _put_out(tx, channel, caller):
+            member = await tx.session.get(ChannelMember, (channel.id, caller.client_id))
+            if channel_state(channel, now) != "live" or (
+                member is not None and member.left_reason in PUT_OUT
+            ):
+                # Ended for everyone, or for this agent: the owner removed or revoked it.
                 return WaitResult("channel_ended", await self.store.latest_seq(tx.session, channel.id))
-            _, member = await membership(tx, caller, channel_id, channel)
+            if member is None or member.left_at is not None:
+                raise RomergoError("not_member", NOT_MEMBER)
+            result = await self._deliver(tx, channel, caller, cursor)
+            # Listening until the wait's window ends, unless this wait ends now with a command.
             member.last_seen_at = now
-            member.polling_until = now + timedelta(seconds=max(remaining, 0) + 5)
+            member.polling_until = None if result else now + timedelta(seconds=max(remaining, 0) + 5)
             tx.session.add(member)
-            held = await self._held(tx, channel, caller)
-            if held is not None:
-                held.deliveries += 1
-                await tx.command_event(
-                    held, EventKind.CLAIMED, agent_actor(caller), _claimed(caller, True), redelivered=True
-                )
-                return WaitResult("command", held.seq, command_view(held, redelivered=True))
-            claimed = await self._claim_next(tx, channel, caller, cursor)
-            if claimed is None:
-                return None
-            return WaitResult("command", claimed.seq, command_view(claimed))
+            return result
+
+    async def _deliver(
+        self, tx: ChannelTx, channel: Channel, caller: Caller, cursor: int
+    ) -> WaitResult | None:
+        """The command this client still holds (again), else the next queued one it wins."""
+        held = await self._held(tx, channel, caller)
+        if held is not None:
+            held.deliveries += 1
+            await tx.command_event(
+                held, EventKind.CLAIMED, agent_actor(caller), _claimed(caller, True), redelivered=True
+            )
+            return WaitResult("command", held.seq, command_view(held, redelivered=True))
+        claimed = await self._claim_next(tx, channel, caller, cursor)
+        return None if claimed is None else WaitResult("command", claimed.seq, command_view(claimed))
 
     async def join_cursor(self, tx: ChannelTx, channel: Channel, client_id: str) -> int:
         """Where a (re)joining client's waits start: after its last finished command, else just
@@ -138,12 +149,6 @@ async def membership(
     if channel is None or channel.user_id != caller.user_id or member is None or member.left_at is not None:
         raise RomergoError("not_member", NOT_MEMBER)
     return channel, member
-
-
-async def _put_out(tx: ChannelTx, channel: Channel, caller: Caller) -> bool:
-    """The owner removed or revoked this agent: for it, the channel has ended."""
-    member = await tx.session.get(ChannelMember, (channel.id, caller.client_id))
-    return member is not None and member.left_reason in PUT_OUT
 
 
 def agent_actor(caller: Caller) -> EventActor:

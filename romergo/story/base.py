@@ -126,17 +126,26 @@ class UnitOfWork:
         return await self.ordered(Choice, col(Choice.scene_id), scene_id)
 
     async def _owned(self, model: type[Row], entity_id: str, kind: str) -> Row:
-        row = await self.session.get(model, entity_id) if isinstance(entity_id, str) and entity_id else None
-        if row is None:
+        if not isinstance(entity_id, str) or not entity_id:
             raise not_found(kind, str(entity_id))
-        project_id: str = row.project_id  # type: ignore[attr-defined]
-        if self.project is not None and project_id != self.project.id:
-            raise not_found(kind, entity_id)
-        if self.project is None:
-            project = await self.session.get(Project, project_id)
-            if project is None or project.owner_id != self.actor.user_id or project.deleted_at is not None:
+        if self.project is not None:
+            row = await self.session.get(model, entity_id)
+            if row is None or row.project_id != self.project.id:  # type: ignore[attr-defined]
                 raise not_found(kind, entity_id)
-            self._bind(project)
+            return row
+        # The first lookup of a unit of work reads the row and its project in one statement.
+        statement = (
+            select(model, Project)
+            .join(Project, col(Project.id) == model.project_id)  # type: ignore[attr-defined]
+            .where(col(model.id) == entity_id)  # type: ignore[attr-defined]
+        )
+        found = (await self.session.exec(statement)).first()
+        if found is None:
+            raise not_found(kind, entity_id)
+        row, project = found
+        if project.owner_id != self.actor.user_id or project.deleted_at is not None:
+            raise not_found(kind, entity_id)
+        self._bind(project)
         return row
 
     def _bind(self, project: Project) -> None:

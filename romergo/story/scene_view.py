@@ -34,6 +34,8 @@ async def load_scene_view(uow: UnitOfWork, scene_id: str) -> SceneView:
 
 async def _choice_views(uow: UnitOfWork, scene: Scene, choices: list[Choice]) -> list[ChoiceView]:
     wanted = [c.target_scene_id for c in choices if c.target_scene_id]
+    if not wanted:
+        return [ChoiceView(choice, None, None) for choice in choices]
     statement = select(Scene).where(Scene.project_id == scene.project_id, col(Scene.id).in_(wanted))
     targets = {row.id: row for row in (await uow.session.exec(statement)).all()}
     views = []
