@@ -1,0 +1,110 @@
+"""What one call of the loop asks of the database (issue 16), as counts, not times.
+
+The budgets are what the profile showed each call needs; a change that adds a query or a
+transaction to the busy path fails here, long before anyone notices it in a benchmark.
+"""
+
+from __future__ import annotations
+
+from mcp import Client
+from mcp.server.auth.middleware.auth_context import auth_context_var
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+
+from mcp_tools.oauth_provider import RomergoOAuthProvider
+from mcp_tools.server import build_server
+from romergo.channels import AgentRef
+from tests.support.channels import open_room
+from tests.support.statements import counting
+from tests.support.tools import ALL_SCOPES, agent, data_of
+
+# Outside a channel: the token, where the scene lies, the caller's rooms, then the scene itself
+# (scene with project, chapter, lines, choices, characters).
+GET_SCENE_ALONE = (8, 4)
+# Holding a command: the held command joins the rooms' read; the tool events are one write
+# (the command afresh, its state twice, two sequence numbers, two events).
+GET_SCENE_IN_A_COMMAND = (16, 5)
+# Channel, membership, held command, the queued candidates, the conditional claim and the claimed
+# row, its state + sequence + event, presence: one write.
+DELIVERY = (10, 1)
+# Token, the command with its room and membership, then state + sequence + event.
+STATUS_REPORT = (7, 2)
+
+
+async def test_get_scene_outside_a_channel_stays_within_its_statements(services, actor):
+    room = await open_room(services, actor)
+    token, _ = await services.agents.personal.create("writer", name="Helper", scopes=ALL_SCOPES)
+    async with agent(services, token) as helper:
+        await helper.ok("romergo_get_scene", scene_id=room.story.first_scene_id)
+        with counting(services) as seen:
+            scene = await helper.ok("romergo_get_scene", scene_id=room.story.first_scene_id)
+    assert scene["scene"]["id"] == room.story.first_scene_id
+    assert (seen.count, seen.transactions) <= GET_SCENE_ALONE, str(seen)
+
+
+async def test_get_scene_while_holding_a_command_stays_within_its_statements(services, actor):
+    room = await open_room(services, actor)
+    token, client_id = await services.agents.personal.create("writer", name="Helper", scopes=ALL_SCOPES)
+    helper_ref = AgentRef(user_id=actor.user_id, client_id=client_id, client_name="Helper")
+    cursor = (await services.channels.agent.join(helper_ref, room.code)).cursor
+    await room.send("Tidy the opening")
+    got = await services.channels.agent.wait(helper_ref, room.channel.channel_id, cursor, 1)
+    assert got.command is not None
+    async with agent(services, token) as helper:
+        # The first call also records the agent's activity (at most every 5 s, not per call).
+        await helper.ok("romergo_get_scene", scene_id=room.story.first_scene_id)
+        with counting(services) as seen:
+            await helper.ok("romergo_get_scene", scene_id=room.story.first_scene_id)
+    assert (seen.count, seen.transactions) <= GET_SCENE_IN_A_COMMAND, str(seen)
+    # Both tool events still reach the panel, in order.
+    kinds = await room.kinds()
+    assert kinds[-2:] == ["tool_started", "tool_finished"]
+
+
+async def test_a_delivery_is_one_transaction(services, actor):
+    room = await open_room(services, actor)
+    helper = room.agent("helper")
+    cursor = (await services.channels.agent.join(helper, room.code)).cursor
+    await room.send("Tidy the opening")
+    with counting(services) as seen:
+        got = await services.channels.agent.wait(helper, room.channel.channel_id, cursor, 1)
+    assert got.status == "command"
+    assert (seen.count, seen.transactions) <= DELIVERY, str(seen)
+    # The delivery itself said the agent no longer listens: nothing was left for after the return.
+    members = (await services.channels.owner.get_channel(actor.user_id, room.channel.channel_id)).members
+    assert [member.polling for member in members] == [False]
+
+
+async def test_a_status_report_stays_within_its_statements(services, actor):
+    room = await open_room(services, actor)
+    token, client_id = await services.agents.personal.create("writer", name="Helper", scopes=ALL_SCOPES)
+    helper_ref = AgentRef(user_id=actor.user_id, client_id=client_id, client_name="Helper")
+    cursor = (await services.channels.agent.join(helper_ref, room.code)).cursor
+    await room.send("Tidy the opening")
+    got = await services.channels.agent.wait(helper_ref, room.channel.channel_id, cursor, 1)
+    assert got.command is not None
+    async with agent(services, token) as helper:
+        await helper.ok("romergo_get_scene", scene_id=room.story.first_scene_id)
+        with counting(services) as seen:
+            reported = await helper.call(
+                "romergo_report_builder_event", command_id=got.command.command_id, kind="status", text="on it"
+            )
+    assert not reported.is_error
+    assert (seen.count, seen.transactions) <= STATUS_REPORT, str(seen)
+
+
+async def test_a_token_the_bearer_gate_verified_is_not_read_again_by_the_tool(services, actor):
+    room = await open_room(services, actor)
+    token, _ = await services.agents.personal.create("writer", name="Helper", scopes=ALL_SCOPES)
+    verified = await RomergoOAuthProvider(services.agents).load_access_token(token)
+    assert verified is not None
+    reset = auth_context_var.set(AuthenticatedUser(verified))
+    try:
+        async with Client(build_server(services)) as client:
+            await client.call_tool("romergo_get_scene", {"scene_id": room.story.first_scene_id})
+            with counting(services) as seen:
+                result = await client.call_tool("romergo_get_scene", {"scene_id": room.story.first_scene_id})
+    finally:
+        auth_context_var.reset(reset)
+    assert data_of(result)["scene"]["id"] == room.story.first_scene_id
+    assert not [sql for sql in seen.sql if "agent_tokens" in sql], str(seen)
+    assert seen.count <= GET_SCENE_ALONE[0] - 1, str(seen)
