@@ -24,6 +24,7 @@ SEPARATOR = "-"
 MARKER_TEXT = "untrusted-data"
 _MARKER = re.compile(r"untrusted-{0,3}data")
 _SEPARATORS = frozenset("-_. ")
+_ASCII_SEPARATORS = str.maketrans(dict.fromkeys("_. ", SEPARATOR))
 
 
 def find_markers(text: str) -> list[tuple[int, int]]:
@@ -56,6 +57,10 @@ def _breaks_marker(char: str) -> bool:
 
 
 def _skeleton(text: str) -> tuple[str, list[int]]:
+    if text.isascii():
+        # The common case, and a long one (a page of a large story): ASCII has no look-alikes and
+        # nothing invisible, so the skeleton is the text lower-cased with separators made one.
+        return text.lower().translate(_ASCII_SEPARATORS), list(range(len(text)))
     letters: list[str] = []
     origin: list[int] = []
     for index, char in enumerate(text):

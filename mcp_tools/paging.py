@@ -54,21 +54,32 @@ def paged(
         token = make_token(call, keys, end) if end < len(items) else None
         return rendered_size(render(build(items[start:end]).model_dump(mode="json"), nonce, token))
 
-    end = len(items)
-    if end > start + 1 and size(end) > limit:
-        # The largest end whose page fits; one item always goes in, so reading always advances.
-        low, high = start + 1, end - 1
-        while low < high:
-            middle = (low + high + 1) // 2
-            if size(middle) <= limit:
-                low = middle
-            else:
-                high = middle - 1
-        end = low
+    end = _fitting_end(start, len(items), size, limit)
     next_page = make_token(call, keys, end) if end < len(items) else None
     return envelope(
         build(items[start:end]), nonce=nonce, truncated=next_page is not None, next_page=next_page
     )
+
+
+def _fitting_end(start: int, total: int, size: Callable[[int], int], limit: int) -> int:
+    """The largest end whose page fits; one item always goes in, so reading always advances.
+
+    Gallops out from the start (1, 2, 4, … items) before bisecting, so a long list (thousands of
+    problems) is never rendered whole just to learn that it does not fit on one page."""
+    low, step = start + 1, 1
+    while low < total:
+        probe = min(low + step, total)
+        if size(probe) > limit:
+            high = probe - 1
+            while low < high:
+                middle = (low + high + 1) // 2
+                if size(middle) <= limit:
+                    low = middle
+                else:
+                    high = middle - 1
+            return low
+        low, step = probe, step * 2
+    return total
 
 
 def make_token(call: str, keys: Sequence[str], offset: int) -> str:

@@ -136,7 +136,7 @@ class AssetService:
         self, actor: Actor, project_id: str, kind: str | None = None
     ) -> list[AssetView]:
         async with self.store.read(actor) as uow:
-            data = await load_project(uow, project_id)
+            data = await load_project(uow, project_id, lines=False)
         usage = asset_usage(data, actor.reach)
         return [
             AssetView(asset, usage.get(asset.id, []))

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from romergo.story.media_rules import effective_media
-from romergo.story.views import ProjectData
-from storage.tables import Character, DialogueLine
+from romergo.story.views import LineRow, ProjectData
+from storage.tables import Character
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ def from_snapshot(snapshot: dict[str, Any]) -> PlayStory:
     return PlayStory(str(snapshot.get("title", "")), scenes)
 
 
-def _play_line(line: DialogueLine, characters: dict[str, Character]) -> PlayLine:
+def _play_line(line: LineRow, characters: dict[str, Character]) -> PlayLine:
     speaker = characters.get(line.character_id) if line.character_id else None
     return PlayLine(speaker.name if speaker else None, speaker.color if speaker else None, line.text)
 

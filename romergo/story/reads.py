@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import select as sa_select
 from sqlmodel import col, or_, select
+from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.actors import Actor, user_actor
 from romergo.story import check
 from romergo.story.base import StoryStore, UnitOfWork
-from romergo.story.views import ChapterOutline, Outline, ProjectData
+from romergo.story.views import ChapterOutline, LineRow, Outline, ProjectData
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Scene
 
 
@@ -44,7 +46,8 @@ class StoryReads:
 
     async def outline(self, actor: Actor, project_id: str) -> Outline:
         """The outline; for an agent in a limited room, only the chapters the room covers."""
-        outline = outline_of(await self.project_data(actor, project_id))
+        async with self.store.read(actor) as uow:
+            outline = outline_of(await load_project(uow, project_id, lines=False))
         if actor.reach is None:
             return outline
         chapters = [c for c in outline.chapters if c.chapter.id in actor.reach]
@@ -89,8 +92,9 @@ class StoryReads:
             raise ValueError(f"no chapters for {kind}")
 
 
-async def load_project(uow: UnitOfWork, project_id: str) -> ProjectData:
-    """The whole project in one query per table, for the actor of `uow` (else `not_found`)."""
+async def load_project(uow: UnitOfWork, project_id: str, *, lines: bool = True) -> ProjectData:
+    """The whole project in one query per table, for the actor of `uow` (else `not_found`);
+    without its dialogue when `lines` is False (the outline and asset usage need none)."""
     project = await uow.project_by_id(project_id)
     session = uow.session
 
@@ -102,11 +106,24 @@ async def load_project(uow: UnitOfWork, project_id: str) -> ProjectData:
         project=project,
         chapters=await rows(Chapter),
         scenes=await rows(Scene),
-        lines=await rows(DialogueLine),
+        lines=await _line_rows(session, project_id) if lines else [],
         choices=await rows(Choice),
         characters=await rows(Character),
         assets=assets,
     )
+
+
+async def _line_rows(session: AsyncSession, project_id: str) -> list[LineRow]:
+    # SQLAlchemy's own select: sqlmodel's typed one takes at most four columns.
+    statement = sa_select(
+        col(DialogueLine.id),
+        col(DialogueLine.scene_id),
+        col(DialogueLine.position),
+        col(DialogueLine.character_id),
+        col(DialogueLine.text),
+    ).where(col(DialogueLine.project_id) == project_id)
+    connection = await session.connection()
+    return [LineRow(*row) for row in (await connection.execute(statement)).all()]
 
 
 def outline_of(data: ProjectData) -> Outline:

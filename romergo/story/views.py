@@ -10,7 +10,19 @@ from typing import Literal, TypeVar
 from romergo.story.media_rules import SlotSource
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene
 
-Row = TypeVar("Row", Scene, DialogueLine, Choice)
+Row = TypeVar("Row", "Scene", "LineRow", "Choice")
+
+
+@dataclass(frozen=True, slots=True)
+class LineRow:
+    """A dialogue line as whole-project reads use it: plain values, not an ORM object (a long story
+    has tens of thousands of lines, and building ORM objects for them took seconds)."""
+
+    id: str
+    scene_id: str
+    position: int
+    character_id: str | None
+    text: str
 
 
 @dataclass(frozen=True)
@@ -23,7 +35,8 @@ class ProjectData:
     project: Project
     chapters: list[Chapter]
     scenes: list[Scene]
-    lines: list[DialogueLine]
+    lines: list[LineRow]
+    """Empty when loaded without dialogue (`load_project(..., lines=False)`)."""
     choices: list[Choice]
     characters: list[Character]
     assets: list[Asset]
@@ -42,7 +55,7 @@ class ProjectData:
         order = {chapter.id: chapter.position for chapter in self.chapters}
         return sorted(self.scenes, key=lambda s: (order.get(s.chapter_id, 0), s.position))
 
-    def lines_of(self, scene_id: str) -> list[DialogueLine]:
+    def lines_of(self, scene_id: str) -> list[LineRow]:
         return list(self._lines_by_scene.get(scene_id, ()))
 
     def choices_of(self, scene_id: str) -> list[Choice]:
@@ -57,7 +70,7 @@ class ProjectData:
         return _ordered_groups(self.scenes, lambda scene: scene.chapter_id)
 
     @cached_property
-    def _lines_by_scene(self) -> dict[str, list[DialogueLine]]:
+    def _lines_by_scene(self) -> dict[str, list[LineRow]]:
         return _ordered_groups(self.lines, lambda line: line.scene_id)
 
     @cached_property

@@ -7,7 +7,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from mcp_tools import lookalikes
 from mcp_tools.envelope import NOTICE, TEXT_LIMIT_BYTES, escape, render
 from mcp_tools.lookalikes import find_markers
 from tests.support.story import small_story
@@ -153,3 +156,9 @@ async def test_a_200_kb_scene_comes_in_64_kb_pages_that_hold_all_of_it(services,
     assert [line["text"] for line in lines] == texts
     assert [line["position"] for line in lines] == list(range(100))
     assert all(untrusted(result)["data"]["scene"]["id"] == story.first_scene_id for result in pages)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_plain_ascii_takes_the_quick_skeleton_with_the_same_result(text):
+    slow_letters = [mapped for char in text for mapped in lookalikes._skeleton_of(char)]
+    assert lookalikes._skeleton(text) == ("".join(slow_letters), list(range(len(text))))

@@ -11,6 +11,8 @@ import base64
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mcp_tools import paging
 from tests.support import media
@@ -178,3 +180,19 @@ def test_a_page_holds_at_least_one_item_so_reading_always_advances(limit):
         if page is None:
             break
     assert seen == items
+
+
+@given(
+    sizes=st.lists(st.integers(min_value=1, max_value=50), min_size=1, max_size=60),
+    start_at=st.integers(min_value=0, max_value=59),
+    limit=st.integers(min_value=1, max_value=400),
+)
+def test_a_page_ends_at_the_largest_end_that_fits(sizes, start_at, limit):
+    start = min(start_at, len(sizes) - 1)
+
+    def size(end: int) -> int:
+        return sum(sizes[start:end])
+
+    fitting = [end for end in range(start + 1, len(sizes) + 1) if size(end) <= limit]
+    expected = max(fitting, default=start + 1)
+    assert paging._fitting_end(start, len(sizes), size, limit) == expected
