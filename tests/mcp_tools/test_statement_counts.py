@@ -13,7 +13,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp_tools.oauth_provider import RomergoOAuthProvider
 from mcp_tools.server import build_server
 from romergo.channels import AgentRef
-from tests.support.channels import open_room
+from tests.support.channels import Room, open_room
 from tests.support.statements import counting
 from tests.support.tools import ALL_SCOPES, agent, data_of
 
@@ -42,13 +42,7 @@ async def test_get_scene_outside_a_channel_stays_within_its_statements(services,
 
 
 async def test_get_scene_while_holding_a_command_stays_within_its_statements(services, actor):
-    room = await open_room(services, actor)
-    token, client_id = await services.agents.personal.create("writer", name="Helper", scopes=ALL_SCOPES)
-    helper_ref = AgentRef(user_id=actor.user_id, client_id=client_id, client_name="Helper")
-    cursor = (await services.channels.agent.join(helper_ref, room.code)).cursor
-    await room.send("Tidy the opening")
-    got = await services.channels.agent.wait(helper_ref, room.channel.channel_id, cursor, 1)
-    assert got.command is not None
+    room, token, _ = await holding_a_command(services, actor)
     async with agent(services, token) as helper:
         # The first call also records the agent's activity (at most every 5 s, not per call).
         await helper.ok("romergo_get_scene", scene_id=room.story.first_scene_id)
@@ -75,18 +69,12 @@ async def test_a_delivery_is_one_transaction(services, actor):
 
 
 async def test_a_status_report_stays_within_its_statements(services, actor):
-    room = await open_room(services, actor)
-    token, client_id = await services.agents.personal.create("writer", name="Helper", scopes=ALL_SCOPES)
-    helper_ref = AgentRef(user_id=actor.user_id, client_id=client_id, client_name="Helper")
-    cursor = (await services.channels.agent.join(helper_ref, room.code)).cursor
-    await room.send("Tidy the opening")
-    got = await services.channels.agent.wait(helper_ref, room.channel.channel_id, cursor, 1)
-    assert got.command is not None
+    room, token, command_id = await holding_a_command(services, actor)
     async with agent(services, token) as helper:
         await helper.ok("romergo_get_scene", scene_id=room.story.first_scene_id)
         with counting(services) as seen:
             reported = await helper.call(
-                "romergo_report_builder_event", command_id=got.command.command_id, kind="status", text="on it"
+                "romergo_report_builder_event", command_id=command_id, kind="status", text="on it"
             )
     assert not reported.is_error
     assert (seen.count, seen.transactions) <= STATUS_REPORT, str(seen)
@@ -108,3 +96,15 @@ async def test_a_token_the_bearer_gate_verified_is_not_read_again_by_the_tool(se
     assert data_of(result)["scene"]["id"] == room.story.first_scene_id
     assert not [sql for sql in seen.sql if "agent_tokens" in sql], str(seen)
     assert seen.count <= GET_SCENE_ALONE[0] - 1, str(seen)
+
+
+async def holding_a_command(services, actor) -> tuple[Room, str, str]:
+    """A room, and a personal-token agent in it that holds the owner's first command."""
+    room = await open_room(services, actor)
+    token, client_id = await services.agents.personal.create("writer", name="Helper", scopes=ALL_SCOPES)
+    helper_ref = AgentRef(user_id=actor.user_id, client_id=client_id, client_name="Helper")
+    cursor = (await services.channels.agent.join(helper_ref, room.code)).cursor
+    await room.send("Tidy the opening")
+    got = await services.channels.agent.wait(helper_ref, room.channel.channel_id, cursor, 1)
+    assert got.command is not None
+    return room, token, got.command.command_id
