@@ -174,7 +174,7 @@ class CallGuard:
         if not rooms:
             return Attribution(None, None)
         on_project = await self._rooms_on_project(call, rooms)
-        held = [command for command in held_anywhere if command.channel_id in {r.id for r in on_project}]
+        held = _in_rooms(held_anywhere, on_project)
         command = await self._held_command(call, on_project, held)
         bound = next((r for r in on_project if command and r.id == command.channel_id), None)
         if bound is None and on_project and call.category in READ_CATEGORIES:
@@ -300,6 +300,11 @@ async def _blocked_event(
         ToolBlocked(tool=call.tool, reason=reason, permission=permission),
         command_id,
     )
+
+
+def _in_rooms(commands: list[Command], rooms: list[Channel]) -> list[Command]:
+    ids = {room.id for room in rooms}
+    return [command for command in commands if command.channel_id in ids]
 
 
 async def _fresh(tx: ChannelTx, command: Command) -> Command:
