@@ -136,7 +136,7 @@ class AssetService:
         self, actor: Actor, project_id: str, kind: str | None = None
     ) -> list[AssetView]:
         async with self.store.read(actor) as uow:
-            data = await load_project(uow, project_id, lines=False)
+            data = await load_project(uow, project_id, shape_only=True)
         usage = asset_usage(data, actor.reach)
         return [
             AssetView(asset, usage.get(asset.id, []))

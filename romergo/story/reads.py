@@ -47,7 +47,7 @@ class StoryReads:
     async def outline(self, actor: Actor, project_id: str) -> Outline:
         """The outline; for an agent in a limited room, only the chapters the room covers."""
         async with self.store.read(actor) as uow:
-            outline = outline_of(await load_project(uow, project_id, lines=False))
+            outline = outline_of(await load_project(uow, project_id, shape_only=True))
         if actor.reach is None:
             return outline
         chapters = [c for c in outline.chapters if c.chapter.id in actor.reach]
@@ -92,9 +92,11 @@ class StoryReads:
             raise ValueError(f"no chapters for {kind}")
 
 
-async def load_project(uow: UnitOfWork, project_id: str, *, lines: bool = True) -> ProjectData:
-    """The whole project in one query per table, for the actor of `uow` (else `not_found`);
-    without its dialogue when `lines` is False (the outline and asset usage need none)."""
+async def load_project(uow: UnitOfWork, project_id: str, *, shape_only: bool = False) -> ProjectData:
+    """The whole project in one query per table, for the actor of `uow` (else `not_found`).
+
+    `shape_only`: chapters, scenes, characters and assets, without dialogue and choices (the
+    outline and asset usage show nothing of them; a long story has tens of thousands)."""
     project = await uow.project_by_id(project_id)
     session = uow.session
 
@@ -106,8 +108,8 @@ async def load_project(uow: UnitOfWork, project_id: str, *, lines: bool = True) 
         project=project,
         chapters=await rows(Chapter),
         scenes=await rows(Scene),
-        lines=await _line_rows(session, project_id) if lines else [],
-        choices=await rows(Choice),
+        lines=[] if shape_only else await _line_rows(session, project_id),
+        choices=[] if shape_only else await rows(Choice),
         characters=await rows(Character),
         assets=assets,
     )

@@ -36,7 +36,7 @@ class ProjectData:
     chapters: list[Chapter]
     scenes: list[Scene]
     lines: list[LineRow]
-    """Empty when loaded without dialogue (`load_project(..., lines=False)`)."""
+    """Empty, like `choices`, when only the project's shape was loaded (`shape_only`)."""
     choices: list[Choice]
     characters: list[Character]
     assets: list[Asset]
