@@ -23,9 +23,13 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def as_utc(moment: datetime) -> datetime:
+    """A stored moment as an aware UTC datetime (SQLite hands timestamps back without their zone;
+    they are stored as UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 def iso(moment: datetime | None) -> str | None:
     if moment is None:
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
+    return as_utc(moment).astimezone(UTC).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"

@@ -9,11 +9,12 @@ page reads the database and lays this process's newer calls over it.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from sqlmodel import select
+from sqlmodel.ext.asyncio.session import AsyncSession
 
-from romergo.clock import Clock, SystemClock
+from romergo.clock import Clock, SystemClock, as_utc
 from storage import Database
 from storage.tables import AgentActivity
 
@@ -49,15 +50,13 @@ class ActivityLog:
             return
         self._written[key] = now
         async with self.db.write() as session:
-            row = await session.get(AgentActivity, key) or AgentActivity(user_id=user_id, client_id=client_id)
+            row = await _row(session, key)
             row.last_accepted_tool, row.last_accepted_at = tool, now
             session.add(row)
 
     async def refused(self, user_id: str, client_id: str, tool: str, code: str) -> None:
         async with self.db.write() as session:
-            row = await session.get(AgentActivity, (user_id, client_id)) or AgentActivity(
-                user_id=user_id, client_id=client_id
-            )
+            row = await _row(session, (user_id, client_id))
             row.last_refused_tool, row.last_refused_at, row.last_refused_code = tool, self.clock.now(), code
             session.add(row)
 
@@ -79,11 +78,11 @@ class ActivityLog:
             if owner != user_id:
                 continue
             known = found.get(client_id, CallActivity())
-            if known.last_accepted_at is None or _aware(known.last_accepted_at) <= at:
+            if known.last_accepted_at is None or as_utc(known.last_accepted_at) <= at:
                 found[client_id] = replace(known, last_accepted_tool=tool, last_accepted_at=at)
         return found
 
 
-def _aware(moment: datetime) -> datetime:
-    """SQLite hands timestamps back without their zone; they are stored as UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+async def _row(session: AsyncSession, key: tuple[str, str]) -> AgentActivity:
+    user_id, client_id = key
+    return await session.get(AgentActivity, key) or AgentActivity(user_id=user_id, client_id=client_id)
