@@ -3,8 +3,8 @@ being in the room at once.
 
 Its tokens die with its grants (`romergo.agents`); here, in the same request, every live
 membership of that client in the owner's channels ends with an `agent_left` event whose reason
-is `revoked`. The event wakes the client's parked waits, which then find no membership and
-return `not_member`, and the panel says the agent was revoked. A command the agent held is
+is `revoked`. The event wakes the client's parked waits, which then return `channel_ended`
+(`delivery`), and the panel says the agent was revoked. A command the agent held is
 marked stalled, so the owner can retry it with another agent without waiting out the lease.
 Removing one agent from a room does the same in that room only (reason `removed`); the removed
 agent can join again only with a code made after its removal.
