@@ -11,7 +11,8 @@ import asyncio
 import inspect
 import logging
 from collections import defaultdict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -40,18 +41,24 @@ class EventBus:
 
     async def wait(self, topic: str, timeout: float) -> bool:  # noqa: ASYNC109 - a long-poll primitive
         """Park until something is published on `topic`; False when `timeout` passed first."""
-        event = asyncio.Event()
-        self._waiters[topic].add(event)
+        with self.subscription(topic) as wake:
+            return await wake.wait(timeout)
+
+    @contextmanager
+    def subscription(self, topic: str) -> Iterator[Wakeup]:
+        """Wake-ups on `topic` for the block, kept from the moment it opens.
+
+        A long-poll subscribes *before* it reads, so a publish that lands between its read and its
+        wait still wakes it: no re-reading on a timer is needed to catch what fell in between.
+        """
+        wake = Wakeup()
+        self._waiters[topic].add(wake.event)
         try:
-            async with asyncio.timeout(timeout):
-                await event.wait()
-            return True
-        except TimeoutError:
-            return False
+            yield wake
         finally:
             waiters = self._waiters.get(topic)
             if waiters is not None:
-                waiters.discard(event)
+                waiters.discard(wake.event)
                 if not waiters:
                     del self._waiters[topic]
 
@@ -76,6 +83,24 @@ class EventBus:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("bus listener failed", exc_info=task.exception())
+
+
+class Wakeup:
+    """What a subscription has seen since it last woke its owner."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+
+    async def wait(self, timeout: float) -> bool:  # noqa: ASYNC109 - a long-poll primitive
+        """True at once if something was published since the last wake-up, else when it is; False
+        when `timeout` passes first."""
+        try:
+            async with asyncio.timeout(max(timeout, 0)):
+                await self.event.wait()
+        except TimeoutError:
+            return False
+        self.event.clear()
+        return True
 
 
 def project_topic(project_id: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -24,6 +24,7 @@ from romergo.channels.changes import command_changes, summary_mismatch
 from romergo.channels.delivery import Delivery, agent_actor, membership
 from romergo.channels.events import AgentPresence, ChangesRecorded, RecordedChange, Report
 from romergo.channels.models import Caller, JoinResult, WaitResult
+from romergo.channels.parking import Heartbeat, park
 from romergo.channels.reach import chapter_order, chapters_words
 from romergo.channels.store import (
     SYSTEM_ACTOR,
@@ -47,7 +48,6 @@ from romergo.ratelimit import RateLimiter
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command, Project
 
 log = logging.getLogger(__name__)
-Heartbeat = Callable[[], Awaitable[None]]
 MIN_WAIT, MAX_WAIT = 1, 50
 CONVERSATION_EVENTS = 50
 
@@ -84,24 +84,25 @@ class AgentSide:
         """Deliver the next command for this client, parking up to `timeout_seconds` for one."""
         _check_wait(cursor, timeout_seconds)
         async with self._wait_slot(caller, channel_id) as slot:
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + timeout_seconds
-            next_beat = loop.time() + self.store.heartbeat_seconds
-            while True:
-                result = await self.delivery.next_for(caller, channel_id, cursor, deadline - loop.time())
-                if result is not None:
-                    slot.delivered = result.status == "command"
-                    return result
-                slot.announce()
-                remaining = deadline - loop.time()
-                if remaining <= 0:
-                    return WaitResult("timeout", cursor)
-                await self.store.bus.wait(
-                    channel_topic(channel_id), min(remaining, max(0.0, next_beat - loop.time()))
-                )
-                if heartbeat is not None and loop.time() >= next_beat:
-                    await heartbeat()
-                    next_beat = loop.time() + self.store.heartbeat_seconds
+
+            async def check(remaining: float) -> WaitResult | None:
+                result = await self.delivery.next_for(caller, channel_id, cursor, remaining)
+                if result is None:
+                    slot.announce()
+                return result
+
+            result = await park(
+                self.store.bus,
+                channel_topic(channel_id),
+                timeout_seconds,
+                check,
+                heartbeat=heartbeat,
+                heartbeat_seconds=self.store.heartbeat_seconds,
+            )
+            if result is None:
+                return WaitResult("timeout", cursor)
+            slot.delivered = result.status == "command"
+            return result
 
     async def report(
         self,

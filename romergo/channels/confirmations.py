@@ -12,7 +12,6 @@ grant, so the allowed action runs for the delivery the agent is working on now, 
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.channels.events import ConfirmationDecided, ConfirmationRequested
 from romergo.channels.models import Caller
+from romergo.channels.parking import park
 from romergo.channels.store import SYSTEM_ACTOR, ChannelStore, ChannelTx, EventActor, channel_topic
 from romergo.channels.vocabulary import CONFIRMED_CATEGORIES, ConfirmationMode, Decision, EventKind
 from romergo.clock import iso
@@ -82,25 +82,22 @@ class Confirmations:
         """Returns once this call holds a consumed grant; raises the §1 code otherwise."""
         print_ = fingerprint(arguments)
         confirmation_id = await self._attach(caller, command, tool, print_, shown_arguments, action)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.wait_seconds
-        next_beat = loop.time() + self.store.heartbeat_seconds
-        while True:
-            if await self._try_consume(confirmation_id, command.id, command.deliveries):
-                return
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise RomergoError(
-                    "confirmation_pending",
-                    "The owner has not decided yet. "
-                    "Call the tool again with the same arguments to keep waiting.",
-                )
-            await self.store.bus.wait(
-                channel_topic(command.channel_id), min(remaining, max(0.0, next_beat - loop.time()))
+
+        async def consumed(_remaining: float) -> bool | None:
+            return await self._try_consume(confirmation_id, command.id, command.deliveries) or None
+
+        if not await park(
+            self.store.bus,
+            channel_topic(command.channel_id),
+            self.wait_seconds,
+            consumed,
+            heartbeat=heartbeat,
+            heartbeat_seconds=self.store.heartbeat_seconds,
+        ):
+            raise RomergoError(
+                "confirmation_pending",
+                "The owner has not decided yet. Call the tool again with the same arguments to keep waiting.",
             )
-            if heartbeat is not None and loop.time() >= next_beat:
-                await heartbeat()
-                next_beat = loop.time() + self.store.heartbeat_seconds
 
     async def decide_confirmation(
         self, user_id: str, confirmation_id: str, decision: str

@@ -6,7 +6,6 @@ and no MCP tool can (SECURITY.md). Every step is an event in the channel's histo
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
@@ -17,6 +16,7 @@ from romergo.channels.confirmations import cancel_confirmations
 from romergo.channels.context import clean_context
 from romergo.channels.events import ChannelEnded, CommandPosted, CommandUndone, SettingsChanged
 from romergo.channels.models import ChannelView, CommandView, EventView
+from romergo.channels.parking import park
 from romergo.channels.reach import chapter_order, clean_scope, keep_to_reach
 from romergo.channels.revocation import end_memberships, remove_member
 from romergo.channels.store import (
@@ -255,16 +255,19 @@ class OwnerSide:
             raise invalid("after must be a whole number of 0 or more.")
         if isinstance(wait, bool) or not isinstance(wait, int | float) or not 0 <= wait <= MAX_EVENTS_WAIT:
             raise invalid(f"wait must be between 0 and {MAX_EVENTS_WAIT} seconds.")
-        deadline = asyncio.get_running_loop().time() + wait
-        while True:
+
+        async def read(remaining: float) -> tuple[list[EventView], int] | None:
             async with self.store.db.read() as session:
                 channel = await self.store.owned_channel(session, user_id, channel_id)
                 events = await self.store.events_after(session, channel.id, after, MAX_EVENTS_PAGE)
                 latest = await self.store.latest_seq(session, channel.id)
-            remaining = deadline - asyncio.get_running_loop().time()
             if events or remaining <= 0:
                 return events, events[-1].seq if events else min(after, latest)
-            await self.store.bus.wait(channel_topic(channel_id), remaining)
+            return None
+
+        # Woken only by a change to the channel; at the deadline one last read gives the cursor.
+        found = await park(self.store.bus, channel_topic(channel_id), wait, read)
+        return found or await read(0) or ([], after)
 
     async def _settings_changed(self, tx: ChannelTx, channel: Channel, user_id: str) -> None:
         """Saves the room's settings and tells the panel (and a joining agent) what they are now."""

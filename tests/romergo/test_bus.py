@@ -48,3 +48,12 @@ async def test_wait_wakes_on_publish_and_times_out_otherwise():
     assert await waiter is True
     assert await bus.wait("channel:x", timeout=0.01) is False
     assert bus.listener_count("channel:x") == 0
+
+
+async def test_a_subscription_keeps_what_was_published_before_its_wait():
+    bus = EventBus()
+    with bus.subscription("channel:x") as wake:
+        bus.publish("channel:x")  # e.g. while the long-poll was still reading
+        assert await wake.wait(timeout=5) is True  # at once, not after the timeout
+        assert await wake.wait(timeout=0.01) is False  # that wake-up is used up
+    assert bus.listener_count("channel:x") == 0

@@ -7,10 +7,11 @@ import asyncio
 
 import pytest
 
-from romergo.channels import ChannelService
+from romergo.channels import ChannelService, presence_topic
 from romergo.errors import RomergoError
 from storage import Database
 from tests.support.channels import open_room, parked_wait
+from tests.support.statements import counting
 from tests.support.waiting import still_running
 
 
@@ -318,6 +319,52 @@ async def test_a_parked_wait_calls_its_heartbeat(services, actor):
     result = await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 1, heartbeat=beat)
     assert result.status == "timeout"
     assert beats >= 3
+
+
+async def test_heartbeats_read_nothing_and_a_command_still_wakes_the_wait(services, actor):
+    """A thousand parked agents must not query the database on every beat (issue 16)."""
+    room = await open_room(services, actor)
+    agent, cursor = await joined(services, room, "a")
+    services.channels.store.heartbeat_seconds = 0.01
+    five_beats = asyncio.Event()
+    beats = 0
+
+    async def beat() -> None:
+        nonlocal beats
+        beats += 1
+        if beats == 5:
+            five_beats.set()
+
+    listening = asyncio.create_task(services.bus.wait(presence_topic(room.channel.channel_id), 5))
+    waiting = asyncio.create_task(
+        services.channels.agent.wait(agent, room.channel.channel_id, cursor, 20, heartbeat=beat)
+    )
+    assert await listening, "the wait did not park"
+    with counting(services) as seen:
+        await asyncio.wait_for(five_beats.wait(), 5)
+    assert seen.count == 0, str(seen)
+    sent = await room.send("go")
+    got = await asyncio.wait_for(waiting, 5)
+    assert got.command.command_id == sent.command_id
+
+
+async def test_a_command_committed_between_the_check_and_the_park_is_not_missed(services, actor):
+    """The wait subscribes before it reads: a publish that lands while its read commits wakes it."""
+    room = await open_room(services, actor)
+    agent, cursor = await joined(services, room, "a")
+    delivery = services.channels.agent.delivery
+    read = delivery.next_for
+    sent: list[str] = []
+
+    async def read_then_a_command_lands(*args, **kwargs):
+        result = await read(*args, **kwargs)
+        if not sent:
+            sent.append((await room.send("landed in between")).command_id)
+        return result
+
+    delivery.next_for = read_then_a_command_lands
+    got = await asyncio.wait_for(services.channels.agent.wait(agent, room.channel.channel_id, cursor, 30), 5)
+    assert got.command.command_id == sent[0]
 
 
 async def test_the_events_long_poll_wakes_on_a_new_event(services, actor):
