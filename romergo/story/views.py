@@ -93,6 +93,10 @@ class Outline:
     def scene_ids(self) -> list[str]:
         return [scene.id for chapter in self.chapters for scene in chapter.scenes]
 
+    @property
+    def scene_count(self) -> int:
+        return sum(len(chapter.scenes) for chapter in self.chapters)
+
 
 @dataclass(frozen=True)
 class AssetSlot:

@@ -44,7 +44,7 @@ class Fakes:
 def click(tab: Client, label: str) -> None:
     """Click the button showing `label`, as the browser would report it."""
     button = next(e for e in tab.elements.values() if isinstance(e, ui.button) and e.text == label)
-    for listener in button._event_listeners.values():
+    for listener in list(button._event_listeners.values()):  # a click may delete its button
         if listener.type == "click":
             events.handle_event(
                 listener.handler, events.GenericEventArguments(sender=button, client=tab, args=None)

@@ -5,6 +5,11 @@ the neighbouring chapter at either end), through "Move to" in the scene's menu, 
 row onto another row or chapter. Chapters move with their own buttons or Alt+↑ / Alt+↓ on their
 heading. Every change goes through the story service; the tree itself is redrawn by the live
 refresh of the page, which also brings back the keyboard focus to what moved.
+
+A long story stays quick to open: above `OPEN_UP_TO` scenes the chapters start closed (the author
+opens the ones they work on, and this tab remembers it), an open chapter shows its scenes
+`SCENES_AT_ONCE` at a time, and a scene's menu is built when it is first opened. What the page
+draws is bounded by what the author opened, not by the size of the story.
 """
 
 from __future__ import annotations
@@ -34,6 +39,10 @@ from ui.components.dialogs import (
 from ui.components.focus import focus_soon
 from ui.context import PageContext
 
+OPEN_UP_TO = 100
+"""Stories with more scenes than this open with every chapter closed."""
+SCENES_AT_ONCE = 100
+
 
 @dataclass
 class TreeState:
@@ -44,6 +53,31 @@ class TreeState:
     outline: Outline | None = field(default=None, repr=False)
     outside: frozenset[str] = frozenset()
     """Chapters the open channel's room does not cover: marked, so the author sees its reach."""
+    opened: set[str] = field(default_factory=set)
+    closed: set[str] = field(default_factory=set)
+    """The chapters the author opened or closed in this tab; the others follow the story's size."""
+    shown: dict[str, int] = field(default_factory=dict)
+    """How many scenes of a long open chapter are shown (it grows with "Show more")."""
+
+    def is_open(self, chapter_id: str) -> bool:
+        if chapter_id in self.opened or chapter_id in self.closed:
+            return chapter_id in self.opened
+        return self.outline is not None and self.outline.scene_count <= OPEN_UP_TO
+
+    def toggle(self, chapter_id: str) -> None:
+        opening = not self.is_open(chapter_id)
+        (self.opened if opening else self.closed).add(chapter_id)
+        (self.closed if opening else self.opened).discard(chapter_id)
+
+    def reveal(self, chapter_id: str, position: int) -> None:
+        """Open the chapter far enough to show the scene at `position` (where a scene moved to)."""
+        self.opened.add(chapter_id)
+        self.closed.discard(chapter_id)
+        if position >= self.limit(chapter_id):
+            self.shown[chapter_id] = (position // SCENES_AT_ONCE + 1) * SCENES_AT_ONCE
+
+    def limit(self, chapter_id: str) -> int:
+        return self.shown.get(chapter_id, SCENES_AT_ONCE)
 
 
 def story_tree(ctx: PageContext, host: ui.element, outline: Outline, state: TreeState) -> None:
@@ -66,6 +100,8 @@ class _Tree:
         self.host = host
         self.state = state
         self.services = ctx.services
+        self.toggles: dict[str, ui.button] = {}
+        self.columns: dict[str, ui.column] = {}
 
     # ---- drawing -------------------------------------------------------------------------------
 
@@ -76,45 +112,82 @@ class _Tree:
         card.props["role"] = "group"
         self._drop_target(card, chapter.id, None)
         with card:
-            heading = ui.row().classes("w-full items-center gap-1 outline-none").props("tabindex=0")
-            heading.props["data-chapter-row"] = chapter.id
-            heading.on("keydown.alt.up.prevent", lambda: self.move_chapter(chapter, "up"))
-            heading.on("keydown.alt.down.prevent", lambda: self.move_chapter(chapter, "down"))
-            with heading:
-                ui.link(chapter.title, urls.chapter(chapter.project_id, chapter.id)).classes(
-                    "text-subtitle1 text-weight-medium"
-                )
-                if chapter.id in self.state.outside:
-                    ui.badge("outside the agent's room", color="grey-6").props(
-                        'outline data-testid="outside-room"'
-                    ).tooltip("The open channel's agent cannot see or change this chapter.")
-                ui.space()
-                icon_button("add", f"Add a scene to {chapter.title}", lambda: self.add_scene(chapter))
-                icon_button("edit", f"Rename {chapter.title}", lambda: self.rename_chapter(chapter))
-                icon_button(
-                    "arrow_upward",
-                    f"Move {chapter.title} up",
-                    lambda: self.move_chapter(chapter, "up"),
-                    disabled=first,
-                )
-                icon_button(
-                    "arrow_downward",
-                    f"Move {chapter.title} down",
-                    lambda: self.move_chapter(chapter, "down"),
-                    disabled=last,
-                )
-                icon_button("delete", f"Delete {chapter.title}", lambda: self.delete_chapter(entry))
+            self._heading(entry, first=first, last=last)
             scenes = ui.column().classes("w-full gap-0 pl-2").props('role="list"')
             scenes.props["aria-label"] = f"Scenes of {chapter.title}"
-            with scenes:
-                if not entry.scenes:
-                    ui.label("No scenes yet.").classes("text-grey-6 text-caption pl-2")
-                for scene in entry.scenes:
-                    self.scene(scene)
+        self._fill(scenes, entry, first=first, last=last)
 
-    def scene(self, scene: Scene) -> None:
-        outline = self.state.outline
-        assert outline is not None
+    def _heading(self, entry: ChapterOutline, *, first: bool, last: bool) -> None:
+        chapter = entry.chapter
+        heading = ui.row().classes("w-full items-center gap-1 outline-none").props("tabindex=0")
+        heading.props["data-chapter-row"] = chapter.id
+        heading.on("keydown.alt.up.prevent", lambda: self.move_chapter(chapter, "up"))
+        heading.on("keydown.alt.down.prevent", lambda: self.move_chapter(chapter, "down"))
+        with heading:
+            toggle = icon_button("chevron_right", "", lambda: self.toggle(entry, first, last))
+            self.toggles[chapter.id] = toggle
+            ui.link(chapter.title, urls.chapter(chapter.project_id, chapter.id)).classes(
+                "text-subtitle1 text-weight-medium"
+            )
+            ui.label(_scenes_count(len(entry.scenes))).classes("text-caption text-grey-7")
+            if chapter.id in self.state.outside:
+                ui.badge("outside the agent's room", color="grey-6").props(
+                    'outline data-testid="outside-room"'
+                ).tooltip("The open channel's agent cannot see or change this chapter.")
+            ui.space()
+            icon_button("add", f"Add a scene to {chapter.title}", lambda: self.add_scene(chapter))
+            icon_button("edit", f"Rename {chapter.title}", lambda: self.rename_chapter(chapter))
+            icon_button(
+                "arrow_upward",
+                f"Move {chapter.title} up",
+                lambda: self.move_chapter(chapter, "up"),
+                disabled=first,
+            )
+            icon_button(
+                "arrow_downward",
+                f"Move {chapter.title} down",
+                lambda: self.move_chapter(chapter, "down"),
+                disabled=last,
+            )
+            icon_button("delete", f"Delete {chapter.title}", lambda: self.delete_chapter(entry))
+
+    def _fill(self, scenes: ui.column, entry: ChapterOutline, *, first: bool, last: bool) -> None:
+        """The chapter's scenes when it is open: at most as many as the author asked to see."""
+        chapter = entry.chapter
+        self.columns[chapter.id] = scenes
+        is_open = self.state.is_open(chapter.id)
+        toggle = self.toggles[chapter.id]
+        toggle.props["icon"] = "expand_more" if is_open else "chevron_right"
+        name = f"{'Hide' if is_open else 'Show'} the scenes of {chapter.title}"
+        toggle.props.update({"aria-label": name, "title": name, "aria-expanded": str(is_open).lower()})
+        toggle.update()
+        scenes.clear()
+        if not is_open:
+            return
+        limit = self.state.limit(chapter.id)
+        with scenes:
+            if not entry.scenes:
+                ui.label("No scenes yet.").classes("text-grey-6 text-caption pl-2")
+            count = len(entry.scenes)
+            for index, scene in enumerate(entry.scenes[:limit]):
+                self.scene(scene, top=first and index == 0, bottom=last and index == count - 1)
+            if count > limit:
+                more = min(SCENES_AT_ONCE, count - limit)
+                ui.button(
+                    f"Show {more} more of {count - limit}",
+                    on_click=lambda: self.show_more(entry, first, last),
+                ).props("flat dense no-caps color=primary")
+
+    def toggle(self, entry: ChapterOutline, first: bool, last: bool) -> None:
+        self.state.toggle(entry.chapter.id)
+        self._fill(self.columns[entry.chapter.id], entry, first=first, last=last)
+
+    def show_more(self, entry: ChapterOutline, first: bool, last: bool) -> None:
+        chapter_id = entry.chapter.id
+        self.state.shown[chapter_id] = self.state.limit(chapter_id) + SCENES_AT_ONCE
+        self._fill(self.columns[chapter_id], entry, first=first, last=last)
+
+    def scene(self, scene: Scene, *, top: bool, bottom: bool) -> None:
         row = ui.row().classes(
             "w-full items-center gap-1 px-2 rounded hover:bg-grey-2 focus:bg-blue-1 outline-none"
         )
@@ -133,21 +206,25 @@ class _Tree:
                 ui.badge("ending", color="accent")
             ui.space()
             icon_button(
-                "arrow_upward",
-                f"Move {scene.title} up",
-                lambda: self.step_scene(scene, "up"),
-                disabled=scene_step(outline, scene.id, "up") is None,
+                "arrow_upward", f"Move {scene.title} up", lambda: self.step_scene(scene, "up"), disabled=top
             )
             icon_button(
                 "arrow_downward",
                 f"Move {scene.title} down",
                 lambda: self.step_scene(scene, "down"),
-                disabled=scene_step(outline, scene.id, "down") is None,
+                disabled=bottom,
             )
-            self._scene_menu(scene, outline)
+            more: ui.button = icon_button(
+                "more_vert", f"More actions for {scene.title}", lambda: self._scene_menu(more, scene)
+            )
 
-    def _scene_menu(self, scene: Scene, outline: Outline) -> None:
-        with icon_button("more_vert", f"More actions for {scene.title}", lambda: None), ui.menu():
+    def _scene_menu(self, anchor: ui.button, scene: Scene) -> None:
+        """Built on the first click: a menu in every row of a long story is thousands of elements."""
+        if anchor.default_slot.children:
+            return  # built before: Quasar opens it itself
+        outline = self.state.outline
+        assert outline is not None
+        with anchor, ui.menu() as menu:
             _menu_item("Rename", lambda: self.rename_scene(scene))
             if not scene.is_start:
                 _menu_item("Make it the start", lambda: self.mark(scene, is_start=True))
@@ -159,6 +236,7 @@ class _Tree:
                 if entry.chapter.id != scene.chapter_id:
                     _menu_item(f"Move to {entry.chapter.title}", self._mover(scene, entry))
             _menu_item("Delete", lambda: self.delete_scene(scene)).classes("text-negative")
+        menu.open()
 
     def _mover(self, scene: Scene, target: ChapterOutline) -> Callable[[], Awaitable[None]]:
         """Moves the scene to the end of `target`."""
@@ -171,9 +249,8 @@ class _Tree:
             dragged, self.state.dragging = self.state.dragging, None
             if dragged is None or self.state.outline is None:
                 return
-            count = next(
-                (len(e.scenes) for e in self.state.outline.chapters if e.chapter.id == chapter_id), 0
-            )
+            target = self._entry(chapter_id)
+            count = len(target.scenes) if target else 0
             await self.move_scene_id(dragged, chapter_id, count if position is None else position)
 
         element.on("drop.prevent.stop", dropped)
@@ -188,9 +265,15 @@ class _Tree:
 
     async def add_scene(self, chapter: Chapter) -> None:
         question = replace(ADD_SCENE, title=f"Add a scene to “{chapter.title}”")
+        entry = self._entry(chapter.id)
+        self.state.reveal(chapter.id, len(entry.scenes) if entry else 0)
         await self._ask(
             question, lambda text: self.services.scenes.add_scene(self.ctx.actor, chapter.id, text)
         )
+
+    def _entry(self, chapter_id: str) -> ChapterOutline | None:
+        chapters = self.state.outline.chapters if self.state.outline else []
+        return next((entry for entry in chapters if entry.chapter.id == chapter_id), None)
 
     async def rename_chapter(self, chapter: Chapter) -> None:
         await self._ask(
@@ -222,6 +305,7 @@ class _Tree:
 
     async def move_scene_id(self, scene_id: str, chapter_id: str, position: int) -> None:
         self.state.focus = f'[data-scene-row="{scene_id}"]'
+        self.state.reveal(chapter_id, position)
         await act(
             self.ctx, lambda: self.services.scenes.move_scene(self.ctx.actor, scene_id, chapter_id, position)
         )
@@ -255,3 +339,7 @@ class _Tree:
 def _menu_item(label: str, on_click: Callable[[], Any]) -> ui.menu_item:
     # Quasar marks menu entries as list items; assistive technology (and tests) expect menu items.
     return ui.menu_item(label, on_click).props('role="menuitem"')
+
+
+def _scenes_count(count: int) -> str:
+    return f"{count} scene{'' if count == 1 else 's'}"

@@ -1,4 +1,8 @@
-"""`/projects/{id}/check`: every problem the story check finds, each with a link to where it is."""
+"""`/projects/{id}/check`: every problem the story check finds, each with a link to where it is.
+
+The most severe come first, `PROBLEMS_AT_ONCE` at a time ("Show more" adds as many again): a long
+story can have thousands of problems, and the page stays as quick as for a short one.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from ui.frame import Listing, ListingPage
 
 ICONS = {"error": ("error", "negative"), "warning": ("warning", "warning"), "info": ("info", "info")}
 ORDER = {"error": 0, "warning": 1, "info": 2}
+PROBLEMS_AT_ONCE = 100
 
 
 async def page(ctx: PageContext, project_id: str) -> None:
@@ -21,6 +26,7 @@ async def page(ctx: PageContext, project_id: str) -> None:
 class _CheckPage(ListingPage[Problem]):
     nav = "check"
     heading = "Check"
+    shown = PROBLEMS_AT_ONCE
 
     async def items(self) -> list[Problem]:
         return await self.services.reads.check_story(self.ctx.actor, self.project_id)
@@ -37,9 +43,25 @@ class _CheckPage(ListingPage[Problem]):
             ).props('role="status"')
             return
         ui.label(_summary(problems)).props('role="status"')
-        with ui.column().classes("w-full gap-1").props('role="list" aria-label="Problems"'):
-            for problem in sorted(problems, key=lambda p: ORDER.get(p.severity, 3)):
-                _problem(self.project_id, problem)
+        listed = ui.column().classes("w-full gap-1")
+        self._list(listed, sorted(problems, key=lambda p: ORDER.get(p.severity, 3)))
+
+    def _list(self, listed: ui.column, problems: list[Problem]) -> None:
+        listed.clear()
+        with listed:
+            with ui.column().classes("w-full gap-1").props('role="list" aria-label="Problems"'):
+                for problem in problems[: self.shown]:
+                    _problem(self.project_id, problem)
+            hidden = len(problems) - self.shown
+            if hidden > 0:
+                ui.button(
+                    f"Show {min(hidden, PROBLEMS_AT_ONCE)} more of {hidden}",
+                    on_click=lambda: self._more(listed, problems),
+                ).props("flat dense no-caps color=primary")
+
+    def _more(self, listed: ui.column, problems: list[Problem]) -> None:
+        self.shown += PROBLEMS_AT_ONCE
+        self._list(listed, problems)
 
 
 def _summary(problems: list[Problem]) -> str:
