@@ -44,7 +44,7 @@ def serve(settings: Settings) -> None:
     from romergo.services import build_services
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    listener = _bind(settings.host, settings.port)
+    listener = listening_socket(settings.host, settings.port)
     settings = dataclasses.replace(settings, port=listener.getsockname()[1])
     # The bound address, for whoever started it with `--port 0` or runs it behind a public URL.
     print(f"Listening on http://{settings.host}:{settings.port}", flush=True)
@@ -145,9 +145,12 @@ def _unknown_well_known_is_404(app: FastAPI) -> None:
         return JSONResponse({"error": {"code": "not_found", "message": "No such document."}}, status_code=404)
 
 
-def _bind(host: str, port: int) -> socket.socket:
+def listening_socket(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listener = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY on accepted connections only when the
+    # socket says it is TCP (proto 0 does not), and without it a response written in two parts
+    # waits out the client's 40 ms delayed ACK (issue 16).
+    listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind((host, port))
     # Listening before start-up finishes lets a client that read the sign-in line connect and wait

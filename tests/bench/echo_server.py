@@ -42,7 +42,8 @@ def build() -> MCPServer[Any]:
 async def serve() -> None:
     server = build()
     app = server.streamable_http_app()
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP, or asyncio leaves Nagle on: see app.listening_socket.
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.bind(("127.0.0.1", 0))
     print(f"echo on http://127.0.0.1:{listener.getsockname()[1]}", flush=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
