@@ -20,6 +20,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.bench.echo_server import running_echo
@@ -39,6 +40,14 @@ def line(name: str, samples: list[float], floor: float) -> str:
 
 
 async def main(rounds: int) -> None:
+    samples = await measure(rounds)
+    echo_p50 = statistics.median(samples["echo"])
+    for name, values in samples.items():
+        print(line(name, values, echo_p50))
+
+
+async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None) -> dict[str, list[float]]:
+    """Milliseconds per step, by step name ("echo" first: the floor of the others)."""
     with tempfile.TemporaryDirectory() as folder, running_echo() as echo:
         server = RunningServer(Path(folder), env={"ROMERGO_RATE_LIMIT_PER_MINUTE": "100000"}).start()
         try:
@@ -79,6 +88,8 @@ async def main(rounds: int) -> None:
                         "romergo_report_builder_event", command_id=command_id, kind="status", text="on it"
                     )
                     reports.append((time.perf_counter() - started) * 1000)
+                    if (n + 1) % 10 == 0:
+                        progress(f"round {n + 1}/{rounds}")
                     if outline_scene is None:
                         outline = await me.call("romergo_get_project_outline", project_id=project["id"])
                         outline_scene = outline["untrusted_content"]["data"]["chapters"][0]["scenes"][0]["id"]
@@ -120,16 +131,14 @@ async def main(rounds: int) -> None:
             await owner.close()
         finally:
             server.stop()
-    echo_p50 = statistics.median(echoes)
-    for name, samples in (
-        ("echo", echoes),
-        ("delivery", delivery),
-        ("end", ended),
-        ("remove", removed),
-        ("read tool", reads),
-        ("report", reports),
-    ):
-        print(line(name, samples, echo_p50))
+    return {
+        "echo": echoes,
+        "delivery": delivery,
+        "end": ended,
+        "remove": removed,
+        "read tool": reads,
+        "report": reports,
+    }
 
 
 if __name__ == "__main__":

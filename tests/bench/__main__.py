@@ -1,0 +1,83 @@
+"""The benchmark suite: `python -m tests.bench [--quick] [--out DIR]` (issue 16).
+
+Runs against real server processes (and Debian's Chromium for the pages), prints its progress and
+a table, and writes `bench.json` and `latency.png` (the loop's latency distributions) to `--out`.
+Every latency is also given as a ratio of a bare MCP echo round trip measured in the same run.
+`--quick` runs each part small (the test suite runs it so that the command keeps working); its
+figures mean nothing. The full run takes a few minutes on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tests.bench import long_story, loop_latency, waiters
+from tests.bench.report import plot, table
+
+FULL = {"rounds": 30, "waiters": (100, 500, 1000), "idle": 10.0, "scenes": 2000, "lines": 25, "pages": 3}
+QUICK = {"rounds": 3, "waiters": (5,), "idle": 1.0, "scenes": 60, "lines": 2, "pages": 1}
+
+
+async def run(quick: bool, out: Path) -> dict[str, Any]:
+    sizes: dict[str, Any] = QUICK if quick else FULL
+    results: dict[str, Any] = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": f"{platform.machine()}, {_cores()} cores, Python {platform.python_version()}",
+        "quick": quick,
+    }
+    started = time.perf_counter()
+    _step(1, "the loop over HTTP, beside a bare MCP echo")
+    results["loop_ms"] = await loop_latency.measure(sizes["rounds"], _progress)
+    results["waiters"] = []
+    for count in sizes["waiters"]:
+        _step(2, f"{count} agents long-polling one process")
+        found = await waiters.measure(count, sizes["idle"], _progress)
+        results["waiters"].append(found.as_json())
+    _step(3, f"a story of {sizes['scenes']} scenes")
+    results["long_story"] = await long_story.measure(
+        sizes["scenes"], sizes["lines"], sizes["pages"], _progress
+    )
+    results["seconds"] = round(time.perf_counter() - started, 1)
+    _write(results, out)
+    return results
+
+
+def _write(results: dict[str, Any], out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bench.json").write_text(json.dumps(results, indent=2))
+    plot(results, out / "latency.png")
+    print(table(results))
+    print(f"\nwrote {out / 'bench.json'} and {out / 'latency.png'} in {results['seconds']} s")
+
+
+def _step(number: int, what: str) -> None:
+    print(f"[{number}/3] {what}", flush=True)
+
+
+def _progress(message: str) -> None:
+    print(f"      {message}", flush=True)
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes: checks the command works")
+    parser.add_argument("--out", type=Path, default=Path("bench-results"), help="where to write the files")
+    arguments = parser.parse_args(argv)
+    asyncio.run(run(arguments.quick, arguments.out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,115 @@
+"""Benchmark: a story of 2,000 scenes and 50,000 dialogue lines, over HTTP and in Chromium.
+
+The story is written into a fresh data directory before the server starts (tests/support/big_story.py);
+then the outline, the check and one scene are read through the agent's tools, and the project
+page and the check page are opened in Debian's Chromium: time from navigation until the tree (or
+the problem list) is shown, and how many DOM elements the page has. Server RSS is read after.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Page, async_playwright, expect
+
+from romergo.actors import user_actor
+from romergo.config import Settings
+from romergo.services import build_services
+from storage.migrate import upgrade
+from tests.bench.process import rss_mb
+from tests.browser.conftest import CHROMIUM_ARGS
+from tests.support.agents import agent
+from tests.support.big_story import BigStory, big_story
+from tests.support.server import RunningServer
+
+PASSWORD = "a long bench password 42"
+PAGES = {"project page": ("", "story-tree"), "check page": ("/check", "problems")}
+
+
+async def measure(
+    scenes: int, lines_per_scene: int, rounds: int, progress: Callable[[str], None]
+) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as folder:
+        progress(f"writing a story of {scenes} scenes, {scenes * lines_per_scene} lines")
+        story, token = await _prepare(Path(folder), scenes, lines_per_scene)
+        server = RunningServer(Path(folder), env={"ROMERGO_RATE_LIMIT_PER_MINUTE": "100000"}).start()
+        try:
+            assert server.process is not None
+            result: dict[str, Any] = {"scenes": scenes, "lines": scenes * lines_per_scene}
+            result["tools_ms"] = await _tools(server, token, story, rounds)
+            progress("tools read; opening the pages in Chromium")
+            result["pages"] = await _pages(server, story, rounds)
+            result["server_rss_mb"] = rss_mb(server.process.pid)
+            return result
+        finally:
+            server.stop()
+
+
+async def _prepare(folder: Path, scenes: int, lines_per_scene: int) -> tuple[BigStory, str]:
+    await upgrade(f"sqlite+aiosqlite:///{folder / 'romergo.db'}")
+    services = build_services(Settings(data_dir=folder))
+    try:
+        user = await services.accounts.create_user("ada", PASSWORD)
+        story = await big_story(
+            services, user_actor(user.id, user.username), scenes, lines_per_scene, max(1, scenes // 50)
+        )
+        token, _ = await services.agents.personal.create("ada", name="Bench")
+        return story, token
+    finally:
+        await services.close()
+
+
+async def _tools(server: RunningServer, token: str, story: BigStory, rounds: int) -> dict[str, list[float]]:
+    calls = {
+        "outline": ("romergo_get_project_outline", {"project_id": story.project_id}),
+        "check": ("romergo_check_story", {"project_id": story.project_id}),
+        "get_scene": ("romergo_get_scene", {"scene_id": story.scene_ids[len(story.scene_ids) // 2]}),
+    }
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    async with agent(server.base_url, token) as me:
+        for _ in range(rounds):
+            for name, (tool, arguments) in calls.items():
+                started = time.perf_counter()
+                await me.call(tool, **arguments)
+                times[name].append((time.perf_counter() - started) * 1000)
+    return times
+
+
+async def _pages(server: RunningServer, story: BigStory, rounds: int) -> dict[str, dict[str, Any]]:
+    executable = shutil.which("chromium")
+    assert executable, "Debian's chromium is required: scripts/test installs it"
+    shown: dict[str, dict[str, Any]] = {}
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        page = await (await browser.new_context()).new_page()
+        await _sign_in(page, server)
+        for name, (suffix, ready) in PAGES.items():
+            times = []
+            for _ in range(rounds):
+                started = time.perf_counter()
+                await page.goto(f"{server.base_url}/projects/{story.project_id}{suffix}")
+                await expect(_ready(page, ready)).to_be_visible(timeout=120_000)
+                times.append((time.perf_counter() - started) * 1000)
+            elements = await page.evaluate("document.querySelectorAll('*').length")
+            shown[name] = {"ms": times, "dom_elements": elements}
+        await browser.close()
+    return shown
+
+
+def _ready(page: Page, what: str) -> Any:
+    if what == "problems":
+        return page.get_by_role("list", name="Problems")
+    return page.get_by_test_id(what)
+
+
+async def _sign_in(page: Page, server: RunningServer) -> None:
+    await page.goto(f"{server.base_url}/login")
+    await page.get_by_label("Username").fill("ada")
+    await page.get_by_label("Password").fill(PASSWORD)
+    await page.get_by_role("button", name="Sign in").click()
+    await page.wait_for_url(f"{server.base_url}/projects")

@@ -1,0 +1,67 @@
+"""The benchmark's table (against the goals of issue 16) and its plot of the loop's latencies."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: the plot is only written to a file
+import matplotlib.pyplot as plt
+from matplotlib import ticker
+
+LOOP_GOALS = {"delivery": "p50 ≤ 2× echo, p99 ≤ 25 ms", "read tool": "≤ 2× echo", "report": "≤ 2× echo"}
+PAGE_GOAL_MS = 2000
+
+
+def table(results: dict[str, Any]) -> str:
+    rows = [f"Romergo benchmark, {results['date']}, {results['machine']}", ""]
+    loop = results["loop_ms"]
+    echo = statistics.median(loop["echo"])
+    rows.append(f"{'loop step':<12} {'p50 ms':>8} {'p99 ms':>8} {'× echo':>7}  goal")
+    for name, samples in loop.items():
+        p50 = statistics.median(samples)
+        p99 = percentile(samples, 99)
+        rows.append(f"{name:<12} {p50:8.1f} {p99:8.1f} {p50 / echo:6.1f}×  {LOOP_GOALS.get(name, '')}")
+    rows += ["", f"{'waiters':>8} {'extra RSS':>10} {'idle CPU':>9} {'fan-out':>8} {'p50':>8} {'max':>8}"]
+    for found in results["waiters"]:
+        delivered = found["delivery_ms"]
+        rows.append(
+            f"{found['agents']:>8} {found['extra_mb']:8.0f} MB {found['idle_cpu_percent']:8.1f}% "
+            f"{found['fan_out_seconds']:7.1f}s {statistics.median(delivered):6.0f}ms {max(delivered):6.0f}ms"
+        )
+    rows.append("goal: 1,000 in ≤ 200 MB extra, idle CPU < 2 %, each command delivered within 2 s")
+    story = results["long_story"]
+    rows += ["", f"a story of {story['scenes']} scenes, {story['lines']} lines (p50)"]
+    for name, samples in story["tools_ms"].items():
+        rows.append(f"  tool {name:<22} {statistics.median(samples):8.0f} ms")
+    for name, shown in story["pages"].items():
+        rows.append(
+            f"  {name:<27} {statistics.median(shown['ms']):8.0f} ms  {shown['dom_elements']} DOM elements"
+            f"  (goal ≤ {PAGE_GOAL_MS} ms)"
+        )
+    rows.append(f"  server RSS {story['server_rss_mb']:.0f} MB (goal ≤ 300 MB)")
+    return "\n".join(rows)
+
+
+def plot(results: dict[str, Any], path: Path) -> None:
+    loop = results["loop_ms"]
+    figure, axes = plt.subplots(figsize=(9, 4.5))
+    axes.boxplot(list(loop.values()), vert=False, showfliers=True)
+    axes.set_yticks(range(1, len(loop) + 1), list(loop))
+    axes.set_xscale("log")
+    axes.xaxis.set_major_formatter(ticker.ScalarFormatter())
+    axes.set_xlabel("milliseconds (log scale)")
+    axes.set_title(f"Builder loop over HTTP, {results['date'][:10]} ({results['machine']})")
+    axes.axvline(2 * statistics.median(loop["echo"]), color="tab:red", linestyle="--", label="2× echo p50")
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def percentile(samples: list[float], percent: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, max(0, round(percent / 100 * len(ordered)) - 1))]

@@ -1,0 +1,177 @@
+"""Benchmark: many agents long-polling one process (issue 16: 1,000 in ≤ 200 MB, idle CPU < 2 %).
+
+Each agent has a personal token, a channel of its own and a parked `romergo_wait_for_builder_command`
+(what a thousand authors with one agent each look like). Measured on the server process: RSS before
+the agents and with all of them parked, CPU while they are parked and nothing happens, then one
+command posted to each channel and the time each takes from its post to its agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+import tempfile
+import time
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from romergo.actors import user_actor
+from romergo.config import Settings
+from romergo.services import build_services
+from storage.migrate import upgrade
+from tests.bench.process import cpu_seconds, rss_mb
+from tests.support.agents import Agent, OwnerApi, agent
+from tests.support.server import RunningServer
+
+Progress = Callable[[str], None]
+POSTERS = 8
+"""Commands posted at once by the owner's side during the fan-out."""
+JOINING = 20
+"""Agents joining at once: a thousand at the same instant is a connection storm, not a room."""
+
+
+@dataclass
+class WaitersResult:
+    agents: int
+    rss_before_mb: float
+    rss_parked_mb: float
+    idle_cpu_percent: float
+    idle_seconds: float
+    fan_out_seconds: float
+    delivery_ms: list[float]
+
+    @property
+    def extra_mb(self) -> float:
+        return self.rss_parked_mb - self.rss_before_mb
+
+    def as_json(self) -> dict[str, object]:
+        return asdict(self) | {"extra_mb": self.extra_mb}
+
+
+async def measure(count: int, idle_seconds: float, progress: Progress) -> WaitersResult:
+    _enough_file_descriptors(count)
+    with tempfile.TemporaryDirectory() as folder:
+        owner_token, agents = await _prepare(Path(folder), count)
+        server = RunningServer(
+            Path(folder),
+            env={"ROMERGO_RATE_LIMIT_PER_MINUTE": "1000000", "ROMERGO_REGISTRATIONS_PER_MINUTE": "100000"},
+        ).start()
+        try:
+            return await _run(server, owner_token, agents, idle_seconds, progress)
+        finally:
+            server.stop()
+
+
+async def _run(
+    server: RunningServer,
+    owner_token: str,
+    agents: list[tuple[str, str, str]],
+    idle_seconds: float,
+    progress: Progress,
+) -> WaitersResult:
+    assert server.process is not None
+    pid = server.process.pid
+    rss_before = rss_mb(pid)
+    owner = OwnerApi(server.base_url, owner_token)
+    delivered: dict[str, float] = {}
+    async with AsyncExitStack() as stack:
+        connected: list[Agent] = []
+        for n, (token, _, _) in enumerate(agents):
+            connected.append(await stack.enter_async_context(agent(server.base_url, token)))
+            if (n + 1) % 100 == 0:
+                progress(f"{n + 1}/{len(agents)} agents connected")
+        joining = asyncio.Semaphore(JOINING)
+        waits = [
+            asyncio.create_task(_wait_for_one(me, channel_id, code, delivered, joining))
+            for me, (_, channel_id, code) in zip(connected, agents, strict=True)
+        ]
+        await _until_quiet(pid)
+        progress(f"{len(agents)} agents parked; measuring {idle_seconds:.0f} s of idle")
+        rss_parked = rss_mb(pid)
+        before = cpu_seconds(pid)
+        started = time.perf_counter()
+        await asyncio.sleep(idle_seconds)
+        idle_cpu = (cpu_seconds(pid) - before) / (time.perf_counter() - started) * 100
+        posted: dict[str, float] = {}
+        fan_out_started = time.perf_counter()
+        await _post_to_each(owner, [channel_id for _, channel_id, _ in agents], posted)
+        await asyncio.gather(*waits)
+        fan_out = time.perf_counter() - fan_out_started
+    await owner.close()
+    return WaitersResult(
+        agents=len(agents),
+        rss_before_mb=rss_before,
+        rss_parked_mb=rss_parked,
+        idle_cpu_percent=idle_cpu,
+        idle_seconds=idle_seconds,
+        fan_out_seconds=fan_out,
+        delivery_ms=[(delivered[c] - posted[c]) * 1000 for c in posted],
+    )
+
+
+async def _prepare(folder: Path, count: int) -> tuple[str, list[tuple[str, str, str]]]:
+    """The owner, one project, `count` channels and tokens: written before the server starts."""
+    await upgrade(f"sqlite+aiosqlite:///{folder / 'romergo.db'}")
+    services = build_services(Settings(data_dir=folder))
+    try:
+        user = await services.accounts.create_user("ada")
+        actor = user_actor(user.id, user.username)
+        project = await services.projects.create_project(actor, "Many agents")
+        owner_token, _ = await services.agents.personal.create(
+            "ada", name="Owner", scopes=["romergo:read", "romergo:control"]
+        )
+        agents = []
+        for n in range(count):
+            channel = await services.channels.owner.create_channel(user.id, project.id)
+            token, _ = await services.agents.personal.create("ada", name=f"Agent {n}")
+            assert channel.code is not None
+            agents.append((token, channel.channel_id, channel.code))
+        return owner_token, agents
+    finally:
+        await services.close()
+
+
+async def _wait_for_one(
+    me: Agent, channel_id: str, code: str, delivered: dict[str, float], joining: asyncio.Semaphore
+) -> None:
+    async with joining:
+        cursor = (await me.call("romergo_join_builder_channel", code=code))["cursor"]
+    while True:
+        got = await me.call(
+            "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=50
+        )
+        if got["status"] == "command":
+            delivered[channel_id] = time.perf_counter()
+            return
+        cursor = got["cursor"]
+
+
+async def _post_to_each(owner: OwnerApi, channel_ids: list[str], posted: dict[str, float]) -> None:
+    queue = list(channel_ids)
+
+    async def poster() -> None:
+        while queue:
+            channel_id = queue.pop()
+            posted[channel_id] = time.perf_counter()
+            await owner("POST", f"/channels/{channel_id}/commands", {"text": "Say hello"})
+
+    await asyncio.gather(*(poster() for _ in range(POSTERS)))
+
+
+async def _until_quiet(pid: int, window: float = 0.5, limit: float = 120) -> None:
+    """Until the server spends under 5 % of a core for a whole window: every wait has parked."""
+    deadline = time.perf_counter() + limit
+    while time.perf_counter() < deadline:
+        before = cpu_seconds(pid)
+        await asyncio.sleep(window)
+        if (cpu_seconds(pid) - before) / window < 0.05:
+            return
+
+
+def _enough_file_descriptors(count: int) -> None:
+    """Each agent holds a connection at both ends; the server inherits this process's limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = min(hard, max(soft, 4 * count + 1024))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
