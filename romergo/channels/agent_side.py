@@ -99,11 +99,10 @@ class AgentSide:
                 heartbeat=heartbeat,
                 heartbeat_seconds=self.store.heartbeat_seconds,
             )
-            # Presence after the wait: a delivery cleared it in its own transaction; a wait that ran its
-            # full time leaves it to run out by itself (`polling_until`, 5 s on), since the agent
-            # polls again at once. Only a wait cut short (channel ended, client gone) clears it now.
-            slot.settled = result is None or result.status == "command"
-            return result or WaitResult("timeout", cursor)
+            if result is None:
+                return WaitResult("timeout", cursor)
+            slot.delivered = result.status == "command"
+            return result
 
     async def report(
         self,
@@ -227,8 +226,8 @@ class AgentSide:
     @asynccontextmanager
     async def _wait_slot(self, caller: Caller, channel_id: str) -> AsyncIterator[WaitSlot]:
         """One of the client's open waits. Leaving clears the presence, even when the client went
-        away mid-wait, unless the wait is `settled` (so the command reaches the agent without
-        waiting for one more write, and a thousand agents re-polling cost one write each)."""
+        away mid-wait, unless the delivery that ends it already did (in its own transaction, so
+        the command reaches the agent without waiting for one more write)."""
         if self.open_waits[caller.client_id] >= self.store.settings.max_waits_per_client:
             raise RomergoError(
                 "rate_limited", "Too many waits are open for this agent. Finish one before starting another."
@@ -241,7 +240,7 @@ class AgentSide:
             self.open_waits[caller.client_id] -= 1
             if self.open_waits[caller.client_id] <= 0:
                 del self.open_waits[caller.client_id]
-            if not slot.settled:
+            if not slot.delivered:
                 await asyncio.shield(self._stop_polling(channel_id, caller.client_id))
             if slot.announced:
                 self.store.bus.publish(presence_topic(channel_id))
@@ -285,8 +284,8 @@ class WaitSlot:
     publish_presence: Callable[[], None]
     announced: bool = False
     """The panel was told (once) that the agent listens."""
-    settled: bool = False
-    """The presence needs no clearing: a delivery cleared it, or the wait ran its full time."""
+    delivered: bool = False
+    """The wait ends with a command, and its delivery cleared the presence."""
 
     def announce(self) -> None:
         if not self.announced:

@@ -306,23 +306,6 @@ async def test_members_show_polling_while_a_wait_is_open(services, actor):
     assert view.members[0].active_command_id == sent.command_id
 
 
-async def test_after_a_full_wait_the_agent_shows_listening_until_its_window_runs_out(services, actor, clock):
-    """The agent polls again at once, so a timed-out wait writes nothing more; an agent that does
-    not come back stops showing as listening 5 s after its window."""
-    room = await open_room(services, actor)
-    agent, cursor = await joined(services, room, "a")
-    timed_out = await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 1)
-    assert timed_out.status == "timeout"
-
-    async def listening() -> bool:
-        view = await services.channels.owner.get_channel(actor.user_id, room.channel.channel_id)
-        return view.members[0].polling
-
-    assert await listening()
-    clock.advance(6)
-    assert not await listening()
-
-
 async def test_a_parked_wait_calls_its_heartbeat(services, actor):
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "a")
