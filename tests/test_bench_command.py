@@ -26,7 +26,16 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
     assert "[3/3]" in run.stdout and "× echo" in run.stdout
 
     results = json.loads((tmp_path / "bench.json").read_text())
-    assert list(results["loop_ms"]) == ["echo", "delivery", "end", "remove", "read tool", "report"]
+    assert list(results["loop_ms"]) == [
+        "echo",
+        "delivery",
+        "end",
+        "remove",
+        "read tool",
+        "report",
+        "edit tool",
+        "edit direct",
+    ]
     assert all(samples and min(samples) > 0 for samples in results["loop_ms"].values())
     (waiters,) = results["waiters"]
     assert waiters["agents"] == 5 and len(waiters["delivery_ms"]) == 5

@@ -8,6 +8,8 @@ Prints p50 / p90 / max in milliseconds for:
 - remove: the owner removes the agent from a live channel → its parked wait returns `channel_ended`;
 - read tool: one `romergo_get_scene` round trip;
 - report: one `romergo_report_builder_event` (status) round trip;
+- edit tool: one `romergo_update_dialogue_line` round trip, through the guard, inside the command;
+- edit direct: the same change by calling the story service in-process (no protocol, no guard);
 - echo: one call of a bare `MCPServer` echo tool in another process (`tests.bench.echo_server`),
   by the same SDK client, interleaved with the rounds above: the floor every ratio is taken against.
 Not part of the test suite: figures on a shared machine are noisy; they are for comparison.
@@ -23,6 +25,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from romergo.actors import user_actor
+from romergo.config import Settings
+from romergo.services import build_services
 from tests.bench.echo_server import running_echo
 from tests.support.agents import OwnerApi, agent
 from tests.support.oauth import add_user, personal_token
@@ -61,7 +66,9 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
             removed: list[float] = []
             reads: list[float] = []
             reports: list[float] = []
+            edits: list[float] = []
             echoes: list[float] = []
+            line_id = ""
             async with agent(echo.base_url, "none") as floor, agent(server.base_url, token) as me:
                 await floor.call("echo", text="warm-up")
                 channel = await owner("POST", "/channels", {"project_id": project["id"]})
@@ -94,8 +101,17 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
                         outline = await me.call("romergo_get_project_outline", project_id=project["id"])
                         outline_scene = outline["untrusted_content"]["data"]["chapters"][0]["scenes"][0]["id"]
                     started = time.perf_counter()
-                    await me.call("romergo_get_scene", scene_id=outline_scene)
+                    scene = await me.call("romergo_get_scene", scene_id=outline_scene)
                     reads.append((time.perf_counter() - started) * 1000)
+                    line_id = line_id or scene["untrusted_content"]["data"]["lines"][0]["id"]
+                    started = time.perf_counter()
+                    await me.call(
+                        "romergo_update_dialogue_line",
+                        line_id=line_id,
+                        text=f"Take {n}",
+                        command_id=command_id,
+                    )
+                    edits.append((time.perf_counter() - started) * 1000)
                     started = time.perf_counter()
                     await floor.call("echo", text="job")
                     echoes.append((time.perf_counter() - started) * 1000)
@@ -131,6 +147,7 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
             await owner.close()
         finally:
             server.stop()
+        direct = await _direct_edits(Path(folder), line_id, rounds)
     return {
         "echo": echoes,
         "delivery": delivery,
@@ -138,7 +155,27 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
         "remove": removed,
         "read tool": reads,
         "report": reports,
+        "edit tool": edits,
+        "edit direct": direct,
     }
+
+
+async def _direct_edits(folder: Path, line_id: str, rounds: int) -> list[float]:
+    """The same change as "edit tool", made by calling the story service in-process (the server is
+    stopped: one writer on the file), so the guard's and the protocol's share shows."""
+    services = build_services(Settings(data_dir=folder))
+    try:
+        user = await services.accounts.user_by_name("ada")
+        assert user is not None
+        actor = user_actor(user.id, user.username)
+        times = []
+        for n in range(rounds + 1):
+            started = time.perf_counter()
+            await services.lines.update_line(actor, line_id, f"Direct take {n}")
+            times.append((time.perf_counter() - started) * 1000)
+        return times[1:]  # the first call pays for the engine's first connection
+    finally:
+        await services.close()
 
 
 if __name__ == "__main__":
