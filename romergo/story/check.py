@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from romergo.story.media_rules import effective_media
-from romergo.story.views import ProjectData
-from storage.tables import Choice, Scene
+from romergo.story.views import ChoiceRow, ProjectData
+from storage.tables import Scene
 
 Severity = Literal["error", "warning", "info"]
 
@@ -193,7 +193,7 @@ def _unused_assets(story: _StoryIndex) -> Iterator[Problem]:
             )
 
 
-def _edges(scenes: dict[str, Scene], choices: list[Choice]) -> dict[str, list[str]]:
+def _edges(scenes: dict[str, Scene], choices: list[ChoiceRow]) -> dict[str, list[str]]:
     edges: dict[str, list[str]] = {scene_id: [] for scene_id in scenes}
     for choice in _in_scene_order(choices):
         if choice.scene_id in scenes and choice.target_scene_id in scenes:
@@ -201,7 +201,7 @@ def _edges(scenes: dict[str, Scene], choices: list[Choice]) -> dict[str, list[st
     return edges
 
 
-def _in_scene_order(choices: list[Choice]) -> list[Choice]:
+def _in_scene_order(choices: list[ChoiceRow]) -> list[ChoiceRow]:
     return sorted(choices, key=lambda c: (c.scene_id, c.position))
 
 

@@ -12,7 +12,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from romergo.actors import Actor, user_actor
 from romergo.story import check
 from romergo.story.base import StoryStore, UnitOfWork
-from romergo.story.views import ChapterOutline, LineRow, Outline, ProjectData
+from romergo.story.views import ChapterOutline, ChoiceRow, LineRow, Outline, ProjectData
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Scene
 
 
@@ -109,7 +109,7 @@ async def load_project(uow: UnitOfWork, project_id: str, *, shape_only: bool = F
         chapters=await rows(Chapter),
         scenes=await rows(Scene),
         lines=[] if shape_only else await _line_rows(session, project_id),
-        choices=[] if shape_only else await rows(Choice),
+        choices=[] if shape_only else await _choice_rows(session, project_id),
         characters=await rows(Character),
         assets=assets,
     )
@@ -126,6 +126,18 @@ async def _line_rows(session: AsyncSession, project_id: str) -> list[LineRow]:
     ).where(col(DialogueLine.project_id) == project_id)
     connection = await session.connection()
     return [LineRow(*row) for row in (await connection.execute(statement)).all()]
+
+
+async def _choice_rows(session: AsyncSession, project_id: str) -> list[ChoiceRow]:
+    statement = sa_select(
+        col(Choice.id),
+        col(Choice.scene_id),
+        col(Choice.position),
+        col(Choice.label),
+        col(Choice.target_scene_id),
+    ).where(col(Choice.project_id) == project_id)
+    connection = await session.connection()
+    return [ChoiceRow(*row) for row in (await connection.execute(statement)).all()]
 
 
 def outline_of(data: ProjectData) -> Outline:

@@ -10,7 +10,7 @@ from typing import Literal, TypeVar
 from romergo.story.media_rules import SlotSource
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene
 
-Row = TypeVar("Row", "Scene", "LineRow", "Choice")
+Row = TypeVar("Row", "Scene", "LineRow", "ChoiceRow")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,17 @@ class LineRow:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class ChoiceRow:
+    """A choice as whole-project reads use it, plain values like `LineRow` (a long story has thousands)."""
+
+    id: str
+    scene_id: str
+    position: int
+    label: str
+    target_scene_id: str | None
+
+
 @dataclass(frozen=True)
 class ProjectData:
     """Everything of one project except asset bytes, loaded in a handful of queries.
@@ -37,7 +48,7 @@ class ProjectData:
     scenes: list[Scene]
     lines: list[LineRow]
     """Empty, like `choices`, when only the project's shape was loaded (`shape_only`)."""
-    choices: list[Choice]
+    choices: list[ChoiceRow]
     characters: list[Character]
     assets: list[Asset]
 
@@ -58,7 +69,7 @@ class ProjectData:
     def lines_of(self, scene_id: str) -> list[LineRow]:
         return list(self._lines_by_scene.get(scene_id, ()))
 
-    def choices_of(self, scene_id: str) -> list[Choice]:
+    def choices_of(self, scene_id: str) -> list[ChoiceRow]:
         return list(self._choices_by_scene.get(scene_id, ()))
 
     @cached_property
@@ -74,7 +85,7 @@ class ProjectData:
         return _ordered_groups(self.lines, lambda line: line.scene_id)
 
     @cached_property
-    def _choices_by_scene(self) -> dict[str, list[Choice]]:
+    def _choices_by_scene(self) -> dict[str, list[ChoiceRow]]:
         return _ordered_groups(self.choices, lambda choice: choice.scene_id)
 
 
