@@ -23,7 +23,7 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
         timeout=300,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    assert "[3/3]" in run.stdout and "× echo" in run.stdout
+    assert "[4/4]" in run.stdout and "× echo" in run.stdout
 
     results = json.loads((tmp_path / "bench.json").read_text())
     assert list(results["loop_ms"]) == [
@@ -40,6 +40,9 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
     (waiters,) = results["waiters"]
     assert waiters["agents"] == 5 and len(waiters["delivery_ms"]) == 5
     assert waiters["rss_parked_mb"] > 0
+    views = results["views_ms"]
+    assert set(views) == {"report → panel", "tool edit → editor"}
+    assert all(len(samples) == 2 and min(samples) > 0 for samples in views.values())
     story = results["long_story"]
     assert set(story["tools_ms"]) == {"outline", "check", "get_scene"}
     assert all(page["dom_elements"] > 0 for page in story["pages"].values())

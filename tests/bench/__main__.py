@@ -1,7 +1,7 @@
 """The benchmark suite: `python -m tests.bench [--quick] [--out DIR]` (issue 16).
 
-Runs against real server processes (and Debian's Chromium for the pages), prints its progress and
-a table, and writes `bench.json` and `latency.png` (the loop's latency distributions) to `--out`.
+Runs against real server processes (and Debian's Chromium for the pages and the panel), prints its
+progress and a table, and writes `bench.json` and `latency.png` (the loop's latency distributions) to `--out`.
 Every latency is also given as a ratio of a bare MCP echo round trip measured in the same run.
 `--quick` runs each part small (the test suite runs it so that the command keeps working); its
 figures mean nothing. The full run takes a few minutes on 2 cores.
@@ -20,11 +20,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tests.bench import long_story, loop_latency, waiters
+from tests.bench import live_views, long_story, loop_latency, waiters
 from tests.bench.report import plot, table
 
-FULL = {"rounds": 30, "waiters": (100, 500, 1000), "idle": 10.0, "scenes": 2000, "lines": 25, "pages": 3}
-QUICK = {"rounds": 3, "waiters": (5,), "idle": 1.0, "scenes": 60, "lines": 2, "pages": 1}
+FULL = {
+    "rounds": 30,
+    "waiters": (100, 500, 1000),
+    "idle": 10.0,
+    "scenes": 2000,
+    "lines": 25,
+    "pages": 3,
+    "views": 20,
+}
+QUICK = {"rounds": 3, "waiters": (5,), "idle": 1.0, "scenes": 60, "lines": 2, "pages": 1, "views": 2}
 
 
 async def run(quick: bool, out: Path) -> dict[str, Any]:
@@ -42,7 +50,9 @@ async def run(quick: bool, out: Path) -> dict[str, Any]:
         _step(2, f"{count} agents long-polling one process")
         found = await waiters.measure(count, sizes["idle"], _progress)
         results["waiters"].append(found.as_json())
-    _step(3, f"a story of {sizes['scenes']} scenes")
+    _step(3, "what the author sees of the agent's work, in Chromium")
+    results["views_ms"] = await live_views.measure(sizes["views"], _progress)
+    _step(4, f"a story of {sizes['scenes']} scenes")
     results["long_story"] = await long_story.measure(
         sizes["scenes"], sizes["lines"], sizes["pages"], _progress
     )
@@ -60,7 +70,7 @@ def _write(results: dict[str, Any], out: Path) -> None:
 
 
 def _step(number: int, what: str) -> None:
-    print(f"[{number}/3] {what}", flush=True)
+    print(f"[{number}/4] {what}", flush=True)
 
 
 def _progress(message: str) -> None:
