@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import logging
 import socket
 import sys
@@ -49,6 +50,10 @@ def serve(settings: Settings) -> None:
     # The bound address, for whoever started it with `--port 0` or runs it behind a public URL.
     print(f"Listening on http://{settings.host}:{settings.port}", flush=True)
     app = build_app(build_services(settings))
+    # Everything made so far (modules, the app, its routes) lives as long as the process: out of the
+    # garbage collector's sight, a full collection no longer walks it each time a long story's
+    # 50,000 rows are made (the story check of 2,000 scenes: 0.45 s -> 0.2-0.25 s in-process).
+    gc.freeze()
     # A long-poll in flight must not hold shutdown for its whole window; access lines would bury
     # the sign-in link, so they are off (a reverse proxy logs requests better anyway).
     # Forwarding headers only from configured proxies: uvicorn would otherwise believe any loopback peer.
