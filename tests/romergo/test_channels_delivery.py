@@ -335,11 +335,7 @@ async def test_heartbeats_read_nothing_and_a_command_still_wakes_the_wait(servic
         if beats == 5:
             five_beats.set()
 
-    listening = asyncio.create_task(services.bus.wait(presence_topic(room.channel.channel_id), 5))
-    waiting = asyncio.create_task(
-        services.channels.agent.wait(agent, room.channel.channel_id, cursor, 20, heartbeat=beat)
-    )
-    assert await listening, "the wait did not park"
+    waiting = await parked_wait(services, agent, room.channel.channel_id, cursor, 20, heartbeat=beat)
     with counting(services) as seen:
         await asyncio.wait_for(five_beats.wait(), 5)
     assert seen.count == 0, str(seen)
@@ -395,7 +391,7 @@ async def test_too_many_open_waits_per_client_are_refused(services, actor):
 
 
 async def test_presence_changes_wake_the_presence_topic_only(services, actor):
-    from romergo.channels import channel_topic, presence_topic
+    from romergo.channels import channel_topic
 
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "a")

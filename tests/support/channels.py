@@ -9,6 +9,7 @@ from sqlmodel import col, select
 
 from romergo.actors import Actor
 from romergo.channels import AgentRef, ChannelView, presence_topic
+from romergo.channels.parking import Heartbeat
 from romergo.services import Services
 from storage.tables import ChannelEvent
 from tests.support.story import SmallStory, small_story
@@ -50,12 +51,19 @@ async def open_room(services: Services, owner: Actor, **settings) -> Room:
     return Room(services, owner, story, channel, channel.code)
 
 
-async def parked_wait(services: Services, agent: AgentRef, channel_id: str, cursor: int, timeout: float = 30):
+async def parked_wait(
+    services: Services,
+    agent: AgentRef,
+    channel_id: str,
+    cursor: int,
+    timeout: float = 30,
+    heartbeat: Heartbeat | None = None,
+):
     """Start `agent`'s wait and return its task once it has parked (found nothing, announced itself).
 
     Tasks start in the order they are made, so the presence listener is in place first.
     """
     listening = asyncio.create_task(services.bus.wait(presence_topic(channel_id), 5))
-    waiting = asyncio.create_task(services.channels.agent.wait(agent, channel_id, cursor, timeout))
+    waiting = asyncio.create_task(services.channels.agent.wait(agent, channel_id, cursor, timeout, heartbeat))
     assert await listening, "the wait did not park"
     return waiting
