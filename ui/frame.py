@@ -66,10 +66,14 @@ class ProjectPage(ABC, Generic[T]):
         self._bar: Section[Project] | None = None
 
     async def open(self) -> None:
-        """Draw the page, then keep it current while it is open (a page never found is not watched)."""
+        """Draw the page, then keep it current while it is open (a page never found is not watched).
+
+        The watch starts before the first read: a change committed while that read runs (the
+        author toggled a switch and went straight to another page) still redraws this one."""
+        watcher = watch(self.ctx, project_topic(self.project_id), self.reload)
         await self.reload()
-        if self.current is not None:
-            watch(self.ctx, project_topic(self.project_id), self.reload)
+        if self.current is None:
+            watcher.delete()
 
     async def reload(self) -> None:
         try:

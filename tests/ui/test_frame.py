@@ -94,6 +94,27 @@ async def test_draws_the_project_bar_and_the_page_and_then_follows_the_project(c
         assert listeners(fakes.bus) == 1
 
 
+async def test_a_change_committed_during_the_first_read_still_redraws_the_page(client: Client) -> None:
+    """The author toggles a switch and goes straight to another page: that change may land while
+    the new page reads. The page watches before it reads, so it redraws with the change."""
+    with client:
+        fakes = Fakes()
+        loads = Loads([Story(project(), ("before",)), Story(project(), ("after",))])
+        first_read = loads.next
+
+        async def read_while_a_change_lands() -> Story:
+            result: Story = await first_read()
+            fakes.bus.publish(project_topic("prj_1"))
+            return result
+
+        loads.next = read_while_a_change_lands  # type: ignore[method-assign]
+        page = StoryPage(fakes.ctx(), loads)
+        await page.open()
+        loads.next = first_read  # type: ignore[method-assign]
+
+        await until(lambda: page.drawn == [("before",), ("after",)], what="the redraw after the change")
+
+
 async def test_redraws_only_when_the_key_changed(client: Client) -> None:
     with client:
         first = Story(project(), ("one",))

@@ -28,9 +28,11 @@ class _StoryPage(SectionPage[Outline]):
         self.tree_state = TreeState()
 
     async def open(self) -> None:
+        # The marks of a room's reach follow its settings (watched before the first read, like the story).
+        rooms = watch(self.ctx, rooms_topic(self.project_id), self.reload)
         await super().open()
-        if self.current is not None:  # the marks of a room's reach follow its settings
-            watch(self.ctx, rooms_topic(self.project_id), self.reload)
+        if self.current is None:
+            rooms.delete()
 
     async def load(self) -> Outline:
         self.tree_state.outside = await self._outside_the_room()
