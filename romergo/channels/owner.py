@@ -267,7 +267,10 @@ class OwnerSide:
 
         # Woken only by a change to the channel; at the deadline one last read gives the cursor.
         found = await park(self.store.bus, channel_topic(channel_id), wait, read)
-        return found or await read(0) or ([], after)
+        if found is None:
+            found = await read(0)
+        assert found is not None  # with no time left, `read` always answers
+        return found
 
     async def _settings_changed(self, tx: ChannelTx, channel: Channel, user_id: str) -> None:
         """Saves the room's settings and tells the panel (and a joining agent) what they are now."""

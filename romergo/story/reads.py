@@ -21,13 +21,9 @@ from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Scen
 class StoryReads:
     store: StoryStore
 
-    async def project_data(self, actor: Actor, project_id: str) -> ProjectData:
+    async def project_data(self, actor: Actor, project_id: str, *, with_text: bool = True) -> ProjectData:
         async with self.store.read(actor) as uow:
-            return await load_project(uow, project_id)
-
-    async def _checked_data(self, actor: Actor, project_id: str) -> ProjectData:
-        async with self.store.read(actor) as uow:
-            return await load_project(uow, project_id, with_text=False)
+            return await load_project(uow, project_id, with_text=with_text)
 
     async def project_of(self, actor: Actor, entity_type: str, entity_id: str) -> str:
         """The project an entity belongs to, if the actor owns it (else `not_found`)."""
@@ -61,7 +57,7 @@ class StoryReads:
     async def check_story(self, actor: Actor, project_id: str) -> list[check.Problem]:
         """The story check; in a limited room, the problems of the chapters it covers (and the
         project-wide ones: no start scene, unused assets)."""
-        problems = check.check_story(await self._checked_data(actor, project_id))
+        problems = check.check_story(await self.project_data(actor, project_id, with_text=False))
         if actor.reach is None:
             return problems
         return [p for p in problems if p.chapter_id is None or p.chapter_id in actor.reach]
@@ -125,26 +121,33 @@ async def load_project(
 
 
 async def _line_rows(session: AsyncSession, project_id: str, with_text: bool) -> list[LineRow]:
-    # SQLAlchemy's own select: sqlmodel's typed one takes at most four columns.
-    text = col(DialogueLine.text) if with_text else literal("")
-    place = (col(DialogueLine.id), col(DialogueLine.scene_id), col(DialogueLine.position))
-    statement = sa_select(*place, col(DialogueLine.character_id), text).where(
-        col(DialogueLine.project_id) == project_id
-    )
-    connection = await session.connection()
-    return [LineRow(*row) for row in (await connection.execute(statement)).all()]
+    columns = [
+        col(DialogueLine.id),
+        col(DialogueLine.scene_id),
+        col(DialogueLine.position),
+        col(DialogueLine.character_id),
+        col(DialogueLine.text) if with_text else literal(""),
+    ]
+    return [LineRow(*row) for row in await _plain_rows(session, DialogueLine, project_id, columns)]
 
 
 async def _choice_rows(session: AsyncSession, project_id: str) -> list[ChoiceRow]:
-    statement = sa_select(
+    columns = [
         col(Choice.id),
         col(Choice.scene_id),
         col(Choice.position),
         col(Choice.label),
         col(Choice.target_scene_id),
-    ).where(col(Choice.project_id) == project_id)
+    ]
+    return [ChoiceRow(*row) for row in await _plain_rows(session, Choice, project_id, columns)]
+
+
+async def _plain_rows(session: AsyncSession, table: Any, project_id: str, columns: list[Any]) -> list[Any]:
+    """The project's rows of `table` as plain tuples, no ORM objects (SQLAlchemy's own select:
+    sqlmodel's typed one takes at most four columns)."""
+    statement = sa_select(*columns).where(col(table.project_id) == project_id)
     connection = await session.connection()
-    return [ChoiceRow(*row) for row in (await connection.execute(statement)).all()]
+    return list((await connection.execute(statement)).all())
 
 
 def outline_of(data: ProjectData) -> Outline:

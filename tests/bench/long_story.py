@@ -22,7 +22,7 @@ from romergo.config import Settings
 from romergo.services import build_services
 from storage.migrate import upgrade
 from tests.bench.process import rss_mb
-from tests.browser.conftest import CHROMIUM_ARGS
+from tests.browser.conftest import CHROMIUM_ARGS, sign_in
 from tests.support.agents import agent
 from tests.support.big_story import BigStory, big_story
 from tests.support.server import RunningServer
@@ -87,7 +87,7 @@ async def _pages(server: RunningServer, story: BigStory, rounds: int) -> dict[st
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         page = await (await browser.new_context()).new_page()
-        await _sign_in(page, server)
+        await sign_in(page, server, "ada", PASSWORD)
         for name, (suffix, ready) in PAGES.items():
             times = []
             for _ in range(rounds):
@@ -105,11 +105,3 @@ def _ready(page: Page, what: str) -> Any:
     if what == "problems":
         return page.get_by_role("list", name="Problems")
     return page.get_by_test_id(what)
-
-
-async def _sign_in(page: Page, server: RunningServer) -> None:
-    await page.goto(f"{server.base_url}/login")
-    await page.get_by_label("Username").fill("ada")
-    await page.get_by_label("Password").fill(PASSWORD)
-    await page.get_by_role("button", name="Sign in").click()
-    await page.wait_for_url(f"{server.base_url}/projects")

@@ -42,8 +42,12 @@ class Fakes:
 
 
 def click(tab: Client, label: str) -> None:
-    """Click the button showing `label`, as the browser would report it."""
-    button = next(e for e in tab.elements.values() if isinstance(e, ui.button) and e.text == label)
+    """Click the button showing `label` (or named so: an icon button), as the browser would report it."""
+    button = next(
+        e
+        for e in tab.elements.values()
+        if isinstance(e, ui.button) and label in (e.text, e.props.get("aria-label")) and not e.is_deleted
+    )
     for listener in list(button._event_listeners.values()):  # a click may delete its button
         if listener.type == "click":
             events.handle_event(

@@ -20,3 +20,10 @@ def icon_button(icon: str, name: str, on_click: Handler, *, disabled: bool = Fal
     if disabled:
         button.disable()
     return button
+
+
+def show_more_button(hidden: int, step: int, on_click: Handler) -> ui.button:
+    """Under a list drawn `step` rows at a time: shows the next rows of the `hidden` ones."""
+    return ui.button(f"Show {min(hidden, step)} more of {hidden}", on_click=on_click).props(
+        "flat dense no-caps color=primary"
+    )

@@ -25,7 +25,7 @@ from romergo.entities import Chapter, Scene
 from romergo.story.ordering import Direction, list_step, scene_step
 from romergo.story.views import ChapterOutline, Outline
 from ui.actions import act
-from ui.components.buttons import icon_button
+from ui.components.buttons import icon_button, show_more_button
 from ui.components.dialogs import (
     ADD_CHAPTER,
     ADD_SCENE,
@@ -100,8 +100,6 @@ class _Tree:
         self.host = host
         self.state = state
         self.services = ctx.services
-        self.toggles: dict[str, ui.button] = {}
-        self.columns: dict[str, ui.column] = {}
 
     # ---- drawing -------------------------------------------------------------------------------
 
@@ -111,21 +109,31 @@ class _Tree:
         card.props["aria-label"] = f"Chapter {chapter.title}"
         card.props["role"] = "group"
         self._drop_target(card, chapter.id, None)
+
+        def fill() -> None:
+            self._fill(scenes, toggle, entry, fill, first=first, last=last)
+
+        def open_or_close() -> None:
+            self.state.toggle(chapter.id)
+            fill()
+
         with card:
-            self._heading(entry, first=first, last=last)
+            toggle = self._heading(entry, open_or_close, first=first, last=last)
             scenes = ui.column().classes("w-full gap-0 pl-2").props('role="list"')
             scenes.props["aria-label"] = f"Scenes of {chapter.title}"
-        self._fill(scenes, entry, first=first, last=last)
+        fill()
 
-    def _heading(self, entry: ChapterOutline, *, first: bool, last: bool) -> None:
+    def _heading(
+        self, entry: ChapterOutline, open_or_close: Callable[[], None], *, first: bool, last: bool
+    ) -> ui.button:
+        """The chapter's heading row; returns its open/close button."""
         chapter = entry.chapter
         heading = ui.row().classes("w-full items-center gap-1 outline-none").props("tabindex=0")
         heading.props["data-chapter-row"] = chapter.id
         heading.on("keydown.alt.up.prevent", lambda: self.move_chapter(chapter, "up"))
         heading.on("keydown.alt.down.prevent", lambda: self.move_chapter(chapter, "down"))
         with heading:
-            toggle = icon_button("chevron_right", "", lambda: self.toggle(entry, first, last))
-            self.toggles[chapter.id] = toggle
+            toggle = icon_button("chevron_right", "", open_or_close)
             ui.link(chapter.title, urls.chapter(chapter.project_id, chapter.id)).classes(
                 "text-subtitle1 text-weight-medium"
             )
@@ -150,13 +158,21 @@ class _Tree:
                 disabled=last,
             )
             icon_button("delete", f"Delete {chapter.title}", lambda: self.delete_chapter(entry))
+        return toggle
 
-    def _fill(self, scenes: ui.column, entry: ChapterOutline, *, first: bool, last: bool) -> None:
+    def _fill(
+        self,
+        scenes: ui.column,
+        toggle: ui.button,
+        entry: ChapterOutline,
+        refill: Callable[[], None],
+        *,
+        first: bool,
+        last: bool,
+    ) -> None:
         """The chapter's scenes when it is open: at most as many as the author asked to see."""
         chapter = entry.chapter
-        self.columns[chapter.id] = scenes
         is_open = self.state.is_open(chapter.id)
-        toggle = self.toggles[chapter.id]
         toggle.props["icon"] = "expand_more" if is_open else "chevron_right"
         name = f"{'Hide' if is_open else 'Show'} the scenes of {chapter.title}"
         toggle.props.update({"aria-label": name, "title": name, "aria-expanded": str(is_open).lower()})
@@ -172,20 +188,11 @@ class _Tree:
             for index, scene in enumerate(entry.scenes[:limit]):
                 self.scene(scene, top=first and index == 0, bottom=last and index == count - 1)
             if count > limit:
-                more = min(SCENES_AT_ONCE, count - limit)
-                ui.button(
-                    f"Show {more} more of {count - limit}",
-                    on_click=lambda: self.show_more(entry, first, last),
-                ).props("flat dense no-caps color=primary")
+                show_more_button(count - limit, SCENES_AT_ONCE, lambda: self._more(chapter.id, refill))
 
-    def toggle(self, entry: ChapterOutline, first: bool, last: bool) -> None:
-        self.state.toggle(entry.chapter.id)
-        self._fill(self.columns[entry.chapter.id], entry, first=first, last=last)
-
-    def show_more(self, entry: ChapterOutline, first: bool, last: bool) -> None:
-        chapter_id = entry.chapter.id
+    def _more(self, chapter_id: str, refill: Callable[[], None]) -> None:
         self.state.shown[chapter_id] = self.state.limit(chapter_id) + SCENES_AT_ONCE
-        self._fill(self.columns[chapter_id], entry, first=first, last=last)
+        refill()
 
     def scene(self, scene: Scene, *, top: bool, bottom: bool) -> None:
         row = ui.row().classes(

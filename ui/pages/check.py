@@ -10,6 +10,7 @@ from nicegui import ui
 
 from romergo import urls
 from romergo.story import Problem
+from ui.components.buttons import show_more_button
 from ui.context import PageContext
 from ui.frame import Listing, ListingPage
 
@@ -54,10 +55,7 @@ class _CheckPage(ListingPage[Problem]):
                     _problem(self.project_id, problem)
             hidden = len(problems) - self.shown
             if hidden > 0:
-                ui.button(
-                    f"Show {min(hidden, PROBLEMS_AT_ONCE)} more of {hidden}",
-                    on_click=lambda: self._more(listed, problems),
-                ).props("flat dense no-caps color=primary")
+                show_more_button(hidden, PROBLEMS_AT_ONCE, lambda: self._more(listed, problems))
 
     def _more(self, listed: ui.column, problems: list[Problem]) -> None:
         self.shown += PROBLEMS_AT_ONCE
