@@ -4,6 +4,9 @@
 front (`BEGIN IMMEDIATE`), so read-modify-write steps such as sequence allocation or a claim never
 fail half way with "database is locked": they wait for the lock (busy timeout) instead. On
 PostgreSQL both are plain transactions; correctness there comes from row locks in the statements.
+
+SQLite runs on the event loop's own thread (`storage.inline_sqlite`: no hand-off to a driver
+thread per statement), so writers in this process take turns on the loop before `BEGIN IMMEDIATE`.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from storage.inline_sqlite import WriteTurns, database_file, inline_url
+
 BUSY_TIMEOUT_MS = 15_000
 _BEGIN_OPTION = "romergo_sqlite_begin"
 
@@ -29,11 +34,13 @@ class Database:
         if self.is_sqlite:
             self._ensure_sqlite_dir(url)
             self.engine: AsyncEngine = create_async_engine(
-                url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000}, pool_size=8, max_overflow=8
+                inline_url(url), connect_args={"timeout": BUSY_TIMEOUT_MS / 1000}, pool_size=8, max_overflow=8
             )
             _install_sqlite_hooks(self.engine)
+            self._file: str | None = database_file(url)
         else:
             self.engine = create_async_engine(url, pool_size=10, max_overflow=10, pool_pre_ping=True)
+            self._file = None
         self._writer = self.engine.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
 
     @asynccontextmanager
@@ -44,7 +51,15 @@ class Database:
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
         """A transaction that commits when the block ends and rolls back if it raises."""
-        async with AsyncSession(self._writer, expire_on_commit=False) as session, session.begin():
+        if self._file is None:
+            async with AsyncSession(self._writer, expire_on_commit=False) as session, session.begin():
+                yield session
+            return
+        async with (
+            WriteTurns.for_file(self._file).turn(),
+            AsyncSession(self._writer, expire_on_commit=False) as session,
+            session.begin(),
+        ):
             yield session
 
     async def dispose(self) -> None:

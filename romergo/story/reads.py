@@ -146,8 +146,7 @@ async def _plain_rows(session: AsyncSession, table: Any, project_id: str, column
     """The project's rows of `table` as plain tuples, no ORM objects (SQLAlchemy's own select:
     sqlmodel's typed one takes at most four columns)."""
     statement = sa_select(*columns).where(col(table.project_id) == project_id)
-    connection = await session.connection()
-    return list((await connection.execute(statement)).all())
+    return await session.run_sync(lambda sync: list(sync.execute(statement).all()))
 
 
 def outline_of(data: ProjectData) -> Outline:
