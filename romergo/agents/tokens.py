@@ -8,9 +8,10 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
-from sqlalchemy import or_, update
+from sqlalchemy import Select, bindparam, or_, update
+from sqlalchemy import select as sa_select
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -139,37 +140,32 @@ class Tokens:
         now = utcnow()
         token_hash = sha256_hex(token)
         async with self.db.read() as session:
-            found = (
-                await session.exec(
-                    select(AgentToken, AgentGrant, AgentClient)
-                    .join(AgentGrant, col(AgentGrant.id) == col(AgentToken.grant_id))
-                    .join(AgentClient, col(AgentClient.id) == col(AgentGrant.client_id))
-                    .where(
-                        col(AgentToken.token_hash) == token_hash,
-                        col(AgentToken.kind).in_(["access", "personal"]),
-                    )
-                )
-            ).first()
+            found = await session.run_sync(
+                lambda sync: sync.execute(_BEARER, {"token_hash": token_hash}).first()
+            )
         if found is None:
             return None
-        row, grant, client = found
-        if grant.revoked_at is not None or expired(row.expires_at, now) or expired(grant.expires_at, now):
+        if (
+            found.revoked_at is not None
+            or expired(found.expires_at, now)
+            or expired(found.grant_expires_at, now)
+        ):
             return None
-        if row.last_used_at is None or now - row.last_used_at >= TOUCH_EVERY:
+        if found.last_used_at is None or now - found.last_used_at >= TOUCH_EVERY:
             async with self.db.write() as session:
                 touch_token = update(AgentToken).where(col(AgentToken.token_hash) == token_hash)
                 await session.exec(touch_token.values(last_used_at=now))
-                touch_grant = update(AgentGrant).where(col(AgentGrant.id) == grant.id)
+                touch_grant = update(AgentGrant).where(col(AgentGrant.id) == found.grant_id)
                 await session.exec(touch_grant.values(last_used_at=now))
-        kind: AgentKind = "personal" if grant.kind == "personal" else "oauth"
+        kind: AgentKind = "personal" if found.grant_kind == "personal" else "oauth"
         identity = AgentIdentity(
-            user_id=grant.user_id,
-            client_id=client.id,
-            client_name=client.name,
-            scopes=frozenset(row.scopes),
+            user_id=found.user_id,
+            client_id=found.client_id,
+            client_name=found.client_name,
+            scopes=frozenset(found.scopes),
             kind=kind,
         )
-        return VerifiedToken(identity=identity, expires_at=row.expires_at, resource=row.resource)
+        return VerifiedToken(identity=identity, expires_at=found.expires_at, resource=found.resource)
 
     async def revoked_identity(self, token: str) -> AgentIdentity | None:
         """Whose token this was, when it was refused because the owner revoked its grant: the
@@ -284,3 +280,27 @@ async def _used_grant(session: AsyncSession, table: type[SingleUse], key: str) -
     """The grant of a secret that was already used (a replay), if that is why it was refused."""
     row = await session.get(table, key)
     return row.grant_id if row is not None and row.used_at is not None else None
+
+
+# Built once: the bearer check runs on every MCP call, and building this join cost more than running it.
+_BEARER: Select[Any] = (
+    sa_select(
+        col(AgentToken.scopes),
+        col(AgentToken.expires_at),
+        col(AgentToken.resource),
+        col(AgentToken.last_used_at),
+        col(AgentGrant.id).label("grant_id"),
+        col(AgentGrant.kind).label("grant_kind"),
+        col(AgentGrant.user_id),
+        col(AgentGrant.revoked_at),
+        col(AgentGrant.expires_at).label("grant_expires_at"),
+        col(AgentClient.id).label("client_id"),
+        col(AgentClient.name).label("client_name"),
+    )
+    .join(AgentGrant, col(AgentGrant.id) == col(AgentToken.grant_id))
+    .join(AgentClient, col(AgentClient.id) == col(AgentGrant.client_id))
+    .where(
+        col(AgentToken.token_hash) == bindparam("token_hash"),
+        col(AgentToken.kind).in_(["access", "personal"]),
+    )
+)

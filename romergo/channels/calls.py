@@ -272,11 +272,11 @@ class CallGuard:
     async def _ended(
         self, call: ToolCall, command: Command, kind: EventKind, payload: Payload, with_start: bool
     ) -> None:
+        happenings: list[tuple[EventKind, Payload | None]] = [(kind, payload)]
+        if with_start:
+            happenings.insert(0, (EventKind.TOOL_STARTED, _start(call)))
         async with self.store.tx() as tx:
-            fresh = await _fresh(tx, command)
-            if with_start:
-                await tx.command_event(fresh, EventKind.TOOL_STARTED, _agent(call), _start(call))
-            await tx.command_event(fresh, kind, _agent(call), payload)
+            await tx.command_events(await _fresh(tx, command), _agent(call), happenings)
 
     async def _block(
         self, call: ToolCall, room: Channel, command: Command | None, reason: str, permission: str | None

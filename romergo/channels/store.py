@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import func, update
+from sqlalchemy import func, insert, update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -75,29 +76,43 @@ class ChannelTx:
         payload: Payload | None = None,
         command_id: str | None = None,
     ) -> int:
-        seq: int = (
+        return (await self.events(channel_id, actor, [(kind, payload)], command_id))[-1]
+
+    async def events(
+        self,
+        channel_id: str,
+        actor: EventActor,
+        happenings: list[tuple[EventKind, Payload | None]],
+        command_id: str | None = None,
+    ) -> list[int]:
+        """Write events in a row: one `UPDATE … RETURNING` takes their numbers, one INSERT writes them."""
+        last: int = (
             await self.session.exec(
                 update(Channel)  # type: ignore[call-overload]
                 .where(col(Channel.id) == channel_id)
-                .values(last_seq=Channel.last_seq + 1)
+                .values(last_seq=Channel.last_seq + len(happenings))
                 .returning(Channel.last_seq)
             )
         ).scalar_one()
-        self.session.add(
-            ChannelEvent(
-                channel_id=channel_id,
-                seq=seq,
-                kind=kind.value,
-                command_id=command_id,
-                actor_type=actor.type,
-                actor_id=actor.id,
-                actor_name=actor.name,
-                data=dump(kind, payload),
-                at=self.now(),
-            )
-        )
+        numbers = list(range(last - len(happenings) + 1, last + 1))
+        at = self.now()
+        rows = [
+            {
+                "channel_id": channel_id,
+                "seq": seq,
+                "kind": kind.value,
+                "command_id": command_id,
+                "actor_type": actor.type,
+                "actor_id": actor.id,
+                "actor_name": actor.name,
+                "data": dump(kind, payload),
+                "at": at,
+            }
+            for seq, (kind, payload) in zip(numbers, happenings, strict=True)
+        ]
+        await self.session.exec(insert(ChannelEvent), params=rows)
         self.touched.add(channel_id)
-        return seq
+        return numbers
 
     async def command_event(
         self,
@@ -109,6 +124,18 @@ class ChannelTx:
         redelivered: bool = False,
     ) -> int:
         """Write an event about `command` and move its state as `next_state` says."""
+        return (await self.command_events(command, actor, [(kind, payload)], redelivered=redelivered))[-1]
+
+    async def command_events(
+        self,
+        command: Command,
+        actor: EventActor,
+        happenings: list[tuple[EventKind, Payload | None]],
+        *,
+        redelivered: bool = False,
+    ) -> list[int]:
+        """Events about `command` in a row, its state moved through each: one UPDATE of the command
+        (a statement, not an ORM flush), then the events."""
         waiting = 0
         if command.state == CommandState.NEEDS_CONFIRMATION:  # else none can be waiting: skip the query
             waiting = await self.session.scalar(  # type: ignore[assignment]  # count() is never None
@@ -116,16 +143,18 @@ class ChannelTx:
                 .select_from(Confirmation)
                 .where(col(Confirmation.command_id) == command.id, col(Confirmation.state) == "pending")
             )
-        command.state = next_state(
-            CommandState(command.state), kind, redelivered=redelivered, waiting_confirmations=waiting or 0
-        )
+        state = CommandState(command.state)
+        for kind, _ in happenings:
+            state = next_state(state, kind, redelivered=redelivered, waiting_confirmations=waiting or 0)
         now = self.now()
-        command.last_activity_at = now
-        if command.state in FINISHED_STATES or command.state == CommandState.CANCELLED:
-            command.finished_at = command.finished_at or now
-        self.session.add(command)
-        await self.session.flush()
-        return await self.event(command.channel_id, kind, actor, payload, command.id)
+        finished_at = command.finished_at
+        if state in FINISHED_STATES or state == CommandState.CANCELLED:
+            finished_at = finished_at or now
+        moved = {"state": state, "last_activity_at": now, "finished_at": finished_at}
+        await self.session.exec(update(Command).where(col(Command.id) == command.id).values(**moved))
+        for name, value in moved.items():  # the object says what the row says, without a flush
+            set_committed_value(command, name, value)
+        return await self.events(command.channel_id, actor, happenings, command.id)
 
 
 class ChannelStore:

@@ -21,8 +21,8 @@ from tests.support.tools import ALL_SCOPES, agent, data_of
 # (scene with project, chapter, lines, choices, characters).
 GET_SCENE_ALONE = (8, 4)
 # Holding a command: the held command joins the rooms' read; the tool events are one write
-# (the command afresh, its state twice, two sequence numbers, two events).
-GET_SCENE_IN_A_COMMAND = (16, 5)
+# (the command afresh, its state once, both sequence numbers in one UPDATE, both events in one INSERT).
+GET_SCENE_IN_A_COMMAND = (13, 5)
 # Channel, membership, held command, the queued candidates, the conditional claim and the claimed
 # row, its state + sequence + event, presence: one write.
 DELIVERY = (10, 1)
