@@ -121,18 +121,16 @@ class Delivery:
         for candidate in candidates:
             # The one state change not made by `command_event`: the condition on the state makes
             # the claim atomic even where the database runs writers in parallel.
-            won = (
+            command: Command | None = (
                 await tx.session.exec(
-                    update(Command)  # type: ignore[call-overload]
+                    update(Command)
                     .where(col(Command.id) == candidate, col(Command.state) == CommandState.QUEUED)
                     .values(claimed_by=caller.client_id, claimed_at=tx.now(), deliveries=1)
-                    .returning(Command.id)
+                    .returning(Command)
                 )
             ).scalar_one_or_none()
-            if won is None:
+            if command is None:
                 continue
-            command = await tx.session.get(Command, won, populate_existing=True)
-            assert command is not None
             await tx.command_event(command, EventKind.CLAIMED, agent_actor(caller), _claimed(caller, False))
             if command.in_reply_to:
                 await _mark_answered(tx, command.in_reply_to, caller)

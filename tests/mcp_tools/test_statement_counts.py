@@ -23,9 +23,9 @@ GET_SCENE_ALONE = (8, 4)
 # Holding a command: the held command joins the rooms' read; the tool events are one write
 # (the command afresh, its state once, both sequence numbers in one UPDATE, both events in one INSERT).
 GET_SCENE_IN_A_COMMAND = (13, 5)
-# Channel, membership, held command, the queued candidates, the conditional claim and the claimed
-# row, its state + sequence + event, presence: one write.
-DELIVERY = (10, 1)
+# Channel, membership, held command, the queued candidates, the conditional claim (it returns the
+# claimed row), its state + sequence + event, presence: one write.
+DELIVERY = (9, 1)
 # Token, the command with its room and membership, then state + sequence + event.
 STATUS_REPORT = (7, 2)
 
