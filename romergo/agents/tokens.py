@@ -283,7 +283,7 @@ async def _used_grant(session: AsyncSession, table: type[SingleUse], key: str) -
 
 
 # Built once: the bearer check runs on every MCP call, and building this join cost more than running it.
-_BEARER: Select[Any] = (
+_BEARER: Select[*tuple[Any, ...]] = (
     sa_select(
         col(AgentToken.scopes),
         col(AgentToken.expires_at),

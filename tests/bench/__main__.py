@@ -26,7 +26,7 @@ from tests.bench.report import plot, table
 FULL = {
     "rounds": 30,
     "waiters": (100, 500, 1000),
-    "idle": 10.0,
+    "idle": 55.0,  # longer than one whole wait: see tests/bench/waiters.py
     "scenes": 2000,
     "lines": 25,
     "pages": 3,

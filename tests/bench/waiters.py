@@ -4,6 +4,12 @@ Each agent has a personal token, a channel of its own and a parked `romergo_wait
 (what a thousand authors with one agent each look like). Measured on the server process: RSS before
 the agents and with all of them parked, CPU while they are parked and nothing happens, then one
 command posted to each channel and the time each takes from its post to its agent.
+
+The full run's idle window (55 s) is longer than one whole wait (50 s, the longest CONTRACT.md
+allows): every agent's wait times out once inside it and the agent calls again, as it would all day,
+so the figure is the steady state. A window shorter than a wait, taken right after the agents
+parked, would see only heartbeats (the first slices measured 10 s, which is why their figures
+moved between runs with how long the agents took to connect).
 """
 
 from __future__ import annotations
