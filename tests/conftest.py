@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +12,7 @@ from romergo.entities import User
 from romergo.services import Services, build_services
 from storage.migrate import upgrade
 from tests.support.clock import MovableClock
+from tests.support.databases import PostgresDatabases
 
 
 @pytest.fixture(scope="session")
@@ -22,6 +23,14 @@ async def migrated_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresDatabases]:
+    """This session's PostgreSQL databases: the template is made on first use, dropped at the end."""
+    databases = PostgresDatabases()
+    yield databases
+    databases.drop_template_now()
+
+
 @pytest.fixture
 def clock() -> MovableClock:
     """The time the channels decide by: `clock.advance(seconds)` lets a lease or a TTL run out."""
@@ -29,8 +38,25 @@ def clock() -> MovableClock:
 
 
 @pytest.fixture
-async def services(tmp_path: Path, migrated_database: Path, clock: MovableClock) -> AsyncIterator[Services]:
-    """The real services on a real SQLite file, at the schema a server start produces."""
+def database(request: pytest.FixtureRequest) -> str:
+    """Which database the `services` fixture uses; test packages that run on both parametrize it."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+async def services(
+    database: str, migrated_database: Path, postgres: PostgresDatabases, tmp_path: Path, clock: MovableClock
+) -> AsyncIterator[Services]:
+    """The real services on a real database at the schema a server start produces: a SQLite file,
+    or a fresh PostgreSQL database where the test is parametrized with `database="postgresql"`."""
+    if database == "postgresql":
+        async with postgres.fresh() as url:
+            built = build_services(Settings(data_dir=tmp_path, database_url=url), clock)
+            try:
+                yield built
+            finally:
+                await built.close()
+        return
     shutil.copyfile(migrated_database, tmp_path / "romergo.db")
     built = build_services(Settings(data_dir=tmp_path), clock)
     try:

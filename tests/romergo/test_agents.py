@@ -345,6 +345,7 @@ async def test_the_settings_list_shows_live_connections_only(services, author):
     assert client.client_id in {c.client_id for c in await agents.grants.connections(author.id)}
 
 
+@pytest.mark.parametrize("database", ["sqlite"])  # it reads the database file's bytes
 async def test_no_secret_is_stored_in_plain_text(services, author, tmp_path):
     agents = services.agents
     client, code, _ = await consented(agents, author.id)

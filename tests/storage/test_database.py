@@ -1,7 +1,10 @@
 """Write transactions take SQLite's lock up front, so read-modify-write steps never lose updates.
 
 Two independent Database objects (two connection pools, as two processes would have) race on
-the same row; every increment must land and none may fail with "database is locked".
+the same row; every increment must land and none may fail with "database is locked". That is
+SQLite's `BEGIN IMMEDIATE`; on PostgreSQL, writes are plain transactions and the app's
+read-modify-write steps are single conditional statements instead
+(tests/romergo/test_channels_many_writers.py runs them from two pools on both).
 """
 
 from __future__ import annotations
@@ -44,8 +47,8 @@ async def test_concurrent_read_modify_write_from_two_pools_loses_nothing(tmp_pat
     assert final == "60"
 
 
-async def test_a_failed_write_rolls_back(tmp_path):
-    url = f"sqlite+aiosqlite:///{tmp_path / 'rollback.db'}"
+async def test_a_failed_write_rolls_back(empty_database):
+    url = empty_database
     await upgrade(url)
     db = Database(url)
     try:

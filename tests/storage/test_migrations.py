@@ -19,8 +19,8 @@ def head() -> str:
     return revision
 
 
-async def test_the_migration_chain_builds_the_schema_of_the_models(tmp_path):
-    url = f"sqlite+aiosqlite:///{tmp_path / 'fresh.db'}"
+async def test_the_migration_chain_builds_the_schema_of_the_models(empty_database):
+    url = empty_database
     await upgrade(url)
 
     engine = create_async_engine(url)
@@ -79,8 +79,8 @@ async def test_upgrading_a_data_dir_made_by_the_first_migration_keeps_its_data(t
     assert sessions == 0
 
 
-async def test_upgrading_twice_is_harmless(tmp_path):
-    url = f"sqlite+aiosqlite:///{tmp_path / 'again.db'}"
+async def test_upgrading_twice_is_harmless(empty_database):
+    url = empty_database
     await upgrade(url)
     await upgrade(url)
     assert await current_revision(url) == head()
