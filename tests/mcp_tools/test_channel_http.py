@@ -4,15 +4,18 @@ joining, delivery to exactly one agent, redelivery, questions, cancel, ending, p
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
+from sqlmodel import col
 
+from storage.tables import Channel
 from tests.support.agents import OwnerApi, agent, data
 from tests.support.cli import romergo
+from tests.support.databases import update_rows
 from tests.support.oauth import add_user, personal_token
 from tests.support.server import RunningServer
 from tests.support.waiting import still_running, until
@@ -62,11 +65,13 @@ async def test_join_codes_are_checked(server, tokens, owner, channel):
         ]
 
         # Fifteen minutes later the code still lets members back in, but no newcomer.
-        with sqlite3.connect(server.data_dir / "romergo.db") as db:
-            db.execute(
-                "UPDATE channels SET code_issued_at = datetime('now', '-16 minutes') WHERE id = ?",
-                (channel["channel_id"],),
-            )
+        sixteen_minutes_ago = datetime.now(UTC) - timedelta(minutes=16)
+        await update_rows(
+            server.database_url,
+            Channel,
+            col(Channel.id) == channel["channel_id"],
+            code_issued_at=sixteen_minutes_ago,
+        )
         async with agent(server.base_url, tokens["b"]) as b:
             assert await b.refused("romergo_join_builder_channel", code=new_code) == "code_invalid"
         assert (await a.call("romergo_join_builder_channel", code=new_code))["channel_id"] == channel[
@@ -329,14 +334,14 @@ async def test_progress_arrives_while_a_wait_is_parked(server, tokens, owner, ch
 
 def test_the_channel_commands_of_the_cli(server, tokens):
     env_args = ("--url", server.base_url, "--token", tokens["control"])
-    listed = romergo("seed-demo", "--user", "ada", data_dir=server.data_dir)
+    listed = romergo("seed-demo", "--user", "ada", data_dir=server.data_dir, env=server.extra_env)
     assert listed.returncode == 0
     import json
 
-    with sqlite3.connect(server.data_dir / "romergo.db") as db:
-        (project_id,) = db.execute(
-            "SELECT p.id FROM projects p JOIN users u ON u.id = p.owner_id WHERE u.username = 'ada' LIMIT 1"
-        ).fetchone()
+    projects = httpx.get(
+        f"{server.base_url}/api/v1/projects", headers={"Authorization": f"Bearer {tokens['control']}"}
+    )
+    project_id = projects.json()["projects"][0]["id"]
     opened = romergo("channel", "open", project_id, *env_args, data_dir=server.data_dir)
     assert opened.returncode == 0, opened.stderr
     channel = json.loads(opened.stdout)

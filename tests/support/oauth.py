@@ -43,15 +43,17 @@ def query_of(url: str) -> dict[str, list[str]]:
 
 
 def add_user(server: RunningServer, name: str, *, demo: bool = True) -> None:
-    added = romergo("user", "add", name, data_dir=server.data_dir, stdin=PASSWORD + "\n")
+    added = romergo(
+        "user", "add", name, data_dir=server.data_dir, stdin=PASSWORD + "\n", env=server.extra_env
+    )
     assert added.returncode == 0, added.stderr
     if demo:
-        seeded = romergo("seed-demo", "--user", name, data_dir=server.data_dir)
+        seeded = romergo("seed-demo", "--user", name, data_dir=server.data_dir, env=server.extra_env)
         assert seeded.returncode == 0, seeded.stderr
 
 
 def personal_token(server: RunningServer, user: str, *args: str) -> str:
-    made = romergo("token", "create", user, *args, data_dir=server.data_dir)
+    made = romergo("token", "create", user, *args, data_dir=server.data_dir, env=server.extra_env)
     assert made.returncode == 0, made.stderr
     return made.stdout.strip()
 

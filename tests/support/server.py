@@ -43,6 +43,14 @@ class RunningServer:
         self._ready = threading.Event()
 
     @property
+    def database_url(self) -> str:
+        """The database this server runs on (its data dir's SQLite file unless told otherwise)."""
+        return (
+            self.extra_env.get("ROMERGO_DATABASE_URL")
+            or f"sqlite+aiosqlite:///{self.data_dir / 'romergo.db'}"
+        )
+
+    @property
     def base_url(self) -> str:
         assert self.port, "the server has not started yet"
         return f"http://127.0.0.1:{self.port}"
