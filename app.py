@@ -121,13 +121,15 @@ def build_app(services: Services) -> FastAPI:
 
 
 async def _start(services: Services) -> tuple[str, asyncio.Task[None]]:
-    """Migrate, create the first account and the demo on an empty database, start the sweeper.
+    """Migrate, listen for other instances' wake-ups (PostgreSQL), create the first account and the
+    demo on an empty database, start the sweeper.
 
     Returns whom the printed sign-in link is for (the first account) and the sweeper's task.
     """
     from romergo.services import first_start, migrate
 
     await migrate(services.settings)
+    await services.start_wakeups()
     user, created = await first_start(services)
     if created:
         print(

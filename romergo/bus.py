@@ -3,6 +3,10 @@
 Data is always written first and published after the commit; listeners re-read what they need,
 so a lost or late wake-up costs latency, never correctness (DESIGN.md §6). Topics keep the
 fan-out narrow: a change to one project wakes only that project's listeners.
+
+With several processes on one PostgreSQL database, a `relay` carries each published topic to the
+other processes (`storage.wakeups`), which hand it to their bus with `deliver`; after the relay
+lost its connection it calls `wake_all`, and every waiter and page re-reads.
 """
 
 from __future__ import annotations
@@ -13,11 +17,15 @@ import logging
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
 
 Listener = Callable[[Any], Awaitable[None] | None]
+
+
+class Relay(Protocol):
+    def send(self, topic: str) -> None: ...
 
 
 class EventBus:
@@ -25,6 +33,7 @@ class EventBus:
         self._listeners: dict[str, list[Listener]] = defaultdict(list)
         self._waiters: dict[str, set[asyncio.Event]] = defaultdict(set)
         self._tasks: set[asyncio.Task[None]] = set()
+        self.relay: Relay | None = None
 
     def listen(self, topic: str, listener: Listener) -> Callable[[], None]:
         """Call `listener(event)` for every event on `topic`; returns the function that stops it."""
@@ -63,6 +72,18 @@ class EventBus:
                     del self._waiters[topic]
 
     def publish(self, topic: str, event: Any = None) -> None:
+        """Wake `topic`'s waiters and listeners here, and in the other processes if there is a relay."""
+        self.deliver(topic, event)
+        if self.relay is not None:
+            self.relay.send(topic)
+
+    def wake_all(self) -> None:
+        """Every waiter and listener re-reads (wake-ups from other processes may have been lost)."""
+        for topic in {*self._waiters, *self._listeners}:
+            self.deliver(topic)
+
+    def deliver(self, topic: str, event: Any = None) -> None:
+        """Wake `topic` in this process only (what a relay does with another process's publish)."""
         for waiter in self._waiters.get(topic, ()):
             waiter.set()
         for listener in list(self._listeners.get(topic, ())):

@@ -32,6 +32,7 @@ from romergo.story import (
 from storage import Database
 from storage.migrate import upgrade
 from storage.tables import User
+from storage.wakeups import PostgresWakeups, is_postgres
 
 
 @dataclass
@@ -54,6 +55,7 @@ class Services:
     accounts: AccountService
     channels: ChannelService
     agents: AgentService
+    wakeups: PostgresWakeups | None = None
 
     async def revoke_agent(self, user_id: str, client_id: str) -> int:
         """ "Revoke" on the settings page: the agent's tokens die, then its channel memberships
@@ -87,7 +89,19 @@ class Services:
             )
         return outcome
 
+    async def start_wakeups(self) -> None:
+        """On PostgreSQL, wake-ups cross to the other processes on the database (LISTEN/NOTIFY);
+        SQLite serves one process and needs none. The server calls this at start-up."""
+        if self.wakeups is None and is_postgres(self.db.url):
+            self.wakeups = PostgresWakeups(self.db.url, self.bus.deliver, self.bus.wake_all)
+            await self.wakeups.start()
+            self.bus.relay = self.wakeups
+
     async def close(self) -> None:
+        if self.wakeups is not None:
+            self.bus.relay = None
+            await self.wakeups.stop()
+            self.wakeups = None
         await self.db.dispose()
 
 

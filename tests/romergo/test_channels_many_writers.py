@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
+from romergo.channels.store import channel_topic
 from romergo.config import Settings
 from romergo.services import build_services
 from tests.support.channels import open_room
+from tests.support.waiting import until
 
 
 async def test_two_pools_number_events_without_gaps_and_claim_each_command_once(services, actor, tmp_path):
@@ -47,3 +51,24 @@ async def test_two_pools_number_events_without_gaps_and_claim_each_command_once(
     assert len(set(first) | set(second)) == 30
     numbers = [event.seq for event in await room.events()]
     assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+
+
+@pytest.mark.parametrize("database", ["postgresql"])  # SQLite serves one process: nothing to relay
+async def test_a_command_posted_in_one_process_wakes_the_agent_waiting_in_another(services, actor, tmp_path):
+    """Two services on one PostgreSQL database, each with its own bus, as two server processes."""
+    other = build_services(Settings(data_dir=tmp_path, database_url=services.db.url))
+    await services.start_wakeups()
+    await other.start_wakeups()
+    try:
+        room = await open_room(services, actor)
+        helper = room.agent("helper")
+        cursor = (await other.channels.agent.join(helper, room.code)).cursor
+        waiting = asyncio.create_task(other.channels.agent.wait(helper, room.channel.channel_id, cursor, 30))
+        topic = channel_topic(room.channel.channel_id)
+        await until(lambda: other.bus.listener_count(topic), what="the wait to park")
+        await room.send("Tidy the opening")  # posted through the first process
+        got = await asyncio.wait_for(waiting, timeout=5)  # far below the wait's 30 s: woken, not timed out
+    finally:
+        await other.close()
+    assert got.status == "command"
+    assert got.command is not None and got.command.text == "Tidy the opening"

@@ -22,6 +22,7 @@ from sqlalchemy.engine import make_url
 
 from storage import Database
 from storage.migrate import upgrade
+from storage.wakeups import asyncpg_args
 
 # The password is the one scripts/postgres gives a server it installed; one that trusts local
 # connections (as the project machines' does) ignores it.
@@ -91,14 +92,7 @@ class PostgresDatabases:
             _in_a_thread(self._drop(self.template))
 
     async def _admin(self, statement: str) -> None:
-        url = make_url(server_url())
-        connection = await asyncpg.connect(
-            host=url.host,
-            port=url.port or 5432,
-            user=url.username,
-            password=url.password,
-            database=url.database,
-        )
+        connection = await asyncpg.connect(**asyncpg_args(server_url()))
         try:
             await connection.execute(statement)
         finally:
