@@ -1,0 +1,217 @@
+"""Two server processes on one PostgreSQL database (issue 17): what the owner does through one
+instance reaches an agent long-polling the other, woken by LISTEN/NOTIFY, not by its timeout.
+
+Each agent waits with a 30 s timeout and each test allows far less, so a wake-up that did not
+cross between the processes fails the test instead of arriving late.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from functools import partial
+from typing import Any
+
+import asyncpg
+import pytest
+
+from storage.wakeups import APPLICATION_NAME, asyncpg_args
+from tests.support.agents import Agent, OwnerApi, agent
+from tests.support.databases import PostgresDatabases
+from tests.support.oauth import add_user, personal_token
+from tests.support.server import RunningServer
+from tests.support.waiting import until
+
+LONG_WAIT = 30
+ENV = {"ROMERGO_RATE_LIMIT_PER_MINUTE": "5000"}
+
+
+@pytest.fixture(scope="module")
+def instances(
+    tmp_path_factory: pytest.TempPathFactory, postgres: PostgresDatabases
+) -> Iterator[tuple[RunningServer, RunningServer]]:
+    with postgres.fresh_now() as url:
+        env = {**ENV, "ROMERGO_DATABASE_URL": url}
+        a = RunningServer(tmp_path_factory.mktemp("instance-a"), env=env).start()
+        try:
+            add_user(a, "ada")
+            b = RunningServer(tmp_path_factory.mktemp("instance-b"), env=env).start()
+            try:
+                yield a, b
+            finally:
+                b.stop()
+        finally:
+            a.stop()
+
+
+@pytest.fixture(scope="module")
+def tokens(instances) -> dict[str, str]:
+    a, _ = instances
+    return {
+        "control": personal_token(a, "ada", "--scopes", "read,control", "--name", "ada's script"),
+        "on_a": personal_token(a, "ada", "--name", "Agent on A"),
+        "on_b": personal_token(a, "ada", "--name", "Agent on B"),
+    }
+
+
+@pytest.fixture
+async def owners(instances, tokens) -> AsyncIterator[tuple[OwnerApi, OwnerApi]]:
+    a, b = instances
+    on_a, on_b = OwnerApi(a.base_url, tokens["control"]), OwnerApi(b.base_url, tokens["control"])
+    yield on_a, on_b
+    await on_a.close()
+    await on_b.close()
+
+
+@pytest.fixture
+async def channel(owners) -> dict[str, Any]:
+    on_a, _ = owners
+    project = (await on_a("GET", "/projects"))["projects"][0]
+    return await on_a("POST", "/channels", {"project_id": project["id"]})
+
+
+async def test_a_command_posted_through_a_reaches_the_agent_waiting_on_b(instances, tokens, owners, channel):
+    _, b = instances
+    on_a, _ = owners
+    async with agent(b.base_url, tokens["on_b"]) as me:
+        cursor = (await me.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
+        waiting = asyncio.create_task(wait_once(me, channel["channel_id"], cursor))
+        await until_listening(on_a, channel["channel_id"])
+        await on_a("POST", f"/channels/{channel['channel_id']}/commands", {"text": "Hello from A"})
+        got = await asyncio.wait_for(waiting, timeout=10)
+    assert got["status"] == "command"
+    assert got["command"]["text"] == "Hello from A"
+
+
+async def test_200_commands_through_both_reach_agents_on_both_each_exactly_once(
+    instances, tokens, owners, channel
+):
+    a, b = instances
+    channel_id = channel["channel_id"]
+    seen: dict[str, list[str]] = {"on_a": [], "on_b": []}
+    sent: list[str] = []
+    done = asyncio.Event()
+
+    async def work(name: str, server: RunningServer) -> None:
+        async with agent(server.base_url, tokens[name]) as me:
+            cursor = (await me.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
+            while not done.is_set():
+                got = await wait_once(me, channel_id, cursor)
+                if got["status"] != "command":
+                    continue
+                cursor = got["cursor"]
+                seen[name].append(got["command"]["command_id"])
+                await me.call(
+                    "romergo_report_builder_event",
+                    command_id=got["command"]["command_id"],
+                    kind="reply",
+                    text="ok",
+                    summary={"status": "no_changes", "description": "nothing to do"},
+                )
+                if len(seen["on_a"]) + len(seen["on_b"]) >= 200:
+                    done.set()
+
+    async def post_all() -> None:
+        await until_listening(owners[0], channel_id, count=2)
+        for n in range(200):
+            owner = owners[n % 2]  # through A, then B, then A...
+            sent.append(
+                (await owner("POST", f"/channels/{channel_id}/commands", {"text": f"job {n}"}))["command_id"]
+            )
+
+    workers = [asyncio.create_task(work("on_a", a)), asyncio.create_task(work("on_b", b))]
+    await asyncio.wait_for(post_all(), timeout=120)
+    await asyncio.wait_for(done.wait(), timeout=60)
+    for worker in workers:
+        worker.cancel()
+    await asyncio.gather(*workers, return_exceptions=True)
+    everything = seen["on_a"] + seen["on_b"]
+    assert sorted(everything) == sorted(sent)
+    assert seen["on_a"] and seen["on_b"]
+
+
+async def test_after_the_listening_connections_are_killed_the_next_command_still_arrives(
+    instances, tokens, owners, channel
+):
+    a, b = instances
+    on_a, _ = owners
+    killed = await kill_listeners(a.database_url)
+    assert killed == 2  # one listening connection per instance
+    async with agent(b.base_url, tokens["on_b"]) as me:
+        cursor = (await me.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
+        await until(partial(listeners, a.database_url), what="both instances listening again")
+        waiting = asyncio.create_task(wait_once(me, channel["channel_id"], cursor))
+        await until_listening(on_a, channel["channel_id"])
+        await on_a("POST", f"/channels/{channel['channel_id']}/commands", {"text": "After the cut"})
+        got = await asyncio.wait_for(waiting, timeout=10)
+    assert got["command"]["text"] == "After the cut"
+
+
+async def test_allow_once_decided_through_a_releases_the_call_waiting_on_b(instances, tokens, owners):
+    _, b = instances
+    on_a, _ = owners
+    project = (await on_a("GET", "/projects"))["projects"][0]
+    room = await on_a("POST", "/channels", {"project_id": project["id"], "confirmation_mode": "every_change"})
+    channel_id = room["channel_id"]
+    async with agent(b.base_url, tokens["on_b"]) as me:
+        cursor = (await me.call("romergo_join_builder_channel", code=room["code"]))["cursor"]
+        await on_a("POST", f"/channels/{channel_id}/commands", {"text": "Retitle the first scene"})
+        got = await wait_once(me, channel_id, cursor)
+        outline = await me.call("romergo_get_project_outline", project_id=project["id"])
+        scene_id = outline["untrusted_content"]["data"]["chapters"][0]["scenes"][0]["id"]
+        edit = asyncio.create_task(
+            me.call(
+                "romergo_update_scene",
+                scene_id=scene_id,
+                title="Decided on A",
+                command_id=got["command"]["command_id"],
+            )
+        )
+        requested: str = await until(partial(confirmation_of, on_a, channel_id), what="the confirmation")
+        await on_a("POST", f"/confirmations/{requested}", {"decision": "allow_once"})
+        changed = await asyncio.wait_for(edit, timeout=10)  # the call parks for up to 50 s
+    assert changed["untrusted_content"]["data"]["title"] == "Decided on A"
+
+
+async def confirmation_of(owner: OwnerApi, channel_id: str) -> str | None:
+    events = (await owner("GET", f"/channels/{channel_id}/events", after=0))["events"]
+    asked = [event for event in events if event["kind"] == "confirmation_requested"]
+    return asked[-1]["data"]["confirmation_id"] if asked else None
+
+
+async def wait_once(me: Agent, channel_id: str, cursor: int) -> dict[str, Any]:
+    return await me.call(
+        "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=LONG_WAIT
+    )
+
+
+async def until_listening(owner: OwnerApi, channel_id: str, count: int = 1) -> None:
+    """Until `count` members of the channel say they are listening (their wait is parked)."""
+
+    async def listening() -> bool:
+        members = (await owner("GET", f"/channels/{channel_id}"))["members"]
+        return sum(member["polling"] for member in members) >= count
+
+    await until(listening, what=f"{count} agents listening")
+
+
+async def kill_listeners(url: str) -> int:
+    return await _count(url, "count(pg_terminate_backend(pid))")
+
+
+async def listeners(url: str) -> bool:
+    """Both instances' listening connections are up."""
+    return await _count(url, "count(*)") == 2
+
+
+async def _count(url: str, what: str) -> int:
+    admin = await asyncpg.connect(**asyncpg_args(url))
+    try:
+        found = await admin.fetchval(
+            f"SELECT {what} FROM pg_stat_activity "
+            "WHERE datname = current_database() AND application_name = $1",
+            APPLICATION_NAME,
+        )
+        return int(found)
+    finally:
+        await admin.close()
