@@ -23,7 +23,7 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
         timeout=300,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    assert "[4/4]" in run.stdout and "× echo" in run.stdout
+    assert "[5/5]" in run.stdout and "× echo" in run.stdout
 
     results = json.loads((tmp_path / "bench.json").read_text())
     assert list(results["loop_ms"]) == [
@@ -46,4 +46,7 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
     story = results["long_story"]
     assert set(story["tools_ms"]) == {"outline", "check", "get_scene"}
     assert all(page["dom_elements"] > 0 for page in story["pages"].values())
+    across = results["instances_ms"]
+    assert set(across) == {"same instance", "across instances"}
+    assert all(len(samples) == 3 and min(samples) > 0 for samples in across.values())
     assert (tmp_path / "latency.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tests.bench import live_views, long_story, loop_latency, waiters
+from tests.bench import instances, live_views, long_story, loop_latency, waiters
 from tests.bench.report import plot, table
 
 FULL = {
@@ -31,8 +31,18 @@ FULL = {
     "lines": 25,
     "pages": 3,
     "views": 20,
+    "instances": 50,
 }
-QUICK = {"rounds": 3, "waiters": (5,), "idle": 1.0, "scenes": 60, "lines": 2, "pages": 1, "views": 2}
+QUICK = {
+    "rounds": 3,
+    "waiters": (5,),
+    "idle": 1.0,
+    "scenes": 60,
+    "lines": 2,
+    "pages": 1,
+    "views": 2,
+    "instances": 3,
+}
 
 
 async def run(quick: bool, out: Path) -> dict[str, Any]:
@@ -56,6 +66,8 @@ async def run(quick: bool, out: Path) -> dict[str, Any]:
     results["long_story"] = await long_story.measure(
         sizes["scenes"], sizes["lines"], sizes["pages"], _progress
     )
+    _step(5, "delivery across two instances on one PostgreSQL database")
+    results["instances_ms"] = await instances.measure(sizes["instances"], _progress)
     results["seconds"] = round(time.perf_counter() - started, 1)
     _write(results, out)
     return results
@@ -70,7 +82,7 @@ def _write(results: dict[str, Any], out: Path) -> None:
 
 
 def _step(number: int, what: str) -> None:
-    print(f"[{number}/4] {what}", flush=True)
+    print(f"[{number}/5] {what}", flush=True)
 
 
 def _progress(message: str) -> None:

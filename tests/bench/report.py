@@ -55,6 +55,11 @@ def table(results: dict[str, Any]) -> str:
             f"  (goal ≤ {PAGE_GOAL_MS} ms)"
         )
     rows.append(f"  server RSS {story['server_rss_mb']:.0f} MB (goal ≤ 300 MB)")
+    if "instances_ms" in results:
+        rows += ["", "delivery, two instances on one PostgreSQL database (goal: across p50 ≤ 10 ms)"]
+        for name, samples in results["instances_ms"].items():
+            p50, p95 = statistics.median(samples), percentile(samples, 95)
+            rows.append(f"  {name:<27} p50 {p50:6.1f} ms  p95 {p95:6.1f} ms")
     return "\n".join(rows)
 
 
