@@ -16,7 +16,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -61,6 +61,18 @@ class Database:
             session.begin(),
         ):
             yield session
+
+    async def take_turn(self, session: AsyncSession, name: str) -> bool:
+        """Whether this write transaction is the only one doing `name` right now, across processes.
+
+        For periodic chores that every instance runs (the sweeper): the one that gets the turn does
+        the work, the others skip it this round. SQLite's write transaction is exclusive already;
+        PostgreSQL takes a transaction-scoped advisory lock, released at commit or rollback.
+        """
+        if self.is_sqlite:
+            return True
+        lock = text("SELECT pg_try_advisory_xact_lock(hashtext(:name))")
+        return bool(await session.scalar(lock, {"name": f"romergo:{name}"}))
 
     async def dispose(self) -> None:
         await self.engine.dispose()

@@ -32,9 +32,14 @@ class Sweeper:
         return max(0.25, min(self.store.settings.command_lease_seconds / 4, 5.0))
 
     async def sweep(self) -> tuple[int, int]:
-        """Stall commands whose lease ran out and end expired channels. Returns (stalled, expired)."""
+        """Stall commands whose lease ran out and end expired channels. Returns (stalled, expired).
+
+        Every instance runs it; on a shared database one sweeps at a time (`take_turn`), so a
+        command is stalled once, not once per instance."""
         lease = timedelta(seconds=self.store.settings.command_lease_seconds)
         async with self.store.tx() as tx:
+            if not await self.store.db.take_turn(tx.session, "sweep"):
+                return 0, 0  # another instance on this database is sweeping right now
             now = tx.now()
             silent = (
                 await tx.session.exec(

@@ -72,3 +72,19 @@ async def test_a_command_posted_in_one_process_wakes_the_agent_waiting_in_anothe
         await other.close()
     assert got.status == "command"
     assert got.command is not None and got.command.text == "Tidy the opening"
+
+
+async def test_two_instances_sweeping_at_once_stall_a_silent_command_once(services, actor, clock, tmp_path):
+    other = build_services(Settings(data_dir=tmp_path, database_url=services.db.url), clock)
+    try:
+        room = await open_room(services, actor)
+        helper = room.agent("helper")
+        cursor = (await services.channels.agent.join(helper, room.code)).cursor
+        await room.send("Tidy the opening")
+        await services.channels.agent.wait(helper, room.channel.channel_id, cursor, 1)
+        clock.advance(services.settings.command_lease_seconds + 1)
+        swept = await asyncio.gather(*(side.channels.sweeper.sweep() for side in (services, other) * 3))
+    finally:
+        await other.close()
+    assert sum(stalled for stalled, _ in swept) == 1
+    assert (await room.kinds()).count("stalled") == 1
