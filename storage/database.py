@@ -74,6 +74,14 @@ class Database:
         lock = text("SELECT pg_try_advisory_xact_lock(hashtext(:name))")
         return bool(await session.scalar(lock, {"name": f"romergo:{name}"}))
 
+    async def wait_turn(self, session: AsyncSession, name: str) -> None:
+        """Like `take_turn`, but waits for the turn: for a step that must run once, after which the
+        others see its result (the first start's account, when instances start together)."""
+        if not self.is_sqlite:
+            await session.scalar(
+                text("SELECT pg_advisory_xact_lock(hashtext(:name))"), {"name": f"romergo:{name}"}
+            )
+
     async def dispose(self) -> None:
         await self.engine.dispose()
 

@@ -44,8 +44,11 @@ class AccountService:
         self.signin_attempts = RateLimiter(limit=10, window_seconds=60)
 
     async def ensure_first_user(self) -> tuple[User, bool]:
-        """On a database without users, create `author` (no password). Returns (user, created)."""
+        """On a database without users, create `author` (no password). Returns (user, created).
+
+        Instances starting together on one database take turns here: one creates, the others find."""
         async with self.db.write() as session:
+            await self.db.wait_turn(session, "first-start")
             first = (await session.exec(select(User).order_by(col(User.created_at)).limit(1))).first()
             if first is not None:
                 return first, False

@@ -88,3 +88,16 @@ async def test_two_instances_sweeping_at_once_stall_a_silent_command_once(servic
         await other.close()
     assert sum(stalled for stalled, _ in swept) == 1
     assert (await room.kinds()).count("stalled") == 1
+
+
+async def test_instances_starting_together_create_the_first_account_once(services, tmp_path):
+    others = [
+        build_services(Settings(data_dir=tmp_path / str(n), database_url=services.db.url)) for n in range(3)
+    ]
+    try:
+        started = await asyncio.gather(*(side.accounts.ensure_first_user() for side in [services, *others]))
+    finally:
+        for side in others:
+            await side.close()
+    assert [created for _, created in started].count(True) == 1
+    assert len({user.id for user, _ in started}) == 1
