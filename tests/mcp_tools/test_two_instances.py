@@ -179,6 +179,51 @@ async def confirmation_of(owner: OwnerApi, channel_id: str) -> str | None:
     return asked[-1]["data"]["confirmation_id"] if asked else None
 
 
+async def test_an_agent_whose_instance_dies_mid_command_continues_on_the_other(
+    instances, tokens, owners, channel
+):
+    a, b = instances
+    on_a, _ = owners
+    channel_id = channel["channel_id"]
+    async with agent(b.base_url, tokens["on_b"]) as me:
+        cursor = (await me.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
+        await on_a("POST", f"/channels/{channel_id}/commands", {"text": "Survive the crash"})
+        got = await wait_once(me, channel_id, cursor)
+        held = got["command"]["command_id"]
+        await me.call("romergo_report_builder_event", command_id=held, kind="status", text="on it")
+    assert b.process is not None
+    b.process.kill()  # instance B dies while its agent holds the command
+    b.process.wait()
+    try:
+        async with agent(a.base_url, tokens["on_b"]) as again:
+            # The same agent on the surviving instance, from the cursor it had before the command.
+            back = await again.call(
+                "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=5
+            )
+            assert back["status"] == "command"
+            assert back["command"]["command_id"] == held and back["command"]["redelivered"] is True
+            await again.call(
+                "romergo_report_builder_event",
+                command_id=held,
+                kind="reply",
+                text="done",
+                summary={"status": "no_changes", "description": "nothing to do"},
+            )
+            after = await again.call(
+                "romergo_wait_for_builder_command",
+                channel_id=channel_id,
+                cursor=back["cursor"],
+                timeout_seconds=1,
+            )
+    finally:
+        b.start()
+    assert after["status"] == "timeout"  # nothing else was queued: nothing duplicated
+    events = (await on_a("GET", f"/channels/{channel_id}/events", after=0))["events"]
+    mine = [event["kind"] for event in events if event.get("command_id") == held]
+    assert mine.count("claimed") == 2 and mine.count("reply") == 1
+    assert (await on_a("GET", f"/commands/{held}"))["state"] == "done"
+
+
 async def wait_once(me: Agent, channel_id: str, cursor: int) -> dict[str, Any]:
     return await me.call(
         "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=LONG_WAIT
