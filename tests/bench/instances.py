@@ -61,27 +61,14 @@ async def _rounds(
         cursor = (await me.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
         for n in range(2 * rounds):
             how = "across instances" if n % 2 else "same instance"
-            waiting = asyncio.create_task(
-                me.call(
-                    "romergo_wait_for_builder_command",
-                    channel_id=channel_id,
-                    cursor=cursor,
-                    timeout_seconds=30,
-                )
-            )
+            waiting = asyncio.create_task(me.wait(channel_id, cursor))
             await asyncio.sleep(0.05)  # parked
             started = time.perf_counter()
             await owners[how]("POST", f"/channels/{channel_id}/commands", {"text": f"job {n}"})
             got = await waiting
             found[how].append((time.perf_counter() - started) * 1000)
             cursor = got["cursor"]
-            await me.call(
-                "romergo_report_builder_event",
-                command_id=got["command"]["command_id"],
-                kind="reply",
-                text="done",
-                summary={"status": "no_changes", "description": "benchmark"},
-            )
+            await me.reply_done(got["command"]["command_id"])
             if (n + 1) % 20 == 0:
                 progress(f"round {n + 1}/{2 * rounds}")
     for owner in owners.values():

@@ -75,14 +75,7 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
                 channel_id = channel["channel_id"]
                 cursor = (await me.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
                 for n in range(rounds):
-                    waiting = asyncio.create_task(
-                        me.call(
-                            "romergo_wait_for_builder_command",
-                            channel_id=channel_id,
-                            cursor=cursor,
-                            timeout_seconds=30,
-                        )
-                    )
+                    waiting = asyncio.create_task(me.wait(channel_id, cursor))
                     await asyncio.sleep(0.05)
                     started = time.perf_counter()
                     await owner("POST", f"/channels/{channel_id}/commands", {"text": f"job {n}"})

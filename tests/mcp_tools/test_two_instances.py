@@ -101,13 +101,7 @@ async def test_200_commands_through_both_reach_agents_on_both_each_exactly_once(
                     continue
                 cursor = got["cursor"]
                 seen[name].append(got["command"]["command_id"])
-                await me.call(
-                    "romergo_report_builder_event",
-                    command_id=got["command"]["command_id"],
-                    kind="reply",
-                    text="ok",
-                    summary={"status": "no_changes", "description": "nothing to do"},
-                )
+                await me.reply_done(got["command"]["command_id"])
                 if len(seen["on_a"]) + len(seen["on_b"]) >= 200:
                     done.set()
 
@@ -197,24 +191,11 @@ async def test_an_agent_whose_instance_dies_mid_command_continues_on_the_other(
     try:
         async with agent(a.base_url, tokens["on_b"]) as again:
             # The same agent on the surviving instance, from the cursor it had before the command.
-            back = await again.call(
-                "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=5
-            )
+            back = await again.wait(channel_id, cursor, timeout_seconds=5)
             assert back["status"] == "command"
             assert back["command"]["command_id"] == held and back["command"]["redelivered"] is True
-            await again.call(
-                "romergo_report_builder_event",
-                command_id=held,
-                kind="reply",
-                text="done",
-                summary={"status": "no_changes", "description": "nothing to do"},
-            )
-            after = await again.call(
-                "romergo_wait_for_builder_command",
-                channel_id=channel_id,
-                cursor=back["cursor"],
-                timeout_seconds=1,
-            )
+            await again.reply_done(held)
+            after = await again.wait(channel_id, back["cursor"], timeout_seconds=1)
     finally:
         b.start()
     assert after["status"] == "timeout"  # nothing else was queued: nothing duplicated
@@ -225,9 +206,7 @@ async def test_an_agent_whose_instance_dies_mid_command_continues_on_the_other(
 
 
 async def wait_once(me: Agent, channel_id: str, cursor: int) -> dict[str, Any]:
-    return await me.call(
-        "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=LONG_WAIT
-    )
+    return await me.wait(channel_id, cursor, timeout_seconds=LONG_WAIT)
 
 
 async def until_listening(owner: OwnerApi, channel_id: str, count: int = 1) -> None:

@@ -36,6 +36,25 @@ class Agent:
             raise ToolRefused(match.group(1), text)
         return result.structured_content
 
+    async def wait(self, channel_id: str, cursor: int, timeout_seconds: float = 30) -> dict[str, Any]:
+        """One `romergo_wait_for_builder_command`."""
+        return await self.call(
+            "romergo_wait_for_builder_command",
+            channel_id=channel_id,
+            cursor=cursor,
+            timeout_seconds=timeout_seconds,
+        )
+
+    async def reply_done(self, command_id: str, text: str = "done") -> dict[str, Any]:
+        """Finish a command with a reply that changed nothing."""
+        return await self.call(
+            "romergo_report_builder_event",
+            command_id=command_id,
+            kind="reply",
+            text=text,
+            summary={"status": "no_changes", "description": "nothing to do"},
+        )
+
     async def refused(self, tool: str, **arguments: Any) -> str:
         try:
             await self.call(tool, **arguments)
