@@ -7,11 +7,11 @@ import sys
 from collections.abc import Sequence
 
 import romergo
-from cli import accounts, channel, demo
+from cli import accounts, channel, database, demo
 from romergo.config import Settings, settings_from_env
 from romergo.errors import RomergoError
 
-COMMANDS = ("serve", "user", "token", "login-link", "seed-demo", "channel", "demo-agent")
+COMMANDS = ("serve", "user", "token", "login-link", "seed-demo", "channel", "demo-agent", "db")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -57,6 +57,7 @@ def parser() -> argparse.ArgumentParser:
     accounts.add_commands(commands, common, _add_address)
     channel.add_commands(commands, common)
     demo.add_commands(commands, common)
+    database.add_commands(commands, common)
     return root
 
 
