@@ -36,9 +36,11 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
 def db_upgrade(settings: Settings, _args: argparse.Namespace) -> int:
     from storage.migrate import current_revision, upgrade
 
-    url = settings.resolved_database_url
-    asyncio.run(upgrade(url))
-    print(f"at revision {asyncio.run(current_revision(url))}")
+    async def upgraded(url: str) -> str | None:
+        await upgrade(url)
+        return await current_revision(url)
+
+    print(f"at revision {asyncio.run(upgraded(settings.resolved_database_url))}")
     return 0
 
 

@@ -32,7 +32,7 @@ from romergo.story import (
 from storage import Database
 from storage.migrate import upgrade
 from storage.tables import User
-from storage.wakeups import PostgresWakeups, is_postgres
+from storage.wakeups import PostgresWakeups
 
 
 @dataclass
@@ -92,7 +92,7 @@ class Services:
     async def start_wakeups(self) -> None:
         """On PostgreSQL, wake-ups cross to the other processes on the database (LISTEN/NOTIFY);
         SQLite serves one process and needs none. The server calls this at start-up."""
-        if self.wakeups is None and is_postgres(self.db.url):
+        if self.wakeups is None and not self.db.is_sqlite:
             self.wakeups = PostgresWakeups(self.db.url, self.bus.deliver, self.bus.wake_all)
             await self.wakeups.start()
             self.bus.relay = self.wakeups

@@ -25,6 +25,9 @@ from storage.inline_sqlite import WriteTurns, database_file, inline_url
 
 BUSY_TIMEOUT_MS = 15_000
 _BEGIN_OPTION = "romergo_sqlite_begin"
+# PostgreSQL advisory locks held until the transaction ends; the name is hashed to their int key.
+_TRY_TURN = text("SELECT pg_try_advisory_xact_lock(hashtext(:name))")
+_WAIT_TURN = text("SELECT pg_advisory_xact_lock(hashtext(:name))")
 
 
 class Database:
@@ -71,16 +74,13 @@ class Database:
         """
         if self.is_sqlite:
             return True
-        lock = text("SELECT pg_try_advisory_xact_lock(hashtext(:name))")
-        return bool(await session.scalar(lock, {"name": f"romergo:{name}"}))
+        return bool(await session.scalar(_TRY_TURN, {"name": f"romergo:{name}"}))
 
     async def wait_turn(self, session: AsyncSession, name: str) -> None:
         """Like `take_turn`, but waits for the turn: for a step that must run once, after which the
         others see its result (the first start's account, when instances start together)."""
         if not self.is_sqlite:
-            await session.scalar(
-                text("SELECT pg_advisory_xact_lock(hashtext(:name))"), {"name": f"romergo:{name}"}
-            )
+            await session.scalar(_WAIT_TURN, {"name": f"romergo:{name}"})
 
     async def dispose(self) -> None:
         await self.engine.dispose()

@@ -42,7 +42,6 @@ class PostgresWakeups:
         self._reconnected = reconnected
         self.origin = uuid.uuid4().hex[:12]
         self._connection: Any = None
-        self._sending = asyncio.Lock()
         self._pending: list[str] = []
         self._task: asyncio.Task[None] | None = None
         self._up = asyncio.Event()
@@ -79,12 +78,11 @@ class PostgresWakeups:
         while self._pending:
             topics, self._pending = self._pending, []
             payloads = [f"{self.origin}|{topic}" for topic in dict.fromkeys(topics)]
-            try:
-                async with self._sending:
-                    await self._up.wait()
-                    await self._connection.execute(
-                        "SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload", CHANNEL, payloads
-                    )
+            try:  # one sender task at a time (`send` starts another only when this one is done)
+                await self._up.wait()
+                await self._connection.execute(
+                    "SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload", CHANNEL, payloads
+                )
             except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
                 # The listener reconnects and then wakes everyone: nothing waits on this one.
                 log.warning("wake-up not sent (%s); every waiter re-checks on reconnect", error)
@@ -122,10 +120,6 @@ class PostgresWakeups:
 
 def _set(event: asyncio.Event, _connection: Any) -> None:
     event.set()
-
-
-def is_postgres(url: str) -> bool:
-    return make_url(url).get_backend_name() == "postgresql"
 
 
 def asyncpg_args(url: str) -> dict[str, Any]:
