@@ -21,6 +21,7 @@ from uuid import uuid4
 
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
+from playwright.async_api import Error as PlaywrightError
 
 from tests.support.authors import new_author
 from tests.support.server import RunningServer
@@ -102,6 +103,19 @@ class Author:
 
     def url(self, path: str) -> str:
         return self.server.base_url + path
+
+
+async def reload_after_restart(page: Page, attempts: int = 3) -> None:
+    """Reload a page whose server just restarted. NiceGUI's client reloads the page by itself when
+    it reconnects to a new server process; a reload of ours that races it is aborted
+    (net::ERR_ABORTED), so reload again until one completes."""
+    for attempt in range(1, attempts + 1):
+        try:
+            await page.reload()
+            return
+        except PlaywrightError as error:
+            if "ERR_ABORTED" not in str(error) or attempt == attempts:
+                raise
 
 
 async def sign_in(page: Page, server: RunningServer, username: str, password: str) -> None:

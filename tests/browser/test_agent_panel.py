@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.async_api import expect
 
-from tests.browser.conftest import Author, OpenPage
+from tests.browser.conftest import Author, OpenPage, reload_after_restart
 from tests.support.agents import Agent, ToolRefused, agent, data
 from tests.support.oauth import personal_token
 from tests.support.panel import card, invite, panel, select_in, send
@@ -122,7 +122,7 @@ async def test_the_whole_loop_from_a_selection_to_a_checked_reply(
         await expect(card(page, 1).get_by_text("Summary: success")).to_be_visible()
 
         author.server.restart()
-        await page.reload()
+        await reload_after_restart(page)
         await expect(card(page, 1).get_by_text("Done: it knocks now.")).to_be_visible()
         await expect(card(page, 1).get_by_text("Claimed by Test agent")).to_be_visible()
     finally:

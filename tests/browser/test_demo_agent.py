@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, expect
 
-from tests.browser.conftest import Author, OpenPage
+from tests.browser.conftest import Author, OpenPage, reload_after_restart
 from tests.support.panel import card, end_channel, panel, select_in, send
 from tests.support.server import ROOT, RunningServer, clean_env
 
@@ -229,7 +229,7 @@ async def test_the_agent_carries_on_after_a_server_restart(author: Author, open_
     await expect(presence).to_have_text(f"{DEMO_NAME} is listening", timeout=20_000)
 
     author.server.restart()
-    await page.reload()
+    await reload_after_restart(page)
     await expect(panel(page).get_by_test_id("presence")).to_have_text(
         f"{DEMO_NAME} is listening", timeout=30_000
     )
