@@ -42,14 +42,15 @@ def serve(settings: Settings) -> None:
     """Bind first, so `--port 0` works: the address printed and used as the OAuth audience is the real one."""
     import uvicorn
 
-    from romergo.services import build_services
+    from romergo.services import build_services, prepare_database
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     listener = listening_socket(settings.host, settings.port)
     settings = dataclasses.replace(settings, port=listener.getsockname()[1])
     # The bound address, for whoever started it with `--port 0` or runs it behind a public URL.
     print(f"Listening on http://{settings.host}:{settings.port}", flush=True)
-    app = build_app(build_services(settings))
+    secret = asyncio.run(prepare_database(settings))
+    app = build_app(build_services(settings, secret=secret))
     # Everything made so far (modules, the app, its routes) lives as long as the process: out of the
     # garbage collector's sight, a full collection no longer walks it each time a long story's
     # 50,000 rows are made (the story check of 2,000 scenes: 0.45 s -> 0.2-0.25 s in-process).
@@ -121,14 +122,13 @@ def build_app(services: Services) -> FastAPI:
 
 
 async def _start(services: Services) -> tuple[str, asyncio.Task[None]]:
-    """Migrate, listen for other instances' wake-ups (PostgreSQL), create the first account and the
-    demo on an empty database, start the sweeper.
+    """Listen for other instances' wake-ups (PostgreSQL), create the first account and the demo on
+    an empty database, start the sweeper (`serve` migrated the database before building the app).
 
     Returns whom the printed sign-in link is for (the first account) and the sweeper's task.
     """
-    from romergo.services import first_start, migrate
+    from romergo.services import first_start
 
-    await migrate(services.settings)
     await services.start_wakeups()
     user, created = await first_start(services)
     if created:

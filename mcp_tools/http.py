@@ -85,6 +85,9 @@ def mount(app: FastAPI, services: Services, server: RomergoMCPServer) -> McpHttp
         transport_security=transport_security(settings),
         max_request_body_size=MAX_AGENT_BODY,
         host=settings.host,
+        # Several instances behind a proxy: no MCP session lives in one process, so any instance
+        # answers any call (DESIGN.md §6); Romergo binds nothing to the session either way.
+        stateless_http=settings.many_instances,
     )
     auth = server.settings.auth
     assert auth is not None and auth.resource_server_url is not None

@@ -130,8 +130,8 @@ class RegisterGate(PostGate):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         source = str((scope.get("client") or ("unknown", 0))[0])
-        if not self.agents.clients.registrations.allow(source):
-            wait = max(1, math.ceil(self.agents.clients.registrations.retry_after(source)))
+        if not await self.agents.clients.registrations.allow(source):
+            wait = max(1, math.ceil(await self.agents.clients.registrations.retry_after(source)))
             refusal = _refusal("rate_limited", "Too many registrations; try again later.", 429)
             refusal.headers["Retry-After"] = str(wait)
             await refusal(scope, receive, send)

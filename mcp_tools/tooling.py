@@ -129,7 +129,7 @@ async def _run_for(
     agent: AgentIdentity,
 ) -> T:
     """The checks and the guard, for a caller known from its token."""
-    if not services.channels.guard.tool_calls.allow(agent.client_id):
+    if not await services.channels.guard.tool_calls.allow(agent.client_id):
         raise RomergoError(
             "rate_limited", "Too many tool calls from this agent. Slow down and try again in a minute."
         )

@@ -71,10 +71,20 @@ class Settings:
     signin_link_minutes: int = 15
     session_idle_hours: int = 24 * 7
     session_absolute_days: int = 30
+    instances: str | None = None
+    """`one` or `many` (`ROMERGO_INSTANCES`); unset: `many` on PostgreSQL, `one` on SQLite."""
 
     @property
     def resolved_database_url(self) -> str:
         return self.database_url or f"sqlite+aiosqlite:///{(self.data_dir / 'romergo.db').resolve()}"
+
+    @property
+    def many_instances(self) -> bool:
+        """Several processes share the database: MCP is served stateless (any instance answers any
+        call) and rate limits are counted in the database. Single-process SQLite keeps both local."""
+        if self.instances is not None:
+            return self.instances == "many"
+        return not self.resolved_database_url.startswith("sqlite")
 
     @property
     def base_url(self) -> str:
@@ -145,6 +155,7 @@ def settings_from_env(
         allowed_hosts=_hosts(env.get("ROMERGO_ALLOWED_HOSTS", "")),
         trusted_proxies=_networks(env.get("ROMERGO_TRUSTED_PROXIES", "")),
         cimd_allow_private=_flag("ROMERGO_CIMD_ALLOW_PRIVATE", env.get("ROMERGO_CIMD_ALLOW_PRIVATE", "")),
+        instances=_instances(env.get("ROMERGO_INSTANCES", ""), env.get("ROMERGO_DATABASE_URL") or ""),
     )
 
 
@@ -166,6 +177,21 @@ def _public_url(raw: str | None) -> str | None:
             f"got {raw!r}"
         )
     return raw.strip()
+
+
+def _instances(raw: str, database_url: str) -> str | None:
+    """`ROMERGO_INSTANCES`: `one`, `many`, or unset (decided by the database URL)."""
+    value = raw.strip().lower()
+    if value == "":
+        return None
+    if value not in ("one", "many"):
+        raise ValueError(f"ROMERGO_INSTANCES must be one or many, got {raw!r}")
+    if value == "many" and not database_url.startswith("postgresql"):
+        raise ValueError(
+            "ROMERGO_INSTANCES=many needs PostgreSQL (ROMERGO_DATABASE_URL=postgresql+asyncpg://...): "
+            "instances on one SQLite file would not see each other's wake-ups"
+        )
+    return value
 
 
 def _flag(name: str, raw: str) -> bool:

@@ -1,17 +1,68 @@
-"""A small sliding-window limiter, per key (a client id, a username, an address).
+"""Rate limits per key (a client id, a username, an address) over a sliding window.
 
-In-process by design: limits protect this process's resources; a multi-instance deployment keeps
-per-instance limits, which is still a bound.
+Two kinds behind one interface (`RateLimit`):
+- `LocalRateLimit`: counters in this process. One instance (SQLite) needs nothing more, and
+  checking one costs no database statement on the tool-call path.
+- `SharedRateLimit`: counts in the database (`rate_counts`), for several instances on one
+  PostgreSQL (`Settings.many_instances`), so a client that spreads its calls over the instances
+  behind a proxy gets no more than one limit. It estimates the sliding window from two fixed
+  windows (the previous one weighted by how much of it still overlaps the last `window` seconds)
+  and counts an attempt with one conditional upsert, so concurrent instances never overshoot.
+
+Only allowed attempts are counted, by both kinds: a caller that keeps hammering a full limit is let
+in again as the window slides, not locked out for as long as it keeps trying.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Protocol
+
+from sqlalchemy import and_, delete, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from romergo.config import Settings
+from storage.database import Database
+from storage.tables import RateCount
+
+_COUNTS = RateCount.__table__  # type: ignore[attr-defined]
 
 
-class RateLimiter:
+class RateLimit(Protocol):
+    async def allow(self, key: str) -> bool:
+        """Counts one attempt for `key`; False (and nothing counted) when the window is full."""
+        ...
+
+    async def full(self, key: str) -> bool:
+        """Whether the next attempt would be refused, without counting one."""
+        ...
+
+    async def retry_after(self, key: str) -> float:
+        """Seconds until the next attempt would be allowed (0 when it would be now)."""
+        ...
+
+
+def rate_limit(
+    settings: Settings, db: Database, name: str, *, limit: int, window_seconds: float
+) -> RateLimit:
+    """The limit `name` (`signin`, `tool_calls`, ...): shared across instances when there are several."""
+    if settings.many_instances:
+        return SharedRateLimit(db, name, limit=limit, window_seconds=window_seconds)
+    return LocalRateLimit(limit=limit, window_seconds=window_seconds)
+
+
+async def forget_expired_counts(db: Database, now: float | None = None) -> int:
+    """Deletes the shared counts no limiter reads any more (the sweeper's chore)."""
+    moment = int(time.time() if now is None else now)
+    async with db.write() as session:
+        result = await session.exec(delete(_COUNTS).where(_COUNTS.c.expires_at < moment))
+        return int(result.rowcount or 0)
+
+
+class LocalRateLimit:
     def __init__(
         self, limit: int, window_seconds: float, clock: Callable[[], float] = time.monotonic
     ) -> None:
@@ -20,12 +71,9 @@ class RateLimiter:
         self._clock = clock
         self._hits: dict[str, deque[float]] = {}
 
-    def allow(self, key: str) -> bool:
-        """Counts one attempt for `key`; False when the window is already full."""
+    async def allow(self, key: str) -> bool:
         now = self._clock()
-        hits = self._hits.setdefault(key, deque())
-        while hits and hits[0] <= now - self.window:
-            hits.popleft()
+        hits = self._recent(key, now)
         if len(hits) >= self.limit:
             return False
         hits.append(now)
@@ -33,18 +81,98 @@ class RateLimiter:
             self._forget_idle(now)
         return True
 
-    def full(self, key: str) -> bool:
-        """Whether the next attempt would be refused, without counting one."""
-        now = self._clock()
-        hits = self._hits.get(key)
-        return hits is not None and len([hit for hit in hits if hit > now - self.window]) >= self.limit
+    async def full(self, key: str) -> bool:
+        return len(self._recent(key, self._clock())) >= self.limit
 
-    def retry_after(self, key: str) -> float:
-        hits = self._hits.get(key)
-        if not hits or len(hits) < self.limit:
+    async def retry_after(self, key: str) -> float:
+        now = self._clock()
+        hits = self._recent(key, now)
+        if len(hits) < self.limit:
             return 0.0
-        return max(0.0, hits[0] + self.window - self._clock())
+        return max(0.0, hits[0] + self.window - now)
+
+    def _recent(self, key: str, now: float) -> deque[float]:
+        hits = self._hits.setdefault(key, deque())
+        while hits and hits[0] <= now - self.window:
+            hits.popleft()
+        return hits
 
     def _forget_idle(self, now: float) -> None:
         for key in [k for k, hits in self._hits.items() if not hits or hits[-1] <= now - self.window]:
             del self._hits[key]
+
+
+class SharedRateLimit:
+    def __init__(
+        self,
+        db: Database,
+        name: str,
+        *,
+        limit: int,
+        window_seconds: float,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.db = db
+        self.name = name
+        self.limit = limit
+        self.window = window_seconds
+        # Wall time, not a monotonic clock: every instance must agree on which window is which.
+        self._clock = clock
+
+    async def allow(self, key: str) -> bool:
+        now = self._clock()
+        number, elapsed = divmod(now, self.window)
+        window = int(number)
+        table = _COUNTS
+        async with self.db.write() as session:
+            previous, current = await self._counts(session, key, window)
+            room = self.limit - self._carried(previous, elapsed)
+            if current + 1 > room:
+                return False
+            upsert = self.db.upsert(table).values(
+                key=self._key(key), period=window, count=1, expires_at=self._expiry(window)
+            )
+            # Conditional, so two instances counting the last free attempt at once cannot both win.
+            counted = upsert.on_conflict_do_update(
+                index_elements=[table.c.key, table.c.period],
+                set_={"count": table.c.count + 1},
+                where=table.c.count + 1 <= room,
+            ).returning(table.c.count)
+            return (await session.scalar(counted)) is not None
+
+    async def full(self, key: str) -> bool:
+        return await self.retry_after(key) > 0
+
+    async def retry_after(self, key: str) -> float:
+        now = self._clock()
+        number, elapsed = divmod(now, self.window)
+        async with self.db.read() as session:
+            previous, current = await self._counts(session, key, int(number))
+        if current + 1 + self._carried(previous, elapsed) <= self.limit:
+            return 0.0
+        if current + 1 > self.limit or previous == 0:
+            # Only the next window helps; its own estimate starts from this one's count.
+            return self.window - elapsed
+        # The previous window's weight falls as this one goes on: when does it leave room for one?
+        fraction = 1 - (self.limit - current - 1) / previous
+        return max(0.0, math.ceil(fraction * self.window - elapsed))
+
+    def _carried(self, previous: int, elapsed: float) -> float:
+        """How much of the previous window still lies within the last `window` seconds."""
+        return previous * (1 - elapsed / self.window)
+
+    async def _counts(self, session: AsyncSession, key: str, number: int) -> tuple[int, int]:
+        """The previous and the current window's counts for `key`."""
+        table = _COUNTS
+        query = select(table.c.period, table.c.count).where(
+            and_(table.c.key == self._key(key), table.c.period.in_((number - 1, number)))
+        )
+        rows = {period: count for period, count in (await session.exec(query)).all()}  # type: ignore[call-overload]
+        return rows.get(number - 1, 0), rows.get(number, 0)
+
+    def _key(self, key: str) -> str:
+        return f"{self.name}:{key}"
+
+    def _expiry(self, number: int) -> int:
+        """After the window that follows this one, nobody reads it."""
+        return int((number + 2) * self.window) + 1

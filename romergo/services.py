@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 
 from romergo.accounts.service import AccountService
@@ -13,7 +14,7 @@ from romergo.channels.vocabulary import UNDOABLE_STATES
 from romergo.clock import Clock
 from romergo.config import Settings
 from romergo.errors import RomergoError
-from romergo.secrets import load_or_create_secret
+from romergo.secrets import server_secret
 from romergo.story import (
     AssetService,
     ChapterService,
@@ -68,7 +69,7 @@ class Services:
         """A tool call with a token of a revoked grant was refused: record it on the room the
         agent was revoked from, and as its last refused call (within the agent's rate limit)."""
         identity = await self.agents.tokens.revoked_identity(token)
-        if identity is None or not self.channels.guard.tool_calls.allow(identity.client_id):
+        if identity is None or not await self.channels.guard.tool_calls.allow(identity.client_id):
             return
         await self.channels.guard.record_revoked_call(
             identity.user_id, identity.client_id, identity.client_name, tool
@@ -105,11 +106,13 @@ class Services:
         await self.db.dispose()
 
 
-def build_services(settings: Settings, clock: Clock | None = None) -> Services:
+def build_services(settings: Settings, clock: Clock | None = None, secret: str | None = None) -> Services:
     """Build the services without touching the database.
 
     Engines connect lazily, in the event loop that first uses them (the server's, not the CLI's).
-    `clock` is the time the channels decide by (tests move it instead of sleeping).
+    `clock` is the time the channels decide by (tests move it instead of sleeping). `secret` is the
+    database's server secret (`prepare_database`) for a server; a CLI command or a test that
+    passes none gets one of its own, since nothing it signs outlives it.
     """
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     db = Database(settings.resolved_database_url)
@@ -119,7 +122,7 @@ def build_services(settings: Settings, clock: Clock | None = None) -> Services:
     reads = StoryReads(store)
     return Services(
         settings=settings,
-        secret=load_or_create_secret(settings.data_dir),
+        secret=secret or secrets.token_hex(32),
         db=db,
         bus=bus,
         projects=ProjectService(store, limits),
@@ -141,6 +144,18 @@ def build_services(settings: Settings, clock: Clock | None = None) -> Services:
 
 async def migrate(settings: Settings) -> None:
     await upgrade(settings.resolved_database_url)
+
+
+async def prepare_database(settings: Settings) -> str:
+    """Before a server builds its app: migrate the database to head and return the server secret
+    every instance on it shares (created by the first). Runs in a loop of its own, on an engine
+    of its own, disposed before the server's loop starts."""
+    await migrate(settings)
+    db = Database(settings.resolved_database_url)
+    try:
+        return await server_secret(db, settings.data_dir)
+    finally:
+        await db.dispose()
 
 
 async def open_services(settings: Settings) -> Services:

@@ -16,7 +16,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event, text
+from sqlalchemy import Table, event, text
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -81,6 +82,11 @@ class Database:
         others see its result (the first start's account, when instances start together)."""
         if not self.is_sqlite:
             await session.scalar(_WAIT_TURN, {"name": f"romergo:{name}"})
+
+    def upsert(self, table: Table) -> postgresql.Insert | sqlite.Insert:
+        """An INSERT of this database's dialect, which has `on_conflict_do_nothing/_update`
+        (SQLite and PostgreSQL spell them alike): one statement, correct with several writers."""
+        return sqlite.insert(table) if self.is_sqlite else postgresql.insert(table)
 
     async def dispose(self) -> None:
         await self.engine.dispose()

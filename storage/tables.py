@@ -367,3 +367,23 @@ class AgentActivity(SQLModel, table=True):
     last_refused_tool: str | None = None
     last_refused_at: datetime | None = None
     last_refused_code: str | None = None
+
+
+class ServerSetting(SQLModel, table=True):
+    """A value every instance on this database shares: the server secret (`romergo.secrets`)."""
+
+    __tablename__ = "server_settings"
+    name: str = Field(primary_key=True)
+    value: str
+
+
+class RateCount(SQLModel, table=True):
+    """Attempts for one key in one fixed window, when several instances share their limits."""
+
+    __tablename__ = "rate_counts"
+    key: str = Field(primary_key=True)
+    period: int = Field(primary_key=True)
+    """The window's number: seconds since the epoch divided by the window's length."""
+    count: int
+    expires_at: int = Field(index=True)
+    """Seconds since the epoch after which no limiter reads this row (the sweeper deletes it)."""

@@ -20,7 +20,7 @@ from romergo.clock import utcnow
 from romergo.config import Settings
 from romergo.errors import RomergoError, invalid
 from romergo.ids import new_id, new_secret, plausible_secret, sha256_hex
-from romergo.ratelimit import RateLimiter
+from romergo.ratelimit import rate_limit
 from storage import Database
 from storage.tables import SigninLink, User, WebSession
 
@@ -41,7 +41,7 @@ class AccountService:
     def __init__(self, db: Database, settings: Settings) -> None:
         self.db = db
         self.settings = settings
-        self.signin_attempts = RateLimiter(limit=10, window_seconds=60)
+        self.signin_attempts = rate_limit(settings, db, "signin", limit=10, window_seconds=60)
 
     async def ensure_first_user(self) -> tuple[User, bool]:
         """On a database without users, create `author` (no password). Returns (user, created).
@@ -95,11 +95,11 @@ class AccountService:
         Only refused attempts count: guessing is limited, an author signing in often (every browser
         of a team, every test) is not; once the window is full even the right password waits."""
         key = (username or "").strip().lower()[:64]
-        if self.signin_attempts.full(key):
+        if await self.signin_attempts.full(key):
             raise RomergoError("rate_limited", "Too many sign-in attempts. Wait a minute and try again.")
         user = await self.user_by_name(key)
         if not await verify_password(password, user.password_hash if user else None) or user is None:
-            self.signin_attempts.allow(key)
+            await self.signin_attempts.allow(key)
             raise RomergoError("unauthorized", "Wrong username or password.")
         return SignedIn(user, await self.start_session(user.id))
 

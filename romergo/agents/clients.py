@@ -11,7 +11,7 @@ from romergo.agents.records import RegisteredClient, registered_client
 from romergo.agents.scopes import OAUTH_SCOPES, ordered
 from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid
-from romergo.ratelimit import RateLimiter
+from romergo.ratelimit import RateLimit
 from storage import Database
 from storage.tables import AgentClient
 
@@ -19,11 +19,11 @@ MAX_CLIENT_ID_CHARS = 100
 
 
 class Clients:
-    def __init__(self, db: Database, *, registrations_per_minute: int, documents: ClientDocuments) -> None:
+    def __init__(self, db: Database, *, registrations: RateLimit, documents: ClientDocuments) -> None:
         self.db = db
         self.documents = documents
         """Clients that name themselves by the URL of their metadata document instead of registering."""
-        self.registrations = RateLimiter(limit=registrations_per_minute, window_seconds=60)
+        self.registrations: RateLimit = registrations
         """Registration attempts per client address; the HTTP gate asks it before registering."""
 
     async def register(

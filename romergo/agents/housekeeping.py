@@ -1,4 +1,5 @@
-"""Forgetting what expired: consent requests, codes and tokens (their grants stay, for the record)."""
+"""Forgetting what expired: consent requests, codes and tokens (their grants stay, for the record),
+and the rate limits' counts that several instances share."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from sqlalchemy import delete
 from sqlmodel import col
 
 from romergo.clock import utcnow
+from romergo.ratelimit import forget_expired_counts
 from storage import Database
 from storage.tables import AgentAuthorization, AgentCode, AgentToken
 
@@ -29,6 +31,7 @@ class Housekeeping:
                     col(AgentToken.expires_at).is_not(None), col(AgentToken.expires_at) <= now
                 )
             )
+        await forget_expired_counts(self.db)
 
     async def purge_if_due(self) -> None:
         """Purge at most every ten minutes, on the back of ordinary traffic (no timer of its own)."""

@@ -28,6 +28,7 @@ from romergo.agents.personal import PersonalTokens
 from romergo.agents.site import OAuthSite
 from romergo.agents.tokens import Tokens
 from romergo.config import Settings
+from romergo.ratelimit import rate_limit
 from storage import Database
 
 
@@ -38,7 +39,9 @@ class AgentService:
         self.grants = Grants(db)
         self.clients = Clients(
             db,
-            registrations_per_minute=settings.registrations_per_minute,
+            registrations=rate_limit(
+                settings, db, "registrations", limit=settings.registrations_per_minute, window_seconds=60
+            ),
             documents=ClientDocuments(db, allow_private=settings.cimd_allow_private),
         )
         self.consent = Consent(db, self.site, self.clients, self.housekeeping)

@@ -44,7 +44,7 @@ from romergo.channels.vocabulary import (
 )
 from romergo.errors import RomergoError, invalid
 from romergo.ids import sha256_hex
-from romergo.ratelimit import RateLimiter
+from romergo.ratelimit import rate_limit
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command, Project
 
 log = logging.getLogger(__name__)
@@ -56,13 +56,13 @@ class AgentSide:
     def __init__(self, store: ChannelStore, delivery: Delivery) -> None:
         self.store = store
         self.delivery = delivery
-        # Per-client limits (SECURITY.md): in-process counters, bounds for this process's resources.
+        # Open waits bound this process's resources, so they are counted here, per instance.
         self.open_waits: Counter[str] = Counter()
-        self.join_attempts = RateLimiter(limit=10, window_seconds=60)
+        self.join_attempts = rate_limit(store.settings, store.db, "join", limit=10, window_seconds=60)
 
     async def join(self, caller: Caller, code: str) -> JoinResult:
         # Only refused attempts count: guessing codes is limited, reconnecting members are not.
-        if self.join_attempts.full(caller.client_id):
+        if await self.join_attempts.full(caller.client_id):
             raise RomergoError(
                 "rate_limited", "Too many failed join attempts. Wait a minute before trying again."
             )
@@ -70,7 +70,7 @@ class AgentSide:
             return await self._join(caller, code)
         except RomergoError as error:
             if error.code == "code_invalid":
-                self.join_attempts.allow(caller.client_id)
+                await self.join_attempts.allow(caller.client_id)
             raise
 
     async def wait(

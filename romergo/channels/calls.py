@@ -26,7 +26,7 @@ from romergo.channels.reach import Locator, Target, check_reach, scope_chapters
 from romergo.channels.store import ChannelStore, ChannelTx, EventActor, ensure_holder
 from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, FINISHED_STATES, EventKind
 from romergo.errors import RomergoError
-from romergo.ratelimit import RateLimiter
+from romergo.ratelimit import rate_limit
 from romergo.story.base import EntityChange, collect_changes
 from storage.tables import Channel, Command
 
@@ -77,7 +77,13 @@ class CallGuard:
         self.store = store
         self.confirmations = confirmations
         self.locator = locator
-        self.tool_calls = RateLimiter(limit=store.settings.rate_limit_per_minute, window_seconds=60)
+        self.tool_calls = rate_limit(
+            store.settings,
+            store.db,
+            "tool_calls",
+            limit=store.settings.rate_limit_per_minute,
+            window_seconds=60,
+        )
 
     async def run_tool_call(
         self,

@@ -19,7 +19,7 @@ from storage.wakeups import APPLICATION_NAME, asyncpg_args
 from tests.support.agents import Agent, OwnerApi, agent
 from tests.support.databases import PostgresDatabases
 from tests.support.oauth import add_user, personal_token
-from tests.support.server import RunningServer
+from tests.support.server import RunningServer, two_instances
 from tests.support.waiting import until
 
 LONG_WAIT = 30
@@ -31,17 +31,10 @@ def instances(
     tmp_path_factory: pytest.TempPathFactory, postgres: PostgresDatabases
 ) -> Iterator[tuple[RunningServer, RunningServer]]:
     with postgres.fresh_now() as url:
-        env = {**ENV, "ROMERGO_DATABASE_URL": url}
-        a = RunningServer(tmp_path_factory.mktemp("instance-a"), env=env).start()
-        try:
+        dirs = (tmp_path_factory.mktemp("instance-a"), tmp_path_factory.mktemp("instance-b"))
+        with two_instances(dirs, {**ENV, "ROMERGO_DATABASE_URL": url}) as (a, b):
             add_user(a, "ada")
-            b = RunningServer(tmp_path_factory.mktemp("instance-b"), env=env).start()
-            try:
-                yield a, b
-            finally:
-                b.stop()
-        finally:
-            a.stop()
+            yield a, b
 
 
 @pytest.fixture(scope="module")

@@ -77,3 +77,23 @@ def test_port_zero_means_any_free_port_and_out_of_range_is_refused():
     assert settings_from_env({}).port == 8080
     with pytest.raises(ValueError, match="--port"):
         settings_from_env({}, port=70000)
+
+
+def test_several_instances_are_assumed_on_postgresql_and_can_be_pinned():
+    assert not settings_from_env({}).many_instances
+    postgres = {"ROMERGO_DATABASE_URL": "postgresql+asyncpg://db/romergo"}
+    assert settings_from_env(postgres).many_instances
+    assert not settings_from_env({**postgres, "ROMERGO_INSTANCES": "one"}).many_instances
+    assert settings_from_env({**postgres, "ROMERGO_INSTANCES": " Many "}).many_instances
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"ROMERGO_INSTANCES": "several"}, "must be one or many"),
+        ({"ROMERGO_INSTANCES": "many"}, "needs PostgreSQL"),
+    ],
+)
+def test_a_bad_instances_setting_is_refused(env, message):
+    with pytest.raises(ValueError, match=message):
+        settings_from_env(env)

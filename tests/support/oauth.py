@@ -220,7 +220,8 @@ def mcp_client(base_url: str, token: str, mode: str = "auto") -> Client:
 
 
 async def mcp_status(base_url: str, token: str | None, **kwargs: Any) -> httpx.Response:
-    """A raw MCP request (a tool listing) with this bearer token: 200 when the token is accepted."""
+    """A raw MCP request (`initialize`, or the `json` given) with this bearer token: 200 when the
+    token is accepted."""
     headers = {
         "Accept": "application/json, text/event-stream",
         "Content-Type": "application/json",
@@ -228,7 +229,7 @@ async def mcp_status(base_url: str, token: str | None, **kwargs: Any) -> httpx.R
         **({"Authorization": f"Bearer {token}"} if token else {}),
         **kwargs.pop("headers", {}),
     }
-    body = {
+    body = kwargs.pop("json", None) or {
         "jsonrpc": "2.0",
         "id": 1,
         "method": "initialize",

@@ -16,7 +16,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,3 +114,20 @@ class RunningServer:
             # The socket listens before start-up, so a request after this line waits in its backlog.
             if "Application startup complete" in line and self.signin_url:
                 self._ready.set()
+
+
+@contextmanager
+def two_instances(
+    data_dirs: tuple[Path, Path], env: Mapping[str, str]
+) -> Iterator[tuple[RunningServer, RunningServer]]:
+    """Two server processes on one database (`env` names it): A starts first and makes the first
+    account, so B finds it; both are stopped at the end, B first."""
+    a = RunningServer(data_dirs[0], env=env).start()
+    try:
+        b = RunningServer(data_dirs[1], env=env).start()
+        try:
+            yield a, b
+        finally:
+            b.stop()
+    finally:
+        a.stop()

@@ -44,10 +44,15 @@ async def revisions(services: Services, project_id: str | None = None) -> list[R
 
 
 async def database_state(services: Services) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every table: compare before and after to prove that nothing was written."""
+    """Every row of every table: compare before and after to prove that nothing was written.
+
+    Except the rate limits' counts: a refused attempt is counted by design (in the database when
+    several instances share their limits, in memory otherwise), and counting it is not a change."""
     state: dict[str, list[tuple[Any, ...]]] = {}
     async with services.db.read() as session:
         for table in SQLModel.metadata.sorted_tables:
+            if table.name == "rate_counts":
+                continue
             rows = (await session.exec(sa_select(table))).all()
             state[table.name] = sorted(tuple(repr(v) for v in row) for row in rows)
     return state
