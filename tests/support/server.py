@@ -122,6 +122,8 @@ def two_instances(
 ) -> Iterator[tuple[RunningServer, RunningServer]]:
     """Two server processes on one database (`env` names it): A starts first and makes the first
     account, so B finds it; both are stopped at the end, B first."""
+    for data_dir in data_dirs:
+        data_dir.mkdir(parents=True, exist_ok=True)
     a = RunningServer(data_dirs[0], env=env).start()
     try:
         b = RunningServer(data_dirs[1], env=env).start()
