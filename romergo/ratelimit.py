@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Protocol
 
-from sqlalchemy import and_, delete, select
+from sqlalchemy import and_, delete, func, literal, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.config import Settings
@@ -122,22 +122,33 @@ class SharedRateLimit:
     async def allow(self, key: str) -> bool:
         now = self._clock()
         number, elapsed = divmod(now, self.window)
-        window = int(number)
+        window, name = int(number), self._key(key)
         table = _COUNTS
-        async with self.db.write() as session:
-            previous, current = await self._counts(session, key, window)
-            room = self.limit - self._carried(previous, elapsed)
-            if current + 1 > room:
-                return False
-            upsert = self.db.upsert(table).values(
-                key=self._key(key), period=window, count=1, expires_at=self._expiry(window)
-            )
-            # Conditional, so two instances counting the last free attempt at once cannot both win.
-            counted = upsert.on_conflict_do_update(
+        previous = table.alias("previous")
+        # What the previous window still weighs, read inside the statement that counts.
+        carried = func.coalesce(
+            select(previous.c.count)
+            .where(previous.c.key == name, previous.c.period == window - 1)
+            .scalar_subquery(),
+            0,
+        ) * (1 - elapsed / self.window)
+        first = select(literal(name), literal(window), literal(1), literal(self._expiry(window))).where(
+            carried + 1 <= self.limit
+        )
+        # One conditional statement: the first attempt of a window inserts its row, later ones
+        # count on it, and only while there is room; two instances counting the last free attempt
+        # at once cannot both win (the second re-checks the row the first updated).
+        counted = (
+            self.db.upsert(table)
+            .from_select(["key", "period", "count", "expires_at"], first)
+            .on_conflict_do_update(
                 index_elements=[table.c.key, table.c.period],
                 set_={"count": table.c.count + 1},
-                where=table.c.count + 1 <= room,
-            ).returning(table.c.count)
+                where=table.c.count + 1 + carried <= self.limit,
+            )
+            .returning(table.c.count)
+        )
+        async with self.db.write() as session:
             return (await session.scalar(counted)) is not None
 
     async def full(self, key: str) -> bool:

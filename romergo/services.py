@@ -94,9 +94,16 @@ class Services:
         """On PostgreSQL, wake-ups cross to the other processes on the database (LISTEN/NOTIFY);
         SQLite serves one process and needs none. The server calls this at start-up."""
         if self.wakeups is None and not self.db.is_sqlite:
-            self.wakeups = PostgresWakeups(self.db.url, self.bus.deliver, self.bus.wake_all)
+            self.wakeups = PostgresWakeups(self.db.url, self.bus.deliver, self._database_back)
             await self.wakeups.start()
             self.bus.relay = self.wakeups
+
+    async def _database_back(self) -> None:
+        """The listening connection was lost and is back: the database may have restarted, so the
+        pooled connections go (they are not pinged before each use: that would cost a round trip
+        per transaction), then every waiter and page re-reads what it may have missed."""
+        await self.db.drop_pooled_connections()
+        self.bus.wake_all()
 
     async def close(self) -> None:
         if self.wakeups is not None:

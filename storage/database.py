@@ -43,7 +43,11 @@ class Database:
             _install_sqlite_hooks(self.engine)
             self._file: str | None = database_file(url)
         else:
-            self.engine = create_async_engine(url, pool_size=10, max_overflow=10, pool_pre_ping=True)
+            # No ping before each checkout (a round trip per transaction, on the busy path): when
+            # the server restarts, the wake-up listener notices and the pool is dropped
+            # (`drop_pooled_connections`); a statement that still meets a dead connection fails
+            # once, and SQLAlchemy then invalidates the whole pool.
+            self.engine = create_async_engine(url, pool_size=10, max_overflow=10)
             self._file = None
         self._writer = self.engine.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
 
@@ -87,6 +91,10 @@ class Database:
         """An INSERT of this database's dialect, which has `on_conflict_do_nothing/_update`
         (SQLite and PostgreSQL spell them alike): one statement, correct with several writers."""
         return sqlite.insert(table) if self.is_sqlite else postgresql.insert(table)
+
+    async def drop_pooled_connections(self) -> None:
+        """Close the idle pooled connections; those in use are closed when they come back."""
+        await self.engine.dispose()
 
     async def dispose(self) -> None:
         await self.engine.dispose()

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
@@ -36,7 +36,9 @@ MAX_TOPIC_BYTES = 7000  # NOTIFY payloads stop at 8000 bytes; topics are a prefi
 class PostgresWakeups:
     """One process's end of the wake-up channel."""
 
-    def __init__(self, url: str, deliver: Callable[[str], None], reconnected: Callable[[], None]) -> None:
+    def __init__(
+        self, url: str, deliver: Callable[[str], None], reconnected: Callable[[], Awaitable[None]]
+    ) -> None:
         self._connect_args = asyncpg_args(url)
         self._deliver = deliver
         self._reconnected = reconnected
@@ -107,7 +109,7 @@ class PostgresWakeups:
             backoff = 0.05
             self._up.set()
             if self.connections > 1:
-                self._reconnected()  # what was published while we were away is re-read now
+                await self._reconnected()  # what was published while we were away is re-read now
             await lost.wait()
             self._up.clear()
             log.warning("wake-up listener lost its connection; reconnecting")

@@ -15,11 +15,20 @@ from sqlmodel import col, or_, select
 from romergo.channels.events import Claimed, Nothing
 from romergo.channels.models import Caller, WaitResult
 from romergo.channels.store import ChannelStore, ChannelTx, EventActor, channel_state, command_view
-from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, PUT_OUT, CommandState, EventKind
+from romergo.channels.vocabulary import (
+    FINISHED_STATES,
+    HELD_STATES,
+    PUT_OUT,
+    CommandState,
+    EventKind,
+    next_state,
+)
 from romergo.errors import RomergoError
 from storage.tables import Channel, ChannelMember, Command
 
 NOT_MEMBER = "You are not a member of this channel. Join it with its code first."
+CLAIM_ATTEMPTS = 5
+"""Claims lost to other agents in a row before this wait parks (and is woken again) instead."""
 
 
 class Delivery:
@@ -32,10 +41,9 @@ class Delivery:
         """The command to hand `caller` now, `channel_ended`, or None (nothing yet: park)."""
         async with self.store.tx() as tx:
             now = tx.now()
-            channel = await tx.session.get(Channel, channel_id) if isinstance(channel_id, str) else None
+            channel, member = await channel_and_member(tx, channel_id, caller.client_id)
             if channel is None or channel.user_id != caller.user_id:
                 raise RomergoError("not_member", NOT_MEMBER)
-            member = await tx.session.get(ChannelMember, (channel.id, caller.client_id))
             if channel_state(channel, now) != "live" or (
                 member is not None and member.left_reason in PUT_OUT
             ):
@@ -110,40 +118,87 @@ class Delivery:
     async def _claim_next(
         self, tx: ChannelTx, channel: Channel, caller: Caller, cursor: int
     ) -> Command | None:
-        candidates = (
-            await tx.session.exec(
+        claimed_state = next_state(CommandState.QUEUED, EventKind.CLAIMED)
+        for _ in range(CLAIM_ATTEMPTS):
+            # The oldest queued command this client may take, claimed and moved to its new state in
+            # one conditional UPDATE. The condition on the state makes the claim atomic even where
+            # the database runs writers in parallel; on PostgreSQL a row another claim holds is
+            # skipped, not waited for (SQLite's writers take turns: there is nothing to skip).
+            oldest = (
                 select(Command.id)
                 .where(*_queued_for(channel, caller.client_id), Command.seq > cursor)
                 .order_by(col(Command.seq))
-                .limit(5)
+                .limit(1)
+                .with_for_update(skip_locked=True)
+                .scalar_subquery()
             )
-        ).all()
-        for candidate in candidates:
-            # The one state change not made by `command_event`: the condition on the state makes
-            # the claim atomic even where the database runs writers in parallel.
+            now = tx.now()
             command: Command | None = (
                 await tx.session.exec(
                     update(Command)
-                    .where(col(Command.id) == candidate, col(Command.state) == CommandState.QUEUED)
-                    .values(claimed_by=caller.client_id, claimed_at=tx.now(), deliveries=1)
+                    .where(col(Command.id) == oldest, col(Command.state) == CommandState.QUEUED)
+                    .values(
+                        claimed_by=caller.client_id,
+                        claimed_at=now,
+                        deliveries=1,
+                        state=claimed_state,
+                        last_activity_at=now,
+                    )
                     .returning(Command)
                 )
             ).scalar_one_or_none()
             if command is None:
-                continue
-            await tx.command_event(command, EventKind.CLAIMED, agent_actor(caller), _claimed(caller, False))
+                if not await self._any_queued(tx, channel, caller, cursor):
+                    return None
+                continue  # another claim took it between the choice and the update: choose again
+            numbers = await tx.numbers(channel.id, 1)
+            await tx.write_events(
+                channel.id,
+                numbers,
+                agent_actor(caller),
+                [(EventKind.CLAIMED, _claimed(caller, False))],
+                command.id,
+            )
             if command.in_reply_to:
                 await _mark_answered(tx, command.in_reply_to, caller)
             return command
         return None
+
+    async def _any_queued(self, tx: ChannelTx, channel: Channel, caller: Caller, cursor: int) -> bool:
+        """After a claim that won nothing: is there still a command to try (only then try again)?"""
+        found = await tx.session.scalar(
+            select(Command.id).where(*_queued_for(channel, caller.client_id), Command.seq > cursor).limit(1)
+        )
+        return found is not None
+
+
+async def channel_and_member(
+    tx: ChannelTx, channel_id: object, client_id: str
+) -> tuple[Channel | None, ChannelMember | None]:
+    """The channel and this client's membership of it, in one statement."""
+    if not isinstance(channel_id, str):
+        return None, None
+    row = (
+        await tx.session.exec(
+            select(Channel, ChannelMember)
+            .outerjoin(
+                ChannelMember,
+                (col(ChannelMember.channel_id) == Channel.id) & (col(ChannelMember.client_id) == client_id),
+            )
+            .where(col(Channel.id) == channel_id)
+        )
+    ).first()
+    return (None, None) if row is None else (row[0], row[1])
 
 
 async def membership(
     tx: ChannelTx, caller: Caller, channel_id: str, channel: Channel | None = None
 ) -> tuple[Channel, ChannelMember]:
     """The caller's live membership of the channel, else `not_member`."""
-    channel = channel or (await tx.session.get(Channel, channel_id) if isinstance(channel_id, str) else None)
-    member = await tx.session.get(ChannelMember, (channel_id, caller.client_id)) if channel else None
+    if channel is None:
+        channel, member = await channel_and_member(tx, channel_id, caller.client_id)
+    else:
+        member = await tx.session.get(ChannelMember, (channel_id, caller.client_id))
     if channel is None or channel.user_id != caller.user_id or member is None or member.left_at is not None:
         raise RomergoError("not_member", NOT_MEMBER)
     return channel, member

@@ -36,6 +36,7 @@ from romergo.channels.vocabulary import (
     CommandState,
     ConfirmationMode,
     EventKind,
+    next_state,
 )
 from romergo.errors import RomergoError, invalid
 from romergo.ids import new_id, new_secret, sha256_hex
@@ -291,21 +292,20 @@ class OwnerSide:
     async def _queue(
         self, tx: ChannelTx, channel: Channel, command: Command, owner: EventActor
     ) -> CommandView:
+        """The command and its `command` event under one number: the number is taken first, so the
+        row is written once, already in the state the event moves it to."""
+        (command.seq,) = await tx.numbers(channel.id, 1)
+        command.state = next_state(CommandState(command.state), EventKind.COMMAND)
+        command.last_activity_at = tx.now()
         tx.session.add(command)
         await tx.session.flush()
-        command.seq = await tx.command_event(
-            command,
-            EventKind.COMMAND,
-            owner,
-            CommandPosted(
-                text=command.text,
-                context=command.context,
-                in_reply_to=command.in_reply_to,
-                retry_of=command.retry_of,
-            ),
+        posted = CommandPosted(
+            text=command.text,
+            context=command.context,
+            in_reply_to=command.in_reply_to,
+            retry_of=command.retry_of,
         )
-        tx.session.add(command)
-        await tx.session.flush()
+        await tx.write_events(channel.id, [command.seq], owner, [(EventKind.COMMAND, posted)], command.id)
         return command_view(command)
 
 

@@ -86,15 +86,31 @@ class ChannelTx:
         command_id: str | None = None,
     ) -> list[int]:
         """Write events in a row: one `UPDATE … RETURNING` takes their numbers, one INSERT writes them."""
+        numbers = await self.numbers(channel_id, len(happenings))
+        await self.write_events(channel_id, numbers, actor, happenings, command_id)
+        return numbers
+
+    async def numbers(self, channel_id: str, count: int) -> list[int]:
+        """The channel's next `count` event numbers, taken (one `UPDATE … RETURNING`)."""
         last: int = (
             await self.session.exec(
                 update(Channel)  # type: ignore[call-overload]
                 .where(col(Channel.id) == channel_id)
-                .values(last_seq=Channel.last_seq + len(happenings))
+                .values(last_seq=Channel.last_seq + count)
                 .returning(Channel.last_seq)
             )
         ).scalar_one()
-        numbers = list(range(last - len(happenings) + 1, last + 1))
+        return list(range(last - count + 1, last + 1))
+
+    async def write_events(
+        self,
+        channel_id: str,
+        numbers: list[int],
+        actor: EventActor,
+        happenings: list[tuple[EventKind, Payload | None]],
+        command_id: str | None = None,
+    ) -> None:
+        """The events under numbers taken with `numbers`, in one INSERT."""
         at = self.now()
         rows = [
             {
@@ -112,7 +128,6 @@ class ChannelTx:
         ]
         await self.session.exec(insert(ChannelEvent), params=rows)
         self.touched.add(channel_id)
-        return numbers
 
     async def command_event(
         self,

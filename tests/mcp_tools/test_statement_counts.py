@@ -23,9 +23,12 @@ GET_SCENE_ALONE = (8, 4)
 # Holding a command: the held command joins the rooms' read; the tool events are one write
 # (the command afresh, its state once, both sequence numbers in one UPDATE, both events in one INSERT).
 GET_SCENE_IN_A_COMMAND = (13, 5)
-# Channel, membership, held command, the queued candidates, the conditional claim (it returns the
-# claimed row), its state + sequence + event, presence: one write.
-DELIVERY = (9, 1)
+# Channel with membership (one join), held command, the conditional claim of the oldest queued one
+# (it moves the state and returns the row), sequence, event, presence: one write.
+DELIVERY = (6, 1)
+# The owned channel, the owner's name, the sequence, then the command (written once, already
+# numbered) and its event: one write.
+POST_COMMAND = (5, 1)
 # Token, the command with its room and membership, then state + sequence + event.
 STATUS_REPORT = (7, 2)
 
@@ -52,6 +55,15 @@ async def test_get_scene_while_holding_a_command_stays_within_its_statements(ser
     # Both tool events still reach the panel, in order.
     kinds = await room.kinds()
     assert kinds[-2:] == ["tool_started", "tool_finished"]
+
+
+async def test_posting_a_command_writes_each_row_once(services, actor):
+    room = await open_room(services, actor)
+    with counting(services) as seen:
+        posted = await room.send("Tidy the opening")
+    assert (seen.count, seen.transactions) <= POST_COMMAND, str(seen)
+    assert posted.state == "queued"
+    assert (await room.kinds())[-1] == "command"
 
 
 async def test_a_delivery_is_one_transaction(services, actor):

@@ -134,6 +134,26 @@ async def test_after_the_listening_connections_are_killed_the_next_command_still
     assert got["command"]["text"] == "After the cut"
 
 
+async def test_after_every_connection_is_cut_as_a_restart_does_both_instances_carry_on(
+    instances, tokens, owners, channel
+):
+    """Pooled connections are not pinged before use: the listener's reconnect drops the pool, so
+    the calls after a database restart meet fresh connections, not dead ones."""
+    a, b = instances
+    on_a, on_b = owners
+    await on_a("GET", "/projects")
+    await on_b("GET", "/projects")  # both pools hold connections now
+    assert await cut_every_connection(a.database_url) >= 4
+    await until(partial(listeners, a.database_url), what="both instances listening again")
+    async with agent(b.base_url, tokens["on_b"]) as me:
+        cursor = (await me.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
+        waiting = asyncio.create_task(wait_once(me, channel["channel_id"], cursor))
+        await until_listening(on_a, channel["channel_id"])
+        await on_a("POST", f"/channels/{channel['channel_id']}/commands", {"text": "After the restart"})
+        got = await asyncio.wait_for(waiting, timeout=10)
+    assert got["command"]["text"] == "After the restart"
+
+
 async def test_allow_once_decided_through_a_releases_the_call_waiting_on_b(instances, tokens, owners):
     _, b = instances
     on_a, _ = owners
@@ -214,6 +234,20 @@ async def until_listening(owner: OwnerApi, channel_id: str, count: int = 1) -> N
 
 async def kill_listeners(url: str) -> int:
     return await _count(url, "count(pg_terminate_backend(pid))")
+
+
+async def cut_every_connection(url: str) -> int:
+    """What a database restart does to the instances: every connection of theirs ends."""
+    admin = await asyncpg.connect(**asyncpg_args(url))
+    try:
+        return int(
+            await admin.fetchval(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        )
+    finally:
+        await admin.close()
 
 
 async def listeners(url: str) -> bool:

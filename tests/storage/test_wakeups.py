@@ -27,7 +27,7 @@ class Heard:
         self.topics.append(topic)
         self.changed.set()
 
-    def reconnected(self) -> None:
+    async def reconnected(self) -> None:
         self.reconnects += 1
         self.changed.set()
 
