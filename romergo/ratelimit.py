@@ -19,9 +19,9 @@ import math
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
-from sqlalchemy import and_, delete, func, literal, select
+from sqlalchemy import Float, Integer, String, and_, bindparam, delete, func, literal, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.config import Settings
@@ -118,38 +118,21 @@ class SharedRateLimit:
         self.window = window_seconds
         # Wall time, not a monotonic clock: every instance must agree on which window is which.
         self._clock = clock
+        self._counting = _counting_statement(db)
 
     async def allow(self, key: str) -> bool:
-        now = self._clock()
-        number, elapsed = divmod(now, self.window)
-        window, name = int(number), self._key(key)
-        table = _COUNTS
-        previous = table.alias("previous")
-        # What the previous window still weighs, read inside the statement that counts.
-        carried = func.coalesce(
-            select(previous.c.count)
-            .where(previous.c.key == name, previous.c.period == window - 1)
-            .scalar_subquery(),
-            0,
-        ) * (1 - elapsed / self.window)
-        first = select(literal(name), literal(window), literal(1), literal(self._expiry(window))).where(
-            carried + 1 <= self.limit
-        )
-        # One conditional statement: the first attempt of a window inserts its row, later ones
-        # count on it, and only while there is room; two instances counting the last free attempt
-        # at once cannot both win (the second re-checks the row the first updated).
-        counted = (
-            self.db.upsert(table)
-            .from_select(["key", "period", "count", "expires_at"], first)
-            .on_conflict_do_update(
-                index_elements=[table.c.key, table.c.period],
-                set_={"count": table.c.count + 1},
-                where=table.c.count + 1 + carried <= self.limit,
-            )
-            .returning(table.c.count)
-        )
+        number, elapsed = divmod(self._clock(), self.window)
+        window = int(number)
+        values = {
+            "name": self._key(key),
+            "period": window,
+            "previous_period": window - 1,
+            "weight": 1 - elapsed / self.window,
+            "expires_at": self._expiry(window),
+            "limit": self.limit,
+        }
         async with self.db.write() as session:
-            return (await session.scalar(counted)) is not None
+            return (await session.scalar(self._counting, values)) is not None
 
     async def full(self, key: str) -> bool:
         return await self.retry_after(key) > 0
@@ -187,3 +170,38 @@ class SharedRateLimit:
     def _expiry(self, number: int) -> int:
         """After the window that follows this one, nobody reads it."""
         return int((number + 2) * self.window) + 1
+
+
+def _counting_statement(db: Database) -> Any:
+    """Count one attempt if there is room, in one statement (built once: building it per call cost
+    more than running it). The first attempt of a window inserts its row, later ones count on
+    it, and only while there is room; two instances counting the last free attempt at once cannot
+    both win (the second re-checks the row the first updated). Bound: `name`, `period`,
+    `previous_period`, `weight` (the share of the previous window still within the last
+    `window` seconds), `expires_at`, `limit`."""
+    table = _COUNTS
+    previous = table.alias("previous")
+    # What the previous window still weighs, read inside the statement that counts.
+    carried = func.coalesce(
+        select(previous.c.count)
+        .where(previous.c.key == bindparam("name"), previous.c.period == bindparam("previous_period"))
+        .scalar_subquery(),
+        0,
+    ) * bindparam("weight", type_=Float)
+    limit = bindparam("limit", type_=Integer)
+    first = select(
+        bindparam("name", type_=String),
+        bindparam("period", type_=Integer),
+        literal(1),
+        bindparam("expires_at", type_=Integer),
+    ).where(carried + 1 <= limit)
+    return (
+        db.upsert(table)
+        .from_select(["key", "period", "count", "expires_at"], first)
+        .on_conflict_do_update(
+            index_elements=[table.c.key, table.c.period],
+            set_={"count": table.c.count + 1},
+            where=table.c.count + 1 + carried <= limit,
+        )
+        .returning(table.c.count)
+    )
