@@ -182,7 +182,7 @@ class OwnerSide:
     ) -> CommandView:
         clean = _command_text(text)
         async with self.store.tx() as tx:
-            channel = await self.store.owned_channel(tx.session, user_id, channel_id)
+            channel, owner = await self.store.owned_channel_and_owner(tx.session, user_id, channel_id)
             self.store.ensure_live(channel)
             data = clean_context(context, channel.project_id, self.store.settings.limits, tx.now())
             data = await keep_to_reach(tx.session, channel.scope, data)
@@ -209,7 +209,7 @@ class OwnerSide:
                 in_reply_to=in_reply_to,
                 created_at=tx.now(),
             )
-            return await self._queue(tx, channel, command, await self.store.owner_actor(tx.session, user_id))
+            return await self._queue(tx, channel, command, owner)
 
     async def get_command(self, user_id: str, command_id: str) -> CommandView:
         async with self.store.db.read() as session:

@@ -205,6 +205,25 @@ class ChannelStore:
             raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
         return channel
 
+    async def owned_channel_and_owner(
+        self, session: AsyncSession, user_id: str, channel_id: object
+    ) -> tuple[Channel, EventActor]:
+        """`owned_channel` and `owner_actor` in one statement, for the busy path (posting a command)."""
+        row = (
+            (
+                await session.exec(
+                    select(Channel, User.username)
+                    .join(User, col(User.id) == Channel.user_id)
+                    .where(col(Channel.id) == channel_id, col(Channel.user_id) == user_id)
+                )
+            ).first()
+            if isinstance(channel_id, str) and channel_id
+            else None
+        )
+        if row is None:
+            raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
+        return row[0], EventActor("user", user_id, row[1])
+
     async def owned_command(
         self, session: AsyncSession, user_id: str, command_id: object
     ) -> tuple[Command, Channel]:

@@ -26,9 +26,9 @@ GET_SCENE_IN_A_COMMAND = (13, 5)
 # Channel with membership (one join), held command, the conditional claim of the oldest queued one
 # (it moves the state and returns the row), sequence, event, presence: one write.
 DELIVERY = (6, 1)
-# The owned channel, the owner's name, the sequence, then the command (written once, already
+# The owned channel with the owner's name, the sequence, then the command (written once, already
 # numbered) and its event: one write.
-POST_COMMAND = (5, 1)
+POST_COMMAND = (4, 1)
 # Token, the command with its room and membership, then state + sequence + event.
 STATUS_REPORT = (7, 2)
 
