@@ -13,19 +13,17 @@ import pytest
 from romergo.accounts.service import SESSION_COOKIE
 from tests.support.databases import PostgresDatabases
 from tests.support.oauth import PASSWORD, add_user, mcp_status, personal_token
-from tests.support.server import RunningServer, two_instances
+from tests.support.server import RunningServer, two_instances_on_postgres
 
 
 @pytest.fixture(scope="module")
 def instances(
     tmp_path_factory: pytest.TempPathFactory, postgres: PostgresDatabases
 ) -> Iterator[tuple[RunningServer, RunningServer]]:
-    with postgres.fresh_now() as url:
-        dirs = (tmp_path_factory.mktemp("instance-a"), tmp_path_factory.mktemp("instance-b"))
-        with two_instances(dirs, {"ROMERGO_DATABASE_URL": url}) as (a, b):
-            add_user(a, "ada", demo=False)
-            add_user(a, "bea", demo=False)
-            yield a, b
+    with two_instances_on_postgres(tmp_path_factory, postgres) as (a, b):
+        add_user(a, "ada", demo=False)
+        add_user(a, "bea", demo=False)
+        yield a, b
 
 
 async def test_a_sign_in_form_from_one_instance_signs_in_on_the_other_and_the_session_works_on_both(

@@ -19,7 +19,7 @@ from storage.wakeups import APPLICATION_NAME, asyncpg_args
 from tests.support.agents import Agent, OwnerApi, agent
 from tests.support.databases import PostgresDatabases
 from tests.support.oauth import add_user, personal_token
-from tests.support.server import RunningServer, two_instances
+from tests.support.server import RunningServer, two_instances_on_postgres
 from tests.support.waiting import until
 
 LONG_WAIT = 30
@@ -30,11 +30,9 @@ ENV = {"ROMERGO_RATE_LIMIT_PER_MINUTE": "5000"}
 def instances(
     tmp_path_factory: pytest.TempPathFactory, postgres: PostgresDatabases
 ) -> Iterator[tuple[RunningServer, RunningServer]]:
-    with postgres.fresh_now() as url:
-        dirs = (tmp_path_factory.mktemp("instance-a"), tmp_path_factory.mktemp("instance-b"))
-        with two_instances(dirs, {**ENV, "ROMERGO_DATABASE_URL": url}) as (a, b):
-            add_user(a, "ada")
-            yield a, b
+    with two_instances_on_postgres(tmp_path_factory, postgres, ENV) as (a, b):
+        add_user(a, "ada")
+        yield a, b
 
 
 @pytest.fixture(scope="module")

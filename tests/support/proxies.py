@@ -121,13 +121,8 @@ http {{
     ]
     checked = subprocess.run([*command, "-t"], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
-    process = _started(command, workdir / "output.log")
-    try:
-        _until_listening(port, process, workdir / "output.log")
+    with _running(command, workdir, port):
         yield Proxy(f"https://127.0.0.1:{port}", access_log, "nginx")
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 @contextmanager
@@ -160,13 +155,8 @@ def caddy(
     (workdir / "Caddyfile").write_text(options + site)
     env = {**os.environ, "XDG_DATA_HOME": str(workdir / "data"), "XDG_CONFIG_HOME": str(workdir / "config")}
     command = [binary, "run", "--config", str(workdir / "Caddyfile"), "--adapter", "caddyfile"]
-    process = _started(command, workdir / "output.log", env)
-    try:
-        _until_listening(port, process, workdir / "output.log")
+    with _running(command, workdir, port, env):
         yield Proxy(f"https://127.0.0.1:{port}", access_log, "caddy")
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 def _caddy_served(entry: dict[str, object]) -> Served:
@@ -179,10 +169,21 @@ def _caddy_served(entry: dict[str, object]) -> Served:
     return Served(str(request["method"]), path, int(str(entry["status"])), upstream)
 
 
-def _started(command: list[str], output: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    """Its output to a file: a pipe nobody reads would stall a chatty proxy once it is full."""
+@contextmanager
+def _running(
+    command: list[str], workdir: Path, port: int, env: dict[str, str] | None = None
+) -> Iterator[None]:
+    """The proxy, from when it listens on `port` until the block ends. Its output goes to a file:
+    a pipe nobody reads would stall a chatty proxy once it is full."""
+    output = workdir / "output.log"
     with output.open("wb") as sink:
-        return subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
+    try:
+        _until_listening(port, process, output)
+        yield
+    finally:
+        process.terminate()
+        process.wait(10)
 
 
 def _until_listening(port: int, process: subprocess.Popen[bytes], output: Path, timeout: float = 10) -> None:

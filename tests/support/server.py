@@ -19,6 +19,12 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pytest
+
+    from tests.support.databases import PostgresDatabases
 
 ROOT = Path(__file__).resolve().parents[2]
 SIGN_IN = re.compile(r"^Sign in: (\S+)$")
@@ -114,6 +120,19 @@ class RunningServer:
             # The socket listens before start-up, so a request after this line waits in its backlog.
             if "Application startup complete" in line and self.signin_url:
                 self._ready.set()
+
+
+@contextmanager
+def two_instances_on_postgres(
+    tmp_path_factory: pytest.TempPathFactory,
+    postgres: PostgresDatabases,
+    env: Mapping[str, str] | None = None,
+) -> Iterator[tuple[RunningServer, RunningServer]]:
+    """`two_instances` on a fresh PostgreSQL database of their own, dropped afterwards."""
+    with postgres.fresh_now() as url:
+        dirs = (tmp_path_factory.mktemp("instance-a"), tmp_path_factory.mktemp("instance-b"))
+        with two_instances(dirs, {**(env or {}), "ROMERGO_DATABASE_URL": url}) as pair:
+            yield pair
 
 
 @contextmanager
