@@ -55,7 +55,7 @@ def rate_limit(
 
 
 async def forget_expired_counts(db: Database, now: float | None = None) -> int:
-    """Deletes the shared counts no limiter reads any more (the sweeper's chore)."""
+    """Deletes the shared counts no limiter reads any more (`Housekeeping.purge_expired` calls it)."""
     moment = int(time.time() if now is None else now)
     async with db.write() as session:
         result = await session.exec(delete(_COUNTS).where(_COUNTS.c.expires_at < moment))

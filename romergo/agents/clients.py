@@ -23,7 +23,7 @@ class Clients:
         self.db = db
         self.documents = documents
         """Clients that name themselves by the URL of their metadata document instead of registering."""
-        self.registrations: RateLimit = registrations
+        self.registrations = registrations
         """Registration attempts per client address; the HTTP gate asks it before registering."""
 
     async def register(

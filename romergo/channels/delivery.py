@@ -27,8 +27,6 @@ from romergo.errors import RomergoError
 from storage.tables import Channel, ChannelMember, Command
 
 NOT_MEMBER = "You are not a member of this channel. Join it with its code first."
-CLAIM_ATTEMPTS = 5
-"""Claims lost to other agents in a row before this wait parks (and is woken again) instead."""
 
 
 class Delivery:
@@ -118,58 +116,42 @@ class Delivery:
     async def _claim_next(
         self, tx: ChannelTx, channel: Channel, caller: Caller, cursor: int
     ) -> Command | None:
-        claimed_state = next_state(CommandState.QUEUED, EventKind.CLAIMED)
-        for _ in range(CLAIM_ATTEMPTS):
-            # The oldest queued command this client may take, claimed and moved to its new state in
-            # one conditional UPDATE. The condition on the state makes the claim atomic even where
-            # the database runs writers in parallel; on PostgreSQL a row another claim holds is
-            # skipped, not waited for (SQLite's writers take turns: there is nothing to skip).
-            oldest = (
-                select(Command.id)
-                .where(*_queued_for(channel, caller.client_id), Command.seq > cursor)
-                .order_by(col(Command.seq))
-                .limit(1)
-                .with_for_update(skip_locked=True)
-                .scalar_subquery()
-            )
-            now = tx.now()
-            command: Command | None = (
-                await tx.session.exec(
-                    update(Command)
-                    .where(col(Command.id) == oldest, col(Command.state) == CommandState.QUEUED)
-                    .values(
-                        claimed_by=caller.client_id,
-                        claimed_at=now,
-                        deliveries=1,
-                        state=claimed_state,
-                        last_activity_at=now,
-                    )
-                    .returning(Command)
-                )
-            ).scalar_one_or_none()
-            if command is None:
-                if not await self._any_queued(tx, channel, caller, cursor):
-                    return None
-                continue  # another claim took it between the choice and the update: choose again
-            numbers = await tx.numbers(channel.id, 1)
-            await tx.write_events(
-                channel.id,
-                numbers,
-                agent_actor(caller),
-                [(EventKind.CLAIMED, _claimed(caller, False))],
-                command.id,
-            )
-            if command.in_reply_to:
-                await _mark_answered(tx, command.in_reply_to, caller)
-            return command
-        return None
-
-    async def _any_queued(self, tx: ChannelTx, channel: Channel, caller: Caller, cursor: int) -> bool:
-        """After a claim that won nothing: is there still a command to try (only then try again)?"""
-        found = await tx.session.scalar(
-            select(Command.id).where(*_queued_for(channel, caller.client_id), Command.seq > cursor).limit(1)
+        """The oldest queued command this client may take, claimed and moved to its new state by one
+        conditional UPDATE; None when there is none to take (the wait parks)."""
+        # The condition on the state makes the claim atomic even where the database runs writers
+        # in parallel. On PostgreSQL the choice skips rows another claim has locked, so a claim
+        # racing another takes the next command instead of none; SQLite's writers take turns.
+        oldest = (
+            select(Command.id)
+            .where(*_queued_for(channel, caller.client_id), Command.seq > cursor)
+            .order_by(col(Command.seq))
+            .limit(1)
+            .with_for_update(skip_locked=True)
+            .scalar_subquery()
         )
-        return found is not None
+        now = tx.now()
+        command: Command | None = (
+            await tx.session.exec(
+                update(Command)
+                .where(col(Command.id) == oldest, col(Command.state) == CommandState.QUEUED)
+                .values(
+                    claimed_by=caller.client_id,
+                    claimed_at=now,
+                    deliveries=1,
+                    state=next_state(CommandState.QUEUED, EventKind.CLAIMED),
+                    last_activity_at=now,
+                )
+                .returning(Command)
+            )
+        ).scalar_one_or_none()
+        if command is None:
+            return None
+        await tx.event(
+            channel.id, EventKind.CLAIMED, agent_actor(caller), _claimed(caller, False), command.id
+        )
+        if command.in_reply_to:
+            await _mark_answered(tx, command.in_reply_to, caller)
+        return command
 
 
 async def channel_and_member(

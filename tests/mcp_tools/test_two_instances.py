@@ -64,12 +64,7 @@ async def channel(owners) -> dict[str, Any]:
 async def test_a_command_posted_through_a_reaches_the_agent_waiting_on_b(instances, tokens, owners, channel):
     _, b = instances
     on_a, _ = owners
-    async with agent(b.base_url, tokens["on_b"]) as me:
-        cursor = (await me.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
-        waiting = asyncio.create_task(wait_once(me, channel["channel_id"], cursor))
-        await until_listening(on_a, channel["channel_id"])
-        await on_a("POST", f"/channels/{channel['channel_id']}/commands", {"text": "Hello from A"})
-        got = await asyncio.wait_for(waiting, timeout=10)
+    got = await posted_through_a_to_b(b, tokens["on_b"], on_a, channel, "Hello from A")
     assert got["status"] == "command"
     assert got["command"]["text"] == "Hello from A"
 
@@ -122,13 +117,8 @@ async def test_after_the_listening_connections_are_killed_the_next_command_still
     on_a, _ = owners
     killed = await kill_listeners(a.database_url)
     assert killed == 2  # one listening connection per instance
-    async with agent(b.base_url, tokens["on_b"]) as me:
-        cursor = (await me.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
-        await until(partial(listeners, a.database_url), what="both instances listening again")
-        waiting = asyncio.create_task(wait_once(me, channel["channel_id"], cursor))
-        await until_listening(on_a, channel["channel_id"])
-        await on_a("POST", f"/channels/{channel['channel_id']}/commands", {"text": "After the cut"})
-        got = await asyncio.wait_for(waiting, timeout=10)
+    await until(partial(listeners, a.database_url), what="both instances listening again")
+    got = await posted_through_a_to_b(b, tokens["on_b"], on_a, channel, "After the cut")
     assert got["command"]["text"] == "After the cut"
 
 
@@ -143,12 +133,7 @@ async def test_after_every_connection_is_cut_as_a_restart_does_both_instances_ca
     await on_b("GET", "/projects")  # both pools hold connections now
     assert await cut_every_connection(a.database_url) >= 4
     await until(partial(listeners, a.database_url), what="both instances listening again")
-    async with agent(b.base_url, tokens["on_b"]) as me:
-        cursor = (await me.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
-        waiting = asyncio.create_task(wait_once(me, channel["channel_id"], cursor))
-        await until_listening(on_a, channel["channel_id"])
-        await on_a("POST", f"/channels/{channel['channel_id']}/commands", {"text": "After the restart"})
-        got = await asyncio.wait_for(waiting, timeout=10)
+    got = await posted_through_a_to_b(b, tokens["on_b"], on_a, channel, "After the restart")
     assert got["command"]["text"] == "After the restart"
 
 
@@ -214,6 +199,18 @@ async def test_an_agent_whose_instance_dies_mid_command_continues_on_the_other(
     mine = [event["kind"] for event in events if event.get("command_id") == held]
     assert mine.count("claimed") == 2 and mine.count("reply") == 1
     assert (await on_a("GET", f"/commands/{held}"))["state"] == "done"
+
+
+async def posted_through_a_to_b(
+    b: RunningServer, token: str, on_a: OwnerApi, channel: dict[str, Any], text: str
+) -> dict[str, Any]:
+    """An agent on B joins and parks its wait; the owner posts `text` through A; what B delivered."""
+    async with agent(b.base_url, token) as me:
+        cursor = (await me.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
+        waiting = asyncio.create_task(wait_once(me, channel["channel_id"], cursor))
+        await until_listening(on_a, channel["channel_id"])
+        await on_a("POST", f"/channels/{channel['channel_id']}/commands", {"text": text})
+        return await asyncio.wait_for(waiting, timeout=10)
 
 
 async def wait_once(me: Agent, channel_id: str, cursor: int) -> dict[str, Any]:
