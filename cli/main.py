@@ -7,11 +7,14 @@ import sys
 from collections.abc import Sequence
 
 import romergo
-from cli import accounts, channel, database, demo
+from cli import accounts, backup, channel, database, demo
 from romergo.config import Settings, settings_from_env
 from romergo.errors import RomergoError
 
-COMMANDS = ("serve", "user", "token", "login-link", "seed-demo", "channel", "demo-agent", "db")
+COMMANDS = (
+    *("serve", "user", "token", "login-link", "seed-demo", "channel", "demo-agent"),
+    *("db", "backup", "restore"),
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -58,6 +61,7 @@ def parser() -> argparse.ArgumentParser:
     channel.add_commands(commands, common)
     demo.add_commands(commands, common)
     database.add_commands(commands, common)
+    backup.add_commands(commands, common)
     return root
 
 

@@ -51,3 +51,11 @@ def _run_upgrade(connection: Connection, revision: str) -> None:
     config = alembic_config()
     config.attributes["connection"] = connection
     command.upgrade(config, revision)
+
+
+def known_revisions() -> set[str]:
+    """Every schema revision this Romergo's migrations know (a database at another one was made
+    by a newer Romergo, and cannot be run by this one)."""
+    from alembic.script import ScriptDirectory
+
+    return {script.revision for script in ScriptDirectory.from_config(alembic_config()).walk_revisions()}
