@@ -26,6 +26,7 @@ from romergo.story import (
     PublishingService,
     SceneService,
     StoryReads,
+    StorySearch,
     StoryStore,
     UndoOutcome,
     UndoService,
@@ -53,6 +54,7 @@ class Services:
     reads: StoryReads
     undo: UndoService
     history: HistoryReads
+    search: StorySearch
     accounts: AccountService
     channels: ChannelService
     agents: AgentService
@@ -143,6 +145,7 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         reads=reads,
         undo=UndoService(store),
         history=HistoryReads(store),
+        search=StorySearch(store, limits),
         accounts=AccountService(db, settings),
         channels=ChannelService.build(db, bus, settings, clock, reads),
         agents=AgentService(db, settings),

@@ -16,6 +16,7 @@ from romergo.story.projects import ProjectService
 from romergo.story.publishing import PublishingService
 from romergo.story.reads import StoryReads
 from romergo.story.scenes import ChoiceSpec, SceneService
+from romergo.story.search import StorySearch
 from romergo.story.undo import Conflict, UndoOutcome, UndoService
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "SceneService",
     "StoryChanged",
     "StoryReads",
+    "StorySearch",
     "StoryStore",
     "UndoOutcome",
     "UndoService",

@@ -1,0 +1,254 @@
+"""Find and replace across a project: scene and chapter titles, dialogue, choice labels, character names.
+
+Results are grouped by scene in story order (chapter by chapter); chapter titles and character
+names, which belong to no scene, come after as "elsewhere". A replace works on what the story
+holds when it runs (not on the results an author saw earlier), computes every new text first and
+refuses the whole replace, naming the entity, if one would break a rule (an empty title, a
+duplicate character name, a line over the limit); otherwise it is one write, so one revision set
+that Ctrl+Z or the history's undo takes back as a whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from romergo.actors import Actor
+from romergo.config import Limits
+from romergo.errors import RomergoError, invalid
+from romergo.story import snapshots, validation
+from romergo.story.base import Mutation, StoryStore
+from romergo.story.patterns import Pattern, SearchQuery
+from romergo.story.reads import load_project
+from romergo.story.views import ProjectData
+from storage.tables import Scene
+
+SearchField = Literal["scene_title", "line", "choice_label", "chapter_title", "character_name"]
+FIELDS: tuple[SearchField, ...] = ("scene_title", "line", "choice_label", "chapter_title", "character_name")
+MAX_HITS = 1000
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One text that matches: where it lives and where in it the query matched."""
+
+    field: SearchField
+    entity_id: str
+    """The scene, line, choice, chapter or character holding the text."""
+    text: str
+    spans: tuple[tuple[int, int], ...]
+    speaker: str | None = None
+    """For a line: who says it (None for narration)."""
+
+
+@dataclass(frozen=True)
+class SceneHits:
+    scene_id: str
+    title: str
+    chapter_id: str
+    chapter_title: str
+    hits: list[Hit]
+
+
+@dataclass(frozen=True)
+class SearchResults:
+    scenes: list[SceneHits]
+    elsewhere: list[Hit]
+    """Chapter titles and character names."""
+    matches: int
+    """Every match in the project, also those past `MAX_HITS` texts."""
+    texts: int
+    """How many texts match; `truncated` when more than were returned."""
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class Target:
+    """One text to replace in ("Replace" on one result); a replace without targets does them all."""
+
+    field: SearchField
+    entity_id: str
+
+
+@dataclass(frozen=True)
+class Replaced:
+    texts: int
+    matches: int
+    batch_id: str | None
+    """The write's change set (`batch:<id>` undoes it); None when nothing matched."""
+    changed: list[Target] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class StorySearch:
+    store: StoryStore
+    limits: Limits
+
+    async def search(
+        self, actor: Actor, project_id: str, query: SearchQuery, fields: Iterable[SearchField] = FIELDS
+    ) -> SearchResults:
+        pattern = Pattern(query)
+        wanted = _fields(fields)
+        async with self.store.read(actor) as uow:
+            data = await load_project(uow, project_id)
+        return _results(data, [hit for hit in _hits(data, pattern) if hit.field in wanted])
+
+    async def replace(
+        self,
+        actor: Actor,
+        project_id: str,
+        query: SearchQuery,
+        replacement: str,
+        fields: Iterable[SearchField] = FIELDS,
+        only: Sequence[Target] | None = None,
+    ) -> Replaced:
+        pattern = Pattern(query)
+        replacement = pattern.check_replacement(replacement)
+        wanted = _fields(fields)
+        chosen = None if only is None else {(t.field, t.entity_id) for t in only}
+        async with self.store.write(actor) as tx:
+            data = await load_project(tx, project_id)
+            edits: list[tuple[Hit, str]] = []
+            matches = 0
+            for hit in _hits(data, pattern):
+                if hit.field in wanted and (chosen is None or (hit.field, hit.entity_id) in chosen):
+                    new_text, count = pattern.replace(hit.text, replacement)
+                    edits.append((hit, new_text))
+                    matches += count
+            await _apply(tx, data, edits, self.limits)
+            batch = tx.batch_id if tx.changes else None
+        changed = [Target(hit.field, hit.entity_id) for hit, _ in edits]
+        return Replaced(len(edits), matches, batch, changed)
+
+
+def _fields(fields: Iterable[SearchField]) -> frozenset[SearchField]:
+    chosen = frozenset(fields)
+    unknown = sorted(chosen - set(FIELDS))
+    if unknown:
+        raise invalid(f"Unknown field {unknown[0]!r}; search in: {', '.join(FIELDS)}.")
+    if not chosen:
+        raise invalid("Choose at least one kind of text to search.")
+    return chosen
+
+
+def _hits(data: ProjectData, pattern: Pattern) -> Iterable[Hit]:
+    """Every matching text in story order: per scene its title, lines, choices; then the rest."""
+    speakers = {character.id: character.name for character in data.characters}
+    for scene in data.scenes_in_order():
+        yield from _hit(pattern, "scene_title", scene.id, scene.title)
+        for line in data.lines_of(scene.id):
+            speaker = speakers.get(line.character_id) if line.character_id else None
+            yield from _hit(pattern, "line", line.id, line.text, speaker)
+        for choice in data.choices_of(scene.id):
+            yield from _hit(pattern, "choice_label", choice.id, choice.label)
+    for chapter in data.chapters_in_order():
+        yield from _hit(pattern, "chapter_title", chapter.id, chapter.title)
+    for character in sorted(data.characters, key=lambda c: c.name.casefold()):
+        yield from _hit(pattern, "character_name", character.id, character.name)
+
+
+def _hit(
+    pattern: Pattern, kind: SearchField, entity_id: str, text: str, speaker: str | None = None
+) -> list[Hit]:
+    spans = pattern.spans(text)
+    return [Hit(kind, entity_id, text, tuple(spans), speaker)] if spans else []
+
+
+def _results(data: ProjectData, hits: list[Hit]) -> SearchResults:
+    shown = hits[:MAX_HITS]
+    scene_of = {line.id: line.scene_id for line in data.lines}
+    scene_of.update({choice.id: choice.scene_id for choice in data.choices})
+    scenes = {scene.id: scene for scene in data.scenes}
+    groups: dict[str, SceneHits] = {}
+    elsewhere: list[Hit] = []
+    for hit in shown:
+        scene_id = hit.entity_id if hit.field == "scene_title" else scene_of.get(hit.entity_id)
+        if scene_id is None:
+            elsewhere.append(hit)
+            continue
+        if scene_id not in groups:
+            scene = scenes[scene_id]
+            chapter = data.chapter_of(scene)
+            title = chapter.title if chapter else ""
+            groups[scene_id] = SceneHits(scene.id, scene.title, scene.chapter_id, title, [])
+        groups[scene_id].hits.append(hit)
+    matches = sum(len(hit.spans) for hit in hits)
+    return SearchResults(list(groups.values()), elsewhere, matches, len(hits), len(hits) > MAX_HITS)
+
+
+async def _apply(tx: Mutation, data: ProjectData, edits: list[tuple[Hit, str]], limits: Limits) -> None:
+    """Check every new text, then write them; one revision per line, scene, chapter or character."""
+    checked = [(hit, _checked(hit, text, limits)) for hit, text in edits]
+    _no_duplicate_names(data, checked)
+    scene_of_choice = {choice.id: choice.scene_id for choice in data.choices}
+    scenes: dict[str, list[tuple[Hit, str]]] = {}
+    for hit, text in checked:
+        if hit.field == "line":
+            line = await tx.line(hit.entity_id)
+            before = snapshots.line(line)
+            line.text = text
+            tx.save("dialogue_line", line, before, snapshots.line(line))
+        elif hit.field == "chapter_title":
+            chapter = await tx.chapter(hit.entity_id)
+            before = snapshots.chapter(chapter)
+            chapter.title = text
+            tx.save("chapter", chapter, before, snapshots.chapter(chapter))
+        elif hit.field == "character_name":
+            character = await tx.character(hit.entity_id)
+            before = snapshots.character(character)
+            character.name = text
+            tx.save("character", character, before, snapshots.character(character))
+        else:
+            scene_id = hit.entity_id if hit.field == "scene_title" else scene_of_choice[hit.entity_id]
+            scenes.setdefault(scene_id, []).append((hit, text))
+    for scene_id, scene_edits in scenes.items():
+        await _apply_to_scene(tx, await tx.scene(scene_id), scene_edits)
+
+
+async def _apply_to_scene(tx: Mutation, scene: Scene, edits: list[tuple[Hit, str]]) -> None:
+    """A scene's title and its choices' labels: one revision of the scene (choices are undone with it)."""
+    choices = await tx.choices_of(scene.id)
+    before = snapshots.scene(scene, choices)
+    labels = {hit.entity_id: text for hit, text in edits if hit.field == "choice_label"}
+    for hit, text in edits:
+        if hit.field == "scene_title":
+            scene.title = text
+    for choice in choices:
+        if choice.id in labels:
+            choice.label = labels[choice.id]
+            tx.session.add(choice)
+    tx.save("scene", scene, before, snapshots.scene(scene, choices))
+
+
+def _checked(hit: Hit, text: str, limits: Limits) -> str:
+    what = {
+        "scene_title": "Scene title",
+        "line": "Line text",
+        "choice_label": "Choice label",
+        "chapter_title": "Chapter title",
+        "character_name": "Character name",
+    }[hit.field]
+    try:
+        if hit.field == "line":
+            return validation.line_text(text, limits)
+        return validation.title(text, limits, what)
+    except RomergoError as error:
+        raise invalid(
+            f'Replacing in "{_short(hit.text)}" is refused: {error.message} Nothing was replaced.'
+        ) from None
+
+
+def _no_duplicate_names(data: ProjectData, checked: list[tuple[Hit, str]]) -> None:
+    names: dict[str, Any] = {c.id: c.name for c in data.characters}
+    names.update({hit.entity_id: text for hit, text in checked if hit.field == "character_name"})
+    seen: dict[str, str] = {}
+    for character_id, name in names.items():
+        key = name.casefold()
+        if key in seen and seen[key] != character_id:
+            raise invalid(f'Two characters would both be called "{name}". Nothing was replaced.')
+        seen[key] = character_id
+
+
+def _short(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
