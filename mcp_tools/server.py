@@ -35,6 +35,7 @@ from mcp_tools.tools import (
     projects,
     publishing,
     scenes,
+    search,
 )
 from romergo.agents.scopes import OAUTH_SCOPES, READ
 from romergo.services import Services
@@ -121,6 +122,7 @@ TOOLBOXES: tuple[Toolbox, ...] = tuple(
         assets,
         media,
         checks,
+        search,
         publishing,
     )
 )

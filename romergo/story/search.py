@@ -92,7 +92,8 @@ class StorySearch:
         wanted = _fields(fields)
         async with self.store.read(actor) as uow:
             data = await load_project(uow, project_id)
-        return _results(data, [hit for hit in _hits(data, pattern) if hit.field in wanted])
+        hits = _hits(data, pattern, actor.reach)
+        return _results(data, [hit for hit in hits if hit.field in wanted])
 
     async def replace(
         self,
@@ -111,7 +112,7 @@ class StorySearch:
             data = await load_project(tx, project_id)
             edits: list[tuple[Hit, str]] = []
             matches = 0
-            for hit in _hits(data, pattern):
+            for hit in _hits(data, pattern, actor.reach):
                 if hit.field in wanted and (chosen is None or (hit.field, hit.entity_id) in chosen):
                     new_text, count = pattern.replace(hit.text, replacement)
                     edits.append((hit, new_text))
@@ -132,10 +133,13 @@ def _fields(fields: Iterable[SearchField]) -> frozenset[SearchField]:
     return chosen
 
 
-def _hits(data: ProjectData, pattern: Pattern) -> Iterable[Hit]:
-    """Every matching text in story order: per scene its title, lines, choices; then the rest."""
+def _hits(data: ProjectData, pattern: Pattern, reach: frozenset[str] | None) -> Iterable[Hit]:
+    """Every matching text in story order: per scene its title, lines, choices; then the rest.
+    An agent in a room limited to some chapters (`reach`) sees their scenes and titles only."""
     speakers = {character.id: character.name for character in data.characters}
     for scene in data.scenes_in_order():
+        if reach is not None and scene.chapter_id not in reach:
+            continue
         yield from _hit(pattern, "scene_title", scene.id, scene.title)
         for line in data.lines_of(scene.id):
             speaker = speakers.get(line.character_id) if line.character_id else None
@@ -143,6 +147,8 @@ def _hits(data: ProjectData, pattern: Pattern) -> Iterable[Hit]:
         for choice in data.choices_of(scene.id):
             yield from _hit(pattern, "choice_label", choice.id, choice.label)
     for chapter in data.chapters_in_order():
+        if reach is not None and chapter.id not in reach:
+            continue
         yield from _hit(pattern, "chapter_title", chapter.id, chapter.title)
     for character in sorted(data.characters, key=lambda c: c.name.casefold()):
         yield from _hit(pattern, "character_name", character.id, character.name)

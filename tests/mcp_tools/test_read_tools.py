@@ -231,3 +231,31 @@ async def test_search_refuses_an_unknown_kind(services, author, story):
         wrong = await agent.error("romergo_search_assets", project_id=story.project_id, query=["sea"])
     assert refused.startswith("[invalid_argument] Bad arguments for romergo_search_assets: kind: ")
     assert wrong.startswith("[invalid_argument] Bad arguments for romergo_search_assets: query: ")
+
+
+async def test_search_story_finds_text_grouped_by_scene_with_spans(services, actor, story):
+    async with agent_of(services, "writer") as agent:
+        found = await agent.ok("romergo_search_story", project_id=story.project_id, query="O")
+        words = await agent.ok(
+            "romergo_search_story",
+            project_id=story.project_id,
+            query="goes",
+            whole_word=True,
+            fields=["line"],
+        )
+        bad = await agent.error("romergo_search_story", project_id=story.project_id, query="(", regex=True)
+        empty = await agent.error("romergo_search_story", project_id=story.project_id, query="")
+    (opening, *_) = found["scenes"]
+    assert (opening["scene_id"], opening["scene_title"], opening["chapter_title"]) == (
+        story.first_scene_id,
+        "Opening",
+        "One",
+    )
+    assert [m["field"] for m in opening["matches"]][:3] == ["scene_title", "line", "line"]
+    title = opening["matches"][0]
+    assert title["text"] == "Opening" and title["spans"] == [[0, 1]]  # case ignored: "O" finds "O"
+    assert found["total_matches"] >= found["total_texts"] >= 3
+    [[spoken]] = [group["matches"] for group in words["scenes"]]
+    assert (spoken["text"], spoken["spans"], spoken["speaker"]) == ("Who goes there?", [[4, 8]], "Hero")
+    assert bad.startswith("[invalid_argument] ") and "regular expression is not valid" in bad
+    assert empty.startswith("[invalid_argument] ")

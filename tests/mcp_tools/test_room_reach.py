@@ -25,6 +25,7 @@ RUN_IN_A_LIMITED_ROOM = {
     "romergo_get_project_outline",  # lists, kept to the room
     "romergo_search_assets",
     "romergo_check_story",
+    "romergo_search_story",
     "romergo_list_command_changes",  # the agent's own command
     "romergo_add_character",  # a new character is used nowhere yet
     "romergo_import_asset",  # so is a new asset
@@ -86,11 +87,18 @@ async def test_lists_keep_to_the_room_and_say_so(services, actor):
         outline = data_of(await helper.call("romergo_get_project_outline", project_id=story.project_id))
         check = data_of(await helper.call("romergo_check_story", project_id=story.project_id))
         assets = data_of(await helper.call("romergo_search_assets", project_id=story.project_id))
+        found = data_of(
+            await helper.call(
+                "romergo_search_story", project_id=story.project_id, query="fog|harbour", regex=True
+            )
+        )
         scene = data_of(await helper.call("romergo_get_scene", scene_id=harbour_id))
 
     assert [chapter["id"] for chapter in outline["chapters"]] == [two_id]
     assert [scene["title"] for scene in outline["chapters"][0]["scenes"]] == ["Harbour"]
-    assert outline["room"] == check["room"] == assets["room"] == LIMITED_ROOM
+    assert outline["room"] == check["room"] == assets["room"] == found["room"] == LIMITED_ROOM
+    assert [group["scene_title"] for group in found["scenes"]] == ["Harbour"]
+    assert "fog" not in str(found)
     assert check["problems"] and all(p["chapter_id"] in (None, two_id) for p in check["problems"])
     assert {a["name"] for a in assets["assets"]} == {"Harbour at dusk", "Sea theme", "Bell"}
     assert all(use == [] for use in (a["used_by"] for a in assets["assets"]))  # used in "One" only

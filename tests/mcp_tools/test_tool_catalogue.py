@@ -23,6 +23,7 @@ PAGED = {
     "romergo_preview_scene",
     "romergo_search_assets",
     "romergo_check_story",
+    "romergo_search_story",
 }
 SECRET_TITLE = "Zanzibar-Quokka-7731"
 

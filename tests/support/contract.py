@@ -11,6 +11,7 @@ DOMAIN_TOOL_CATEGORIES: dict[str, str] = {
     "romergo_search_assets": "read",
     "romergo_preview_scene": "read",
     "romergo_check_story": "read",
+    "romergo_search_story": "read",
     "romergo_list_command_changes": "read",
     "romergo_add_chapter": "edit",
     "romergo_update_chapter": "edit",
