@@ -23,6 +23,7 @@ SCENE_ROUTE = PROJECT_ROUTE + "/scenes/{scene_id}"
 CHARACTERS_ROUTE = PROJECT_ROUTE + "/characters"
 ASSETS_ROUTE = PROJECT_ROUTE + "/assets"
 CHECK_ROUTE = PROJECT_ROUTE + "/check"
+SEARCH_ROUTE = PROJECT_ROUTE + "/search"
 HISTORY_ROUTE = PROJECT_ROUTE + "/history"
 PLAY_ROUTE = "/play/{project_id}"
 PUBLISHED_ROUTE = "/published/{share_id}"
@@ -52,6 +53,12 @@ def assets(project_id: str) -> str:
 
 def check(project_id: str) -> str:
     return f"{project(project_id)}/check"
+
+
+def search(project_id: str, query: str | None = None) -> str:
+    """Find and replace; with `query`, the page opens with that search run."""
+    path = f"{project(project_id)}/search"
+    return f"{path}?{urlencode({'q': query})}" if query else path
 
 
 def history(
@@ -171,6 +178,7 @@ _PAGES: list[tuple[re.Pattern[str], Callable[..., str]]] = [
     (_pattern(CHARACTERS_ROUTE), characters),
     (_pattern(ASSETS_ROUTE), assets),
     (_pattern(CHECK_ROUTE), check),
+    (_pattern(SEARCH_ROUTE), search),
     (_pattern(HISTORY_ROUTE), history),
     (_pattern(PLAY_ROUTE), play),
     (_pattern(PUBLISHED_ROUTE), published),

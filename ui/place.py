@@ -16,7 +16,7 @@ from romergo import urls
 from romergo.clock import iso, utcnow
 
 Surface = Literal[
-    "project", "chapter", "scene", "characters", "assets", "check", "play", "history", "settings"
+    "project", "chapter", "scene", "characters", "assets", "check", "search", "play", "history", "settings"
 ]
 
 

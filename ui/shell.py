@@ -19,7 +19,19 @@ from romergo.services import Services
 from ui.components.not_found import not_found
 from ui.context import PageContext
 from ui.edits import install_edit_keys
-from ui.pages import agents, assets, chapter, characters, check, history, play, project, projects, scene
+from ui.pages import (
+    agents,
+    assets,
+    chapter,
+    characters,
+    check,
+    history,
+    play,
+    project,
+    projects,
+    scene,
+    search,
+)
 from ui.panel import AgentPanel, DemoLauncher
 from ui.selection import track_selection
 from ui.upload_guard import remember_tab_session
@@ -73,6 +85,7 @@ def routes(ctx: PageContext) -> dict[str, SubPage]:
         urls.CHARACTERS_ROUTE: lambda project_id: characters.page(ctx, project_id),
         urls.ASSETS_ROUTE: lambda project_id: assets.page(ctx, project_id),
         urls.CHECK_ROUTE: lambda project_id: check.page(ctx, project_id),
+        urls.SEARCH_ROUTE: lambda project_id, q=None: search.page(ctx, project_id, q),
         urls.HISTORY_ROUTE: lambda project_id, scene=None, agent=None, command=None, before=None: (
             history.page(ctx, project_id, scene, agent, command, before)
         ),

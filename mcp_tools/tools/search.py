@@ -90,15 +90,11 @@ async def romergo_search_story(
 
 
 def _rows(results: SearchResults) -> list[Row]:
-    rows: list[Row] = [
-        (group.scene_id, hit) for group in results.scenes for hit in group.hits
-    ]
+    rows: list[Row] = [(group.scene_id, hit) for group in results.scenes for hit in group.hits]
     return rows + [(None, hit) for hit in results.elsewhere]
 
 
-def _result(
-    results: SearchResults, part: Sequence[Row], room: str | None
-) -> StorySearchResult:
+def _result(results: SearchResults, part: Sequence[Row], room: str | None) -> StorySearchResult:
     groups = {group.scene_id: group for group in results.scenes}
     scenes: dict[str, SceneMatches] = {}
     elsewhere: list[Match] = []

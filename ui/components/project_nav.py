@@ -9,7 +9,7 @@ from nicegui import ui
 from romergo import urls
 from romergo.entities import Project
 
-NavEntry = Literal["story", "characters", "assets", "check", "history", "play"]
+NavEntry = Literal["story", "characters", "assets", "check", "search", "history", "play"]
 
 
 def project_nav(project: Project, active: NavEntry | None) -> None:
@@ -18,6 +18,7 @@ def project_nav(project: Project, active: NavEntry | None) -> None:
         ("characters", "Characters", urls.characters(project.id)),
         ("assets", "Assets", urls.assets(project.id)),
         ("check", "Check", urls.check(project.id)),
+        ("search", "Search", urls.search(project.id)),
         ("history", "History", urls.history(project.id)),
         ("play", "Play", urls.play(project.id)),
     ]
