@@ -15,7 +15,10 @@ from demo_agent.intents import HELP, Intent
 from demo_agent.rewrite import rewrite_span
 from demo_agent.session import ToolCaller, data_of
 
-TRANSITION_CODES = ("dangling_target", "unreachable_scene", "dead_end", "loop_without_exit", "no_start_scene")
+TRANSITION_CODES = (
+    *("dangling_target", "unreachable_scene", "dead_end", "loop_without_exit", "no_start_scene"),
+    "blank_scene",
+)
 ADVICE = {
     "dangling_target": "Point the choice at an existing scene, or remove it.",
     "unreachable_scene": "Add a choice in another scene that leads here, or delete the scene.",
@@ -26,6 +29,10 @@ ADVICE = {
     "missing_music": "Pick music for the scene or its chapter.",
     "empty_scene": "Write at least one line of dialogue or narration.",
     "unknown_speaker": "Choose an existing character for the line, or make it narration.",
+    "blank_scene": "Write a line and a choice that leads on (or mark it as an ending), or delete the scene.",
+    "empty_choice_label": "Give the choice a label the player can read.",
+    "duplicate_choice_label": "Word the choices differently so the player can tell them apart.",
+    "unreadable_media": "Import the file again and pick it for the scenes that use it.",
 }
 
 

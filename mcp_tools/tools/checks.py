@@ -37,9 +37,11 @@ tools = Toolbox()
     "Check a story",
     "Check a whole story for problems, the same check the editor shows: dangling_target "
     "(a choice leads nowhere), unreachable_scene, dead_end (no choices and not an ending), "
-    "loop_without_exit, missing_background, missing_music, empty_scene, unknown_speaker, "
-    "no_start_scene, unused_asset. Each has a severity (error, warning, info), a message and "
-    "where it is. Run it after changing a story and before publishing. An empty list means "
+    "loop_without_exit, missing_background, missing_music, empty_scene, blank_scene (no lines "
+    "and no choices), unknown_speaker, no_start_scene, unused_asset, empty_choice_label, "
+    "duplicate_choice_label, unreadable_media (a used file that would not load). Each has a "
+    "severity (error, warning, info), a message and where it is. Run it after changing a story "
+    "and before publishing. An empty list means "
     "no problems. A long result is cut with truncated: true; call again with page = next_page. "
     "In a room limited to some chapters, only their problems are listed (room says so).",
     READ_ONLY,

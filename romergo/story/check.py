@@ -7,12 +7,13 @@ scene and should be able to reach an ending from everywhere it can go.
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from romergo.story.graph import cycles, reach, reverse
 from romergo.story.media_rules import effective_media
+from romergo.story.media_types import sniff
 from romergo.story.views import ChoiceRow, ProjectData
 from storage.tables import Scene
 
@@ -28,8 +29,19 @@ class Problem:
     chapter_id: str | None = None
 
 
-def check_story(data: ProjectData) -> list[Problem]:
-    """Every problem of the story, in a stable order: choices, the start, scene by scene, loops, assets."""
+@dataclass(frozen=True)
+class StoredMedia:
+    """What the check needs of a media file's stored bytes: their first bytes and their length."""
+
+    head: bytes
+    length: int
+
+
+def check_story(data: ProjectData, media: Mapping[str, StoredMedia] | None = None) -> list[Problem]:
+    """Every problem of the story, in a stable order: choices, the start, scene by scene, loops, assets.
+
+    `media`: the stored bytes of the project's assets by id (an asset missing from it has no
+    bytes at all); without it, whether the media files load is not checked."""
     story = _StoryIndex.of(data)
     problems = [*_dangling_targets(story), *_no_start_scene(story)]
     for scene in story.in_order:
@@ -37,6 +49,8 @@ def check_story(data: ProjectData) -> list[Problem]:
             problems.extend(scene_check(story, scene))
     problems.extend(_loops_without_exit(story))
     problems.extend(_unused_assets(story))
+    if media is not None:
+        problems.extend(_unreadable_media(story, media))
     return problems
 
 
@@ -65,8 +79,8 @@ class _StoryIndex:
             in_order=data.scenes_in_order(),
             edges=edges,
             has_choices={choice.scene_id for choice in data.choices},
-            reachable=_reach(edges, [scene.id for scene in data.scenes if scene.is_start]),
-            can_end=_reach(_reverse(edges), [scene.id for scene in data.scenes if scene.is_ending]),
+            reachable=reach(edges, [scene.id for scene in data.scenes if scene.is_start]),
+            can_end=reach(reverse(edges), [scene.id for scene in data.scenes if scene.is_ending]),
             live_assets={asset.id for asset in data.assets},
             characters={character.id for character in data.characters},
         )
@@ -109,8 +123,23 @@ def _unreachable_scene(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
         )
 
 
+def _blank_scene(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+    if _is_blank(story, scene):
+        yield Problem(
+            "blank_scene",
+            "error",
+            f'Scene "{scene.title}" has no lines and no choices: the player sees nothing there.',
+            *story.at(scene.id),
+        )
+
+
+def _is_blank(story: _StoryIndex, scene: Scene) -> bool:
+    return scene.id not in story.has_choices and not story.data.lines_of(scene.id)
+
+
 def _dead_end(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
-    if not scene.is_ending and scene.id not in story.has_choices:
+    # A blank scene is one problem (blank_scene), not three.
+    if not scene.is_ending and scene.id not in story.has_choices and not _is_blank(story, scene):
         yield Problem(
             "dead_end",
             "warning",
@@ -139,7 +168,7 @@ def _missing_music(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
 
 
 def _empty_scene(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
-    if not story.data.lines_of(scene.id):
+    if not story.data.lines_of(scene.id) and not _is_blank(story, scene):
         yield Problem(
             "empty_scene", "warning", f'Scene "{scene.title}" has no dialogue.', *story.at(scene.id)
         )
@@ -157,18 +186,42 @@ def _unknown_speaker(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
             )
 
 
+def _choice_labels(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+    seen: set[str] = set()
+    for choice in story.data.choices_of(scene.id):
+        label = choice.label.strip()
+        if not label:
+            yield Problem(
+                "empty_choice_label",
+                "error",
+                f'Choice {choice.position + 1} of scene "{scene.title}" has no label: the player '
+                "sees an empty button.",
+                *story.at(scene.id),
+            )
+        elif label.casefold() in seen:
+            yield Problem(
+                "duplicate_choice_label",
+                "warning",
+                f'Scene "{scene.title}" offers "{label}" twice: the player cannot tell the choices apart.',
+                *story.at(scene.id),
+            )
+        seen.add(label.casefold())
+
+
 _SCENE_CHECKS: tuple[Callable[[_StoryIndex, Scene], Iterator[Problem]], ...] = (
     _unreachable_scene,
+    _blank_scene,
     _dead_end,
     _missing_background,
     _missing_music,
     _empty_scene,
     _unknown_speaker,
+    _choice_labels,
 )
 
 
 def _loops_without_exit(story: _StoryIndex) -> Iterator[Problem]:
-    for component in _cycles(story.edges):
+    for component in cycles(story.edges):
         if any(scene_id in story.can_end for scene_id in component):
             continue
         ordered = [scene for scene in story.in_order if scene.id in component]
@@ -193,6 +246,28 @@ def _unused_assets(story: _StoryIndex) -> Iterator[Problem]:
             )
 
 
+def _unreadable_media(story: _StoryIndex, media: Mapping[str, StoredMedia]) -> Iterator[Problem]:
+    """Backgrounds and music that are used but whose stored file would not load: missing, cut
+    short, or not the type it was accepted as (a whole decode happened when it was imported)."""
+    data = story.data
+    used = {a for c in data.chapters for a in (c.background_asset_id, c.music_asset_id) if a}
+    used |= {a for s in data.scenes for a in (s.background_asset_id, s.music_asset_id) if a}
+    for asset in sorted(data.assets, key=lambda a: a.name.casefold()):
+        if asset.id not in used:
+            continue
+        stored = media.get(asset.id)
+        if stored is None:
+            why = "its file is missing"
+        elif stored.length != asset.size:
+            why = f"its file is cut short ({stored.length:,} of {asset.size:,} bytes)"
+        elif sniff(stored.head) != asset.mime:
+            why = f"its file is no longer a {asset.mime} file"
+        else:
+            continue
+        what = "Background" if asset.kind == "background" else "Music"
+        yield Problem("unreadable_media", "error", f'{what} "{asset.name}" cannot be loaded: {why}.')
+
+
 def _edges(scenes: dict[str, Scene], choices: list[ChoiceRow]) -> dict[str, list[str]]:
     edges: dict[str, list[str]] = {scene_id: [] for scene_id in scenes}
     for choice in _in_scene_order(choices):
@@ -203,83 +278,3 @@ def _edges(scenes: dict[str, Scene], choices: list[ChoiceRow]) -> dict[str, list
 
 def _in_scene_order(choices: list[ChoiceRow]) -> list[ChoiceRow]:
     return sorted(choices, key=lambda c: (c.scene_id, c.position))
-
-
-def _reach(edges: dict[str, list[str]], roots: list[str]) -> set[str]:
-    seen = set(roots)
-    queue = deque(roots)
-    while queue:
-        for target in edges.get(queue.popleft(), ()):
-            if target not in seen:
-                seen.add(target)
-                queue.append(target)
-    return seen
-
-
-def _reverse(edges: dict[str, list[str]]) -> dict[str, list[str]]:
-    reverse: dict[str, list[str]] = {node: [] for node in edges}
-    for source, targets in edges.items():
-        for target in targets:
-            reverse.setdefault(target, []).append(source)
-    return reverse
-
-
-def _cycles(edges: dict[str, list[str]]) -> list[set[str]]:
-    """Strongly connected components that contain a cycle (Tarjan, iterative)."""
-    search = _Tarjan(edges)
-    for root in edges:
-        if root not in search.index:
-            search.run(root)
-    return search.found
-
-
-class _Tarjan:
-    """Iterative, so a long chain of scenes cannot exhaust Python's recursion limit."""
-
-    def __init__(self, edges: dict[str, list[str]]) -> None:
-        self.edges = edges
-        self.index: dict[str, int] = {}
-        self.low: dict[str, int] = {}
-        self.on_stack: set[str] = set()
-        self.stack: list[str] = []
-        self.found: list[set[str]] = []
-
-    def run(self, root: str) -> None:
-        work = [self._enter(root)]
-        while work:
-            node, targets = work[-1]
-            unvisited = self._next_unvisited(node, targets)
-            if unvisited is not None:
-                work.append(self._enter(unvisited))
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                self.low[parent] = min(self.low[parent], self.low[node])
-            if self.low[node] == self.index[node]:
-                self._close(node)
-
-    def _enter(self, node: str) -> tuple[str, Iterator[str]]:
-        self.index[node] = self.low[node] = len(self.index)
-        self.stack.append(node)
-        self.on_stack.add(node)
-        return node, iter(self.edges[node])
-
-    def _next_unvisited(self, node: str, targets: Iterator[str]) -> str | None:
-        for target in targets:
-            if target not in self.index:
-                return target
-            if target in self.on_stack:
-                self.low[node] = min(self.low[node], self.index[target])
-        return None
-
-    def _close(self, node: str) -> None:
-        component: set[str] = set()
-        while True:
-            member = self.stack.pop()
-            self.on_stack.discard(member)
-            component.add(member)
-            if member == node:
-                break
-        if len(component) > 1 or node in self.edges[node]:
-            self.found.append(component)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import literal
+from sqlalchemy import func, literal
 from sqlalchemy import select as sa_select
 from sqlmodel import col, or_, select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -14,7 +14,10 @@ from romergo.actors import Actor, user_actor
 from romergo.story import check
 from romergo.story.base import StoryStore, UnitOfWork
 from romergo.story.views import ChapterOutline, ChoiceRow, LineRow, Outline, ProjectData
-from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Scene
+from storage.tables import Asset, AssetBlob, Chapter, Character, Choice, DialogueLine, Scene
+
+# Enough of a media file to tell its type by its signature (`media_types.sniff`).
+MEDIA_HEAD_BYTES = 16
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,10 @@ class StoryReads:
     async def check_story(self, actor: Actor, project_id: str) -> list[check.Problem]:
         """The story check; in a limited room, the problems of the chapters it covers (and the
         project-wide ones: no start scene, unused assets)."""
-        problems = check.check_story(await self.project_data(actor, project_id, with_text=False))
+        async with self.store.read(actor) as uow:
+            data = await load_project(uow, project_id, with_text=False)
+            media = await _stored_media(uow.session, project_id)
+        problems = check.check_story(data, media)
         if actor.reach is None:
             return problems
         return [p for p in problems if p.chapter_id is None or p.chapter_id in actor.reach]
@@ -169,3 +175,16 @@ async def _chapters_using_asset(uow: UnitOfWork, asset_id: str) -> frozenset[str
         )
     ).all()
     return frozenset([*chapters, *scenes])
+
+
+async def _stored_media(session: AsyncSession, project_id: str) -> dict[str, check.StoredMedia]:
+    """Each live asset's first bytes and length, read in the database (never the whole files)."""
+    statement = (
+        select(Asset.id, func.substr(AssetBlob.data, 1, MEDIA_HEAD_BYTES), func.length(AssetBlob.data))
+        .join(AssetBlob, col(AssetBlob.id) == Asset.blob_id)
+        .where(Asset.project_id == project_id, col(Asset.deleted_at).is_(None))
+    )
+    rows = (await session.exec(statement)).all()
+    return {
+        asset_id: check.StoredMedia(bytes(head or b""), int(length or 0)) for asset_id, head, length in rows
+    }

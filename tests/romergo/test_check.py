@@ -14,9 +14,9 @@ from romergo.actors import system_actor
 from romergo.demo import story as demo_story
 from romergo.demo.seed import seed_demo
 from romergo.story import ChoiceSpec
-from romergo.story.check import check_story
+from romergo.story.check import StoredMedia, check_story
 from romergo.story.views import ProjectData
-from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene
+from storage.tables import Asset, AssetBlob, Chapter, Character, Choice, DialogueLine, Project, Scene
 from tests.support.story import TINY_PNG, TINY_WAV, small_story
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -109,7 +109,8 @@ class StoryRows:
         self.lines.append(line)
         return line
 
-    def choice(self, scene: Scene, target: Scene | str | None, label: str = "Go") -> Choice:
+    def choice(self, scene: Scene, target: Scene | str | None, label: str | None = None) -> Choice:
+        label = label if label is not None else f"Go on ({len(self.choices) + 1})"
         choice = Choice(
             id=f"cho_{len(self.choices)}",
             project_id=self.project.id,
@@ -279,11 +280,60 @@ def test_missing_music_and_the_chapter_music_counts():
 
 
 def test_empty_scene():
-    rows, chapter, start, _ = clean_story()
-    silent = rows.scene(chapter, "Silent", ending=True, line=False)
+    rows, chapter, start, end = clean_story()
+    silent = rows.scene(chapter, "Silent", line=False)
     rows.choice(start, silent)
+    rows.choice(silent, end)
 
     assert found(rows) == [("empty_scene", "warning", silent.id, chapter.id)]
+
+
+def test_a_scene_with_no_lines_and_no_choices_is_one_blank_scene_problem():
+    rows, chapter, start, _ = clean_story()
+    blank_ending = rows.scene(chapter, "Silent", ending=True, line=False)
+    blank = rows.scene(chapter, "Void", line=False)
+    rows.choice(start, blank_ending)
+    rows.choice(start, blank)
+
+    assert found(rows) == [
+        ("blank_scene", "error", blank_ending.id, chapter.id),
+        ("blank_scene", "error", blank.id, chapter.id),
+    ]
+    assert "no lines and no choices" in check_story(rows.data())[0].message
+
+
+def test_choice_labels_empty_or_twice_in_one_scene():
+    rows, chapter, start, end = clean_story()
+    rows.choice(start, end, "  ")
+    rows.choice(start, end, "go on (1)")  # the first choice's label, in other case
+
+    assert found(rows) == [
+        ("empty_choice_label", "error", start.id, chapter.id),
+        ("duplicate_choice_label", "warning", start.id, chapter.id),
+    ]
+    assert 'offers "go on (1)" twice' in check_story(rows.data())[1].message
+
+
+def test_media_that_would_not_load_are_errors_when_the_stored_bytes_are_given():
+    rows, _, _, _ = clean_story()
+    theme, sky = rows.assets
+    png = b"\x89PNG\r\n\x1a\n" + b"\0" * 8
+    sky.size = theme.size = 16
+    fine = {sky.id: StoredMedia(png, 16), theme.id: StoredMedia(b"RIFF\0\0\0\0WAVEfmt ", 16)}
+    assert check_story(rows.data(), fine) == []
+
+    def problems(media):
+        return [(p.code, p.message) for p in check_story(rows.data(), media)]
+
+    assert problems({theme.id: fine[theme.id]}) == [
+        ("unreadable_media", 'Background "Sky" cannot be loaded: its file is missing.')
+    ]
+    assert problems({**fine, sky.id: StoredMedia(png, 9)}) == [
+        ("unreadable_media", 'Background "Sky" cannot be loaded: its file is cut short (9 of 16 bytes).')
+    ]
+    assert problems({**fine, theme.id: StoredMedia(png, 16)}) == [
+        ("unreadable_media", 'Music "Theme" cannot be loaded: its file is no longer a audio/wav file.')
+    ]
 
 
 def test_unknown_speaker():
@@ -329,8 +379,8 @@ def test_problems_come_in_story_order_across_chapters():
     # Positions, not the order rows were made in, decide: chapter Two comes after chapter One.
 
     assert [(code, scene_id) for code, _, scene_id, _ in found(rows)] == [
-        ("empty_scene", late.id),
-        ("empty_scene", early.id),
+        ("blank_scene", late.id),
+        ("blank_scene", early.id),
     ]
 
 
@@ -380,6 +430,25 @@ async def test_unknown_speaker_when_a_character_disappeared_underneath(services,
     # The scene still shows the line, as narration-like text without a speaker name.
     view = await services.scenes.scene_view(actor, story.first_scene_id)
     assert (view.lines[0].speaker, view.lines[0].line.text) == (None, "Hello.")
+
+
+async def test_a_stored_background_cut_short_is_found_on_the_real_database(services, actor):
+    story = await small_story(services, actor)
+    sky = await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
+    await services.scenes.set_scene_background(actor, story.first_scene_id, sky.id)
+    assert "unreadable_media" not in {
+        p.code for p in await services.reads.check_story(actor, story.project_id)
+    }
+    async with services.db.write() as session:
+        await session.exec(
+            update(AssetBlob).where(col(AssetBlob.id) == sky.blob_id).values(data=TINY_PNG[:20])
+        )
+
+    problems = await services.reads.check_story(actor, story.project_id)
+
+    assert [p.message for p in problems if p.code == "unreadable_media"] == [
+        f'Background "Sky" cannot be loaded: its file is cut short (20 of {len(TINY_PNG):,} bytes).'
+    ]
 
 
 async def test_the_demo_has_exactly_one_problem_until_a_choice_leads_into_the_cellar(services, author):
