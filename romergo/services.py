@@ -14,6 +14,7 @@ from romergo.channels.vocabulary import UNDOABLE_STATES
 from romergo.clock import Clock
 from romergo.config import Settings
 from romergo.errors import RomergoError
+from romergo.interchange.service import InterchangeService
 from romergo.secrets import server_secret
 from romergo.story import (
     AssetService,
@@ -55,6 +56,7 @@ class Services:
     undo: UndoService
     history: HistoryReads
     search: StorySearch
+    interchange: InterchangeService
     accounts: AccountService
     channels: ChannelService
     agents: AgentService
@@ -146,6 +148,7 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         undo=UndoService(store),
         history=HistoryReads(store),
         search=StorySearch(store, limits),
+        interchange=InterchangeService(store, limits),
         accounts=AccountService(db, settings),
         channels=ChannelService.build(db, bus, settings, clock, reads),
         agents=AgentService(db, settings),

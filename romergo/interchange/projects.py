@@ -1,0 +1,229 @@
+"""A stored project as a `StoryDocument`, and a new project made from one in one transaction.
+
+Keys in a document made here are the entities' ids (unique by construction); a project made from a
+document gets new ids. Creating writes a "created" revision per entity, like any other write, so
+the history shows the import and undo could take it back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+from sqlmodel import col, select
+
+from romergo.clock import utcnow
+from romergo.errors import invalid
+from romergo.ids import new_id
+from romergo.interchange.document import (
+    AssetDoc,
+    ChapterDoc,
+    CharacterDoc,
+    ChoiceDoc,
+    LineDoc,
+    SceneDoc,
+    StoryDocument,
+)
+from romergo.story import snapshots
+from romergo.story.base import Mutation, UnitOfWork
+from romergo.story.characters import PALETTE
+from romergo.story.media_types import decodes, sniff
+from romergo.story.reads import load_project
+from storage.tables import Asset, AssetBlob, Chapter, Character, Choice, DialogueLine, Project, Scene
+
+
+async def document_of(uow: UnitOfWork, project_id: str) -> StoryDocument:
+    """The whole project, media bytes included (its live assets only)."""
+    data = await load_project(uow, project_id)
+    blobs = await _blobs(uow, [asset.blob_id for asset in data.assets])
+    speakers = {character.id: character.name for character in data.characters}
+    chapters = []
+    for chapter in data.chapters_in_order():
+        scenes = [
+            SceneDoc(
+                key=scene.id,
+                title=scene.title,
+                lines=[
+                    LineDoc(line.text, speakers.get(line.character_id or ""))
+                    for line in data.lines_of(scene.id)
+                ],
+                choices=[
+                    ChoiceDoc(choice.label, choice.target_scene_id) for choice in data.choices_of(scene.id)
+                ],
+                is_start=scene.is_start,
+                is_ending=scene.is_ending,
+                background=scene.background_asset_id,
+                music=scene.music_asset_id,
+            )
+            for scene in data.scenes_of(chapter.id)
+        ]
+        chapters.append(
+            ChapterDoc(chapter.title, scenes, chapter.background_asset_id, chapter.music_asset_id)
+        )
+    return StoryDocument(
+        title=data.project.title,
+        chapters=chapters,
+        characters=[
+            CharacterDoc(c.name, c.color) for c in sorted(data.characters, key=lambda c: c.created_at)
+        ],
+        assets=[
+            AssetDoc(asset.id, asset.kind, asset.name, blobs[asset.blob_id], list(asset.tags))  # type: ignore[arg-type]
+            for asset in sorted(data.assets, key=lambda a: a.created_at)
+            if asset.blob_id in blobs
+        ],
+    )
+
+
+async def create_project(tx: Mutation, document: StoryDocument) -> Project:
+    """A new project of the actor's holding everything in `document` (checked beforehand with
+    `check_document`); dangling choices stay dangling."""
+    now = utcnow()
+    project = Project(
+        id=new_id("prj"), owner_id=tx.actor.user_id, title=document.title, created_at=now, updated_at=now
+    )
+    tx.session.add(project)
+    tx.project = project
+    await tx.session.flush()
+    tx.record("project", project.id, "created", None, snapshots.project(project))
+    assets = await _add_assets(tx, document.assets)
+    characters = _add_characters(tx, document.characters)
+    scene_ids = {scene.key: new_id("scn") for scene in document.scenes()}
+    contents: list[tuple[Scene, SceneDoc]] = []
+    for position, chapter_doc in enumerate(document.chapters):
+        chapter = Chapter(
+            id=new_id("chp"),
+            project_id=project.id,
+            title=chapter_doc.title,
+            position=position,
+            background_asset_id=assets.get(chapter_doc.background or ""),
+            music_asset_id=assets.get(chapter_doc.music or ""),
+            created_at=now,
+            updated_at=now,
+        )
+        tx.session.add(chapter)
+        tx.record("chapter", chapter.id, "created", None, snapshots.chapter(chapter))
+        contents += [
+            (_add_scene(tx, chapter, index, scene_doc, scene_ids, assets), scene_doc)
+            for index, scene_doc in enumerate(chapter_doc.scenes)
+        ]
+    # Every scene exists before any choice points at one (the flush orders no rows by their keys).
+    await tx.session.flush()
+    for scene, scene_doc in contents:
+        _add_contents(tx, scene, scene_doc, scene_ids, characters)
+    await tx.session.flush()
+    return project
+
+
+def _add_scene(
+    tx: Mutation,
+    chapter: Chapter,
+    position: int,
+    doc: SceneDoc,
+    scene_ids: dict[str, str],
+    assets: dict[str, str],
+) -> Scene:
+    now = utcnow()
+    scene = Scene(
+        id=scene_ids[doc.key],
+        project_id=chapter.project_id,
+        chapter_id=chapter.id,
+        title=doc.title,
+        position=position,
+        is_start=doc.is_start,
+        is_ending=doc.is_ending,
+        background_asset_id=assets.get(doc.background or ""),
+        music_asset_id=assets.get(doc.music or ""),
+        created_at=now,
+        updated_at=now,
+    )
+    tx.session.add(scene)
+    return scene
+
+
+def _add_contents(
+    tx: Mutation, scene: Scene, doc: SceneDoc, scene_ids: dict[str, str], characters: dict[str, str]
+) -> None:
+    """The scene's choices (recorded with it: they are undone with it) and its lines."""
+    now = utcnow()
+    choices = [
+        Choice(
+            id=new_id("cho"),
+            project_id=scene.project_id,
+            scene_id=scene.id,
+            position=index,
+            label=choice.label,
+            target_scene_id=scene_ids.get(choice.target or ""),
+        )
+        for index, choice in enumerate(doc.choices)
+    ]
+    tx.session.add_all(choices)
+    tx.record("scene", scene.id, "created", None, snapshots.scene(scene, choices))
+    for index, line_doc in enumerate(doc.lines):
+        line = DialogueLine(
+            id=new_id("lin"),
+            project_id=scene.project_id,
+            scene_id=scene.id,
+            position=index,
+            character_id=characters.get((line_doc.speaker or "").casefold()),
+            text=line_doc.text,
+            created_at=now,
+            updated_at=now,
+        )
+        tx.session.add(line)
+        tx.record("dialogue_line", line.id, "created", None, snapshots.line(line))
+
+
+async def _add_assets(tx: Mutation, documents: Sequence[AssetDoc]) -> dict[str, str]:
+    """Asset key → new id, each file decoded whole first, as an upload is."""
+    assert tx.project is not None
+    ids: dict[str, str] = {}
+    for doc in documents:
+        mime = sniff(doc.data)
+        if mime is None or not decodes(mime, doc.data):
+            raise invalid(f"Asset {doc.name!r} does not decode: the file is damaged or incomplete.")
+        blob = AssetBlob(id=new_id("blb"), data=doc.data)
+        asset = Asset(
+            id=new_id("ast"),
+            project_id=tx.project.id,
+            kind=doc.kind,
+            name=doc.name,
+            tags=list(doc.tags),
+            mime=mime,
+            size=len(doc.data),
+            sha256=hashlib.sha256(doc.data).hexdigest(),
+            blob_id=blob.id,
+            created_at=utcnow(),
+        )
+        tx.session.add(blob)
+        await tx.session.flush()  # the asset row refers to its blob
+        tx.session.add(asset)
+        tx.record("asset", asset.id, "created", None, snapshots.asset(asset))
+        ids[doc.key] = asset.id
+    return ids
+
+
+def _add_characters(tx: Mutation, documents: Sequence[CharacterDoc]) -> dict[str, str]:
+    """Character name (case folded) → new id."""
+    assert tx.project is not None
+    ids: dict[str, str] = {}
+    now = utcnow()
+    for index, doc in enumerate(documents):
+        character = Character(
+            id=new_id("chr"),
+            project_id=tx.project.id,
+            name=doc.name,
+            color=(doc.color or PALETTE[index % len(PALETTE)]).lower(),
+            created_at=now,
+            updated_at=now,
+        )
+        tx.session.add(character)
+        tx.record("character", character.id, "created", None, snapshots.character(character))
+        ids[doc.name.casefold()] = character.id
+    return ids
+
+
+async def _blobs(uow: UnitOfWork, blob_ids: list[str]) -> dict[str, bytes]:
+    if not blob_ids:
+        return {}
+    rows = await uow.session.exec(select(AssetBlob).where(col(AssetBlob.id).in_(blob_ids)))
+    return {blob.id: blob.data for blob in rows.all()}

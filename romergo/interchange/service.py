@@ -1,0 +1,132 @@
+"""Export a project to a file, and import a file as a new project (issue 18).
+
+Formats: `archive` (`.romergo.zip`, exact), `twee` (Twee 3, Twine's text format) and `yarn`
+(Yarn Spinner). An import reads and checks the whole file first (`check_document`) and creates the
+project in one transaction, so a bad file creates nothing and the error names where it is; what
+the file had that Romergo keeps no equivalent of comes back as notes, as does what an export
+leaves out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from romergo.actors import Actor
+from romergo.config import Limits
+from romergo.errors import invalid
+from romergo.interchange import archive, twee, yarn
+from romergo.interchange.document import StoryDocument, check_document
+from romergo.interchange.projects import create_project, document_of
+from romergo.story.base import StoryStore
+from storage.tables import Project
+
+Format = Literal["archive", "twee", "yarn"]
+FORMATS: tuple[Format, ...] = ("archive", "twee", "yarn")
+SUFFIXES: dict[Format, str] = {"archive": ".romergo.zip", "twee": ".twee", "yarn": ".yarn"}
+MEDIA_TYPES: dict[Format, str] = {
+    "archive": "application/zip",
+    "twee": "text/plain; charset=utf-8",
+    "yarn": "text/plain; charset=utf-8",
+}
+MAX_TEXT_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Exported:
+    filename: str
+    media_type: str
+    data: bytes
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Imported:
+    project: Project
+    format: Format
+    scenes: int
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class InterchangeService:
+    store: StoryStore
+    limits: Limits
+
+    async def export_project(self, actor: Actor, project_id: str, format: str) -> Exported:
+        chosen = _format(format)
+        async with self.store.read(actor) as uow:
+            document = await document_of(uow, project_id)
+        notes: list[str] = []
+        if chosen == "archive":
+            data = archive.write_archive(document)
+        elif chosen == "twee":
+            text, notes = twee.write_twee(document)
+            data = text.encode("utf-8")
+        else:
+            text, notes = yarn.write_yarn(document)
+            data = text.encode("utf-8")
+        return Exported(_filename(document.title, chosen), MEDIA_TYPES[chosen], data, notes)
+
+    async def import_file(
+        self, actor: Actor, filename: str, data: bytes, format: str | None = None
+    ) -> Imported:
+        chosen = _format(format) if format else detect_format(filename, data)
+        document = read_document(chosen, data)
+        if not document.title.strip():
+            document.title = _title_from(filename)
+        check_document(document, self.limits)
+        async with self.store.write(actor) as tx:
+            project = await create_project(tx, document)
+        return Imported(project, chosen, len(document.scenes()), list(document.notes))
+
+
+def read_document(chosen: Format, data: bytes) -> StoryDocument:
+    if chosen == "archive":
+        return archive.read_archive(data)
+    if len(data) > MAX_TEXT_BYTES:
+        raise invalid(
+            f"The file has {len(data):,} bytes; a {chosen} file may have at most {MAX_TEXT_BYTES:,}."
+        )
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise invalid(f"The file is not UTF-8 text (byte {error.start}).") from None
+    return twee.read_twee(text) if chosen == "twee" else yarn.read_yarn(text)
+
+
+def detect_format(filename: str, data: bytes) -> Format:
+    """By the file's name, else by its first bytes."""
+    name = filename.lower()
+    if name.endswith(".zip"):
+        return "archive"
+    if name.endswith((".twee", ".tw", ".tw3")):
+        return "twee"
+    if name.endswith(".yarn"):
+        return "yarn"
+    if data.startswith(b"PK\x03\x04"):
+        return "archive"
+    head = data[:4096].decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    if head.startswith("::"):
+        return "twee"
+    if re.search(r"^---\s*$", head, re.M) and re.match(r"\w+:", head):
+        return "yarn"
+    raise invalid("Cannot tell what kind of file this is: use .romergo.zip, .twee or .yarn.")
+
+
+def _format(value: str) -> Format:
+    for known in FORMATS:
+        if value == known:
+            return known
+    raise invalid(f"Unknown format {value!r}; one of: {', '.join(FORMATS)}.")
+
+
+def _title_from(filename: str) -> str:
+    stem = re.sub(r"(\.romergo)?\.(zip|twee|tw3?|yarn)$", "", filename.rsplit("/", 1)[-1], flags=re.I)
+    return stem.replace("_", " ").replace("-", " ").strip()[:200] or "Imported story"
+
+
+def _filename(title: str, chosen: Format) -> str:
+    stem = re.sub(r"[^\w\-]+", "-", title, flags=re.UNICODE).strip("-")[:80] or "story"
+    return stem + SUFFIXES[chosen]

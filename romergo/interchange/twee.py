@@ -1,0 +1,271 @@
+"""Twee 3, Twine's text format (https://github.com/iftechfoundation/twine-specs/blob/master/twee-3-specification.md).
+
+Passages ↔ scenes, `[[links]]` ↔ choices, the StoryData `start` ↔ the start scene, StoryTitle ↔ the
+project's title. Romergo's own parts ride on tags Twine shows and keeps: `ending` marks an ending,
+`chapter:Title_Words` names the passage's chapter (underscores for spaces). A dialogue line is a
+line of passage text; `Name: text` is spoken by that character.
+
+Import reads every passage first; a malformed header, a second passage of the same name or
+StoryData that is not JSON is refused naming its line. Story-format code (macros, variables,
+scripts, stylesheets), passage positions, other tags and link text inside a sentence have no
+equivalent and are reported as notes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from dataclasses import dataclass, field
+
+from romergo.errors import invalid
+from romergo.interchange.document import ChapterDoc, CharacterDoc, ChoiceDoc, LineDoc, SceneDoc, StoryDocument
+
+HEADER = re.compile(r"^::(?P<rest>.*)$")
+HEADER_PARTS = re.compile(
+    r"^\s*(?P<name>(?:\\.|[^\\\[\]{}])*)(?:\[(?P<tags>(?:\\.|[^\\\]])*)\])?\s*(?P<meta>\{.*\})?\s*$"
+)
+LINK = re.compile(r"\[\[(.+?)\]\](?!\])")
+SPEAKER = re.compile(r"^(?P<name>[^\s:.!?\"'][^:.!?\"]{0,38}?):\s+(?P<text>\S.*)$")
+CODE = re.compile(r"<<|>>|\(\w[\w-]*:|\$\w|\{\{|</?\w+[^>]*>")
+ENDING_TAG = "ending"
+CHAPTER_TAG = "chapter:"
+DEFAULT_CHAPTER = "Chapter 1"
+SPECIAL = {"StoryTitle", "StoryData"}
+CODE_TAGS = {"script", "stylesheet"}
+
+
+# ---- export ------------------------------------------------------------------------------------
+
+
+def write_twee(document: StoryDocument) -> tuple[str, list[str]]:
+    notes: list[str] = []
+    names = _passage_names(document, notes)
+    start = next((s for s in document.scenes() if s.is_start), None)
+    data = {
+        "ifid": str(uuid.uuid5(uuid.NAMESPACE_URL, "romergo:" + document.scenes()[0].key)).upper()
+        if document.scenes()
+        else str(uuid.uuid4()).upper(),
+        "format": "Harlowe",
+        "format-version": "3.3.9",
+        "start": names[start.key] if start else None,
+        "zoom": 1,
+    }
+    parts = [f":: StoryTitle\n{document.title}\n", f":: StoryData\n{json.dumps(data, indent=2)}\n"]
+    for chapter in document.chapters:
+        chapter_tag = CHAPTER_TAG + chapter.title.replace(" ", "_")
+        for scene in chapter.scenes:
+            tags = [chapter_tag] + ([ENDING_TAG] if scene.is_ending else [])
+            body = [_line_text(line, notes) for line in scene.lines]
+            body += [_link(choice.label, names.get(choice.target or ""), notes) for choice in scene.choices]
+            header = f":: {_escape_name(names[scene.key])} [{' '.join(_escape_tag(t) for t in tags)}]"
+            parts.append(header + "\n" + "\n\n".join(body) + "\n")
+    if document.assets or any(s.background or s.music for s in document.scenes()):
+        notes.append(
+            "Backgrounds, music and sounds are not part of a Twee file (the Romergo archive keeps them)."
+        )
+    if document.characters:
+        notes.append("Characters' colours are not part of a Twee file; their names are, before each line.")
+    return "\n".join(parts), notes
+
+
+def _passage_names(document: StoryDocument, notes: list[str]) -> dict[str, str]:
+    """Scene key → a passage name, unique as Twee requires (scene titles need not be)."""
+    names: dict[str, str] = {}
+    used: set[str] = set(SPECIAL)
+    for scene in document.scenes():
+        name, n = scene.title, 1
+        while name in used:
+            n += 1
+            name = f"{scene.title} ({n})"
+        if n > 1:
+            notes.append(f'Two scenes are called "{scene.title}": the passage of the later one is "{name}".')
+        used.add(name)
+        names[scene.key] = name
+    return names
+
+
+def _line_text(line: LineDoc, notes: list[str]) -> str:
+    text = line.text.replace("\n", " ")
+    if text != line.text:
+        notes.append("Lines of more than one paragraph are joined into one (a Twee line is one line).")
+    if not line.speaker and SPEAKER.match(text):
+        notes.append(f'The narration "{text[:40]}" looks like "Name: text" and will read back as spoken.')
+    return f"{line.speaker}: {text}" if line.speaker else text
+
+
+def _link(label: str, target: str | None, notes: list[str]) -> str:
+    if target is None:
+        notes.append(f'The choice "{label}" leads nowhere: it is written as a link to a missing passage.')
+        target = label
+    clean = label.replace("->", "→").replace("|", "/").replace("]]", "] ]")
+    return f"[[{target}]]" if clean == target else f"[[{clean}->{target}]]"
+
+
+def _escape_name(name: str) -> str:
+    return re.sub(r"([\\\[\]{}])", r"\\\1", name)
+
+
+def _escape_tag(tag: str) -> str:
+    return re.sub(r"([\\\[\]])", r"\\\1", tag.replace(" ", "_"))
+
+
+# ---- import ------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Passage:
+    name: str
+    tags: list[str]
+    line: int
+    body: list[tuple[int, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def read_twee(text: str) -> StoryDocument:
+    passages = _passages(text.splitlines())
+    notes: list[str] = [note for passage in passages for note in passage.notes]
+    title = ""  # without a StoryTitle passage the importer names the story after the file
+    start_name: str | None = None
+    scenes: list[_Passage] = []
+    for passage in passages:
+        if passage.name == "StoryTitle":
+            title = " ".join(t for _, t in passage.body if t.strip()).strip() or title
+        elif passage.name == "StoryData":
+            start_name = _start_of(passage)
+        elif CODE_TAGS & set(passage.tags):
+            notes.append(
+                f'Passage "{passage.name}" is {"/".join(sorted(CODE_TAGS & set(passage.tags)))}: skipped.'
+            )
+        else:
+            scenes.append(passage)
+    by_name = {p.name: p for p in scenes}
+    if start_name is not None and start_name not in by_name:
+        raise invalid(f'StoryData names "{start_name}" as the start passage, but there is no such passage.')
+    start = start_name or ("Start" if "Start" in by_name else (scenes[0].name if scenes else None))
+    characters: dict[str, CharacterDoc] = {}
+    chapters: dict[str, ChapterDoc] = {}
+    for passage in scenes:
+        scene = _scene(passage, passage.name == start, set(by_name), characters, notes)
+        chapter_title = _chapter_of(passage, notes)
+        chapters.setdefault(
+            chapter_title, ChapterDoc(chapter_title, where=f"line {passage.line}")
+        ).scenes.append(scene)
+    return StoryDocument(title, list(chapters.values()), list(characters.values()), [], _unique(notes))
+
+
+def _passages(lines: list[str]) -> list[_Passage]:
+    passages: list[_Passage] = []
+    passages_placed: list[int] = []
+    seen: dict[str, int] = {}
+    for number, raw in enumerate(lines, start=1):
+        header = HEADER.match(raw)
+        if header is None:
+            if passages:
+                passages[-1].body.append((number, raw))
+            continue
+        name, tags, placed = _header(header.group("rest"), number)
+        if placed:
+            passages_placed.append(number)
+        if name in seen:
+            raise invalid(
+                f'line {number}: a second passage named "{name}" (the first is on line {seen[name]}).'
+            )
+        seen[name] = number
+        passages.append(_Passage(name, tags, number))
+    if not passages:
+        raise invalid("line 1: no passages: a Twee file starts each passage with a line beginning '::'.")
+    if passages_placed:
+        passages[0].notes.append("Passage positions and sizes (Twine's map layout) are not kept.")
+    return passages
+
+
+def _header(rest: str, number: int) -> tuple[str, list[str], bool]:
+    """The name, the tags and whether the header carries metadata (a position)."""
+    match = HEADER_PARTS.match(rest)
+    if match is None:
+        raise invalid(f"line {number}: the passage header is malformed (name [tags] {{metadata}}).")
+    name = re.sub(r"\\(.)", r"\1", match.group("name")).strip()
+    if not name:
+        raise invalid(f"line {number}: a passage header needs a name.")
+    tags = [re.sub(r"\\(.)", r"\1", t) for t in (match.group("tags") or "").split()]
+    return name, tags, match.group("meta") is not None
+
+
+def _start_of(passage: _Passage) -> str | None:
+    raw = "\n".join(text for _, text in passage.body).strip()
+    try:
+        data = json.loads(raw) if raw else {}
+    except json.JSONDecodeError as error:
+        raise invalid(
+            f"line {passage.line + error.lineno}: StoryData is not valid JSON: {error.msg}."
+        ) from None
+    start = data.get("start") if isinstance(data, dict) else None
+    return start if isinstance(start, str) and start else None
+
+
+def _scene(
+    passage: _Passage, is_start: bool, names: set[str], characters: dict[str, CharacterDoc], notes: list[str]
+) -> SceneDoc:
+    scene = SceneDoc(passage.name, passage.name, is_start=is_start, is_ending=ENDING_TAG in passage.tags)
+    scene.where = f"line {passage.line}"
+    for number, raw in passage.body:
+        links = LINK.findall(raw)
+        for link in links:
+            label, target = _parse_link(link)
+            if target not in names:
+                notes.append(
+                    f'line {number}: the link to "{target}" leads to no passage; the choice leads nowhere.'
+                )
+            scene.choices.append(ChoiceDoc(label, target if target in names else None, f"line {number}"))
+        text = LINK.sub(lambda m: _parse_link(m.group(1))[0], raw).strip() if links else raw.strip()
+        if links and not LINK.sub("", raw).strip():
+            continue  # a line of links only: they are the scene's choices
+        if links:
+            notes.append(
+                f"line {number}: a link inside a sentence became a choice; its words stay in the line."
+            )
+        if not text:
+            continue
+        if CODE.search(text):
+            notes.append(
+                f'Passage "{passage.name}" has story-format code (macros, variables, HTML): kept as text.'
+            )
+        scene.lines.append(_spoken(text, f"line {number}", characters))
+    return scene
+
+
+def _parse_link(inner: str) -> tuple[str, str]:
+    """(label, target) of `[[inner]]`: `label->target`, `target<-label`, `label|target` or `target`."""
+    if "->" in inner:
+        label, _, target = inner.rpartition("->")
+    elif "<-" in inner:
+        target, _, label = inner.partition("<-")
+    elif "|" in inner:
+        label, _, target = inner.rpartition("|")
+    else:
+        label = target = inner
+    return label.strip() or target.strip(), target.strip()
+
+
+def _spoken(text: str, where: str, characters: dict[str, CharacterDoc]) -> LineDoc:
+    match = SPEAKER.match(text)
+    if match is None or len(match.group("name").split()) > 4:
+        return LineDoc(text, None, where)
+    name = match.group("name").strip()
+    characters.setdefault(name.casefold(), CharacterDoc(name))
+    return LineDoc(match.group("text").strip(), characters[name.casefold()].name, where)
+
+
+def _chapter_of(passage: _Passage, notes: list[str]) -> str:
+    chapter = DEFAULT_CHAPTER
+    for tag in passage.tags:
+        if tag.startswith(CHAPTER_TAG) and len(tag) > len(CHAPTER_TAG):
+            chapter = tag[len(CHAPTER_TAG) :].replace("_", " ")
+        elif tag != ENDING_TAG:
+            notes.append(f'The tag "{tag}" has no equivalent in Romergo: not kept.')
+    return chapter
+
+
+def _unique(notes: list[str]) -> list[str]:
+    return list(dict.fromkeys(notes))

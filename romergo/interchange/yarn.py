@@ -1,0 +1,267 @@
+"""Yarn Spinner scripts (`.yarn`, https://docs.yarnspinner.dev/getting-started/writing-in-yarn).
+
+Nodes ↔ scenes, `Name: text` lines ↔ dialogue spoken by that character (other lines: narration),
+`-> option` followed by an indented `<<jump Node>>` ↔ a choice. The node called `Start` (else the
+first) is the start. Romergo's own parts ride on headers Yarn keeps: `tags: ending`,
+`romergo_title:` (a scene title may hold what a node title may not) and `romergo_chapter:`.
+
+Import reads every node first: a node without a title, a second node of the same title, a node
+without its `---` or `===` is refused naming its line. Commands other than jumps, conditions,
+variables, line tags and lines inside an option have no equivalent and are reported as notes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from romergo.errors import invalid
+from romergo.interchange.document import ChapterDoc, CharacterDoc, ChoiceDoc, LineDoc, SceneDoc, StoryDocument
+
+STORY_COMMENT = "// story: "
+TITLE_HEADER = "romergo_title"
+CHAPTER_HEADER = "romergo_chapter"
+ENDING_TAG = "ending"
+DEFAULT_CHAPTER = "Chapter 1"
+HEADER_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w.]*)\s*:\s*(?P<value>.*)$")
+JUMP = re.compile(r"^<<\s*jump\s+(?P<target>[^>\s]+)\s*>>$")
+OPTION = re.compile(r"^->\s*(?P<label>.*)$")
+SPEAKER = re.compile(r"^(?P<name>[^\s:][^:]{0,38}?):\s+(?P<text>\S.*)$")
+LINE_TAGS = re.compile(r"(?:\s+#[\w:.\-]+)+\s*$")
+CONDITION = re.compile(r"\s*<<\s*if\b.*?>>\s*$")
+
+
+# ---- export ------------------------------------------------------------------------------------
+
+
+def write_yarn(document: StoryDocument) -> tuple[str, list[str]]:
+    notes: list[str] = []
+    titles = _node_titles(document)
+    nodes: list[str] = []
+    for chapter in document.chapters:
+        for scene in chapter.scenes:
+            headers = [f"title: {titles[scene.key]}", f"{TITLE_HEADER}: {_one_line(scene.title)}"]
+            headers.append(f"{CHAPTER_HEADER}: {_one_line(chapter.title)}")
+            if scene.is_ending:
+                headers.append(f"tags: {ENDING_TAG}")
+            body = [_line(line, notes) for line in scene.lines]
+            for choice in scene.choices:
+                body.append(f"-> {_one_line(choice.label)}")
+                if choice.target in titles:
+                    body.append(f"    <<jump {titles[choice.target]}>>")
+                else:
+                    notes.append(
+                        f'The choice "{choice.label}" leads nowhere: written as an option without a jump.'
+                    )
+            nodes.append("\n".join([*headers, "---", *body, "==="]))
+    if document.assets or any(s.background or s.music for s in document.scenes()):
+        notes.append(
+            "Backgrounds, music and sounds are not part of a Yarn script (the Romergo archive keeps them)."
+        )
+    if document.characters:
+        notes.append("Characters' colours are not part of a Yarn script; their names are, before each line.")
+    story = f"{STORY_COMMENT}{_one_line(document.title)}\n\n"
+    return story + "\n\n".join(nodes) + "\n", list(dict.fromkeys(notes))
+
+
+def _node_titles(document: StoryDocument) -> dict[str, str]:
+    """Scene key → a node title: letters, digits and underscores, unique; the start scene is `Start`."""
+    titles: dict[str, str] = {}
+    used: set[str] = set()
+    start = next((s for s in document.scenes() if s.is_start), None)
+    if start is not None:
+        titles[start.key] = "Start"
+        used.add("Start")
+    for scene in document.scenes():
+        if scene.key in titles:
+            continue
+        base = re.sub(r"\W+", "_", scene.title, flags=re.ASCII).strip("_") or "Scene"
+        base = base if base[0].isalpha() or base[0] == "_" else f"_{base}"
+        title, n = base, 1
+        while title in used:
+            n += 1
+            title = f"{base}_{n}"
+        used.add(title)
+        titles[scene.key] = title
+    return titles
+
+
+def _line(line: LineDoc, notes: list[str]) -> str:
+    text = _one_line(line.text)
+    if text != line.text:
+        notes.append("Lines of more than one paragraph are joined into one (a Yarn line is one line).")
+    if line.speaker:
+        return f"{line.speaker}: {text}"
+    if SPEAKER.match(text) or text.startswith(("->", "<<", "//", "===", "---")):
+        notes.append(f'The narration "{text[:40]}" would read as Yarn syntax: written with a leading "\\".')
+        return "\\" + text
+    return text
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split("\n"))
+
+
+# ---- import ------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Node:
+    title: str
+    headers: dict[str, str]
+    line: int
+    body: list[tuple[int, str]] = field(default_factory=list)
+
+
+def read_yarn(text: str) -> StoryDocument:
+    """The story's title comes from a first line `// story: Title`; without one it is "" (the
+    importer names it after the file)."""
+    lines = text.splitlines()
+    first = next((line.strip() for line in lines if line.strip()), "")
+    title = first[len(STORY_COMMENT) :].strip() if first.startswith(STORY_COMMENT) else ""
+    nodes = _nodes(lines)
+    titles = {node.title for node in nodes}
+    start = "Start" if "Start" in titles else nodes[0].title
+    notes: list[str] = []
+    characters: dict[str, CharacterDoc] = {}
+    chapters: dict[str, ChapterDoc] = {}
+    for node in nodes:
+        scene = _scene(node, node.title == start, titles, characters, notes)
+        chapter_title = node.headers.get(CHAPTER_HEADER, "").strip() or DEFAULT_CHAPTER
+        chapters.setdefault(
+            chapter_title, ChapterDoc(chapter_title, where=f"line {node.line}")
+        ).scenes.append(scene)
+    notes = list(dict.fromkeys(notes))
+    return StoryDocument(title, list(chapters.values()), list(characters.values()), [], notes)
+
+
+def _nodes(lines: list[str]) -> list[_Node]:
+    nodes: list[_Node] = []
+    seen: dict[str, int] = {}
+    number, total = 0, len(lines)
+    while number < total:
+        if not lines[number].strip() or lines[number].lstrip().startswith("//"):
+            number += 1
+            continue
+        node, number = _node(lines, number)
+        if node.title in seen:
+            raise invalid(
+                f'line {node.line}: a second node titled "{node.title}" (the first: line {seen[node.title]}).'
+            )
+        seen[node.title] = node.line
+        nodes.append(node)
+    if not nodes:
+        raise invalid(
+            "line 1: no nodes: a Yarn node is headers (title: …), a line '---', its lines and '==='."
+        )
+    return nodes
+
+
+def _node(lines: list[str], index: int) -> tuple[_Node, int]:
+    """The node whose headers start at `index`, and the index after its `===`."""
+    first, headers = index + 1, {}
+    while index < len(lines) and lines[index].strip() != "---":
+        match = HEADER_LINE.match(lines[index].strip())
+        if match is None:
+            raise invalid(f"line {index + 1}: expected a header (key: value) or '---'.")
+        headers[match.group("key")] = match.group("value").strip()
+        index += 1
+    if index == len(lines):
+        raise invalid(f"line {first}: the node's headers never end with a line '---'.")
+    title = headers.get("title", "")
+    if not title:
+        raise invalid(f"line {first}: the node has no title header.")
+    node = _Node(title, headers, first)
+    index += 1
+    while index < len(lines) and lines[index].strip() != "===":
+        node.body.append((index + 1, lines[index]))
+        index += 1
+    if index == len(lines):
+        raise invalid(f'line {first}: node "{title}" never ends with a line "===".')
+    return node, index + 1
+
+
+def _scene(
+    node: _Node, is_start: bool, titles: set[str], characters: dict[str, CharacterDoc], notes: list[str]
+) -> SceneDoc:
+    tags = node.headers.get("tags", "").split()
+    title = node.headers.get(TITLE_HEADER, "").strip() or node.title
+    scene = SceneDoc(
+        node.title, title, is_start=is_start, is_ending=ENDING_TAG in tags, where=f"line {node.line}"
+    )
+    for tag in tags:
+        if tag != ENDING_TAG:
+            notes.append(f'The tag "{tag}" has no equivalent in Romergo: not kept.')
+    option: tuple[ChoiceDoc, int] | None = None
+    for number, raw in node.body:
+        stripped = raw.strip()
+        indent = len(raw) - len(raw.lstrip())
+        if not stripped or stripped.startswith("//"):
+            continue
+        if option is not None and indent > option[1]:
+            _inside_option(option[0], stripped, number, titles, notes)
+            continue
+        option = None
+        stripped = _without_tags(stripped, notes)
+        if (found := OPTION.match(stripped)) is not None:
+            choice = ChoiceDoc(
+                _without_condition(found.group("label"), number, notes), None, f"line {number}"
+            )
+            scene.choices.append(choice)
+            option = (choice, indent)
+        elif (jump := JUMP.match(stripped)) is not None:
+            notes.append(f'line {number}: a jump outside an option became a choice labelled "Continue".')
+            scene.choices.append(
+                ChoiceDoc("Continue", _target(jump.group("target"), number, titles, notes), f"line {number}")
+            )
+        elif stripped.startswith("<<"):
+            notes.append(
+                f"line {number}: the command {stripped[:40]} has no equivalent in Romergo: not kept."
+            )
+        else:
+            scene.lines.append(_spoken(stripped, f"line {number}", characters, notes))
+    return scene
+
+
+def _inside_option(choice: ChoiceDoc, stripped: str, number: int, titles: set[str], notes: list[str]) -> None:
+    jump = JUMP.match(stripped)
+    if jump is not None and choice.target is None:
+        choice.target = _target(jump.group("target"), number, titles, notes)
+    else:
+        notes.append(
+            f"line {number}: lines and commands inside an option (other than its jump) are not kept."
+        )
+
+
+def _target(name: str, number: int, titles: set[str], notes: list[str]) -> str | None:
+    if name in titles:
+        return name
+    notes.append(f'line {number}: the jump to "{name}" leads to no node; the choice leads nowhere.')
+    return None
+
+
+def _without_tags(text: str, notes: list[str]) -> str:
+    cleaned = LINE_TAGS.sub("", text)
+    if cleaned != text:
+        notes.append("Line tags (#…) have no equivalent in Romergo: not kept.")
+    return cleaned
+
+
+def _without_condition(label: str, number: int, notes: list[str]) -> str:
+    cleaned = CONDITION.sub("", label).strip()
+    if cleaned != label.strip():
+        notes.append(f"line {number}: the option's condition has no equivalent yet: the option always shows.")
+    return cleaned
+
+
+def _spoken(text: str, where: str, characters: dict[str, CharacterDoc], notes: list[str]) -> LineDoc:
+    if "{" in text and "}" in text:
+        notes.append(f"{where}: interpolated values ({{$…}}) are kept as text.")
+    if text.startswith("\\"):
+        return LineDoc(text[1:], None, where)
+    match = SPEAKER.match(text)
+    if match is None or len(match.group("name").split()) > 4:
+        return LineDoc(text, None, where)
+    name = match.group("name").strip()
+    characters.setdefault(name.casefold(), CharacterDoc(name))
+    return LineDoc(match.group("text").strip(), characters[name.casefold()].name, where)
