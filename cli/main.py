@@ -7,13 +7,13 @@ import sys
 from collections.abc import Sequence
 
 import romergo
-from cli import accounts, backup, channel, database, demo
+from cli import accounts, backup, channel, database, demo, interchange
 from romergo.config import Settings, settings_from_env
 from romergo.errors import RomergoError
 
 COMMANDS = (
     *("serve", "user", "token", "login-link", "seed-demo", "channel", "demo-agent"),
-    *("db", "backup", "restore"),
+    *("db", "backup", "restore", "export", "import"),
 )
 
 
@@ -62,6 +62,7 @@ def parser() -> argparse.ArgumentParser:
     demo.add_commands(commands, common)
     database.add_commands(commands, common)
     backup.add_commands(commands, common)
+    interchange.add_commands(commands, common)
     return root
 
 

@@ -8,6 +8,7 @@ creates the whole project or nothing, and says which part is wrong.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -84,6 +85,30 @@ class StoryDocument:
 
     def scenes(self) -> list[SceneDoc]:
         return [scene for chapter in self.chapters for scene in chapter.scenes]
+
+
+# `Name: text`, the convention Twee and Yarn authors use for who speaks: a name of at most four
+# words before the colon (a sentence with a colon in it stays narration).
+SPEAKER = re.compile(r"^(?P<name>[^\s:.!?\"'][^:.!?\"]{0,38}?):\s+(?P<text>\S.*)$")
+MAX_NAME_WORDS = 4
+
+
+def split_speaker(text: str) -> tuple[str, str] | None:
+    """(name, words) when `text` reads as `Name: words`."""
+    match = SPEAKER.match(text)
+    if match is None or len(match.group("name").split()) > MAX_NAME_WORDS:
+        return None
+    return match.group("name").strip(), match.group("text").strip()
+
+
+def spoken_line(text: str, where: str, characters: dict[str, CharacterDoc]) -> LineDoc:
+    """A line of a text format: spoken when it reads as `Name: words` (the character is added to
+    `characters`, by case-folded name), else narration."""
+    found = split_speaker(text)
+    if found is None:
+        return LineDoc(text, None, where)
+    name, words = found
+    return LineDoc(words, characters.setdefault(name.casefold(), CharacterDoc(name)).name, where)
 
 
 def check_document(document: StoryDocument, limits: Limits) -> None:

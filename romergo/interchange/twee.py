@@ -19,14 +19,22 @@ import uuid
 from dataclasses import dataclass, field
 
 from romergo.errors import invalid
-from romergo.interchange.document import ChapterDoc, CharacterDoc, ChoiceDoc, LineDoc, SceneDoc, StoryDocument
+from romergo.interchange.document import (
+    ChapterDoc,
+    CharacterDoc,
+    ChoiceDoc,
+    LineDoc,
+    SceneDoc,
+    StoryDocument,
+    split_speaker,
+    spoken_line,
+)
 
 HEADER = re.compile(r"^::(?P<rest>.*)$")
 HEADER_PARTS = re.compile(
     r"^\s*(?P<name>(?:\\.|[^\\\[\]{}])*)(?:\[(?P<tags>(?:\\.|[^\\\]])*)\])?\s*(?P<meta>\{.*\})?\s*$"
 )
 LINK = re.compile(r"\[\[(.+?)\]\](?!\])")
-SPEAKER = re.compile(r"^(?P<name>[^\s:.!?\"'][^:.!?\"]{0,38}?):\s+(?P<text>\S.*)$")
 CODE = re.compile(r"<<|>>|\(\w[\w-]*:|\$\w|\{\{|</?\w+[^>]*>")
 ENDING_TAG = "ending"
 CHAPTER_TAG = "chapter:"
@@ -89,7 +97,7 @@ def _line_text(line: LineDoc, notes: list[str]) -> str:
     text = line.text.replace("\n", " ")
     if text != line.text:
         notes.append("Lines of more than one paragraph are joined into one (a Twee line is one line).")
-    if not line.speaker and SPEAKER.match(text):
+    if not line.speaker and split_speaker(text):
         notes.append(f'The narration "{text[:40]}" looks like "Name: text" and will read back as spoken.')
     return f"{line.speaker}: {text}" if line.speaker else text
 
@@ -249,12 +257,7 @@ def _parse_link(inner: str) -> tuple[str, str]:
 
 
 def _spoken(text: str, where: str, characters: dict[str, CharacterDoc]) -> LineDoc:
-    match = SPEAKER.match(text)
-    if match is None or len(match.group("name").split()) > 4:
-        return LineDoc(text, None, where)
-    name = match.group("name").strip()
-    characters.setdefault(name.casefold(), CharacterDoc(name))
-    return LineDoc(match.group("text").strip(), characters[name.casefold()].name, where)
+    return spoken_line(text, where, characters)
 
 
 def _chapter_of(passage: _Passage, notes: list[str]) -> str:

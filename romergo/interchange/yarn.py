@@ -16,7 +16,16 @@ import re
 from dataclasses import dataclass, field
 
 from romergo.errors import invalid
-from romergo.interchange.document import ChapterDoc, CharacterDoc, ChoiceDoc, LineDoc, SceneDoc, StoryDocument
+from romergo.interchange.document import (
+    ChapterDoc,
+    CharacterDoc,
+    ChoiceDoc,
+    LineDoc,
+    SceneDoc,
+    StoryDocument,
+    split_speaker,
+    spoken_line,
+)
 
 STORY_COMMENT = "// story: "
 TITLE_HEADER = "romergo_title"
@@ -26,7 +35,6 @@ DEFAULT_CHAPTER = "Chapter 1"
 HEADER_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w.]*)\s*:\s*(?P<value>.*)$")
 JUMP = re.compile(r"^<<\s*jump\s+(?P<target>[^>\s]+)\s*>>$")
 OPTION = re.compile(r"^->\s*(?P<label>.*)$")
-SPEAKER = re.compile(r"^(?P<name>[^\s:][^:]{0,38}?):\s+(?P<text>\S.*)$")
 LINE_TAGS = re.compile(r"(?:\s+#[\w:.\-]+)+\s*$")
 CONDITION = re.compile(r"\s*<<\s*if\b.*?>>\s*$")
 
@@ -92,7 +100,7 @@ def _line(line: LineDoc, notes: list[str]) -> str:
         notes.append("Lines of more than one paragraph are joined into one (a Yarn line is one line).")
     if line.speaker:
         return f"{line.speaker}: {text}"
-    if SPEAKER.match(text) or text.startswith(("->", "<<", "//", "===", "---")):
+    if split_speaker(text) or text.startswith(("->", "<<", "//", "===", "---")):
         notes.append(f'The narration "{text[:40]}" would read as Yarn syntax: written with a leading "\\".')
         return "\\" + text
     return text
@@ -259,9 +267,4 @@ def _spoken(text: str, where: str, characters: dict[str, CharacterDoc], notes: l
         notes.append(f"{where}: interpolated values ({{$…}}) are kept as text.")
     if text.startswith("\\"):
         return LineDoc(text[1:], None, where)
-    match = SPEAKER.match(text)
-    if match is None or len(match.group("name").split()) > 4:
-        return LineDoc(text, None, where)
-    name = match.group("name").strip()
-    characters.setdefault(name.casefold(), CharacterDoc(name))
-    return LineDoc(match.group("text").strip(), characters[name.casefold()].name, where)
+    return spoken_line(text, where, characters)
