@@ -144,7 +144,7 @@ def read_archive(data: bytes) -> StoryDocument:
 def archive_schema() -> dict[str, object]:
     """The published JSON Schema of `story.json`."""
     schema = ArchiveStory.model_json_schema()
-    schema["$id"] = "https://romergo.example/schemas/romergo-archive-1.json"
+    schema["$id"] = "urn:romergo:archive:1"
     return schema
 
 

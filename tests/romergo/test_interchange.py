@@ -302,3 +302,14 @@ async def test_unknown_formats_and_foreign_projects(services, demo):
     with pytest.raises(RomergoError) as refused:
         await services.interchange.export_project(stranger, project_id, "archive")
     assert refused.value.code == "not_found"
+
+
+def test_the_published_archive_schema_is_the_one_the_code_reads():
+    from pathlib import Path
+
+    from romergo.interchange.archive import archive_schema
+
+    published = Path(__file__).resolve().parents[2] / "docs" / "romergo-archive.schema.json"
+    assert json.loads(published.read_text()) == archive_schema(), (
+        "regenerate docs/romergo-archive.schema.json from romergo.interchange.archive.archive_schema()"
+    )

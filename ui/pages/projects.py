@@ -1,4 +1,5 @@
-"""`/projects`: the author's stories, newest first: open, rename, delete, or start a new one."""
+"""`/projects`: the author's stories, newest first: open, export, rename, delete, start a new one or
+import one from a file."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from romergo.entities import Project
 from ui.actions import act
 from ui.components.buttons import icon_button
 from ui.components.dialogs import RENAME_STORY, ask_for_change, confirm
+from ui.components.story_files import export_menu, import_box
 from ui.context import PageContext
 from ui.live import watch
 
@@ -47,6 +49,7 @@ async def page(ctx: PageContext) -> None:
 
             title.on("keydown.enter", create)
             ui.button("Create project", on_click=create).props("unelevated color=primary")
+        import_box(ctx)
 
 
 def _project_card(ctx: PageContext, host: ui.element, row: Project) -> None:
@@ -77,5 +80,6 @@ def _project_card(ctx: PageContext, host: ui.element, row: Project) -> None:
             ui.badge("published", color="positive")
         ui.space()
         ui.label(f"updated {row.updated_at:%Y-%m-%d %H:%M}").classes("text-caption text-grey-7")
+        export_menu(row.id, row.title)
         icon_button("edit", f"Rename {row.title}", rename)
         icon_button("delete", f"Delete {row.title}", delete)
