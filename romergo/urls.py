@@ -24,6 +24,7 @@ CHARACTERS_ROUTE = PROJECT_ROUTE + "/characters"
 ASSETS_ROUTE = PROJECT_ROUTE + "/assets"
 CHECK_ROUTE = PROJECT_ROUTE + "/check"
 SEARCH_ROUTE = PROJECT_ROUTE + "/search"
+MAP_ROUTE = PROJECT_ROUTE + "/map"
 HISTORY_ROUTE = PROJECT_ROUTE + "/history"
 PLAY_ROUTE = "/play/{project_id}"
 PUBLISHED_ROUTE = "/published/{share_id}"
@@ -53,6 +54,12 @@ def assets(project_id: str) -> str:
 
 def check(project_id: str) -> str:
     return f"{project(project_id)}/check"
+
+
+def story_map(project_id: str, scene_id: str | None = None) -> str:
+    """The story map; with `scene_id`, that scene is highlighted."""
+    path = f"{project(project_id)}/map"
+    return f"{path}?{urlencode({'scene': scene_id})}" if scene_id else path
 
 
 def search(project_id: str, query: str | None = None) -> str:
@@ -179,6 +186,7 @@ _PAGES: list[tuple[re.Pattern[str], Callable[..., str]]] = [
     (_pattern(ASSETS_ROUTE), assets),
     (_pattern(CHECK_ROUTE), check),
     (_pattern(SEARCH_ROUTE), search),
+    (_pattern(MAP_ROUTE), story_map),
     (_pattern(HISTORY_ROUTE), history),
     (_pattern(PLAY_ROUTE), play),
     (_pattern(PUBLISHED_ROUTE), published),

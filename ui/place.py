@@ -16,7 +16,17 @@ from romergo import urls
 from romergo.clock import iso, utcnow
 
 Surface = Literal[
-    "project", "chapter", "scene", "characters", "assets", "check", "search", "play", "history", "settings"
+    "project",
+    "chapter",
+    "scene",
+    "characters",
+    "assets",
+    "check",
+    "search",
+    "map",
+    "play",
+    "history",
+    "settings",
 ]
 
 

@@ -31,6 +31,7 @@ from ui.pages import (
     projects,
     scene,
     search,
+    story_map,
 )
 from ui.panel import AgentPanel, DemoLauncher
 from ui.selection import track_selection
@@ -86,6 +87,7 @@ def routes(ctx: PageContext) -> dict[str, SubPage]:
         urls.ASSETS_ROUTE: lambda project_id: assets.page(ctx, project_id),
         urls.CHECK_ROUTE: lambda project_id: check.page(ctx, project_id),
         urls.SEARCH_ROUTE: lambda project_id, q=None: search.page(ctx, project_id, q),
+        urls.MAP_ROUTE: lambda project_id, scene=None: story_map.page(ctx, project_id, scene),
         urls.HISTORY_ROUTE: lambda project_id, scene=None, agent=None, command=None, before=None: (
             history.page(ctx, project_id, scene, agent, command, before)
         ),

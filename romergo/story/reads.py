@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, literal
@@ -13,6 +13,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from romergo.actors import Actor, user_actor
 from romergo.story import check
 from romergo.story.base import StoryStore, UnitOfWork
+from romergo.story.story_map import MapLayouts, StoryMap
 from romergo.story.views import ChapterOutline, ChoiceRow, LineRow, Outline, ProjectData
 from storage.tables import Asset, AssetBlob, Chapter, Character, Choice, DialogueLine, Scene
 
@@ -23,6 +24,7 @@ MEDIA_HEAD_BYTES = 16
 @dataclass(frozen=True)
 class StoryReads:
     store: StoryStore
+    layouts: MapLayouts = field(default_factory=MapLayouts)
 
     async def project_data(self, actor: Actor, project_id: str, *, with_text: bool = True) -> ProjectData:
         async with self.store.read(actor) as uow:
@@ -67,6 +69,12 @@ class StoryReads:
         if actor.reach is None:
             return problems
         return [p for p in problems if p.chapter_id is None or p.chapter_id in actor.reach]
+
+    async def story_map(self, actor: Actor, project_id: str) -> StoryMap:
+        """The map of the whole story, marked with the story check's problems."""
+        async with self.store.read(actor) as uow:
+            data = await load_project(uow, project_id, with_text=False)
+        return self.layouts.story_map(data, check.check_story(data))
 
     async def chapter_ids(self, actor: Actor, project_id: str) -> list[str]:
         """The project's chapters in story order (what a room's scope is made of)."""

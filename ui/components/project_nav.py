@@ -9,12 +9,13 @@ from nicegui import ui
 from romergo import urls
 from romergo.entities import Project
 
-NavEntry = Literal["story", "characters", "assets", "check", "search", "history", "play"]
+NavEntry = Literal["story", "map", "characters", "assets", "check", "search", "history", "play"]
 
 
 def project_nav(project: Project, active: NavEntry | None) -> None:
     entries: list[tuple[NavEntry, str, str]] = [
         ("story", "Story", urls.project(project.id)),
+        ("map", "Map", urls.story_map(project.id)),
         ("characters", "Characters", urls.characters(project.id)),
         ("assets", "Assets", urls.assets(project.id)),
         ("check", "Check", urls.check(project.id)),

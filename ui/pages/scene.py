@@ -78,6 +78,8 @@ class _SceneEditor(ProjectPage[Loaded]):
             ending = ui.switch("Ending", on_change=lambda e: self.mark(is_ending=e.value))
             play = ui.button("Play from here", icon="play_arrow").props("flat color=primary")
             play.props["href"] = urls.play(self.project_id, self.scene_id)
+            on_map = ui.button("On the map", icon="account_tree").props("flat color=primary")
+            on_map.props["href"] = urls.story_map(self.project_id, self.scene_id)
             changes = ui.button("Scene history", icon="history").props("flat color=primary")
             changes.props["href"] = urls.history(self.project_id, scene_id=self.scene_id)
             icon_button("delete", "Delete the scene", self.delete)
