@@ -2,8 +2,9 @@
 
 The story is written into a fresh data directory before the server starts (tests/support/big_story.py);
 then the outline, the check and one scene are read through the agent's tools, and the project
-page and the check page are opened in Debian's Chromium: time from navigation until the tree (or
-the problem list) is shown, and how many DOM elements the page has. Server RSS is read after.
+page, the check page and the story map are opened in Debian's Chromium: time from navigation
+until the tree (the problem list, the map's canvas) is shown, and how many DOM elements the page
+has. Server RSS is read after.
 """
 
 from __future__ import annotations
@@ -28,7 +29,11 @@ from tests.support.big_story import BigStory, big_story
 from tests.support.server import RunningServer
 
 PASSWORD = "a long bench password 42"
-PAGES = {"project page": ("", "story-tree"), "check page": ("/check", "problems")}
+PAGES = {
+    "project page": ("", "story-tree"),
+    "check page": ("/check", "problems"),
+    "map page": ("/map", "story-map"),
+}
 
 
 async def measure(
@@ -102,6 +107,8 @@ async def _pages(server: RunningServer, story: BigStory, rounds: int) -> dict[st
 
 
 def _ready(page: Page, what: str) -> Any:
+    if what == "story-map":  # drawn: ECharts has made its canvas from the map's options
+        return page.get_by_test_id(what).locator("canvas").first
     if what == "problems":
         return page.get_by_role("list", name="Problems")
     return page.get_by_test_id(what)

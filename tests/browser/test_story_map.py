@@ -54,6 +54,10 @@ async def test_the_demo_map_marks_the_cellar_and_a_click_opens_a_scene(author: A
     box = await page.get_by_test_id("story-map").bounding_box()
     assert box is not None
     x, y = cellar["at"]
+    await page.mouse.move(box["x"] + x, box["y"] + y)
+    tooltip = page.get_by_text("⚠ unreachable")  # ECharts' tooltip, made from the node's data
+    await expect(tooltip).to_be_visible()
+    await expect(tooltip.locator("xpath=..")).to_contain_text("The Forgotten CellarThe Keeper")
     await page.mouse.click(box["x"] + x, box["y"] + y)
     await expect(page.get_by_test_id("scene-title")).to_have_text(demo_story.DELIBERATE_PROBLEM_SCENE)
 

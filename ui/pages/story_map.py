@@ -11,7 +11,7 @@ shows one chapter's scenes and the arrows between them.
 
 from __future__ import annotations
 
-import html
+import json
 from dataclasses import dataclass
 
 from nicegui import ui
@@ -31,8 +31,18 @@ TITLE_CHARS = 18
 CHAPTER_COLOURS = ["#3a6ea5", "#5b8c5a", "#a5673f", "#7a5195", "#2a9d8f", "#bc5090", "#8d6e63", "#546e7a"]
 PROBLEM_RED = "#c10015"
 CURRENT_BLUE = "#ffb300"
-# Tooltips show the text each node and arrow carries, escaped in Python: titles are the author's.
-TOOLTIP = "(p) => (p.data && p.data.tip) || ''"
+# Tooltips are made in the browser from each node's and arrow's data (the chapters' names come
+# with the function), every text escaped: titles and labels are the author's words, never markup.
+TOOLTIP = """(p) => {
+  const chapters = __CHAPTERS__;
+  const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const d = p.data || {};
+  if (p.dataType === "edge") return d.label ? esc(d.label) : "This choice leads nowhere.";
+  if (d.tip) return esc(d.tip);
+  const parts = [`<b>${esc(d.title)}</b>`, esc(chapters[d.category])];
+  for (const mark of d.marks || []) parts.push(`⚠ ${esc(mark)}`);
+  return parts.filter(Boolean).join("<br>");
+}"""
 
 
 @dataclass(frozen=True)
@@ -106,41 +116,36 @@ class _MapPage(SectionPage[Mapped]):
 
 
 def chart_options(story_map: StoryMap, chapter: str, current: str | None) -> dict[str, object]:
-    """ECharts options of the map, kept to one chapter unless `chapter` is ALL_CHAPTERS."""
-    colours = {
-        chapter_id: CHAPTER_COLOURS[n % len(CHAPTER_COLOURS)]
-        for n, (chapter_id, _) in enumerate(story_map.chapters)
-    }
-    titles = dict(story_map.chapters)
+    """ECharts options of the map, kept to one chapter unless `chapter` is ALL_CHAPTERS.
+
+    Lean per node (a long story sends thousands): the chapter's colour comes from its category,
+    the tooltip is made in the browser (`TOOLTIP`), and only marked nodes carry a style of their own."""
+    categories = [
+        {"name": title, "itemStyle": {"color": CHAPTER_COLOURS[n % len(CHAPTER_COLOURS)]}}
+        for n, (_, title) in enumerate(story_map.chapters)
+    ]
+    category = {chapter_id: n for n, (chapter_id, _) in enumerate(story_map.chapters)}
     shown = {n.scene_id: n for n in story_map.nodes if chapter in (ALL_CHAPTERS, n.chapter_id)}
     nodes: list[dict[str, object]] = []
     for node in shown.values():
         label = ("▶ " if node.is_start else "") + ("⚠ " if node.serious else "") + _short(node.title)
         label += " ◼" if node.is_ending else ""
-        tip = [f"<b>{html.escape(node.title)}</b>", html.escape(titles.get(node.chapter_id, ""))]
-        tip += ["start" if node.is_start else "", "ending" if node.is_ending else ""]
-        tip += [f"⚠ {html.escape(mark)}" for mark in node.marks]
-        border = CURRENT_BLUE if node.scene_id == current else PROBLEM_RED if node.serious else "#ffffff"
-        nodes.append(
-            {
-                "id": node.scene_id,
-                "name": label,
-                "title": node.title,
-                # NiceGUI's point click reads a value; a graph's nodes and arrows have none of their own.
-                "value": node.y,
-                "x": node.x * X_SPACING,
-                "y": node.y * Y_SPACING,
-                "symbol": "roundRect",
-                "symbolSize": BOX,
-                "itemStyle": {
-                    "color": colours.get(node.chapter_id, "#777777"),
-                    "borderColor": border,
-                    "borderWidth": 4 if border != "#ffffff" else 1,
-                },
-                "tip": "<br>".join(part for part in tip if part),
-                "marks": list(node.marks),
-            }
-        )
+        entry: dict[str, object] = {
+            "id": node.scene_id,
+            "name": label,
+            "title": node.title,
+            # NiceGUI's point click reads a value; a graph's nodes and arrows have none of their own.
+            "value": node.y,
+            "x": round(node.x * X_SPACING),
+            "y": round(node.y * Y_SPACING),
+            "category": category.get(node.chapter_id, 0),
+        }
+        if node.marks:
+            entry["marks"] = list(node.marks)
+        if node.scene_id == current or node.serious:
+            colour = CURRENT_BLUE if node.scene_id == current else PROBLEM_RED
+            entry["itemStyle"] = {"borderColor": colour, "borderWidth": 4}
+        nodes.append(entry)
     links: list[dict[str, object]] = []
     for n, arrow in enumerate(story_map.arrows):
         if arrow.source not in shown or (arrow.target is not None and arrow.target not in shown):
@@ -150,17 +155,26 @@ def chart_options(story_map: StoryMap, chapter: str, current: str | None) -> dic
             target = f"{NOWHERE}{n}"
             source = shown[arrow.source]
             nodes.append(_nowhere(target, source.x * X_SPACING + 60, source.y * Y_SPACING + 50))
-        links.append({"source": arrow.source, "target": target, "tip": html.escape(arrow.label), "value": 0})
+        links.append({"source": arrow.source, "target": target, "label": arrow.label, "value": 0})
     return {
         "animation": False,
-        "tooltip": {"trigger": "item", ":formatter": TOOLTIP},
+        "tooltip": {
+            "trigger": "item",
+            ":formatter": TOOLTIP.replace(
+                "__CHAPTERS__", json.dumps([title for _, title in story_map.chapters])
+            ),
+        },
         "series": [
             {
                 "type": "graph",
                 "layout": "none",
                 "roam": True,
+                "categories": categories,
                 "data": nodes,
                 "links": links,
+                "symbol": "roundRect",
+                "symbolSize": BOX,
+                "itemStyle": {"borderColor": "#ffffff", "borderWidth": 1},
                 "edgeSymbol": ["none", "arrow"],
                 "edgeSymbolSize": 7,
                 "lineStyle": {"color": "#90a4ae", "width": 1.2, "curveness": 0.12},
@@ -183,6 +197,7 @@ def _nowhere(node_id: str, x: float, y: float) -> dict[str, object]:
         "itemStyle": {"color": PROBLEM_RED},
         "label": {"show": True, "position": "right", "color": PROBLEM_RED},
         "tip": "This choice leads nowhere.",
+        "title": "nowhere",
     }
 
 
