@@ -49,25 +49,10 @@ CODE_TAGS = {"script", "stylesheet"}
 def write_twee(document: StoryDocument) -> tuple[str, list[str]]:
     notes: list[str] = []
     names = _passage_names(document, notes)
-    start = next((s for s in document.scenes() if s.is_start), None)
-    data = {
-        "ifid": str(uuid.uuid5(uuid.NAMESPACE_URL, "romergo:" + document.scenes()[0].key)).upper()
-        if document.scenes()
-        else str(uuid.uuid4()).upper(),
-        "format": "Harlowe",
-        "format-version": "3.3.9",
-        "start": names[start.key] if start else None,
-        "zoom": 1,
-    }
-    parts = [f":: StoryTitle\n{document.title}\n", f":: StoryData\n{json.dumps(data, indent=2)}\n"]
+    parts = [f":: StoryTitle\n{document.title}\n", f":: StoryData\n{_story_data(document, names)}\n"]
     for chapter in document.chapters:
         chapter_tag = CHAPTER_TAG + chapter.title.replace(" ", "_")
-        for scene in chapter.scenes:
-            tags = [chapter_tag] + ([ENDING_TAG] if scene.is_ending else [])
-            body = [_line_text(line, notes) for line in scene.lines]
-            body += [_link(choice.label, names.get(choice.target or ""), notes) for choice in scene.choices]
-            header = f":: {_escape_name(names[scene.key])} [{' '.join(_escape_tag(t) for t in tags)}]"
-            parts.append(header + "\n" + "\n\n".join(body) + "\n")
+        parts += [_passage(scene, chapter_tag, names, notes) for scene in chapter.scenes]
     if document.assets or any(s.background or s.music for s in document.scenes()):
         notes.append(
             "Backgrounds, music and sounds are not part of a Twee file (the Romergo archive keeps them)."
@@ -75,6 +60,29 @@ def write_twee(document: StoryDocument) -> tuple[str, list[str]]:
     if document.characters:
         notes.append("Characters' colours are not part of a Twee file; their names are, before each line.")
     return "\n".join(parts), notes
+
+
+def _story_data(document: StoryDocument, names: dict[str, str]) -> str:
+    """StoryData's JSON; the IFID is derived from the first scene, so exporting twice gives one story."""
+    scenes = document.scenes()
+    start = next((s for s in scenes if s.is_start), None)
+    seed = uuid.uuid5(uuid.NAMESPACE_URL, "romergo:" + scenes[0].key) if scenes else uuid.uuid4()
+    data = {
+        "ifid": str(seed).upper(),
+        "format": "Harlowe",
+        "format-version": "3.3.9",
+        "start": names[start.key] if start else None,
+        "zoom": 1,
+    }
+    return json.dumps(data, indent=2)
+
+
+def _passage(scene: SceneDoc, chapter_tag: str, names: dict[str, str], notes: list[str]) -> str:
+    tags = [chapter_tag] + ([ENDING_TAG] if scene.is_ending else [])
+    body = [_line_text(line, notes) for line in scene.lines]
+    body += [_link(choice.label, names.get(choice.target or ""), notes) for choice in scene.choices]
+    header = f":: {_escape_name(names[scene.key])} [{' '.join(_escape_tag(t) for t in tags)}]"
+    return header + "\n" + "\n\n".join(body) + "\n"
 
 
 def _passage_names(document: StoryDocument, notes: list[str]) -> dict[str, str]:
@@ -133,20 +141,7 @@ class _Passage:
 def read_twee(text: str) -> StoryDocument:
     passages = _passages(text.splitlines())
     notes: list[str] = [note for passage in passages for note in passage.notes]
-    title = ""  # without a StoryTitle passage the importer names the story after the file
-    start_name: str | None = None
-    scenes: list[_Passage] = []
-    for passage in passages:
-        if passage.name == "StoryTitle":
-            title = " ".join(t for _, t in passage.body if t.strip()).strip() or title
-        elif passage.name == "StoryData":
-            start_name = _start_of(passage)
-        elif CODE_TAGS & set(passage.tags):
-            notes.append(
-                f'Passage "{passage.name}" is {"/".join(sorted(CODE_TAGS & set(passage.tags)))}: skipped.'
-            )
-        else:
-            scenes.append(passage)
+    title, start_name, scenes = _special_passages(passages, notes)
     by_name = {p.name: p for p in scenes}
     if start_name is not None and start_name not in by_name:
         raise invalid(f'StoryData names "{start_name}" as the start passage, but there is no such passage.')
@@ -160,6 +155,25 @@ def read_twee(text: str) -> StoryDocument:
             chapter_title, ChapterDoc(chapter_title, where=f"line {passage.line}")
         ).scenes.append(scene)
     return StoryDocument(title, list(chapters.values()), list(characters.values()), [], _unique(notes))
+
+
+def _special_passages(passages: list[_Passage], notes: list[str]) -> tuple[str, str | None, list[_Passage]]:
+    """The title (StoryTitle; "" without one: the importer names the story after the file), the
+    start passage's name (StoryData), and the passages that are scenes (not scripts or styles)."""
+    title = ""
+    start_name: str | None = None
+    scenes: list[_Passage] = []
+    for passage in passages:
+        if passage.name == "StoryTitle":
+            title = " ".join(t for _, t in passage.body if t.strip()).strip() or title
+        elif passage.name == "StoryData":
+            start_name = _start_of(passage)
+        elif CODE_TAGS & set(passage.tags):
+            kinds = "/".join(sorted(CODE_TAGS & set(passage.tags)))
+            notes.append(f'Passage "{passage.name}" is {kinds}: skipped.')
+        else:
+            scenes.append(passage)
+    return title, start_name, scenes
 
 
 def _passages(lines: list[str]) -> list[_Passage]:

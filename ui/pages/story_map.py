@@ -19,7 +19,7 @@ from nicegui.events import EChartPointClickEventArguments
 
 from romergo import urls
 from romergo.entities import Project
-from romergo.story.story_map import StoryMap
+from romergo.story.story_map import MapNode, StoryMap
 from ui.context import PageContext
 from ui.frame import SectionPage
 
@@ -126,26 +126,7 @@ def chart_options(story_map: StoryMap, chapter: str, current: str | None) -> dic
     ]
     category = {chapter_id: n for n, (chapter_id, _) in enumerate(story_map.chapters)}
     shown = {n.scene_id: n for n in story_map.nodes if chapter in (ALL_CHAPTERS, n.chapter_id)}
-    nodes: list[dict[str, object]] = []
-    for node in shown.values():
-        label = ("▶ " if node.is_start else "") + ("⚠ " if node.serious else "") + _short(node.title)
-        label += " ◼" if node.is_ending else ""
-        entry: dict[str, object] = {
-            "id": node.scene_id,
-            "name": label,
-            "title": node.title,
-            # NiceGUI's point click reads a value; a graph's nodes and arrows have none of their own.
-            "value": node.y,
-            "x": round(node.x * X_SPACING),
-            "y": round(node.y * Y_SPACING),
-            "category": category.get(node.chapter_id, 0),
-        }
-        if node.marks:
-            entry["marks"] = list(node.marks)
-        if node.scene_id == current or node.serious:
-            colour = CURRENT_BLUE if node.scene_id == current else PROBLEM_RED
-            entry["itemStyle"] = {"borderColor": colour, "borderWidth": 4}
-        nodes.append(entry)
+    nodes = [_node(node, category.get(node.chapter_id, 0), current) for node in shown.values()]
     links: list[dict[str, object]] = []
     for n, arrow in enumerate(story_map.arrows):
         if arrow.source not in shown or (arrow.target is not None and arrow.target not in shown):
@@ -183,6 +164,27 @@ def chart_options(story_map: StoryMap, chapter: str, current: str | None) -> dic
             }
         ],
     }
+
+
+def _node(node: MapNode, category: int, current: str | None) -> dict[str, object]:
+    label = ("▶ " if node.is_start else "") + ("⚠ " if node.serious else "") + _short(node.title)
+    label += " ◼" if node.is_ending else ""
+    entry: dict[str, object] = {
+        "id": node.scene_id,
+        "name": label,
+        "title": node.title,
+        # NiceGUI's point click reads a value; a graph's nodes and arrows have none of their own.
+        "value": node.y,
+        "x": round(node.x * X_SPACING),
+        "y": round(node.y * Y_SPACING),
+        "category": category,
+    }
+    if node.marks:
+        entry["marks"] = list(node.marks)
+    if node.scene_id == current or node.serious:
+        colour = CURRENT_BLUE if node.scene_id == current else PROBLEM_RED
+        entry["itemStyle"] = {"borderColor": colour, "borderWidth": 4}
+    return entry
 
 
 def _nowhere(node_id: str, x: float, y: float) -> dict[str, object]:
