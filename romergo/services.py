@@ -32,6 +32,7 @@ from romergo.story import (
     UndoOutcome,
     UndoService,
 )
+from romergo.story.state.variables import VariableService
 from storage import Database
 from storage.migrate import upgrade
 from storage.tables import User
@@ -57,6 +58,7 @@ class Services:
     history: HistoryReads
     search: StorySearch
     interchange: InterchangeService
+    variables: VariableService
     accounts: AccountService
     channels: ChannelService
     agents: AgentService
@@ -149,6 +151,7 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         history=HistoryReads(store),
         search=StorySearch(store, limits),
         interchange=InterchangeService(store, limits),
+        variables=VariableService(store, limits),
         accounts=AccountService(db, settings),
         channels=ChannelService.build(db, bus, settings, clock, reads),
         agents=AgentService(db, settings),

@@ -67,6 +67,16 @@ class ChoiceEntity(Shape):
     target_scene_id: str | None
 
 
+class VariableEntity(Shape):
+    entity_type: Literal["variable"] = "variable"
+    id: str
+    project_id: str
+    name: str
+    type: Literal["flag", "number", "text"]
+    initial: bool | int | float | str
+    description: str
+
+
 class CharacterEntity(Shape):
     entity_type: Literal["character"] = "character"
     id: str
@@ -95,6 +105,18 @@ class ProjectSnapshot(ProjectEntity):
 
 class SceneSnapshot(SceneEntity):
     project_id: str
+    entry_effects: str | None = None
+
+
+# Story state (issue 19) lives in the revisions' snapshots first; the tools' shapes gain it with
+# the tools that set it.
+class LineSnapshot(LineEntity):
+    condition: str | None = None
+
+
+class ChoiceSnapshot(ChoiceEntity):
+    condition: str | None = None
+    effects: str | None = None
 
 
 class AssetSnapshot(AssetEntity):
@@ -107,6 +129,12 @@ class AssetSnapshot(AssetEntity):
         return self.deleted_at is not None
 
 
+# Story state (issue 19) added these; a revision leaves them out while unset, so the snapshots of
+# a story without state read exactly as they always have, and older revisions compare equal.
+STATE_FIELDS = frozenset({"condition", "effects", "entry_effects"})
+
+
 def snapshot(entity: Shape) -> dict[str, Any]:
     """The plain dict a revision stores as before/after: the shape without its `entity_type`."""
-    return entity.model_dump(mode="json", exclude={"entity_type"})
+    data = entity.model_dump(mode="json", exclude={"entity_type"})
+    return {key: value for key, value in data.items() if value is not None or key not in STATE_FIELDS}

@@ -62,6 +62,8 @@ class Scene(SQLModel, table=True):
     is_ending: bool = False
     background_asset_id: str | None = None
     music_asset_id: str | None = None
+    entry_effects: str | None = None
+    """Effects (`set …`) applied when the player enters the scene (issue 19)."""
     created_at: datetime
     updated_at: datetime
 
@@ -75,6 +77,8 @@ class DialogueLine(SQLModel, table=True):
     position: int
     character_id: str | None = None
     text: str
+    condition: str | None = None
+    """Shown only when this holds (issue 19)."""
     created_at: datetime
     updated_at: datetime
 
@@ -88,6 +92,25 @@ class Choice(SQLModel, table=True):
     position: int
     label: str
     target_scene_id: str | None = None
+    condition: str | None = None
+    """Offered only when this holds (issue 19)."""
+    effects: str | None = None
+    """Applied when the player picks it (issue 19)."""
+
+
+class StoryVariable(SQLModel, table=True):
+    """What a story remembers: a flag, a number or a text, with its value when a play-through starts."""
+
+    __tablename__ = "story_variables"
+    __table_args__ = (Index("ix_story_variables_project_name", "project_id", "name", unique=True),)
+    id: str = Field(primary_key=True)
+    project_id: str = Field(foreign_key="projects.id")
+    name: str
+    type: str
+    initial: Any = Field(default=None, sa_column=Column(JSON, nullable=True))
+    description: str = ""
+    created_at: datetime
+    updated_at: datetime
 
 
 class Character(SQLModel, table=True):

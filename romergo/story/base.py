@@ -24,9 +24,21 @@ from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid, not_found
 from romergo.ids import new_id
 from storage import Database
-from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Revision, Scene
+from storage.tables import (
+    Asset,
+    Chapter,
+    Character,
+    Choice,
+    DialogueLine,
+    Project,
+    Revision,
+    Scene,
+    StoryVariable,
+)
 
-EntityType = Literal["project", "chapter", "scene", "dialogue_line", "choice", "character", "asset"]
+EntityType = Literal[
+    "project", "chapter", "scene", "dialogue_line", "choice", "character", "asset", "variable"
+]
 Action = Literal["created", "updated", "deleted", "moved"]
 Row = TypeVar("Row", bound=SQLModel)
 
@@ -101,6 +113,9 @@ class UnitOfWork:
 
     async def character(self, character_id: str) -> Character:
         return await self._owned(Character, character_id, "Character")
+
+    async def variable(self, variable_id: str) -> StoryVariable:
+        return await self._owned(StoryVariable, variable_id, "Variable")
 
     async def asset(self, asset_id: str, *, include_deleted: bool = False) -> Asset:
         row = await self._owned(Asset, asset_id, "Asset")

@@ -13,6 +13,7 @@ from romergo.config import Limits
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Mutation, StoryStore, renumber
+from romergo.story.state.variables import checked_condition, declared
 from storage.tables import DialogueLine
 
 
@@ -37,12 +38,17 @@ class LineService:
         text: str,
         character_id: str | None = None,
         position: int | None = None,
+        condition: str | None = None,
     ) -> DialogueLine:
+        """`condition`: the line shows only when it holds (issue 19)."""
         clean = validation.line_text(text, self.limits)
         position = validation.position(position)
         async with self.store.write(actor) as tx:
             scene = await tx.scene(scene_id)
             speaker = await _speaker(tx, character_id)
+            shown_when = checked_condition(
+                condition, await declared(tx, scene.project_id), "The line's condition"
+            )
             siblings = await tx.ordered(DialogueLine, col(DialogueLine.scene_id), scene.id)
             now = utcnow()
             line = DialogueLine(
@@ -52,6 +58,7 @@ class LineService:
                 position=0,
                 character_id=speaker,
                 text=clean,
+                condition=shown_when,
                 created_at=now,
                 updated_at=now,
             )
@@ -65,13 +72,18 @@ class LineService:
         line_id: str,
         text: str | None = None,
         character_id: str | _Unchanged | None = UNCHANGED,
+        condition: str | None = None,
     ) -> DialogueLine:
+        """Only given fields change; `condition=""` clears the line's condition."""
         clean = None if text is None else validation.line_text(text, self.limits)
         async with self.store.write(actor) as tx:
             line = await tx.line(line_id)
             before = snapshots.line(line)
             if clean is not None:
                 line.text = clean
+            if condition is not None:
+                types = await declared(tx, line.project_id)
+                line.condition = checked_condition(condition, types, "The line's condition")
             if not isinstance(character_id, _Unchanged):
                 line.character_id = await _speaker(tx, character_id)
             tx.save("dialogue_line", line, before, snapshots.line(line))

@@ -19,7 +19,17 @@ from romergo.errors import RomergoError
 from romergo.story import snapshots
 from romergo.story.base import EntityType, Mutation, place, renumber
 from romergo.story.trees import delete_scene_rows, scene_tree
-from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Revision, Scene
+from storage.tables import (
+    Asset,
+    Chapter,
+    Character,
+    Choice,
+    DialogueLine,
+    Project,
+    Revision,
+    Scene,
+    StoryVariable,
+)
 
 MODELS: dict[str, type[SQLModel]] = {
     "project": Project,
@@ -28,6 +38,7 @@ MODELS: dict[str, type[SQLModel]] = {
     "dialogue_line": DialogueLine,
     "character": Character,
     "asset": Asset,
+    "variable": StoryVariable,
 }
 PARENT = {"chapter": "project_id", "scene": "chapter_id", "dialogue_line": "scene_id"}
 """The column a row is ordered under: a change of it (or of `position`) is a move."""
@@ -155,6 +166,9 @@ class Restorer:
         elif kind == "character":
             row = Character(**_fields(Character, snapshot), created_at=utcnow(), updated_at=utcnow())
             self.session.add(row)
+        elif kind == "variable":
+            row = StoryVariable(**_fields(StoryVariable, snapshot), created_at=utcnow(), updated_at=utcnow())
+            self.session.add(row)
         else:
             self.kept.append("A deleted story comes back from the story list, not by undo.")
             return
@@ -253,6 +267,8 @@ class Restorer:
                     position=index,
                     label=choice["label"],
                     target_scene_id=choice.get("target_scene_id"),
+                    condition=choice.get("condition"),
+                    effects=choice.get("effects"),
                 )
             )
         await self.session.flush()
@@ -288,6 +304,7 @@ class Restorer:
             "dialogue_line": snapshots.line,
             "character": snapshots.character,
             "asset": snapshots.asset,
+            "variable": snapshots.variable,
         }
         snapshot: dict[str, Any] = makers[kind](row)
         return snapshot

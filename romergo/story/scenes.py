@@ -17,6 +17,7 @@ from romergo.story import snapshots, validation
 from romergo.story.base import Action, Mutation, StoryStore, renumber
 from romergo.story.media_rules import MediaSlot, put_in_slot
 from romergo.story.scene_view import load_scene_view
+from romergo.story.state.variables import checked_condition, checked_effects, declared
 from romergo.story.trees import delete_scene_rows, scene_tree
 from romergo.story.views import SceneView
 from storage.tables import Choice, Scene
@@ -28,6 +29,10 @@ MAX_CHOICES = 20
 class ChoiceSpec:
     label: str
     target_scene_id: str | None
+    condition: str | None = None
+    """Offered only when this holds (issue 19); None or blank: always."""
+    effects: str | None = None
+    """`set …` applied when the player picks it."""
 
 
 @dataclass(frozen=True)
@@ -73,8 +78,10 @@ class SceneService:
         title: str | None = None,
         is_start: bool | None = None,
         is_ending: bool | None = None,
+        entry_effects: str | None = None,
     ) -> Scene:
-        """Only given fields change. A project has one start scene: marking one moves the mark."""
+        """Only given fields change. A project has one start scene: marking one moves the mark.
+        `entry_effects` are applied when the player enters the scene; "" clears them."""
         clean = None if title is None else validation.title(title, self.limits, "Scene title")
         for name, flag in (("is_start", is_start), ("is_ending", is_ending)):
             if flag is not None and not isinstance(flag, bool):
@@ -84,6 +91,9 @@ class SceneService:
             before = await _snapshot(tx, scene)
             if clean is not None:
                 scene.title = clean
+            if entry_effects is not None:
+                types = await declared(tx, scene.project_id)
+                scene.entry_effects = checked_effects(entry_effects, types, "The scene's entry effects")
             if is_ending is not None:
                 scene.is_ending = is_ending
             if is_start is not None:
@@ -129,20 +139,29 @@ class SceneService:
         return await self._set_media(actor, scene_id, "music", asset_id)
 
     async def set_choices(self, actor: Actor, scene_id: str, choices: Sequence[ChoiceSpec]) -> list[Choice]:
-        """Replaces the scene's choices with these, in this order. Targets stay in the project."""
+        """Replaces the scene's choices with these, in this order. Targets stay in the project;
+        conditions and effects must parse and name the story's variables."""
         if len(choices) > MAX_CHOICES:
             raise invalid(f"A scene offers at most {MAX_CHOICES} choices.")
-        wanted = [
-            (validation.title(c.label, self.limits, "Choice label"), c.target_scene_id) for c in choices
-        ]
+        labels = [validation.title(c.label, self.limits, "Choice label") for c in choices]
         async with self.store.write(actor) as tx:
             scene = await tx.scene(scene_id)
+            types = await declared(tx, scene.project_id)
+            wanted = [
+                _Wanted(
+                    label,
+                    choice.target_scene_id,
+                    checked_condition(choice.condition, types, f'The condition of "{label}"'),
+                    checked_effects(choice.effects, types, f'The effects of "{label}"'),
+                )
+                for label, choice in zip(labels, choices, strict=True)
+            ]
             before = await _snapshot(tx, scene)
-            for _, target_scene_id in wanted:
-                if target_scene_id is not None:
-                    await tx.scene(target_scene_id)
+            for choice in wanted:
+                if choice.target_scene_id is not None:
+                    await tx.scene(choice.target_scene_id)
             old = await tx.choices_of(scene.id)
-            if [(row.label, row.target_scene_id) for row in old] == wanted:
+            if [_Wanted.of(row) for row in old] == wanted:
                 # No change: keep the rows, so their ids still match the last revision's snapshot.
                 return old
             rows = await _replace_choices(tx, scene, old, wanted)
@@ -178,8 +197,20 @@ async def _save(tx: Mutation, scene: Scene, before: dict[str, Any], action: Acti
     tx.save("scene", scene, before, await _snapshot(tx, scene), action)
 
 
+@dataclass(frozen=True)
+class _Wanted:
+    label: str
+    target_scene_id: str | None
+    condition: str | None
+    effects: str | None
+
+    @classmethod
+    def of(cls, row: Choice) -> _Wanted:
+        return cls(row.label, row.target_scene_id, row.condition, row.effects)
+
+
 async def _replace_choices(
-    tx: Mutation, scene: Scene, old: list[Choice], wanted: list[tuple[str, str | None]]
+    tx: Mutation, scene: Scene, old: list[Choice], wanted: list[_Wanted]
 ) -> list[Choice]:
     for row in old:
         await tx.session.delete(row)
@@ -190,10 +221,12 @@ async def _replace_choices(
             project_id=scene.project_id,
             scene_id=scene.id,
             position=index,
-            label=label,
-            target_scene_id=target_scene_id,
+            label=choice.label,
+            target_scene_id=choice.target_scene_id,
+            condition=choice.condition,
+            effects=choice.effects,
         )
-        for index, (label, target_scene_id) in enumerate(wanted)
+        for index, choice in enumerate(wanted)
     ]
     tx.session.add_all(rows)
     return rows
@@ -202,5 +235,8 @@ async def _replace_choices(
 def _without_ids(snapshot: dict[str, Any]) -> dict[str, Any]:
     """Replacing choices with identical ones is no change, although their rows are new."""
     trimmed = dict(snapshot)
-    trimmed["choices"] = [(c["label"], c["target_scene_id"]) for c in snapshot.get("choices", [])]
+    trimmed["choices"] = [
+        (c["label"], c["target_scene_id"], c.get("condition"), c.get("effects"))
+        for c in snapshot.get("choices", [])
+    ]
     return trimmed

@@ -12,13 +12,14 @@ from romergo.shapes import (
     AssetSnapshot,
     ChapterEntity,
     CharacterEntity,
-    ChoiceEntity,
-    LineEntity,
+    ChoiceSnapshot,
+    LineSnapshot,
     ProjectSnapshot,
     SceneSnapshot,
+    VariableEntity,
     snapshot,
 )
-from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene
+from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene, StoryVariable
 
 
 def project(row: Project) -> dict[str, Any]:
@@ -38,11 +39,11 @@ def scene(row: Scene, choices: list[Choice] | None = None) -> dict[str, Any]:
 
 
 def choice(row: Choice) -> dict[str, Any]:
-    return snapshot(ChoiceEntity.model_validate(row))
+    return snapshot(ChoiceSnapshot.model_validate(row))
 
 
 def line(row: DialogueLine) -> dict[str, Any]:
-    return snapshot(LineEntity.model_validate(row))
+    return snapshot(LineSnapshot.model_validate(row))
 
 
 def character(row: Character) -> dict[str, Any]:
@@ -51,3 +52,7 @@ def character(row: Character) -> dict[str, Any]:
 
 def asset(row: Asset) -> dict[str, Any]:
     return snapshot(AssetSnapshot.model_validate(row))
+
+
+def variable(row: StoryVariable) -> dict[str, Any]:
+    return snapshot(VariableEntity.model_validate(row))

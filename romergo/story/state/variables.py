@@ -1,0 +1,253 @@
+"""A project's variables (issue 19): add, change, rename (every use follows), delete (refused while
+used); and the check every condition and effect goes through when it is saved.
+
+A variable's name is what conditions and effects write (`has_key`): letters, digits and
+underscores, not starting with a digit, not a keyword, unique in the project ignoring case. Its
+type (flag, number, text) is fixed once made; its initial value is what a play-through starts with.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+from sqlmodel import col, select
+
+from romergo.actors import Actor
+from romergo.clock import utcnow
+from romergo.config import Limits
+from romergo.errors import RomergoError, invalid
+from romergo.ids import new_id
+from romergo.story import snapshots
+from romergo.story.base import Mutation, StoryStore, UnitOfWork
+from romergo.story.state.evaluate import (
+    VARIABLE_TYPES,
+    VariableType,
+    check_condition,
+    check_effects,
+    names_in,
+    rename,
+)
+from romergo.story.state.expressions import KEYWORDS, ExpressionError, Value
+from storage.tables import Choice, DialogueLine, Scene, StoryVariable
+
+NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
+MAX_DESCRIPTION_CHARS = 500
+MAX_TEXT_VALUE_CHARS = 200
+DEFAULTS: dict[str, Value] = {"flag": False, "number": 0, "text": ""}
+UNSET: Final = object()
+
+
+@dataclass(frozen=True)
+class VariableService:
+    store: StoryStore
+    limits: Limits
+
+    async def list_variables(self, actor: Actor, project_id: str) -> list[StoryVariable]:
+        async with self.store.read(actor) as uow:
+            await uow.project_by_id(project_id)
+            return await _variables(uow, project_id)
+
+    async def add_variable(
+        self,
+        actor: Actor,
+        project_id: str,
+        name: str,
+        type: str,
+        initial: object = None,
+        description: str = "",
+    ) -> StoryVariable:
+        kind = _type(type)
+        value = DEFAULTS[kind] if initial is None else _value(kind, initial)
+        clean = _description(description)
+        async with self.store.write(actor) as tx:
+            await tx.project_by_id(project_id)
+            chosen = _name(name, await _variables(tx, project_id))
+            now = utcnow()
+            row = StoryVariable(
+                id=new_id("var"),
+                project_id=project_id,
+                name=chosen,
+                type=kind,
+                initial=value,
+                description=clean,
+                created_at=now,
+                updated_at=now,
+            )
+            tx.session.add(row)
+            tx.record("variable", row.id, "created", None, snapshots.variable(row))
+        return row
+
+    async def update_variable(
+        self,
+        actor: Actor,
+        variable_id: str,
+        name: str | None = None,
+        initial: Any = UNSET,
+        description: str | None = None,
+    ) -> StoryVariable:
+        """A new name is written into every condition and effect that uses the variable, in the
+        same change (one undo takes both back)."""
+        async with self.store.write(actor) as tx:
+            row = await tx.variable(variable_id)
+            before = snapshots.variable(row)
+            if initial is not UNSET:
+                row.initial = _value(_type(row.type), initial)
+            if description is not None:
+                row.description = _description(description)
+            if name is not None and name != row.name:
+                others = [v for v in await _variables(tx, row.project_id) if v.id != row.id]
+                old, row.name = row.name, _name(name, others)
+                await _rename_uses(tx, row.project_id, old, row.name)
+            tx.save("variable", row, before, snapshots.variable(row))
+        return row
+
+    async def delete_variable(self, actor: Actor, variable_id: str) -> None:
+        async with self.store.write(actor) as tx:
+            row = await tx.variable(variable_id)
+            used = await _uses(tx, row.project_id, row.name)
+            if used:
+                shown = "; ".join(used[:5]) + (f" and {len(used) - 5} more" if len(used) > 5 else "")
+                raise RomergoError("conflict", f'"{row.name}" is still used: {shown}. Change those first.')
+            before = snapshots.variable(row)
+            await tx.session.delete(row)
+            tx.record("variable", row.id, "deleted", before, None)
+
+
+async def declared(uow: UnitOfWork, project_id: str) -> dict[str, VariableType]:
+    """The project's variables by name, with their types: what conditions and effects are checked against."""
+    return {row.name: _type(row.type) for row in await _variables(uow, project_id)}
+
+
+def checked_condition(source: str | None, types: dict[str, VariableType], what: str) -> str | None:
+    """A condition as saved: None or blank clears it; otherwise it must parse and type-check."""
+    if source is None or not str(source).strip():
+        return None
+    text = _source(source, what)
+    try:
+        check_condition(text, types)
+    except ExpressionError as error:
+        raise invalid(f"{what} {error}: {_pointed(text, error.position)}") from None
+    return text
+
+
+def checked_effects(source: str | None, types: dict[str, VariableType], what: str) -> str | None:
+    if source is None or not str(source).strip():
+        return None
+    text = _source(source, what)
+    try:
+        check_effects(text, types)
+    except ExpressionError as error:
+        raise invalid(f"{what} {error}: {_pointed(text, error.position)}") from None
+    return text
+
+
+async def _variables(uow: UnitOfWork, project_id: str) -> list[StoryVariable]:
+    statement = select(StoryVariable).where(StoryVariable.project_id == project_id)
+    return sorted((await uow.session.exec(statement)).all(), key=lambda v: v.name.casefold())
+
+
+async def _rename_uses(tx: Mutation, project_id: str, old: str, new: str) -> None:
+    for scene in await _using(tx, Scene, project_id, old, "entry_effects"):
+        before = snapshots.scene(scene, choices := await tx.choices_of(scene.id))
+        scene.entry_effects = rename(scene.entry_effects or "", old, new)
+        tx.save("scene", scene, before, snapshots.scene(scene, choices))
+    for line in await _using(tx, DialogueLine, project_id, old, "condition"):
+        before = snapshots.line(line)
+        line.condition = rename(line.condition or "", old, new)
+        tx.save("dialogue_line", line, before, snapshots.line(line))
+    choices_by_scene: dict[str, list[Choice]] = {}
+    for choice in await _using(tx, Choice, project_id, old, "condition", "effects"):
+        choices_by_scene.setdefault(choice.scene_id, []).append(choice)
+    for scene_id in choices_by_scene:
+        scene = await tx.scene(scene_id)
+        choices = await tx.choices_of(scene_id)
+        before = snapshots.scene(scene, choices)
+        for choice in choices:
+            choice.condition = rename(choice.condition, old, new) if choice.condition else None
+            choice.effects = rename(choice.effects, old, new) if choice.effects else None
+            tx.session.add(choice)
+        tx.save("scene", scene, before, snapshots.scene(scene, choices))
+
+
+async def _uses(uow: UnitOfWork, project_id: str, name: str) -> list[str]:
+    found: list[str] = []
+    for scene in await _using(uow, Scene, project_id, name, "entry_effects"):
+        if name in names_in(scene.entry_effects or ""):
+            found.append(f'entering scene "{scene.title}"')
+    for line in await _using(uow, DialogueLine, project_id, name, "condition"):
+        if name in names_in(line.condition or ""):
+            found.append(f"line {line.position + 1} of a scene")
+    for choice in await _using(uow, Choice, project_id, name, "condition", "effects"):
+        if name in names_in(choice.condition or "") | names_in(choice.effects or ""):
+            found.append(f'the choice "{choice.label}"')
+    return found
+
+
+async def _using(uow: UnitOfWork, model: Any, project_id: str, name: str, *columns: str) -> list[Any]:
+    """Rows of `model` whose `columns` mention `name` somewhere (a cheap filter; callers check tokens)."""
+    wanted = [col(getattr(model, column)).contains(name) for column in columns]
+    condition = wanted[0] if len(wanted) == 1 else wanted[0] | wanted[1]
+    statement = select(model).where(model.project_id == project_id, condition)
+    return list((await uow.session.exec(statement)).all())
+
+
+def _name(name: object, others: list[StoryVariable]) -> str:
+    if not isinstance(name, str) or not NAME.match(name.strip()):
+        raise invalid(
+            "A variable's name is letters, digits and underscores (at most 40), not starting with a digit, "
+            "as in has_key or courage."
+        )
+    clean = name.strip()
+    if clean in KEYWORDS:
+        raise invalid(f'"{clean}" is a word of the expression language; choose another name.')
+    for other in others:
+        if other.name.casefold() == clean.casefold():
+            raise RomergoError("conflict", f'The story has a variable called "{other.name}" already.')
+    return clean
+
+
+def _type(value: object) -> VariableType:
+    for known in VARIABLE_TYPES:
+        if value == known:
+            return known
+    raise invalid(f"A variable is a flag, a number or a text, not {value!r}.")
+
+
+def _value(kind: VariableType, value: object) -> Value:
+    if kind == "flag" and isinstance(value, bool):
+        return value
+    if kind == "number" and isinstance(value, int | float) and not isinstance(value, bool):
+        if not math.isfinite(value) or abs(value) > 1e12:
+            raise invalid("A number must be finite and at most a trillion either way.")
+        return value
+    if kind == "text" and isinstance(value, str):
+        if len(value) > MAX_TEXT_VALUE_CHARS:
+            raise invalid(f"A text value is limited to {MAX_TEXT_VALUE_CHARS} characters.")
+        return value
+    raise invalid(f"The initial value of a {kind} must be {_example(kind)}.")
+
+
+def _example(kind: VariableType) -> str:
+    return {"flag": "true or false", "number": "a number", "text": "a text"}[kind]
+
+
+def _description(value: object) -> str:
+    if not isinstance(value, str):
+        raise invalid("A description must be text.")
+    if len(value) > MAX_DESCRIPTION_CHARS:
+        raise invalid(f"A description is limited to {MAX_DESCRIPTION_CHARS} characters.")
+    return value.strip()
+
+
+def _source(source: object, what: str) -> str:
+    if not isinstance(source, str):
+        raise invalid(f"{what} must be text.")
+    return source.strip()
+
+
+def _pointed(text: str, position: int) -> str:
+    """The source with a marker where the error is, for the message."""
+    return f"{text[:position]}⟨here⟩{text[position:]}"
