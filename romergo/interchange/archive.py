@@ -25,6 +25,7 @@ from romergo.interchange.document import (
     LineDoc,
     SceneDoc,
     StoryDocument,
+    VariableDoc,
 )
 
 STORY_FILE = "story.json"
@@ -40,11 +41,14 @@ class _Strict(BaseModel):
 class ArchiveLine(_Strict):
     text: str
     speaker: str | None = Field(None, description="A character's name; null for narration.")
+    condition: str | None = Field(None, description="Shown only when this holds (a condition).")
 
 
 class ArchiveChoice(_Strict):
     label: str
     target: str | None = Field(description="The key of the scene it leads to; null: nowhere.")
+    condition: str | None = Field(None, description="Offered only when this holds.")
+    effects: str | None = Field(None, description="`set …` applied when picked.")
 
 
 class ArchiveScene(_Strict):
@@ -54,6 +58,7 @@ class ArchiveScene(_Strict):
     is_ending: bool = False
     background: str | None = Field(None, description="An asset key.")
     music: str | None = Field(None, description="An asset key.")
+    entry_effects: str | None = Field(None, description="`set …` applied on entering the scene.")
     lines: list[ArchiveLine] = []
     choices: list[ArchiveChoice] = []
 
@@ -77,6 +82,13 @@ class ArchiveAsset(_Strict):
     tags: list[str] = []
 
 
+class ArchiveVariable(_Strict):
+    name: str
+    type: Literal["flag", "number", "text"]
+    initial: bool | int | float | str | None = None
+    description: str = ""
+
+
 class ArchiveStory(_Strict):
     """`story.json` of a Romergo archive."""
 
@@ -85,6 +97,7 @@ class ArchiveStory(_Strict):
     title: str
     characters: list[ArchiveCharacter] = []
     assets: list[ArchiveAsset] = []
+    variables: list[ArchiveVariable] = []
     chapters: list[ArchiveChapter] = []
 
 
@@ -93,6 +106,10 @@ def write_archive(document: StoryDocument) -> bytes:
         title=document.title,
         characters=[ArchiveCharacter(name=c.name, color=c.color) for c in document.characters],
         assets=[ArchiveAsset(key=a.key, kind=a.kind, name=a.name, tags=a.tags) for a in document.assets],
+        variables=[
+            ArchiveVariable(name=v.name, type=v.type, initial=v.initial, description=v.description)
+            for v in document.variables
+        ],
         chapters=[_chapter(chapter) for chapter in document.chapters],
     )
     buffer = io.BytesIO()
@@ -138,6 +155,7 @@ def read_archive(data: bytes) -> StoryDocument:
         ],
         characters=[CharacterDoc(c.name, c.color) for c in story.characters],
         assets=[AssetDoc(a.key, a.kind, a.name, media[a.key], list(a.tags)) for a in story.assets],
+        variables=[VariableDoc(v.name, v.type, v.initial, v.description) for v in story.variables],
     )
 
 
@@ -172,8 +190,15 @@ def _chapter(chapter: ChapterDoc) -> ArchiveChapter:
                 is_ending=scene.is_ending,
                 background=scene.background,
                 music=scene.music,
-                lines=[ArchiveLine(text=line.text, speaker=line.speaker) for line in scene.lines],
-                choices=[ArchiveChoice(label=c.label, target=c.target) for c in scene.choices],
+                entry_effects=scene.entry_effects,
+                lines=[
+                    ArchiveLine(text=line.text, speaker=line.speaker, condition=line.condition)
+                    for line in scene.lines
+                ],
+                choices=[
+                    ArchiveChoice(label=c.label, target=c.target, condition=c.condition, effects=c.effects)
+                    for c in scene.choices
+                ],
             )
             for scene in chapter.scenes
         ],
@@ -186,14 +211,17 @@ def _scene_doc(scene: ArchiveScene, chapter: str) -> SceneDoc:
         key=scene.key,
         title=scene.title,
         lines=[
-            LineDoc(line.text, line.speaker, f"{where}, line {n + 1}") for n, line in enumerate(scene.lines)
+            LineDoc(line.text, line.speaker, f"{where}, line {n}", line.condition)
+            for n, line in enumerate(scene.lines, 1)
         ],
         choices=[
-            ChoiceDoc(c.label, c.target, f"{where}, choice {n + 1}") for n, c in enumerate(scene.choices)
+            ChoiceDoc(c.label, c.target, f"{where}, choice {n}", c.condition, c.effects)
+            for n, c in enumerate(scene.choices, 1)
         ],
         is_start=scene.is_start,
         is_ending=scene.is_ending,
         background=scene.background,
         music=scene.music,
         where=where,
+        entry_effects=scene.entry_effects,
     )

@@ -18,6 +18,8 @@ from romergo.errors import RomergoError, invalid
 from romergo.story import validation
 from romergo.story.media_types import AssetKind, accepted_types, sniff
 from romergo.story.scenes import MAX_CHOICES
+from romergo.story.state.evaluate import VariableType
+from romergo.story.state.variables import check_variable, checked_condition, checked_effects
 
 
 @dataclass
@@ -27,6 +29,7 @@ class LineDoc:
     """A character's name (one of the document's characters); None for narration."""
     where: str = ""
     """Where it came from in the file ("line 12"), for error messages."""
+    condition: str | None = None
 
 
 @dataclass
@@ -35,6 +38,8 @@ class ChoiceDoc:
     target: str | None
     """The key of the scene it leads to; None when it leads nowhere (the story check says so)."""
     where: str = ""
+    condition: str | None = None
+    effects: str | None = None
 
 
 @dataclass
@@ -48,6 +53,7 @@ class SceneDoc:
     background: str | None = None
     music: str | None = None
     where: str = ""
+    entry_effects: str | None = None
 
 
 @dataclass
@@ -75,6 +81,14 @@ class AssetDoc:
 
 
 @dataclass
+class VariableDoc:
+    name: str
+    type: str
+    initial: bool | int | float | str | None = None
+    description: str = ""
+
+
+@dataclass
 class StoryDocument:
     title: str
     chapters: list[ChapterDoc] = field(default_factory=list)
@@ -82,9 +96,19 @@ class StoryDocument:
     assets: list[AssetDoc] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """What the file had that Romergo keeps no equivalent of (reported, never dropped silently)."""
+    variables: list[VariableDoc] = field(default_factory=list)
 
     def scenes(self) -> list[SceneDoc]:
         return [scene for chapter in self.chapters for scene in chapter.scenes]
+
+    def has_state(self) -> bool:
+        """Whether it has variables, conditions or effects (story state, issue 19)."""
+        return bool(self.variables) or any(
+            scene.entry_effects
+            or any(line.condition for line in scene.lines)
+            or any(choice.condition or choice.effects for choice in scene.choices)
+            for scene in self.scenes()
+        )
 
 
 # `Name: text`, the convention Twee and Yarn authors use for who speaks: a name of at most four
@@ -125,12 +149,14 @@ def check_document(document: StoryDocument, limits: Limits) -> None:
         keys.add(scene.key)
     names = _characters(document, limits)
     assets = _assets(document, limits)
+    types = _variables(document)
     for chapter in document.chapters:
         with _at(chapter.where):
             validation.title(chapter.title, limits, "Chapter title")
         _media(chapter.background, chapter.music, assets, chapter.where)
         for scene in chapter.scenes:
             _scene(scene, keys, names, assets, limits)
+            _state(scene, types)
 
 
 def _scene(scene: SceneDoc, keys: set[str], names: set[str], assets: dict[str, str], limits: Limits) -> None:
@@ -157,6 +183,23 @@ def _scene(scene: SceneDoc, keys: set[str], names: set[str], assets: dict[str, s
                 f"{choice.where or scene.where}: the choice leads to {choice.target!r}, "
                 "which is not in the file."
             )
+
+
+def _variables(document: StoryDocument) -> dict[str, VariableType]:
+    types: dict[str, VariableType] = {}
+    for variable in document.variables:
+        with _at(f"variable {variable.name!r}"):
+            types[variable.name] = check_variable(variable.name, variable.type, variable.initial, list(types))
+    return types
+
+
+def _state(scene: SceneDoc, types: dict[str, VariableType]) -> None:
+    checked_effects(scene.entry_effects, types, f"{scene.where}: the scene's entry effects")
+    for line in scene.lines:
+        checked_condition(line.condition, types, f"{line.where or scene.where}: the line's condition")
+    for choice in scene.choices:
+        checked_condition(choice.condition, types, f"{choice.where or scene.where}: the choice's condition")
+        checked_effects(choice.effects, types, f"{choice.where or scene.where}: the choice's effects")
 
 
 def _characters(document: StoryDocument, limits: Limits) -> set[str]:

@@ -23,13 +23,26 @@ from romergo.interchange.document import (
     LineDoc,
     SceneDoc,
     StoryDocument,
+    VariableDoc,
 )
 from romergo.story import snapshots
 from romergo.story.base import Mutation, UnitOfWork
 from romergo.story.characters import PALETTE
 from romergo.story.media_types import decodes, sniff
 from romergo.story.reads import load_project
-from storage.tables import Asset, AssetBlob, Chapter, Character, Choice, DialogueLine, Project, Scene
+from romergo.story.state.variables import DEFAULTS
+from romergo.story.views import ProjectData
+from storage.tables import (
+    Asset,
+    AssetBlob,
+    Chapter,
+    Character,
+    Choice,
+    DialogueLine,
+    Project,
+    Scene,
+    StoryVariable,
+)
 
 
 async def document_of(uow: UnitOfWork, project_id: str) -> StoryDocument:
@@ -37,29 +50,15 @@ async def document_of(uow: UnitOfWork, project_id: str) -> StoryDocument:
     data = await load_project(uow, project_id)
     blobs = await _blobs(uow, [asset.blob_id for asset in data.assets])
     speakers = {character.id: character.name for character in data.characters}
-    chapters = []
-    for chapter in data.chapters_in_order():
-        scenes = [
-            SceneDoc(
-                key=scene.id,
-                title=scene.title,
-                lines=[
-                    LineDoc(line.text, speakers.get(line.character_id or ""))
-                    for line in data.lines_of(scene.id)
-                ],
-                choices=[
-                    ChoiceDoc(choice.label, choice.target_scene_id) for choice in data.choices_of(scene.id)
-                ],
-                is_start=scene.is_start,
-                is_ending=scene.is_ending,
-                background=scene.background_asset_id,
-                music=scene.music_asset_id,
-            )
-            for scene in data.scenes_of(chapter.id)
-        ]
-        chapters.append(
-            ChapterDoc(chapter.title, scenes, chapter.background_asset_id, chapter.music_asset_id)
+    chapters = [
+        ChapterDoc(
+            chapter.title,
+            [_scene_doc(data, scene, speakers) for scene in data.scenes_of(chapter.id)],
+            chapter.background_asset_id,
+            chapter.music_asset_id,
         )
+        for chapter in data.chapters_in_order()
+    ]
     return StoryDocument(
         title=data.project.title,
         chapters=chapters,
@@ -71,6 +70,29 @@ async def document_of(uow: UnitOfWork, project_id: str) -> StoryDocument:
             for asset in sorted(data.assets, key=lambda a: a.created_at)
             if asset.blob_id in blobs
         ],
+        variables=[
+            VariableDoc(v.name, v.type, v.initial, v.description) for v in await _variables(uow, project_id)
+        ],
+    )
+
+
+def _scene_doc(data: ProjectData, scene: Scene, speakers: dict[str, str]) -> SceneDoc:
+    return SceneDoc(
+        key=scene.id,
+        title=scene.title,
+        lines=[
+            LineDoc(line.text, speakers.get(line.character_id or ""), condition=line.condition)
+            for line in data.lines_of(scene.id)
+        ],
+        choices=[
+            ChoiceDoc(c.label, c.target_scene_id, condition=c.condition, effects=c.effects)
+            for c in data.choices_of(scene.id)
+        ],
+        is_start=scene.is_start,
+        is_ending=scene.is_ending,
+        background=scene.background_asset_id,
+        music=scene.music_asset_id,
+        entry_effects=scene.entry_effects,
     )
 
 
@@ -87,6 +109,7 @@ async def create_project(tx: Mutation, document: StoryDocument) -> Project:
     tx.record("project", project.id, "created", None, snapshots.project(project))
     assets = await _add_assets(tx, document.assets)
     characters = _add_characters(tx, document.characters)
+    _add_variables(tx, document.variables)
     scene_ids = {scene.key: new_id("scn") for scene in document.scenes()}
     contents: list[tuple[Scene, SceneDoc]] = []
     for position, chapter_doc in enumerate(document.chapters):
@@ -133,6 +156,7 @@ def _add_scene(
         is_ending=doc.is_ending,
         background_asset_id=assets.get(doc.background or ""),
         music_asset_id=assets.get(doc.music or ""),
+        entry_effects=doc.entry_effects,
         created_at=now,
         updated_at=now,
     )
@@ -153,6 +177,8 @@ def _add_contents(
             position=index,
             label=choice.label,
             target_scene_id=scene_ids.get(choice.target or ""),
+            condition=choice.condition,
+            effects=choice.effects,
         )
         for index, choice in enumerate(doc.choices)
     ]
@@ -166,6 +192,7 @@ def _add_contents(
             position=index,
             character_id=characters.get((line_doc.speaker or "").casefold()),
             text=line_doc.text,
+            condition=line_doc.condition,
             created_at=now,
             updated_at=now,
         )
@@ -220,6 +247,29 @@ def _add_characters(tx: Mutation, documents: Sequence[CharacterDoc]) -> dict[str
         tx.record("character", character.id, "created", None, snapshots.character(character))
         ids[doc.name.casefold()] = character.id
     return ids
+
+
+def _add_variables(tx: Mutation, documents: Sequence[VariableDoc]) -> None:
+    assert tx.project is not None
+    now = utcnow()
+    for doc in documents:
+        row = StoryVariable(
+            id=new_id("var"),
+            project_id=tx.project.id,
+            name=doc.name,
+            type=doc.type,
+            initial=DEFAULTS[doc.type] if doc.initial is None else doc.initial,
+            description=doc.description,
+            created_at=now,
+            updated_at=now,
+        )
+        tx.session.add(row)
+        tx.record("variable", row.id, "created", None, snapshots.variable(row))
+
+
+async def _variables(uow: UnitOfWork, project_id: str) -> list[StoryVariable]:
+    statement = select(StoryVariable).where(StoryVariable.project_id == project_id)
+    return sorted((await uow.session.exec(statement)).all(), key=lambda v: v.created_at)
 
 
 async def _blobs(uow: UnitOfWork, blob_ids: list[str]) -> dict[str, bytes]:

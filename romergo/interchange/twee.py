@@ -57,6 +57,10 @@ def write_twee(document: StoryDocument) -> tuple[str, list[str]]:
         notes.append(
             "Backgrounds, music and sounds are not part of a Twee file (the Romergo archive keeps them)."
         )
+    if document.has_state():
+        notes.append(
+            "Variables, conditions and effects are not written to a Twee file yet (the archive keeps them)."
+        )
     if document.characters:
         notes.append("Characters' colours are not part of a Twee file; their names are, before each line.")
     return "\n".join(parts), notes

@@ -66,6 +66,10 @@ def write_yarn(document: StoryDocument) -> tuple[str, list[str]]:
         notes.append(
             "Backgrounds, music and sounds are not part of a Yarn script (the Romergo archive keeps them)."
         )
+    if document.has_state():
+        notes.append(
+            "Variables, conditions and effects are not written to a Yarn script yet (the archive keeps them)."
+        )
     if document.characters:
         notes.append("Characters' colours are not part of a Yarn script; their names are, before each line.")
     story = f"{STORY_COMMENT}{_one_line(document.title)}\n\n"

@@ -141,6 +141,7 @@ async def _line_rows(session: AsyncSession, project_id: str, with_text: bool) ->
         col(DialogueLine.position),
         col(DialogueLine.character_id),
         col(DialogueLine.text) if with_text else literal(""),
+        col(DialogueLine.condition),
     ]
     return [LineRow(*row) for row in await _plain_rows(session, DialogueLine, project_id, columns)]
 
@@ -152,6 +153,8 @@ async def _choice_rows(session: AsyncSession, project_id: str) -> list[ChoiceRow
         col(Choice.position),
         col(Choice.label),
         col(Choice.target_scene_id),
+        col(Choice.condition),
+        col(Choice.effects),
     ]
     return [ChoiceRow(*row) for row in await _plain_rows(session, Choice, project_id, columns)]
 

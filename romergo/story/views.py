@@ -23,6 +23,7 @@ class LineRow:
     position: int
     character_id: str | None
     text: str
+    condition: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,8 @@ class ChoiceRow:
     position: int
     label: str
     target_scene_id: str | None
+    condition: str | None = None
+    effects: str | None = None
 
 
 @dataclass(frozen=True)

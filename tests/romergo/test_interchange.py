@@ -313,3 +313,55 @@ def test_the_published_archive_schema_is_the_one_the_code_reads():
     assert json.loads(published.read_text()) == archive_schema(), (
         "regenerate docs/romergo-archive.schema.json from romergo.interchange.archive.archive_schema()"
     )
+
+
+async def test_the_archive_keeps_variables_conditions_and_effects(services, actor):
+    from romergo.story import ChoiceSpec
+    from tests.support.story import small_story
+
+    story = await small_story(services, actor)
+    add = services.variables.add_variable
+    await add(actor, story.project_id, "has_key", "flag", description="The cellar key")
+    await add(actor, story.project_id, "courage", "number", 2)
+    spec = ChoiceSpec("Open", story.second_scene_id, "has_key and courage > 1", "set courage = courage - 1")
+    await services.scenes.set_choices(actor, story.first_scene_id, [spec])
+    await services.lines.add_line(actor, story.second_scene_id, "It creaks.", condition="not has_key")
+    await services.scenes.update_scene(actor, story.second_scene_id, entry_effects="set has_key = true")
+
+    exported = await services.interchange.export_project(actor, story.project_id, "archive")
+    imported = await services.interchange.import_file(actor, "state.romergo.zip", exported.data)
+    twee = await services.interchange.export_project(actor, story.project_id, "twee")
+    assert any("Variables, conditions and effects are not written" in note for note in twee.notes)
+
+    def state(data, variables):
+        titles = {scene.id: scene.title for scene in data.scenes}
+        return (
+            sorted((v.name, v.type, v.initial, v.description) for v in variables),
+            sorted((titles[c.scene_id], c.label, c.condition, c.effects) for c in data.choices),
+            sorted((titles[line.scene_id], line.text, line.condition) for line in data.lines),
+            sorted((s.title, s.entry_effects) for s in data.scenes),
+        )
+
+    before = state(
+        await services.reads.project_data(actor, story.project_id),
+        await services.variables.list_variables(actor, story.project_id),
+    )
+    after = state(
+        await services.reads.project_data(actor, imported.project.id),
+        await services.variables.list_variables(actor, imported.project.id),
+    )
+    assert after == before
+    assert ("Opening", "Open", "has_key and courage > 1", "set courage = courage - 1") in after[1]
+
+    story_json = json.loads(zipfile.ZipFile(io.BytesIO(exported.data)).read("story.json"))
+    story_json["chapters"][0]["scenes"][0]["choices"][0]["condition"] = "has_keys"
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as broken:
+        broken.writestr("story.json", json.dumps(story_json))
+    before_state = await database_state(services)
+    with pytest.raises(RomergoError) as refused:
+        await services.interchange.import_file(actor, "broken.romergo.zip", out.getvalue())
+    assert "choice 1: the choice's condition at character 1: there is no variable called 'has_keys'" in (
+        refused.value.message
+    )
+    assert await database_state(services) == before_state

@@ -64,7 +64,7 @@ class VariableService:
         clean = _description(description)
         async with self.store.write(actor) as tx:
             await tx.project_by_id(project_id)
-            chosen = _name(name, await _variables(tx, project_id))
+            chosen = _name(name, [v.name for v in await _variables(tx, project_id)])
             now = utcnow()
             row = StoryVariable(
                 id=new_id("var"),
@@ -98,7 +98,7 @@ class VariableService:
             if description is not None:
                 row.description = _description(description)
             if name is not None and name != row.name:
-                others = [v for v in await _variables(tx, row.project_id) if v.id != row.id]
+                others = [v.name for v in await _variables(tx, row.project_id) if v.id != row.id]
                 old, row.name = row.name, _name(name, others)
                 await _rename_uses(tx, row.project_id, old, row.name)
             tx.save("variable", row, before, snapshots.variable(row))
@@ -114,6 +114,15 @@ class VariableService:
             before = snapshots.variable(row)
             await tx.session.delete(row)
             tx.record("variable", row.id, "deleted", before, None)
+
+
+def check_variable(name: object, type: object, initial: object, others: list[str]) -> VariableType:
+    """A variable as an import declares it: the same rules as `add_variable` (returns its type)."""
+    kind = _type(type)
+    if initial is not None:
+        _value(kind, initial)
+    _name(name, others)
+    return kind
 
 
 async def declared(uow: UnitOfWork, project_id: str) -> dict[str, VariableType]:
@@ -194,7 +203,7 @@ async def _using(uow: UnitOfWork, model: Any, project_id: str, name: str, *colum
     return list((await uow.session.exec(statement)).all())
 
 
-def _name(name: object, others: list[StoryVariable]) -> str:
+def _name(name: object, others: list[str]) -> str:
     if not isinstance(name, str) or not NAME.match(name.strip()):
         raise invalid(
             "A variable's name is letters, digits and underscores (at most 40), not starting with a digit, "
@@ -204,8 +213,8 @@ def _name(name: object, others: list[StoryVariable]) -> str:
     if clean in KEYWORDS:
         raise invalid(f'"{clean}" is a word of the expression language; choose another name.')
     for other in others:
-        if other.name.casefold() == clean.casefold():
-            raise RomergoError("conflict", f'The story has a variable called "{other.name}" already.')
+        if other.casefold() == clean.casefold():
+            raise RomergoError("conflict", f'The story has a variable called "{other}" already.')
     return clean
 
 
