@@ -150,18 +150,15 @@ def simulate(
     while True:
         scene = scenes[current]
         values = rules.enter(current, values)
-        lines = data.lines_of(current)
-        shown_lines = sum(1 for line in lines if rules.shows_line(line.id, values))
         options = data.choices_of(current)
-        offered = [Offered(c.label, c.target_scene_id, rules.offers(c.id, values)) for c in options]
-        step = Step(current, scene.title, dict(values), shown_lines, len(lines) - shown_lines, offered)
+        step = _arrive(data, rules, scene.id, scene.title, values)
         key = (current, tuple(sorted(values.items())))
-        ended = _ended(scene.is_ending, offered, given, key in seen, len(steps))
+        ended = _ended(scene.is_ending, step.choices, given, key in seen, len(steps))
         if ended is not None:
             steps.append(step)
             return Playthrough(steps, *ended)
         seen.add(key)
-        chosen = _choose(options, offered, given, scene.title)
+        chosen = _choose(options, step.choices, given, scene.title)
         if isinstance(chosen, tuple):
             steps.append(step)
             return Playthrough(steps, *chosen)
@@ -170,6 +167,18 @@ def simulate(
         if chosen.target_scene_id not in scenes:
             return Playthrough(steps, "nowhere", f'The choice "{chosen.label}" leads to no scene.')
         current = chosen.target_scene_id
+
+
+def _arrive(
+    data: ProjectData, rules: StateRules, scene_id: str, title: str, values: dict[str, Value]
+) -> Step:
+    """What the player meets on entering a scene with `values`: the lines and choices that show."""
+    lines = data.lines_of(scene_id)
+    shown_lines = sum(1 for line in lines if rules.shows_line(line.id, values))
+    offered = [
+        Offered(c.label, c.target_scene_id, rules.offers(c.id, values)) for c in data.choices_of(scene_id)
+    ]
+    return Step(scene_id, title, dict(values), shown_lines, len(lines) - shown_lines, offered)
 
 
 def _ended(
