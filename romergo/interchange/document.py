@@ -135,6 +135,22 @@ def spoken_line(text: str, where: str, characters: dict[str, CharacterDoc]) -> L
     return LineDoc(words, characters.setdefault(name.casefold(), CharacterDoc(name)).name, where)
 
 
+def left_out(document: StoryDocument, what: str) -> list[str]:
+    """What a text format (`what`: "a Twee file") has no room for, said once each in an export's notes."""
+    notes = []
+    if document.assets or any(s.background or s.music for s in document.scenes()):
+        notes.append(
+            f"Backgrounds, music and sounds are not part of {what} (the Romergo archive keeps them)."
+        )
+    if document.has_state():
+        notes.append(
+            f"Variables, conditions and effects are not written to {what} yet (the archive keeps them)."
+        )
+    if document.characters:
+        notes.append(f"Characters' colours are not part of {what}; their names are, before each line.")
+    return notes
+
+
 def check_document(document: StoryDocument, limits: Limits) -> None:
     """Every rule an edit in the editor obeys, for the whole document at once; the first broken
     one is raised as `invalid_argument` naming where it is."""

@@ -26,6 +26,7 @@ from romergo.interchange.document import (
     LineDoc,
     SceneDoc,
     StoryDocument,
+    left_out,
     split_speaker,
     spoken_line,
 )
@@ -53,16 +54,7 @@ def write_twee(document: StoryDocument) -> tuple[str, list[str]]:
     for chapter in document.chapters:
         chapter_tag = CHAPTER_TAG + chapter.title.replace(" ", "_")
         parts += [_passage(scene, chapter_tag, names, notes) for scene in chapter.scenes]
-    if document.assets or any(s.background or s.music for s in document.scenes()):
-        notes.append(
-            "Backgrounds, music and sounds are not part of a Twee file (the Romergo archive keeps them)."
-        )
-    if document.has_state():
-        notes.append(
-            "Variables, conditions and effects are not written to a Twee file yet (the archive keeps them)."
-        )
-    if document.characters:
-        notes.append("Characters' colours are not part of a Twee file; their names are, before each line.")
+    notes += left_out(document, "a Twee file")
     return "\n".join(parts), notes
 
 

@@ -23,6 +23,7 @@ from romergo.interchange.document import (
     LineDoc,
     SceneDoc,
     StoryDocument,
+    left_out,
     split_speaker,
     spoken_line,
 )
@@ -62,16 +63,7 @@ def write_yarn(document: StoryDocument) -> tuple[str, list[str]]:
                         f'The choice "{choice.label}" leads nowhere: written as an option without a jump.'
                     )
             nodes.append("\n".join([*headers, "---", *body, "==="]))
-    if document.assets or any(s.background or s.music for s in document.scenes()):
-        notes.append(
-            "Backgrounds, music and sounds are not part of a Yarn script (the Romergo archive keeps them)."
-        )
-    if document.has_state():
-        notes.append(
-            "Variables, conditions and effects are not written to a Yarn script yet (the archive keeps them)."
-        )
-    if document.characters:
-        notes.append("Characters' colours are not part of a Yarn script; their names are, before each line.")
+    notes += left_out(document, "a Yarn script")
     story = f"{STORY_COMMENT}{_one_line(document.title)}\n\n"
     return story + "\n\n".join(nodes) + "\n", list(dict.fromkeys(notes))
 
