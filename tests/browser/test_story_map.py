@@ -62,6 +62,16 @@ async def test_the_demo_map_marks_the_cellar_and_a_click_opens_a_scene(author: A
     await expect(page.get_by_test_id("scene-title")).to_have_text(demo_story.DELIBERATE_PROBLEM_SCENE)
 
 
+async def test_the_chapter_filter_shows_one_chapters_scenes(author: Author, open_page: OpenPage):
+    page = await open_page(author, f"{author.demo_path}/map")
+    await expect(page.get_by_test_id("map-summary")).to_have_text("12 scenes, 1 marked with a problem.")
+    await page.get_by_label("Chapter").click()
+    await page.get_by_role("option", name="Dawn").click()
+    await expect(page.get_by_test_id("map-summary")).to_have_text("3 scenes.")
+    titles = {node["title"] for node in await map_nodes(page)}
+    assert titles == {"Confrontation on the Pier", "A New Keeper", "The Ship Sails Away"}
+
+
 async def test_an_agents_edit_appears_on_the_open_map(author: Author, open_page: OpenPage):
     page = await open_page(author, f"{author.demo_path}/map")
     await expect(page.get_by_test_id("map-summary")).to_have_text("12 scenes, 1 marked with a problem.")
