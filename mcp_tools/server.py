@@ -36,6 +36,7 @@ from mcp_tools.tools import (
     publishing,
     scenes,
     search,
+    state,
 )
 from romergo.agents.scopes import OAUTH_SCOPES, READ
 from romergo.services import Services
@@ -123,6 +124,7 @@ TOOLBOXES: tuple[Toolbox, ...] = tuple(
         media,
         checks,
         search,
+        state,
         publishing,
     )
 )

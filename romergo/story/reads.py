@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,9 +14,10 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from romergo.actors import Actor, user_actor
 from romergo.story import check
 from romergo.story.base import StoryStore, UnitOfWork
+from romergo.story.state.playthrough import Playthrough, StateRules, simulate
 from romergo.story.story_map import MapLayouts, StoryMap
 from romergo.story.views import ChapterOutline, ChoiceRow, LineRow, Outline, ProjectData
-from storage.tables import Asset, AssetBlob, Chapter, Character, Choice, DialogueLine, Scene
+from storage.tables import Asset, AssetBlob, Chapter, Character, Choice, DialogueLine, Scene, StoryVariable
 
 # Enough of a media file to tell its type by its signature (`media_types.sniff`).
 MEDIA_HEAD_BYTES = 16
@@ -75,6 +77,26 @@ class StoryReads:
         async with self.store.read(actor) as uow:
             data = await load_project(uow, project_id, with_text=False)
         return self.layouts.story_map(data, check.check_story(data))
+
+    async def simulate(
+        self,
+        actor: Actor,
+        project_id: str,
+        choices: Sequence[str] | None = None,
+        start_scene: str | None = None,
+        state: Mapping[str, object] | None = None,
+    ) -> Playthrough:
+        """A play-through of the story with its variables (`story.state.playthrough.simulate`)."""
+        async with self.store.read(actor) as uow:
+            data = await load_project(uow, project_id)
+            variables = list(
+                (
+                    await uow.session.exec(
+                        select(StoryVariable).where(StoryVariable.project_id == project_id)
+                    )
+                ).all()
+            )
+        return simulate(data, StateRules.of(data, variables), choices, start_scene, state)
 
     async def chapter_ids(self, actor: Actor, project_id: str) -> list[str]:
         """The project's chapters in story order (what a room's scope is made of)."""

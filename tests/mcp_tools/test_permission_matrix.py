@@ -47,6 +47,8 @@ ARGUMENTS: dict[str, Arguments] = {
     "romergo_preview_scene": lambda s, a, st, c: _const({"scene_id": st.first_scene_id}),
     "romergo_check_story": lambda s, a, st, c: _const({"project_id": st.project_id}),
     "romergo_search_story": lambda s, a, st, c: _const({"project_id": st.project_id, "query": "fog"}),
+    "romergo_list_variables": lambda s, a, st, c: _const({"project_id": st.project_id}),
+    "romergo_simulate_playthrough": lambda s, a, st, c: _const({"project_id": st.project_id}),
     "romergo_list_command_changes": lambda s, a, st, c: _const({"command_id": c}),
     "romergo_add_chapter": lambda s, a, st, c: _const(
         {"project_id": st.project_id, "title": unique("Chapter")}

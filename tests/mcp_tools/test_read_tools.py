@@ -259,3 +259,45 @@ async def test_search_story_finds_text_grouped_by_scene_with_spans(services, act
     assert (spoken["text"], spoken["spans"], spoken["speaker"]) == ("Who goes there?", [[4, 8]], "Hero")
     assert bad.startswith("[invalid_argument] ") and "regular expression is not valid" in bad
     assert empty.startswith("[invalid_argument] ")
+
+
+async def test_the_agent_lists_variables_and_simulates_a_play_through(services, actor, story):
+    await services.variables.add_variable(
+        actor, story.project_id, "has_key", "flag", description="Found later"
+    )
+    await services.scenes.set_choices(
+        actor, story.first_scene_id, [ChoiceSpec("Unlock the door", story.second_scene_id, "has_key")]
+    )
+    async with agent_of(services, "writer") as agent:
+        listed = await agent.ok("romergo_list_variables", project_id=story.project_id)
+        locked = await agent.ok("romergo_simulate_playthrough", project_id=story.project_id)
+        opened = await agent.ok(
+            "romergo_simulate_playthrough",
+            project_id=story.project_id,
+            state={"has_key": True},
+            choices=["1"],
+        )
+        wrong = await agent.error(
+            "romergo_simulate_playthrough", project_id=story.project_id, state={"gold": 3}
+        )
+    assert listed["variables"] == [
+        {
+            "id": listed["variables"][0]["id"],
+            "name": "has_key",
+            "type": "flag",
+            "initial": False,
+            "description": "Found later",
+        }
+    ]
+    assert locked["outcome"] == "stuck" and "Every choice here is hidden" in locked["message"]
+    (first,) = locked["steps"]
+    assert (first["title"], first["state"], first["picked"]) == ("Opening", {"has_key": False}, None)
+    assert first["choices"] == [
+        {"label": "Unlock the door", "target_scene_id": story.second_scene_id, "shown": False}
+    ]
+    assert [(s["title"], s["picked"]) for s in opened["steps"]] == [
+        ("Opening", "Unlock the door"),
+        ("Closing", None),
+    ]
+    assert opened["outcome"] == "ending"
+    assert wrong.startswith("[invalid_argument] ") and "no variable called 'gold'" in wrong

@@ -26,6 +26,7 @@ RUN_IN_A_LIMITED_ROOM = {
     "romergo_search_assets",
     "romergo_check_story",
     "romergo_search_story",
+    "romergo_list_variables",  # project-wide, like the characters
     "romergo_list_command_changes",  # the agent's own command
     "romergo_add_character",  # a new character is used nowhere yet
     "romergo_import_asset",  # so is a new asset

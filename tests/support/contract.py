@@ -12,6 +12,8 @@ DOMAIN_TOOL_CATEGORIES: dict[str, str] = {
     "romergo_preview_scene": "read",
     "romergo_check_story": "read",
     "romergo_search_story": "read",
+    "romergo_list_variables": "read",
+    "romergo_simulate_playthrough": "read",
     "romergo_list_command_changes": "read",
     "romergo_add_chapter": "edit",
     "romergo_update_chapter": "edit",
