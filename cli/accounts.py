@@ -18,6 +18,7 @@ from romergo.errors import RomergoError
 
 if TYPE_CHECKING:
     from romergo.services import Services
+    from storage.tables import User
 
 T = TypeVar("T")
 
@@ -92,15 +93,7 @@ def token_create(settings: Settings, args: argparse.Namespace) -> int:
 
 def login_link(settings: Settings, args: argparse.Namespace) -> int:
     async def link(services: Services) -> str:
-        if args.user is None:
-            if await services.accounts.user_count() == 0:
-                raise RomergoError("not_found", "There is no account yet: start `romergo serve` once.")
-            user, _ = await services.accounts.ensure_first_user()
-        else:
-            found = await services.accounts.user_by_name(args.user)
-            if found is None:
-                raise RomergoError("not_found", f'User "{args.user}" does not exist.')
-            user = found
+        user = await account(services, args.user)
         token = await services.accounts.create_signin_link(user.id)
         return f"{settings.base_url}/login?token={token}"
 
@@ -135,6 +128,19 @@ def with_services(settings: Settings, work: Callable[[Services], Awaitable[T]]) 
             await services.close()
 
     return asyncio.run(run())
+
+
+async def account(services: Services, name: str | None) -> User:
+    """The account a command acts for: `name`'s, or without one the first account."""
+    if name is None:
+        if await services.accounts.user_count() == 0:
+            raise RomergoError("not_found", "There is no account yet: start `romergo serve` once.")
+        user, _ = await services.accounts.ensure_first_user()
+        return user
+    found = await services.accounts.user_by_name(name)
+    if found is None:
+        raise RomergoError("not_found", f'User "{name}" does not exist.')
+    return found
 
 
 def read_password() -> str:

@@ -12,14 +12,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cli.accounts import with_services
+from cli.accounts import account, with_services
 from romergo.actors import user_actor
 from romergo.config import Settings
 from romergo.errors import RomergoError
 
 if TYPE_CHECKING:  # the services are imported when a command runs, not for `romergo --help`
     from romergo.services import Services
-    from storage.tables import User
 
 
 def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -38,7 +37,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run_export(settings: Settings, args: argparse.Namespace) -> int:
     async def export(services: Services) -> tuple[str, bytes, list[str]]:
-        user = await _user(services, args.user)
+        user = await account(services, args.user)
         actor = user_actor(user.id, user.username)
         made = await services.interchange.export_project(actor, args.project_id, args.format)
         return made.filename, made.data, made.notes
@@ -61,7 +60,7 @@ def run_import(settings: Settings, args: argparse.Namespace) -> int:
     data = path.read_bytes()
 
     async def load(services: Services) -> tuple[str, str, int, list[str]]:
-        user = await _user(services, args.user)
+        user = await account(services, args.user)
         done = await services.interchange.import_file(
             user_actor(user.id, user.username), path.name, data, args.format
         )
@@ -72,15 +71,3 @@ def run_import(settings: Settings, args: argparse.Namespace) -> int:
         print(f"note: {note}", file=sys.stderr)
     print(f'imported "{title}" as project {project_id} ({scenes} scenes)')
     return 0
-
-
-async def _user(services: Services, name: str | None) -> User:
-    if name is None:
-        if await services.accounts.user_count() == 0:
-            raise RomergoError("not_found", "There is no account yet: start `romergo serve` once.")
-        user, _ = await services.accounts.ensure_first_user()
-        return user
-    found = await services.accounts.user_by_name(name)
-    if found is None:
-        raise RomergoError("not_found", f'User "{name}" does not exist.')
-    return found

@@ -30,7 +30,7 @@ from romergo.story.base import Mutation, UnitOfWork
 from romergo.story.characters import PALETTE
 from romergo.story.media_types import decodes, sniff
 from romergo.story.reads import load_project
-from romergo.story.state.variables import DEFAULTS
+from romergo.story.state.variables import DEFAULTS, project_variables
 from romergo.story.views import ProjectData
 from storage.tables import (
     Asset,
@@ -71,7 +71,8 @@ async def document_of(uow: UnitOfWork, project_id: str) -> StoryDocument:
             if asset.blob_id in blobs
         ],
         variables=[
-            VariableDoc(v.name, v.type, v.initial, v.description) for v in await _variables(uow, project_id)
+            VariableDoc(v.name, v.type, v.initial, v.description)
+            for v in await _in_made_order(uow, project_id)
         ],
     )
 
@@ -267,9 +268,8 @@ def _add_variables(tx: Mutation, documents: Sequence[VariableDoc]) -> None:
         tx.record("variable", row.id, "created", None, snapshots.variable(row))
 
 
-async def _variables(uow: UnitOfWork, project_id: str) -> list[StoryVariable]:
-    statement = select(StoryVariable).where(StoryVariable.project_id == project_id)
-    return sorted((await uow.session.exec(statement)).all(), key=lambda v: v.created_at)
+async def _in_made_order(uow: UnitOfWork, project_id: str) -> list[StoryVariable]:
+    return sorted(await project_variables(uow, project_id), key=lambda v: v.created_at)
 
 
 async def _blobs(uow: UnitOfWork, blob_ids: list[str]) -> dict[str, bytes]:

@@ -15,9 +15,10 @@ from romergo.actors import Actor, user_actor
 from romergo.story import check
 from romergo.story.base import StoryStore, UnitOfWork
 from romergo.story.state.playthrough import Playthrough, StateRules, simulate
+from romergo.story.state.variables import project_variables
 from romergo.story.story_map import MapLayouts, StoryMap
 from romergo.story.views import ChapterOutline, ChoiceRow, LineRow, Outline, ProjectData
-from storage.tables import Asset, AssetBlob, Chapter, Character, Choice, DialogueLine, Scene, StoryVariable
+from storage.tables import Asset, AssetBlob, Chapter, Character, Choice, DialogueLine, Scene
 
 # Enough of a media file to tell its type by its signature (`media_types.sniff`).
 MEDIA_HEAD_BYTES = 16
@@ -89,13 +90,7 @@ class StoryReads:
         """A play-through of the story with its variables (`story.state.playthrough.simulate`)."""
         async with self.store.read(actor) as uow:
             data = await load_project(uow, project_id)
-            variables = list(
-                (
-                    await uow.session.exec(
-                        select(StoryVariable).where(StoryVariable.project_id == project_id)
-                    )
-                ).all()
-            )
+            variables = await project_variables(uow, project_id)
         return simulate(data, StateRules.of(data, variables), choices, start_scene, state)
 
     async def chapter_ids(self, actor: Actor, project_id: str) -> list[str]:

@@ -46,8 +46,8 @@ class StateRules:
     @classmethod
     def of(cls, data: ProjectData, variables: Sequence[StoryVariable]) -> StateRules:
         types = {v.name: cast(VariableType, v.type) for v in variables}
-        rules = cls({v.name: v.initial for v in variables}, dict(types))
-        declared = dict(types)
+        rules = cls({v.name: v.initial for v in variables}, types)
+        declared = types
         for scene in data.scenes:
             if scene.entry_effects:
                 rules._effects(rules.entry, scene.id, scene.entry_effects, declared)

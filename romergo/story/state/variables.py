@@ -48,7 +48,7 @@ class VariableService:
     async def list_variables(self, actor: Actor, project_id: str) -> list[StoryVariable]:
         async with self.store.read(actor) as uow:
             await uow.project_by_id(project_id)
-            return await _variables(uow, project_id)
+            return await project_variables(uow, project_id)
 
     async def add_variable(
         self,
@@ -64,7 +64,7 @@ class VariableService:
         clean = _description(description)
         async with self.store.write(actor) as tx:
             await tx.project_by_id(project_id)
-            chosen = _name(name, [v.name for v in await _variables(tx, project_id)])
+            chosen = _name(name, [v.name for v in await project_variables(tx, project_id)])
             now = utcnow()
             row = StoryVariable(
                 id=new_id("var"),
@@ -98,7 +98,7 @@ class VariableService:
             if description is not None:
                 row.description = _description(description)
             if name is not None and name != row.name:
-                others = [v.name for v in await _variables(tx, row.project_id) if v.id != row.id]
+                others = [v.name for v in await project_variables(tx, row.project_id) if v.id != row.id]
                 old, row.name = row.name, _name(name, others)
                 await _rename_uses(tx, row.project_id, old, row.name)
             tx.save("variable", row, before, snapshots.variable(row))
@@ -127,7 +127,7 @@ def check_variable(name: object, type: object, initial: object, others: list[str
 
 async def declared(uow: UnitOfWork, project_id: str) -> dict[str, VariableType]:
     """The project's variables by name, with their types: what conditions and effects are checked against."""
-    return {row.name: _type(row.type) for row in await _variables(uow, project_id)}
+    return {row.name: _type(row.type) for row in await project_variables(uow, project_id)}
 
 
 def checked_condition(source: str | None, types: dict[str, VariableType], what: str) -> str | None:
@@ -153,7 +153,8 @@ def checked_effects(source: str | None, types: dict[str, VariableType], what: st
     return text
 
 
-async def _variables(uow: UnitOfWork, project_id: str) -> list[StoryVariable]:
+async def project_variables(uow: UnitOfWork, project_id: str) -> list[StoryVariable]:
+    """The project's variables, by name."""
     statement = select(StoryVariable).where(StoryVariable.project_id == project_id)
     return sorted((await uow.session.exec(statement)).all(), key=lambda v: v.name.casefold())
 
