@@ -19,7 +19,8 @@ from tests.support.server import ROOT, RunningServer, clean_env
 
 async def test_a_backup_taken_while_the_server_writes_restores_every_revision(tmp_path):
     (tmp_path / "data").mkdir()
-    server = RunningServer(tmp_path / "data").start()
+    # The agent edits as fast as it can: past the default per-minute limit on a quick machine.
+    server = RunningServer(tmp_path / "data", env={"ROMERGO_RATE_LIMIT_PER_MINUTE": "100000"}).start()
     try:
         add_user(server, "ada")
         async with agent(server.base_url, personal_token(server, "ada")) as me:
@@ -33,15 +34,24 @@ async def test_a_backup_taken_while_the_server_writes_restores_every_revision(tm
             landed = asyncio.Condition()
 
             async def edits() -> None:
-                while not stop.is_set():
-                    await me.call("romergo_update_dialogue_line", line_id=line_id, text=f"Take {len(done)}")
+                try:
+                    while not stop.is_set():
+                        await me.call(
+                            "romergo_update_dialogue_line", line_id=line_id, text=f"Take {len(done)}"
+                        )
+                        async with landed:
+                            done.append(len(done))
+                            landed.notify_all()
+                finally:  # a failed edit wakes the test, which then raises it instead of waiting forever
                     async with landed:
-                        done.append(len(done))
                         landed.notify_all()
 
             async def edits_landed(count: int) -> None:
                 async with landed:
-                    await landed.wait_for(lambda: len(done) >= count)
+                    await landed.wait_for(lambda: len(done) >= count or writing.done())
+                if len(done) < count:
+                    writing.result()  # the edit that failed, as the test's error
+                    raise AssertionError("the edits stopped")
 
             writing = asyncio.create_task(edits())
             await edits_landed(5)
