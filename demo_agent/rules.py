@@ -7,13 +7,14 @@ context (no open scene, no selection) becomes a question to the owner.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from demo_agent.intents import HELP, Intent
 from demo_agent.rewrite import rewrite_span
-from demo_agent.session import ToolCaller, data_of
+from demo_agent.session import ToolCaller, ToolFailure, data_of
 
 TRANSITION_CODES = (
     *("dangling_target", "unreachable_scene", "dead_end", "loop_without_exit", "no_start_scene"),
@@ -33,6 +34,11 @@ ADVICE = {
     "empty_choice_label": "Give the choice a label the player can read.",
     "duplicate_choice_label": "Word the choices differently so the player can tell them apart.",
     "unreadable_media": "Import the file again and pick it for the scenes that use it.",
+    "never_true_condition": "Set the variable in an effect somewhere on the way, or change the condition.",
+    "unset_variable": "Set it in a choice's effects or a scene's entry effects, or stop reading it.",
+    "undeclared_variable": "Declare the variable, or correct its name.",
+    "stuck_choices": "Give the scene a choice without a condition, or one that holds when the others do not.",
+    "blocked_scene": "Make one of the conditions on the way to it hold somewhere.",
 }
 
 
@@ -266,10 +272,29 @@ async def explain(work: Work) -> None:
         return
     where = "this scene" if here else "the story"
     reasons = " ".join(f"{p['message']} {ADVICE.get(p['code'], '')}".strip() for p in chosen)
-    text = f"Here is why {where} does not work as expected: {reasons}"
+    played = await _played_from(work, str(scene_id)) if here else ""
+    text = f"Here is why {where} does not work as expected: {reasons}{played}"
     checks = [_check(p["code"], False, p["message"]) for p in chosen]
     links = [(p["message"][:60], work.scene_url(p["scene_id"])) for p in chosen if p.get("scene_id")]
     await work.report("reply", text, _summary("no_changes", text, [], checks, links))
+
+
+async def _played_from(work: Work, scene_id: str) -> str:
+    """Evidence from a simulated play-through: entering the scene with the starting values, which
+    choices the player sees and which stay hidden, and why. Empty when the room cannot simulate."""
+    try:
+        played = await work.read(
+            "romergo_simulate_playthrough", project_id=work.project_id, start_scene=scene_id, choices=[]
+        )
+    except ToolFailure:
+        return ""
+    step = played["steps"][0]
+    hidden = [c for c in step["choices"] if not c["shown"]]
+    if not hidden:
+        return ""
+    state = ", ".join(f"{name} = {json.dumps(value)}" for name, value in sorted(step["state"].items()))
+    shown = "; ".join(f'"{c["label"]}" is hidden (it needs {c["condition"]})' for c in hidden)
+    return f" I played the story from this scene with the starting values ({state}): {shown}."
 
 
 async def ask_for_help(work: Work) -> None:

@@ -37,6 +37,7 @@ from mcp_tools.tools import (
     scenes,
     search,
     state,
+    variables,
 )
 from romergo.agents.scopes import OAUTH_SCOPES, READ
 from romergo.services import Services
@@ -125,6 +126,7 @@ TOOLBOXES: tuple[Toolbox, ...] = tuple(
         checks,
         search,
         state,
+        variables,
         publishing,
     )
 )

@@ -9,7 +9,19 @@ from storage.tables import (
     Project,
     Revision,
     Scene,
+    StoryVariable,
     User,
 )
 
-__all__ = ["Asset", "Chapter", "Character", "Choice", "DialogueLine", "Project", "Revision", "Scene", "User"]
+__all__ = [
+    "Asset",
+    "Chapter",
+    "Character",
+    "Choice",
+    "DialogueLine",
+    "Project",
+    "Revision",
+    "Scene",
+    "StoryVariable",
+    "User",
+]

@@ -48,6 +48,7 @@ class SceneEntity(Shape):
     is_ending: bool
     background_asset_id: str | None
     music_asset_id: str | None
+    entry_effects: str | None = None
 
 
 class LineEntity(Shape):
@@ -57,6 +58,7 @@ class LineEntity(Shape):
     position: int
     character_id: str | None
     text: str
+    condition: str | None = None
 
 
 class ChoiceEntity(Shape):
@@ -65,6 +67,8 @@ class ChoiceEntity(Shape):
     position: int
     label: str
     target_scene_id: str | None
+    condition: str | None = None
+    effects: str | None = None
 
 
 class VariableEntity(Shape):
@@ -105,18 +109,6 @@ class ProjectSnapshot(ProjectEntity):
 
 class SceneSnapshot(SceneEntity):
     project_id: str
-    entry_effects: str | None = None
-
-
-# Story state (issue 19) lives in the revisions' snapshots first; the tools' shapes gain it with
-# the tools that set it.
-class LineSnapshot(LineEntity):
-    condition: str | None = None
-
-
-class ChoiceSnapshot(ChoiceEntity):
-    condition: str | None = None
-    effects: str | None = None
 
 
 class AssetSnapshot(AssetEntity):

@@ -17,6 +17,14 @@ class ChoiceInput(BaseModel):
     target_scene_id: str | None = Field(
         description="The scene this choice leads to (any scene of the same project); null for none yet."
     )
+    condition: str | None = Field(
+        default=None,
+        description='Offer the choice only when this holds, as in "has_key and courage >= 2"; null: always.',
+    )
+    effects: str | None = Field(
+        default=None,
+        description='Set variables when picked, as in "set courage = courage + 1; set has_key = true".',
+    )
 
 
 class SceneChoices(BaseModel):
@@ -34,7 +42,9 @@ tools = Toolbox()
     "Replace all choices of a scene with this list, in this order (at most "
     f"{MAX_CHOICES}). Choices not in the list are removed, so restate the ones to keep; an "
     "empty list removes them all (then mark the scene as an ending with romergo_update_scene, "
-    "or the story check reports a dead end). Returns the scene's choices with their new ids.",
+    "or the story check reports a dead end). A choice may carry a condition (offered only when "
+    "it holds) and effects (variables set when it is picked), written with the names from "
+    "romergo_list_variables. Returns the scene's choices with their new ids.",
     REPLACES,
     target=("scene", "scene_id"),
     action=lambda args: f"Replace the choices of scene {args['scene_id']} ({len(args['choices'])} choices)",
@@ -46,6 +56,6 @@ async def romergo_set_choices(
     choices: Annotated[list[ChoiceInput], Field(max_length=MAX_CHOICES)],
     command_id: CommandId = None,
 ) -> SceneChoices:
-    specs = [ChoiceSpec(choice.label, choice.target_scene_id) for choice in choices]
+    specs = [ChoiceSpec(c.label, c.target_scene_id, c.condition, c.effects) for c in choices]
     rows = await call.services.scenes.set_choices(call.actor, scene_id, specs)
     return SceneChoices(id=scene_id, choices=[ChoiceEntity.model_validate(row) for row in rows])

@@ -23,6 +23,13 @@ from romergo.entities import DialogueLine
 from romergo.story import UNCHANGED
 
 Text = Annotated[str, Field(description="What is said (or narrated): at most 2000 characters.")]
+Condition = Annotated[
+    str | None,
+    Field(
+        description='Show the line only when this holds, as in "has_key and courage >= 2" '
+        '(names from romergo_list_variables); "" clears it; null leaves it.'
+    ),
+]
 
 tools = Toolbox()
 
@@ -32,8 +39,8 @@ tools = Toolbox()
     "Add a dialogue line",
     "Add a line of dialogue to a scene, spoken by a character of the project (character_id "
     "from romergo_get_project_outline; add one with romergo_add_character) or, with "
-    "character_id null, narration. Goes at `position` (0-based) or at the end. Returns the "
-    "new line with its id.",
+    "character_id null, narration. Goes at `position` (0-based) or at the end. A condition "
+    "shows the line only when it holds. Returns the new line with its id.",
     ADDS,
     target=("scene", "scene_id"),
     action=lambda args: f"Add a dialogue line to scene {args['scene_id']}",
@@ -47,15 +54,18 @@ async def romergo_add_dialogue_line(
         str | None, Field(description='Who speaks it; null (or "") for narration.')
     ] = None,
     position: Position = None,
+    condition: Condition = None,
     command_id: CommandId = None,
 ) -> DialogueLine:
-    return await call.services.lines.add_line(call.actor, scene_id, text, character_id or None, position)
+    return await call.services.lines.add_line(
+        call.actor, scene_id, text, character_id or None, position, condition=condition
+    )
 
 
 @tools.tool(
     "edit",
     "Change a dialogue line",
-    'Change a line\'s text or its speaker. null leaves a field unchanged. character_id = "" '
+    'Change a line\'s text, its speaker or its condition. null leaves a field unchanged. character_id = "" '
     "(empty text) turns the line into narration; a character's id makes that character "
     "speak it. Returns the line as it is now.",
     UPDATES,
@@ -71,10 +81,11 @@ async def romergo_update_dialogue_line(
         str | None,
         Field(description='New speaker; "" makes the line narration; null leaves the speaker.'),
     ] = None,
+    condition: Condition = None,
     command_id: CommandId = None,
 ) -> DialogueLine:
     speaker = UNCHANGED if character_id is None else (character_id or None)
-    return await call.services.lines.update_line(call.actor, line_id, text, speaker)
+    return await call.services.lines.update_line(call.actor, line_id, text, speaker, condition=condition)
 
 
 @tools.tool(

@@ -41,6 +41,7 @@ class SceneHeader(BaseModel):
     position: int
     is_start: bool
     is_ending: bool
+    entry_effects: str | None
 
 
 class Slot(BaseModel):
@@ -56,6 +57,7 @@ class LineItem(BaseModel):
     character_id: str | None
     speaker: str | None
     text: str
+    condition: str | None
 
     @classmethod
     def of(cls, view: LineView) -> LineItem:
@@ -66,6 +68,7 @@ class LineItem(BaseModel):
             character_id=line.character_id,
             speaker=view.speaker,
             text=line.text,
+            condition=line.condition,
         )
 
 
@@ -74,6 +77,8 @@ class ChoiceItem(BaseModel):
     label: str
     target_scene_id: str | None
     target_title: str | None
+    condition: str | None
+    effects: str | None
 
     @classmethod
     def of(cls, view: ChoiceView) -> ChoiceItem:
@@ -83,6 +88,8 @@ class ChoiceItem(BaseModel):
             label=choice.label,
             target_scene_id=choice.target_scene_id,
             target_title=view.target_title,
+            condition=choice.condition,
+            effects=choice.effects,
         )
 
 
@@ -108,7 +115,9 @@ tools = Toolbox()
     "Read one scene in full: title, start and ending marks, its background and music (with "
     "source 'scene' when set on the scene, 'chapter' when inherited from its chapter), its "
     "dialogue lines in order (speaker null means narration) and its choices with their target "
-    "scenes. A long scene is cut with truncated: true; call again with page = next_page for "
+    "scenes. Lines and choices carry their condition (shown only when it holds) and choices their "
+    "effects; entry_effects apply when a player enters the scene (null: none). A long scene "
+    "is cut with truncated: true; call again with page = next_page for "
     "the rest of its lines (the scene, media and choices repeat on every page).",
     READ_ONLY,
     target=("scene", "scene_id"),
@@ -152,7 +161,8 @@ async def romergo_add_scene(
     "Change a scene's title and its marks. Only the arguments you give change; null leaves "
     "a field as it is. A project has one start scene: is_start = true moves the mark here "
     "from the old start scene. is_ending = true marks a scene where the story may end. "
-    "Returns the scene as it is now.",
+    "entry_effects set variables when a player enters the scene (set has_key = true; "
+    'set courage = courage + 1); "" clears them. Returns the scene as it is now.',
     UPDATES,
     target=("scene", "scene_id"),
     action=lambda args: f"Change scene {args['scene_id']}",
@@ -164,9 +174,17 @@ async def romergo_update_scene(
     title: Annotated[str | None, Field(description="New title; null leaves it unchanged.")] = None,
     is_start: OptionalFlag = None,
     is_ending: OptionalFlag = None,
+    entry_effects: Annotated[
+        str | None,
+        Field(
+            description='Effects on entering, as in "set seen_cellar = true"; "" clears; null leaves them.'
+        ),
+    ] = None,
     command_id: CommandId = None,
 ) -> Scene:
-    return await call.services.scenes.update_scene(call.actor, scene_id, title, is_start, is_ending)
+    return await call.services.scenes.update_scene(
+        call.actor, scene_id, title, is_start, is_ending, entry_effects=entry_effects
+    )
 
 
 @tools.tool(

@@ -33,6 +33,7 @@ class OfferedChoice(BaseModel):
     label: str
     target_scene_id: str | None
     shown: bool
+    condition: str | None
 
 
 class PlayStep(BaseModel):
@@ -82,7 +83,8 @@ async def romergo_list_variables(
     "effects apply), showing the lines and choices whose conditions hold, and taking the given "
     "choices in order (a label, or a choice's number among those shown); without choices it "
     "takes the first shown one each time. Returns every step (the scene, the state after "
-    "entering it, how many lines showed or were hidden, each choice and whether it showed, the "
+    "entering it, how many lines showed or were hidden, each choice with its condition and "
+    "whether it showed, the "
     f"choice taken) and the outcome: ending, stuck (every choice hidden, or a dead end), hidden "
     f"(a given choice is hidden there), unknown choice, nowhere (a choice to no scene), out of "
     f"choices, loop (same scene and state again) or too long (after {MAX_STEPS} scenes). Use it "
@@ -114,7 +116,9 @@ async def romergo_simulate_playthrough(
             lines_shown=step.lines_shown,
             lines_hidden=step.lines_hidden,
             choices=[
-                OfferedChoice(label=c.label, target_scene_id=c.target_scene_id, shown=c.shown)
+                OfferedChoice(
+                    label=c.label, target_scene_id=c.target_scene_id, shown=c.shown, condition=c.condition
+                )
                 for c in step.choices
             ],
             picked=step.picked,

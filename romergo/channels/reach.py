@@ -22,7 +22,9 @@ from romergo.errors import RomergoError, invalid
 from storage.tables import Chapter, Scene
 
 MAX_SCOPE_CHAPTERS = 500
-TargetKind = Literal["project", "chapter", "scene", "dialogue_line", "character", "asset", "command"]
+TargetKind = Literal[
+    "project", "chapter", "scene", "dialogue_line", "character", "asset", "variable", "command"
+]
 INSIDE_KINDS = ("chapter", "scene", "dialogue_line")
 """Entities that lie in one chapter: the room must cover it, for reads as for changes."""
 SHARED_KINDS = ("character", "asset")

@@ -139,8 +139,21 @@ class Decision(StrEnum):
     CANCELLED = "cancelled"
 
 
-SURFACES = ("project", "chapter", "scene", "characters", "assets", "check", "play", "history", "settings")
-ENTITY_TYPES = ("project", "chapter", "scene", "dialogue_line", "choice", "character", "asset")
-EntityType = Literal["project", "chapter", "scene", "dialogue_line", "choice", "character", "asset"]
+SURFACES = (
+    "project",
+    "chapter",
+    "scene",
+    "characters",
+    "assets",
+    "variables",
+    "check",
+    "play",
+    "history",
+    "settings",
+)
+ENTITY_TYPES = ("project", "chapter", "scene", "dialogue_line", "choice", "character", "asset", "variable")
+EntityType = Literal[
+    "project", "chapter", "scene", "dialogue_line", "choice", "character", "asset", "variable"
+]
 MAX_COMMAND_CHARS = 4000
 MAX_REPORT_CHARS = 8000

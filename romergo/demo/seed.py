@@ -27,6 +27,8 @@ async def seed_demo(services: Services, user_id: str) -> tuple[Project, bool]:
         name: (await services.characters.add_character(actor, project.id, name, color)).id
         for name, color in story.CHARACTERS.items()
     }
+    for name, kind, initial, description in story.VARIABLES:
+        await services.variables.add_variable(actor, project.id, name, kind, initial, description)
     scenes = await _write_chapters(services, actor, project.id, assets, characters)
     await _connect_scenes(services, actor, scenes)
     return await services.projects.get_project(actor, project.id), True
@@ -65,6 +67,11 @@ async def _write_chapters(
                 await services.scenes.update_scene(actor, scene.id, is_ending=True)
             for speaker, text in lines:
                 await services.lines.add_line(actor, scene.id, text, characters[speaker] if speaker else None)
+            for speaker, text, condition in story.CONDITIONAL_LINES.get(title, []):
+                who = characters[speaker] if speaker else None
+                await services.lines.add_line(actor, scene.id, text, who, condition=condition)
+            if title in story.ENTRY_EFFECTS:
+                await services.scenes.update_scene(actor, scene.id, entry_effects=story.ENTRY_EFFECTS[title])
     return scenes
 
 
@@ -72,6 +79,10 @@ async def _connect_scenes(services: Services, actor: Actor, scenes: dict[str, st
     """Choices come last: a choice may lead to a scene of a later chapter."""
     for _, _, chapter_scenes in story.CHAPTERS:
         for title, _, _, _, choices in chapter_scenes:
-            if choices:
-                specs = [ChoiceSpec(label, scenes[target]) for label, target in choices]
+            specs = [ChoiceSpec(label, scenes[target]) for label, target in choices]
+            specs += [
+                ChoiceSpec(label, scenes[target], condition=condition)
+                for label, target, condition in story.CONDITIONAL_CHOICES.get(title, [])
+            ]
+            if specs:
                 await services.scenes.set_choices(actor, scenes[title], specs)

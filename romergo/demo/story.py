@@ -1,7 +1,11 @@
 """The demo story as data: chapters, scenes, lines and choices of "The Lighthouse Keeper's Secret".
 
-One problem is left in on purpose: "The Forgotten Cellar" has no way in (`unreachable_scene`), so
-the story check and the demo agent have something real to find.
+Two problems are left in on purpose, so the story check and the demo agent have something real
+to find: "The Forgotten Cellar" has no way in (`unreachable_scene`), and the beacon's "Signal the
+ship" waits for `lens_mended`, which nothing ever sets (`never_true_condition`, `unset_variable`).
+
+The story remembers (issue 19): entering the smugglers' cave finds Old Tom's key (`has_key`),
+which later opens a choice and a line on the pier.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from romergo.demo.media import Backdrop, Tune
 
 TITLE = "The Lighthouse Keeper's Secret"
 DELIBERATE_PROBLEM_SCENE = "The Forgotten Cellar"
+DELIBERATE_STATE_PROBLEM = ("The Beacon", "Signal the ship")
 
 CHARACTERS = {"Mara": "#2980b9", "Old Tom": "#c0392b", "The Stranger": "#8e44ad"}
 
@@ -194,3 +199,21 @@ CHAPTERS: list[
         ],
     ),
 ]
+
+# -- state: (name, type, starting value, description) -------------------------------------------
+VARIABLES: list[tuple[str, str, bool | int | str, str]] = [
+    ("has_key", "flag", False, "Mara has found Old Tom's key (in the smugglers' cave)."),
+    ("lens_mended", "flag", False, "The lighthouse lens is mended. Nothing sets it yet."),
+]
+ENTRY_EFFECTS = {"The Smugglers' Cave": "set has_key = true"}
+CONDITIONAL_LINES: dict[str, list[tuple[str | None, str, str]]] = {
+    "Confrontation on the Pier": [
+        ("Mara", "I found your key in the cave, Tom. I know everything.", "has_key")
+    ],
+}
+"""Scene title → lines added after its others, each with the condition that shows it."""
+CONDITIONAL_CHOICES: dict[str, list[tuple[str, str, str]]] = {
+    "Confrontation on the Pier": [("Show Tom his key", "A New Keeper", "has_key")],
+    "The Beacon": [("Signal the ship", "The Ship Sails Away", "lens_mended")],
+}
+"""Scene title → choices added after its others: (label, target scene title, condition)."""

@@ -9,24 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Literal
 
 from romergo.story.graph import cycles, reach, reverse
 from romergo.story.media_rules import effective_media
 from romergo.story.media_types import sniff
+from romergo.story.problems import Problem, Severity
+from romergo.story.state.check import state_problems
 from romergo.story.views import ChoiceRow, ProjectData
 from storage.tables import Scene
 
-Severity = Literal["error", "warning", "info"]
-
-
-@dataclass(frozen=True)
-class Problem:
-    code: str
-    severity: Severity
-    message: str
-    scene_id: str | None = None
-    chapter_id: str | None = None
+__all__ = ["Problem", "Severity", "StoredMedia", "check_story"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +40,7 @@ def check_story(data: ProjectData, media: Mapping[str, StoredMedia] | None = Non
         for scene_check in _SCENE_CHECKS:
             problems.extend(scene_check(story, scene))
     problems.extend(_loops_without_exit(story))
+    problems.extend(state_problems(data, story.at, story.reachable))
     problems.extend(_unused_assets(story))
     if media is not None:
         problems.extend(_unreadable_media(story, media))

@@ -15,10 +15,9 @@ from romergo.actors import Actor, user_actor
 from romergo.story import check
 from romergo.story.base import StoryStore, UnitOfWork
 from romergo.story.state.playthrough import Playthrough, StateRules, simulate
-from romergo.story.state.variables import project_variables
 from romergo.story.story_map import MapLayouts, StoryMap
 from romergo.story.views import ChapterOutline, ChoiceRow, LineRow, Outline, ProjectData
-from storage.tables import Asset, AssetBlob, Chapter, Character, Choice, DialogueLine, Scene
+from storage.tables import Asset, AssetBlob, Chapter, Character, Choice, DialogueLine, Scene, StoryVariable
 
 # Enough of a media file to tell its type by its signature (`media_types.sniff`).
 MEDIA_HEAD_BYTES = 16
@@ -48,6 +47,8 @@ class StoryReads:
                 await uow.character(entity_id)
             elif entity_type == "asset":
                 await uow.asset(entity_id, include_deleted=True)
+            elif entity_type == "variable":
+                await uow.variable(entity_id)
             else:
                 raise ValueError(f"no project lookup for {entity_type}")
             assert uow.project is not None
@@ -90,8 +91,7 @@ class StoryReads:
         """A play-through of the story with its variables (`story.state.playthrough.simulate`)."""
         async with self.store.read(actor) as uow:
             data = await load_project(uow, project_id)
-            variables = await project_variables(uow, project_id)
-        return simulate(data, StateRules.of(data, variables), choices, start_scene, state)
+        return simulate(data, StateRules.of(data), choices, start_scene, state)
 
     async def chapter_ids(self, actor: Actor, project_id: str) -> list[str]:
         """The project's chapters in story order (what a room's scope is made of)."""
@@ -148,6 +148,7 @@ async def load_project(
         choices=[] if shape_only else await _choice_rows(session, project_id),
         characters=await rows(Character),
         assets=assets,
+        variables=[] if shape_only else sorted(await rows(StoryVariable), key=lambda v: v.name.casefold()),
     )
 
 

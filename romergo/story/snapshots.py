@@ -12,8 +12,8 @@ from romergo.shapes import (
     AssetSnapshot,
     ChapterEntity,
     CharacterEntity,
-    ChoiceSnapshot,
-    LineSnapshot,
+    ChoiceEntity,
+    LineEntity,
     ProjectSnapshot,
     SceneSnapshot,
     VariableEntity,
@@ -39,11 +39,11 @@ def scene(row: Scene, choices: list[Choice] | None = None) -> dict[str, Any]:
 
 
 def choice(row: Choice) -> dict[str, Any]:
-    return snapshot(ChoiceSnapshot.model_validate(row))
+    return snapshot(ChoiceEntity.model_validate(row))
 
 
 def line(row: DialogueLine) -> dict[str, Any]:
-    return snapshot(LineSnapshot.model_validate(row))
+    return snapshot(LineEntity.model_validate(row))
 
 
 def character(row: Character) -> dict[str, Any]:

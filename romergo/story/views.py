@@ -8,7 +8,7 @@ from functools import cached_property
 from typing import Literal, TypeVar
 
 from romergo.story.media_rules import SlotSource
-from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene
+from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene, StoryVariable
 
 Row = TypeVar("Row", "Scene", "LineRow", "ChoiceRow")
 
@@ -54,6 +54,8 @@ class ProjectData:
     choices: list[ChoiceRow]
     characters: list[Character]
     assets: list[Asset]
+    variables: list[StoryVariable] = field(default_factory=list)
+    """The story's variables (issue 19), by name; empty when only the shape was loaded."""
 
     def chapters_in_order(self) -> list[Chapter]:
         return sorted(self.chapters, key=lambda c: c.position)

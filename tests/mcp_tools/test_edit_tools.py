@@ -73,6 +73,7 @@ async def test_scenes_are_added_marked_moved_and_deleted(services, author, actor
         "is_ending": False,
         "background_asset_id": None,
         "music_asset_id": None,
+        "entry_effects": None,
     }
     assert started == added | {"is_start": True}
     assert renamed == started | {"title": "The middle"}  # null flags left the marks alone
@@ -119,6 +120,7 @@ async def test_dialogue_lines_keep_what_null_leaves_and_empty_speaker_is_narrati
         "position": 0,
         "character_id": story.hero_id,
         "text": "Hello.",
+        "condition": None,
     }
     assert narration["character_id"] is None and narration["position"] == 3
     assert retexted == spoken | {"text": "Hello again."}  # the speaker stayed

@@ -81,6 +81,11 @@ ARGUMENTS: dict[str, Arguments] = {
     "romergo_update_character": lambda s, a, st, c: _const(
         {"character_id": st.hero_id, "name": unique("Hero")}
     ),
+    "romergo_add_variable": lambda s, a, st, c: _const(
+        {"project_id": st.project_id, "name": unique("flag").replace(" ", "_"), "type": "flag"}
+    ),
+    "romergo_update_variable": lambda s, a, st, c: _variable(s, a, st, {"initial": True}),
+    "romergo_delete_variable": lambda s, a, st, c: _variable(s, a, st, {}),
     "romergo_set_scene_background": lambda s, a, st, c: _const(
         {"scene_id": st.second_scene_id, "asset_id": st.backdrop_id}
     ),
@@ -112,6 +117,14 @@ async def _const(arguments: dict[str, Any]) -> dict[str, Any]:
 
 async def _line(services: Services, actor: Actor, story: Furnished, extra: dict[str, Any]) -> dict[str, Any]:
     return {"line_id": await fresh_line(services, actor, story), **extra}
+
+
+async def _variable(
+    services: Services, actor: Actor, story: Furnished, extra: dict[str, Any]
+) -> dict[str, Any]:
+    name = unique("spare").replace(" ", "_")
+    variable = await services.variables.add_variable(actor, story.project_id, name, "flag")
+    return {"variable_id": variable.id, **extra}
 
 
 async def _published(services: Services, actor: Actor, story: Furnished) -> dict[str, Any]:

@@ -75,6 +75,7 @@ async def test_a_scene_resolves_speakers_media_sources_and_choice_targets(servic
         "position": 0,
         "is_start": True,
         "is_ending": False,
+        "entry_effects": None,
     }
     assert scene["background"] == {
         "asset_id": story.backdrop_id,
@@ -89,6 +90,7 @@ async def test_a_scene_resolves_speakers_media_sources_and_choice_targets(servic
             "character_id": None,
             "speaker": None,
             "text": "The fog rolls in.",
+            "condition": None,
         },
         {
             "id": story.spoken_id,
@@ -96,6 +98,7 @@ async def test_a_scene_resolves_speakers_media_sources_and_choice_targets(servic
             "character_id": story.hero_id,
             "speaker": "Hero",
             "text": "Who goes there?",
+            "condition": None,
         },
     ]
     [choice] = scene["choices"]
@@ -293,7 +296,12 @@ async def test_the_agent_lists_variables_and_simulates_a_play_through(services, 
     (first,) = locked["steps"]
     assert (first["title"], first["state"], first["picked"]) == ("Opening", {"has_key": False}, None)
     assert first["choices"] == [
-        {"label": "Unlock the door", "target_scene_id": story.second_scene_id, "shown": False}
+        {
+            "label": "Unlock the door",
+            "target_scene_id": story.second_scene_id,
+            "shown": False,
+            "condition": "has_key",
+        }
     ]
     assert [(s["title"], s["picked"]) for s in opened["steps"]] == [
         ("Opening", "Unlock the door"),

@@ -109,6 +109,8 @@ async def test_lists_keep_to_the_room_and_say_so(services, actor):
         "label": "Back to the door",
         "target_scene_id": story.first_scene_id,
         "target_title": "Opening",
+        "condition": None,
+        "effects": None,
     }
     assert "fog" not in str(scene)
 

@@ -44,6 +44,7 @@ class Ids:
     character_id: str
     background_id: str
     music_id: str
+    variable_id: str
 
 
 async def demo_ids(agent: Agent) -> Ids:
@@ -60,6 +61,9 @@ async def demo_ids(agent: Agent) -> Ids:
         character_id=outline["characters"][0]["id"],
         background_id=next(a["id"] for a in assets if a["kind"] == "background"),
         music_id=next(a["id"] for a in assets if a["kind"] == "music"),
+        variable_id=(await agent.ok("romergo_list_variables", project_id=project["id"]))["variables"][0][
+            "id"
+        ],
     )
 
 
@@ -72,6 +76,7 @@ async def snapshot(agent: Agent, project_id: str) -> dict[str, Any]:
         "outline": outline,
         "scenes": [await agent.ok("romergo_get_scene", scene_id=scene_id) for scene_id in scene_ids],
         "assets": await agent.ok("romergo_search_assets", project_id=project_id),
+        "variables": await agent.ok("romergo_list_variables", project_id=project_id),
     }
 
 
@@ -228,6 +233,9 @@ def trespasses(mine: Ids, theirs: Ids) -> list[tuple[str, dict[str, Any]]]:
         ),
         ("romergo_add_character", {"project_id": theirs.project_id, "name": "Spy"}),
         ("romergo_update_character", {"character_id": theirs.character_id, "name": "Spy"}),
+        ("romergo_add_variable", {"project_id": theirs.project_id, "name": "spy", "type": "flag"}),
+        ("romergo_update_variable", {"variable_id": theirs.variable_id, "name": "spied"}),
+        ("romergo_delete_variable", {"variable_id": theirs.variable_id}),
         ("romergo_set_scene_background", {"scene_id": theirs.scene_id, "asset_id": None}),
         ("romergo_set_scene_background", {"scene_id": mine.scene_id, "asset_id": theirs.background_id}),
         ("romergo_set_scene_music", {"scene_id": mine.scene_id, "asset_id": theirs.music_id}),
@@ -283,6 +291,9 @@ CATALOGUE = {
     "romergo_set_choices",
     "romergo_add_character",
     "romergo_update_character",
+    "romergo_add_variable",
+    "romergo_update_variable",
+    "romergo_delete_variable",
     "romergo_set_scene_background",
     "romergo_set_scene_music",
     "romergo_set_chapter_music",

@@ -451,25 +451,32 @@ async def test_a_stored_background_cut_short_is_found_on_the_real_database(servi
     ]
 
 
-async def test_the_demo_has_exactly_one_problem_until_a_choice_leads_into_the_cellar(services, author):
+async def test_the_demo_has_exactly_its_deliberate_problems_until_they_are_mended(services, author):
     project, created = await seed_demo(services, author.id)
     actor = system_actor(author.id)
     assert created
     data = await services.reads.project_data(actor, project.id)
     by_title = {scene.title: scene for scene in data.scenes}
     cellar = by_title[demo_story.DELIBERATE_PROBLEM_SCENE]
+    beacon_title, signal = demo_story.DELIBERATE_STATE_PROBLEM
+    beacon = by_title[beacon_title]
 
     problems = await services.reads.check_story(actor, project.id)
 
     assert [(p.code, p.scene_id, p.chapter_id) for p in problems] == [
-        ("unreachable_scene", cellar.id, cellar.chapter_id)
+        ("unreachable_scene", cellar.id, cellar.chapter_id),
+        ("unset_variable", None, None),
+        ("never_true_condition", beacon.id, beacon.chapter_id),
     ]
     assert "The Forgotten Cellar" in problems[0].message
+    assert '"lens_mended"' in problems[1].message and "always false" in problems[1].message
+    assert f'"{signal}"' in problems[2].message
 
     lamp_room = by_title["The Lamp Room"]
     kept = [ChoiceSpec(c.label, c.target_scene_id) for c in data.choices_of(lamp_room.id)]
     await services.scenes.set_choices(
         actor, lamp_room.id, [*kept, ChoiceSpec("Go down to the cellar", cellar.id)]
     )
+    await services.scenes.update_scene(actor, lamp_room.id, entry_effects="set lens_mended = true")
 
     assert await services.reads.check_story(actor, project.id) == []

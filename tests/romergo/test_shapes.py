@@ -39,6 +39,7 @@ def test_a_tool_result_is_the_row_read_into_its_shape_with_its_entity_type():
         "is_ending": False,
         "background_asset_id": "ast_1",
         "music_asset_id": None,
+        "entry_effects": None,
     }
 
 

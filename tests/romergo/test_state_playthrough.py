@@ -39,7 +39,7 @@ async def key_story(services, actor):
 
 async def play(services, actor, project_id, **arguments):
     data = await services.reads.project_data(actor, project_id)
-    rules = StateRules.of(data, await services.variables.list_variables(actor, project_id))
+    rules = StateRules.of(data)
     return simulate(data, rules, **arguments)
 
 

@@ -26,7 +26,6 @@ from romergo.story.state.evaluate import (
 )
 from romergo.story.state.expressions import Assignment, ExpressionError, Node, Value
 from romergo.story.views import ChoiceRow, ProjectData
-from storage.tables import StoryVariable
 
 MAX_STEPS = 200
 
@@ -44,9 +43,9 @@ class StateRules:
     and change nothing, and the story check names them."""
 
     @classmethod
-    def of(cls, data: ProjectData, variables: Sequence[StoryVariable]) -> StateRules:
-        types = {v.name: cast(VariableType, v.type) for v in variables}
-        rules = cls({v.name: v.initial for v in variables}, types)
+    def of(cls, data: ProjectData) -> StateRules:
+        types = {v.name: cast(VariableType, v.type) for v in data.variables}
+        rules = cls({v.name: v.initial for v in data.variables}, types)
         declared = types
         for scene in data.scenes:
             if scene.entry_effects:
@@ -108,6 +107,7 @@ class Offered:
     label: str
     target_scene_id: str | None
     shown: bool
+    condition: str | None = None
 
 
 @dataclass(frozen=True)
@@ -176,7 +176,8 @@ def _arrive(
     lines = data.lines_of(scene_id)
     shown_lines = sum(1 for line in lines if rules.shows_line(line.id, values))
     offered = [
-        Offered(c.label, c.target_scene_id, rules.offers(c.id, values)) for c in data.choices_of(scene_id)
+        Offered(c.label, c.target_scene_id, rules.offers(c.id, values), c.condition)
+        for c in data.choices_of(scene_id)
     ]
     return Step(scene_id, title, dict(values), shown_lines, len(lines) - shown_lines, offered)
 
