@@ -21,6 +21,7 @@ PROJECT_ROUTE = "/projects/{project_id}"
 CHAPTER_ROUTE = PROJECT_ROUTE + "/chapters/{chapter_id}"
 SCENE_ROUTE = PROJECT_ROUTE + "/scenes/{scene_id}"
 CHARACTERS_ROUTE = PROJECT_ROUTE + "/characters"
+VARIABLES_ROUTE = PROJECT_ROUTE + "/variables"
 ASSETS_ROUTE = PROJECT_ROUTE + "/assets"
 CHECK_ROUTE = PROJECT_ROUTE + "/check"
 SEARCH_ROUTE = PROJECT_ROUTE + "/search"
@@ -89,7 +90,13 @@ def entity(project_id: str, entity_type: str, entity_id: str) -> str | None:
         return characters(project_id)
     if entity_type == "asset":
         return assets(project_id)
+    if entity_type == "variable":
+        return variables(project_id)
     return None
+
+
+def variables(project_id: str) -> str:
+    return f"{project(project_id)}/variables"
 
 
 def play(project_id: str, scene_id: str | None = None) -> str:
@@ -183,6 +190,7 @@ _PAGES: list[tuple[re.Pattern[str], Callable[..., str]]] = [
     (_pattern(CHAPTER_ROUTE), chapter),
     (_pattern(SCENE_ROUTE), scene),
     (_pattern(CHARACTERS_ROUTE), characters),
+    (_pattern(VARIABLES_ROUTE), variables),
     (_pattern(ASSETS_ROUTE), assets),
     (_pattern(CHECK_ROUTE), check),
     (_pattern(SEARCH_ROUTE), search),

@@ -20,6 +20,7 @@ Surface = Literal[
     "chapter",
     "scene",
     "characters",
+    "variables",
     "assets",
     "check",
     "search",

@@ -32,6 +32,7 @@ from ui.pages import (
     scene,
     search,
     story_map,
+    variables,
 )
 from ui.panel import AgentPanel, DemoLauncher
 from ui.selection import track_selection
@@ -84,6 +85,7 @@ def routes(ctx: PageContext) -> dict[str, SubPage]:
         urls.CHAPTER_ROUTE: lambda project_id, chapter_id: chapter.page(ctx, project_id, chapter_id),
         urls.SCENE_ROUTE: lambda project_id, scene_id: scene.page(ctx, project_id, scene_id),
         urls.CHARACTERS_ROUTE: lambda project_id: characters.page(ctx, project_id),
+        urls.VARIABLES_ROUTE: lambda project_id: variables.page(ctx, project_id),
         urls.ASSETS_ROUTE: lambda project_id: assets.page(ctx, project_id),
         urls.CHECK_ROUTE: lambda project_id: check.page(ctx, project_id),
         urls.SEARCH_ROUTE: lambda project_id, q=None: search.page(ctx, project_id, q),

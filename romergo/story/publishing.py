@@ -75,13 +75,18 @@ def published_story(data: ProjectData) -> dict[str, Any]:
         scenes = [_published_scene(data, chapter, scene, live) for scene in data.scenes_of(chapter.id)]
         used.update(s[slot] for s in scenes for slot in ("background_asset_id", "music_asset_id") if s[slot])
         chapters.append({"id": chapter.id, "title": chapter.title, "scenes": scenes})
-    return {
+    published: dict[str, Any] = {
         "title": data.project.title,
         "published_at": iso(data.project.updated_at),
         "characters": {c.id: {"name": c.name, "color": c.color} for c in data.characters},
         "chapters": chapters,
         "asset_ids": sorted(used),
     }
+    if data.variables:  # issue 19: a story without state publishes exactly what it always did
+        published["variables"] = [
+            {"name": v.name, "type": v.type, "initial": v.initial} for v in data.variables
+        ]
+    return published
 
 
 def _published_scene(data: ProjectData, chapter: Chapter, scene: Scene, live: set[str]) -> dict[str, Any]:
@@ -92,11 +97,25 @@ def _published_scene(data: ProjectData, chapter: Chapter, scene: Scene, live: se
         "is_ending": scene.is_ending,
         "background_asset_id": effective_media(scene, chapter, "background", live).asset_id,
         "music_asset_id": effective_media(scene, chapter, "music", live).asset_id,
-        "lines": [{"character_id": line.character_id, "text": line.text} for line in data.lines_of(scene.id)],
-        "choices": [
-            {"label": c.label, "target_scene_id": c.target_scene_id} for c in data.choices_of(scene.id)
+        "lines": [
+            _with_state({"character_id": line.character_id, "text": line.text}, condition=line.condition)
+            for line in data.lines_of(scene.id)
         ],
+        "choices": [
+            _with_state(
+                {"label": c.label, "target_scene_id": c.target_scene_id},
+                condition=c.condition,
+                effects=c.effects,
+            )
+            for c in data.choices_of(scene.id)
+        ],
+        **({"entry_effects": scene.entry_effects} if scene.entry_effects else {}),
     }
+
+
+def _with_state(item: dict[str, Any], **state: str | None) -> dict[str, Any]:
+    """`item` with its conditions and effects, only those that are set."""
+    return item | {key: value for key, value in state.items() if value}
 
 
 def _change_publication(tx: Mutation, project: Project, snapshot: dict[str, Any] | None) -> None:

@@ -1,4 +1,5 @@
-"""A scene's choices: label → target scene. Add, edit, reorder, delete.
+"""A scene's choices: label → target scene, each with an optional condition (offered only when it
+holds) and effects (variables set when picked). Add, edit, reorder, delete.
 
 The story service replaces a scene's choices as one list (`set_choices`), so every change here
 sends the whole list with one entry added, changed, moved or left out.
@@ -78,6 +79,14 @@ class ChoicesEditor:
                 ui.link(choice.target_title, urls.scene(self.view.project.id, target))
             else:
                 ui.label("nowhere (the target scene is gone)").classes("text-negative")
+            if choice.choice.condition:
+                ui.label(f"if {choice.choice.condition}").classes(
+                    "text-caption font-mono text-indigo-8"
+                ).props('data-testid="choice-condition"')
+            if choice.choice.effects:
+                ui.label(choice.choice.effects).classes("text-caption font-mono text-teal-8").props(
+                    'data-testid="choice-effects"'
+                )
             ui.space()
             icon_button("edit", f"Edit choice {number}", lambda: self.edit(number - 1))
             icon_button(
@@ -110,7 +119,10 @@ class ChoicesEditor:
     # ---- changes -------------------------------------------------------------------------------
 
     def _specs(self) -> list[ChoiceSpec]:
-        return [ChoiceSpec(c.choice.label, c.choice.target_scene_id) for c in self.view.choices]
+        return [
+            ChoiceSpec(c.choice.label, c.choice.target_scene_id, c.choice.condition, c.choice.effects)
+            for c in self.view.choices
+        ]
 
     async def _set(self, specs: list[ChoiceSpec]) -> bool:
         done = await act(
@@ -160,13 +172,26 @@ class ChoicesEditor:
                 .props("outlined")
                 .classes("w-full")
             )
+            condition = (
+                ui.input("Offered only when (optional)", value=specs[index].condition or "")
+                .props('outlined hint="as in: has_key and courage >= 2" data-testid="choice-condition-field"')
+                .classes("w-full font-mono")
+            )
+            effects = (
+                ui.input("When picked (optional)", value=specs[index].effects or "")
+                .props('outlined hint="as in: set courage = courage + 1" data-testid="choice-effects-field"')
+                .classes("w-full font-mono")
+            )
+            ui.link("The story's variables", urls.variables(self.view.project.id)).classes("text-caption")
 
             async def save() -> None:
                 current = self._specs()  # as they are now, should another tab have changed them
                 if index >= len(current):
                     dialog.submit(False)
                     return
-                current[index] = ChoiceSpec(label.value or "", target.value)
+                current[index] = ChoiceSpec(
+                    label.value or "", target.value, condition.value or None, effects.value or None
+                )
                 if await self._set(current):
                     dialog.submit(True)
 
@@ -180,7 +205,10 @@ class ChoicesEditor:
 
 
 def _key(view: SceneView) -> tuple[object, ...]:
-    choices = tuple((c.choice.label, c.choice.target_scene_id, c.target_title) for c in view.choices)
+    choices = tuple(
+        (c.choice.label, c.choice.target_scene_id, c.target_title, c.choice.condition, c.choice.effects)
+        for c in view.choices
+    )
     return (choices, view.scene.is_ending)
 
 

@@ -68,6 +68,9 @@ RENAME_CHAPTER = Question("Rename the chapter", "Chapter title")
 RENAME_SCENE = Question("Rename the scene", "Scene title")
 ADD_CHAPTER = Question("Add a chapter", "Chapter title", "Add chapter")
 ADD_SCENE = Question("Add a scene", "Scene title", "Add scene")
+ENTRY_EFFECTS = Question(
+    "On entering this scene", "Effects, as in: set has_key = true; set courage = courage + 1 (empty: none)"
+)
 
 
 async def ask_text(host: ui.element, question: Question, save: Save, *, value: str = "") -> bool:

@@ -33,6 +33,10 @@ class Draft:
 
     text: str
     speaker: str
+    condition: str = ""
+
+    def set_condition(self, event: ValueChangeEventArguments[str | None]) -> None:
+        self.condition = event.value or ""
 
     def set_text(self, event: ValueChangeEventArguments[str | None]) -> None:
         self.text = event.value or ""
@@ -106,6 +110,10 @@ class LinesEditor:
                 text = ui.label(line.text).classes("select-text whitespace-pre-wrap break-words")
                 text.props["data-line-id"] = line.id
                 text.props["data-testid"] = "line-text"
+                if line.condition:
+                    ui.label(f"shown only if {line.condition}").classes(
+                        "text-caption font-mono text-indigo-8"
+                    ).props('data-testid="line-condition"')
             icon_button("edit", f"Edit line {number}", lambda: self.edit(line_view))
             icon_button(
                 "arrow_upward",
@@ -137,6 +145,11 @@ class LinesEditor:
             area.props["data-line-id"] = line_id
             area.on("keydown.ctrl.enter", lambda: self.save(line_id))
             area.on("keydown.esc", lambda: self.cancel(line_id))
+            ui.input(
+                "Shown only when (optional)", value=draft.condition, on_change=draft.set_condition
+            ).props(
+                'outlined dense hint="as in: has_key and courage >= 2" data-testid="line-condition-field"'
+            ).classes("w-full font-mono")
             with ui.row().classes("gap-2"):
                 ui.button("Save", on_click=lambda: self.save(line_id)).props("unelevated color=primary")
                 ui.button("Cancel", on_click=lambda: self.cancel(line_id)).props("flat")
@@ -174,7 +187,8 @@ class LinesEditor:
         """Open the line's draft; a second request for a line already open keeps what was typed."""
         if line_view.line.id in self.drafts:
             return
-        self.drafts[line_view.line.id] = Draft(line_view.line.text, line_view.line.character_id or NARRATION)
+        line = line_view.line
+        self.drafts[line.id] = Draft(line.text, line.character_id or NARRATION, line.condition or "")
         self._list.refresh()
 
     def cancel(self, line_id: str) -> None:
@@ -188,7 +202,7 @@ class LinesEditor:
         done = await act(
             self.ctx,
             lambda: self.services.lines.update_line(
-                self.ctx.actor, line_id, draft.text, draft.speaker or None
+                self.ctx.actor, line_id, draft.text, draft.speaker or None, condition=draft.condition
             ),
         )
         if done.ok:
@@ -215,7 +229,7 @@ def _cast(view: SceneView) -> tuple[tuple[str, str, str], ...]:
 
 
 def _key(view: SceneView) -> tuple[object, ...]:
-    lines = tuple((lv.line.id, lv.line.text, lv.line.character_id) for lv in view.lines)
+    lines = tuple((lv.line.id, lv.line.text, lv.line.character_id, lv.line.condition) for lv in view.lines)
     return (lines, _cast(view))
 
 

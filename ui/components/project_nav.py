@@ -9,7 +9,7 @@ from nicegui import ui
 from romergo import urls
 from romergo.entities import Project
 
-NavEntry = Literal["story", "map", "characters", "assets", "check", "search", "history", "play"]
+NavEntry = Literal["story", "map", "characters", "variables", "assets", "check", "search", "history", "play"]
 
 
 def project_nav(project: Project, active: NavEntry | None) -> None:
@@ -17,6 +17,7 @@ def project_nav(project: Project, active: NavEntry | None) -> None:
         ("story", "Story", urls.project(project.id)),
         ("map", "Map", urls.story_map(project.id)),
         ("characters", "Characters", urls.characters(project.id)),
+        ("variables", "Variables", urls.variables(project.id)),
         ("assets", "Assets", urls.assets(project.id)),
         ("check", "Check", urls.check(project.id)),
         ("search", "Search", urls.search(project.id)),

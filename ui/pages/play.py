@@ -12,6 +12,7 @@ from romergo import urls
 from romergo.story.playback import PlayStory, from_project
 from romergo.story.views import ProjectData
 from ui.components.player import Player
+from ui.components.state_drawer import StateDrawer
 from ui.context import PageContext
 from ui.frame import ProjectPage
 
@@ -30,6 +31,7 @@ class _PlayPage(ProjectPage[ProjectData]):
         self.first_scene = scene_id
         self.picker: ui.select | None = None
         self.player: Player | None = None
+        self.drawer: StateDrawer | None = None
 
     async def load(self) -> ProjectData:
         return await self.services.reads.project_data(self.ctx.actor, self.project_id)
@@ -46,8 +48,11 @@ class _PlayPage(ProjectPage[ProjectData]):
             play_start = ui.button("Play from the start").props("unelevated color=primary")
             ui.space()
             self.edit_link = ui.button("Edit this scene", icon="edit").props("flat color=primary")
-        player = Player(story, urls.media, on_scene=self.moved)
-        play_scene.on_click(lambda: player.start(picker.value))
+        player = Player(story, urls.media, on_scene=self.moved, on_state=self.state_moved)
+        self.drawer = StateDrawer(story, player, urls.variables(self.project_id))
+        # "Play this scene" keeps the values as they are (set them in the drawer first); "Play
+        # from the start" is a fresh play-through with the starting values.
+        play_scene.on_click(lambda: player.start(picker.value, dict(player.state)))
         play_start.on_click(lambda: player.start(None))
         self.picker, self.player = picker, player
         player.start(self.first_scene)
@@ -58,7 +63,13 @@ class _PlayPage(ProjectPage[ProjectData]):
         story = from_project(loaded)
         chosen = self.picker.value
         self.picker.set_options(_scene_options(story), value=chosen if story.scene(chosen) else None)
+        if self.drawer is not None:
+            self.drawer.story = story
         self.player.update_story(story)
+
+    def state_moved(self, _state: object) -> None:
+        if self.drawer is not None:
+            self.drawer.follow()
 
     def moved(self, scene_id: str) -> None:
         """The player went on to another scene: the URL, the tab's place and "Edit" follow it."""

@@ -17,7 +17,7 @@ from romergo.story.views import Outline, SceneView
 from ui.actions import act
 from ui.components.buttons import icon_button
 from ui.components.choices_editor import ChoicesEditor
-from ui.components.dialogs import RENAME_SCENE, ask_for_change, confirm_scene_deletion
+from ui.components.dialogs import ENTRY_EFFECTS, RENAME_SCENE, ask_for_change, confirm_scene_deletion
 from ui.components.lines_editor import LinesEditor
 from ui.components.media_slot import SlotKind, media_slots
 from ui.context import PageContext
@@ -85,9 +85,11 @@ class _SceneEditor(ProjectPage[Loaded]):
             icon_button("delete", "Delete the scene", self.delete)
         media = Section(self.media, key=_media_key)
         media.show(loaded)
+        entry = Section(self.entry_effects, key=lambda shown: shown.view.scene.entry_effects)
+        entry.show(loaded)
         lines = LinesEditor(self.ctx, loaded.view)
         choices = ChoicesEditor(self.ctx, self.host, loaded.view, loaded.outline)
-        self.parts = _Parts(crumbs, title, start, ending, media, lines, choices)
+        self.parts = _Parts(crumbs, title, start, ending, media, entry, lines, choices)
         self.parts.show(loaded)
 
     def breadcrumb(self, loaded: Loaded) -> None:
@@ -103,7 +105,27 @@ class _SceneEditor(ProjectPage[Loaded]):
             self.ctx, self.project_id, loaded.assets, view.scene, self.set_media, chapter=view.chapter
         )
 
+    def entry_effects(self, loaded: Loaded) -> None:
+        effects = loaded.view.scene.entry_effects
+        with ui.row().classes("w-full items-center gap-2").props('data-testid="entry-effects"'):
+            ui.icon("login", color="grey-7")
+            if effects:
+                ui.label("On entering:").classes("text-grey-8")
+                ui.label(effects).classes("font-mono text-teal-8").props('data-testid="entry-effects-text"')
+            else:
+                ui.label("Entering this scene changes no variables.").classes("text-grey-7")
+            icon_button("edit", "Edit what entering this scene sets", self.edit_entry_effects)
+
     # ---- changes -------------------------------------------------------------------------------
+
+    async def edit_entry_effects(self) -> None:
+        await ask_for_change(
+            self.ctx,
+            self.host,
+            ENTRY_EFFECTS,
+            lambda text: self.services.scenes.update_scene(self.ctx.actor, self.scene_id, entry_effects=text),
+            value=(self.current.view.scene.entry_effects or "") if self.current else "",
+        )
 
     async def rename(self) -> None:
         await ask_for_change(
@@ -154,6 +176,7 @@ class _Parts:
     start: ui.switch
     ending: ui.switch
     media: Section[Loaded]
+    entry: Section[Loaded]
     lines: LinesEditor
     choices: ChoicesEditor
 
@@ -164,6 +187,7 @@ class _Parts:
         self.start.set_value(scene.is_start)
         self.ending.set_value(scene.is_ending)
         self.media.show(loaded)
+        self.entry.show(loaded)
         self.lines.show(loaded.view)
         self.choices.show(loaded.view, loaded.outline)
 
