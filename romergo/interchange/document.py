@@ -135,16 +135,17 @@ def spoken_line(text: str, where: str, characters: dict[str, CharacterDoc]) -> L
     return LineDoc(words, characters.setdefault(name.casefold(), CharacterDoc(name)).name, where)
 
 
-def left_out(document: StoryDocument, what: str) -> list[str]:
+def left_out(document: StoryDocument, what: str, *, keeps_state: bool = False) -> list[str]:
     """What a text format (`what`: "a Twee file") has no room for, said once each in an export's notes."""
     notes = []
     if document.assets or any(s.background or s.music for s in document.scenes()):
         notes.append(
             f"Backgrounds, music and sounds are not part of {what} (the Romergo archive keeps them)."
         )
-    if document.has_state():
+    if document.has_state() and not keeps_state:
         notes.append(
-            f"Variables, conditions and effects are not written to {what} yet (the archive keeps them)."
+            f"Variables, conditions and effects are not part of {what}: Twee 3 leaves them to the story "
+            "format (Harlowe, SugarCube), whose macros differ. A Yarn script and the archive keep them."
         )
     if document.characters:
         notes.append(f"Characters' colours are not part of {what}; their names are, before each line.")

@@ -4,6 +4,7 @@ Nodes ↔ scenes, `Name: text` lines ↔ dialogue spoken by that character (othe
 `-> option` followed by an indented `<<jump Node>>` ↔ a choice. The node called `Start` (else the
 first) is the start. Romergo's own parts ride on headers Yarn keeps: `tags: ending`,
 `romergo_title:` (a scene title may hold what a node title may not) and `romergo_chapter:`.
+Variables, conditions and effects map to Yarn's own (`yarn_state`).
 
 Import reads every node first: a node without a title, a second node of the same title, a node
 without its `---` or `===` is refused naming its line. Commands other than jumps, conditions,
@@ -23,9 +24,20 @@ from romergo.interchange.document import (
     LineDoc,
     SceneDoc,
     StoryDocument,
+    VariableDoc,
     left_out,
     split_speaker,
     spoken_line,
+)
+from romergo.interchange.yarn_state import (
+    assignment,
+    condition_to_yarn,
+    declarations,
+    declared,
+    effects_to_yarn,
+    joined,
+    settle,
+    split_condition,
 )
 
 STORY_COMMENT = "// story: "
@@ -37,7 +49,6 @@ HEADER_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w.]*)\s*:\s*(?P<value>.*)$")
 JUMP = re.compile(r"^<<\s*jump\s+(?P<target>[^>\s]+)\s*>>$")
 OPTION = re.compile(r"^->\s*(?P<label>.*)$")
 LINE_TAGS = re.compile(r"(?:\s+#[\w:.\-]+)+\s*$")
-CONDITION = re.compile(r"\s*<<\s*if\b.*?>>\s*$")
 
 
 # ---- export ------------------------------------------------------------------------------------
@@ -47,15 +58,19 @@ def write_yarn(document: StoryDocument) -> tuple[str, list[str]]:
     notes: list[str] = []
     titles = _node_titles(document)
     nodes: list[str] = []
+    first = next((s for s in document.scenes() if s.is_start), None) or next(iter(document.scenes()), None)
     for chapter in document.chapters:
         for scene in chapter.scenes:
             headers = [f"title: {titles[scene.key]}", f"{TITLE_HEADER}: {_one_line(scene.title)}"]
             headers.append(f"{CHAPTER_HEADER}: {_one_line(chapter.title)}")
             if scene.is_ending:
                 headers.append(f"tags: {ENDING_TAG}")
-            body = [_line(line, notes) for line in scene.lines]
+            body = declarations(document) if scene is first else []
+            body += effects_to_yarn(scene.entry_effects)
+            body += [_line(line, notes) + condition_to_yarn(line.condition) for line in scene.lines]
             for choice in scene.choices:
-                body.append(f"-> {_one_line(choice.label)}")
+                body.append(f"-> {_one_line(choice.label)}{condition_to_yarn(choice.condition)}")
+                body += [f"    {effect}" for effect in effects_to_yarn(choice.effects)]
                 if choice.target in titles:
                     body.append(f"    <<jump {titles[choice.target]}>>")
                 else:
@@ -63,7 +78,7 @@ def write_yarn(document: StoryDocument) -> tuple[str, list[str]]:
                         f'The choice "{choice.label}" leads nowhere: written as an option without a jump.'
                     )
             nodes.append("\n".join([*headers, "---", *body, "==="]))
-    notes += left_out(document, "a Yarn script")
+    notes += left_out(document, "a Yarn script", keeps_state=True)
     story = f"{STORY_COMMENT}{_one_line(document.title)}\n\n"
     return story + "\n\n".join(nodes) + "\n", list(dict.fromkeys(notes))
 
@@ -129,14 +144,17 @@ def read_yarn(text: str) -> StoryDocument:
     notes: list[str] = []
     characters: dict[str, CharacterDoc] = {}
     chapters: dict[str, ChapterDoc] = {}
+    variables: list[VariableDoc] = []
     for node in nodes:
-        scene = _scene(node, node.title == start, titles, characters, notes)
+        scene = _scene(node, node.title == start, titles, characters, variables, notes)
         chapter_title = node.headers.get(CHAPTER_HEADER, "").strip() or DEFAULT_CHAPTER
         chapters.setdefault(
             chapter_title, ChapterDoc(chapter_title, where=f"line {node.line}")
         ).scenes.append(scene)
-    notes = list(dict.fromkeys(notes))
-    return StoryDocument(title, list(chapters.values()), list(characters.values()), [], notes)
+    document = StoryDocument(title, list(chapters.values()), list(characters.values()), [], notes, variables)
+    settle(document, notes)
+    document.notes = list(dict.fromkeys(notes))
+    return document
 
 
 def _nodes(lines: list[str]) -> list[_Node]:
@@ -186,7 +204,12 @@ def _node(lines: list[str], index: int) -> tuple[_Node, int]:
 
 
 def _scene(
-    node: _Node, is_start: bool, titles: set[str], characters: dict[str, CharacterDoc], notes: list[str]
+    node: _Node,
+    is_start: bool,
+    titles: set[str],
+    characters: dict[str, CharacterDoc],
+    variables: list[VariableDoc],
+    notes: list[str],
 ) -> SceneDoc:
     tags = node.headers.get("tags", "").split()
     title = node.headers.get(TITLE_HEADER, "").strip() or node.title
@@ -197,20 +220,26 @@ def _scene(
         if tag != ENDING_TAG:
             notes.append(f'The tag "{tag}" has no equivalent in Romergo: not kept.')
     option: tuple[ChoiceDoc, int] | None = None
+    entry: list[str] = []
+    comment: str | None = None
     for number, raw in node.body:
         stripped = raw.strip()
         indent = len(raw) - len(raw.lstrip())
         if not stripped or stripped.startswith("//"):
+            comment = stripped[2:].strip() if stripped else None
             continue
         if option is not None and indent > option[1]:
             _inside_option(option[0], stripped, number, titles, notes)
             continue
         option = None
         stripped = _without_tags(stripped, notes)
-        if (found := OPTION.match(stripped)) is not None:
-            choice = ChoiceDoc(
-                _without_condition(found.group("label"), number, notes), None, f"line {number}"
-            )
+        if (variable := declared(stripped, comment)) is not None:
+            variables.append(variable)
+        elif (effect := assignment(stripped)) is not None:
+            entry.append(effect)
+        elif (found := OPTION.match(stripped)) is not None:
+            label, condition = split_condition(found.group("label"))
+            choice = ChoiceDoc(label.strip(), None, f"line {number}", condition)
             scene.choices.append(choice)
             option = (choice, indent)
         elif (jump := JUMP.match(stripped)) is not None:
@@ -223,14 +252,22 @@ def _scene(
                 f"line {number}: the command {stripped[:40]} has no equivalent in Romergo: not kept."
             )
         else:
-            scene.lines.append(_spoken(stripped, f"line {number}", characters, notes))
+            text, condition = split_condition(stripped)
+            line = _spoken(text, f"line {number}", characters, notes)
+            line.condition = condition
+            scene.lines.append(line)
+        comment = None
+    scene.entry_effects = joined(entry)
     return scene
 
 
 def _inside_option(choice: ChoiceDoc, stripped: str, number: int, titles: set[str], notes: list[str]) -> None:
     jump = JUMP.match(stripped)
+    effect = assignment(stripped)
     if jump is not None and choice.target is None:
         choice.target = _target(jump.group("target"), number, titles, notes)
+    elif effect is not None:
+        choice.effects = joined([choice.effects, effect] if choice.effects else [effect])
     else:
         notes.append(
             f"line {number}: lines and commands inside an option (other than its jump) are not kept."
@@ -248,13 +285,6 @@ def _without_tags(text: str, notes: list[str]) -> str:
     cleaned = LINE_TAGS.sub("", text)
     if cleaned != text:
         notes.append("Line tags (#…) have no equivalent in Romergo: not kept.")
-    return cleaned
-
-
-def _without_condition(label: str, number: int, notes: list[str]) -> str:
-    cleaned = CONDITION.sub("", label).strip()
-    if cleaned != label.strip():
-        notes.append(f"line {number}: the option's condition has no equivalent yet: the option always shows.")
     return cleaned
 
 

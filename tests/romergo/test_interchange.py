@@ -56,6 +56,36 @@ async def test_the_demo_comes_back_the_same_through_each_format(services, demo, 
     )
 
 
+async def story_state_shape(services, actor, project_id):
+    """The story's variables, conditions and effects, by titles instead of ids."""
+    data = await services.reads.project_data(actor, project_id)
+    variables = sorted((v.name, v.type, v.initial, v.description) for v in data.variables)
+    rules = []
+    for scene in data.scenes_in_order():
+        lines = [(line.text, line.condition) for line in data.lines_of(scene.id) if line.condition]
+        choices = [
+            (c.label, c.condition, c.effects) for c in data.choices_of(scene.id) if c.condition or c.effects
+        ]
+        if scene.entry_effects or lines or choices:
+            rules.append((scene.title, scene.entry_effects, lines, choices))
+    return variables, rules
+
+
+@pytest.mark.parametrize("format", ["yarn", "archive"])
+async def test_the_demos_state_comes_back_through_yarn_and_the_archive(services, demo, format):
+    actor, project_id = demo
+    exported = await services.interchange.export_project(actor, project_id, format)
+    assert not any("Variables, conditions and effects" in note for note in exported.notes)
+    imported = await services.interchange.import_file(actor, exported.filename, exported.data)
+    before = await story_state_shape(services, actor, project_id)
+    assert before[0] and before[1]  # the demo has state to carry
+    assert await story_state_shape(services, actor, imported.project.id) == before
+    if format == "yarn":
+        text = exported.data.decode()
+        assert "<<declare $has_key = false>>" in text and "<<set $has_key to true>>" in text
+        assert "-> Show Tom his key <<if $has_key>>" in text
+
+
 async def test_the_archive_keeps_media_byte_for_byte_and_every_slot(services, demo):
     actor, project_id = demo
     exported = await services.interchange.export_project(actor, project_id, "archive")
@@ -92,6 +122,7 @@ async def test_exports_say_what_a_format_leaves_out(services, demo):
     yarn = await services.interchange.export_project(actor, project_id, "yarn")
     assert any("Backgrounds, music and sounds are not part of a Twee file" in note for note in twee.notes)
     assert any("Backgrounds, music and sounds are not part of a Yarn script" in note for note in yarn.notes)
+    assert any("Variables, conditions and effects are not part of a Twee file" in note for note in twee.notes)
     text = twee.data.decode()
     assert text.startswith(":: StoryTitle\nThe Lighthouse Keeper's Secret\n")
     assert '"start": "Arrival at the Harbor"' in text
@@ -215,11 +246,14 @@ async def test_a_yarn_script_with_options_jumps_commands_and_tags(services, acto
     }
     assert shape["scenes"]["Hall"]["choices"] == [("Continue", "Start")]
     assert shape["scenes"]["Hall"]["ending"] is True
+    # Yarn's state maps: the set declares $seen (a flag, as Yarn infers) and the option's condition holds.
+    variables, rules = await story_state_shape(services, actor, imported.project.id)
+    assert variables == [("seen", "flag", False, "")]
+    assert rules == [("Start", "set seen = true", [], [("Look around", "seen", None)])]
     notes = "\n".join(imported.notes)
+    assert "<<set" not in notes and "condition" not in notes
     for expected in (
         "Line tags",
-        "<<set $seen = true>> has no equivalent",
-        "condition",
         "inside an option",
         "interpolated",
         'The tag "opening"',
@@ -365,3 +399,48 @@ async def test_the_archive_keeps_variables_conditions_and_effects(services, acto
         refused.value.message
     )
     assert await database_state(services) == before_state
+
+
+YARN_WITH_STATE = """\
+title: Start
+---
+// How brave Ada feels
+<<declare $courage = 1>>
+<<declare $name = "Ada">>
+<<set $courage to $courage + 1>>
+Ada: I am ready. <<if $courage >= 2 && $name is "Ada">>
+Ada: Or am I? <<if $ghost>>
+-> Charge <<if not ($courage < 2) || false>>
+    <<set $courage to 0>>
+    <<set $lucky = true>>
+    <<jump End>>
+-> Wait <<if $courage +>>
+    <<jump End>>
+===
+title: End
+tags: ending
+---
+Done.
+===
+"""
+
+
+async def test_yarn_variables_conditions_and_effects_map_and_what_does_not_read_is_noted(services, actor):
+    imported = await services.interchange.import_file(actor, "state.yarn", YARN_WITH_STATE.encode())
+    variables, rules = await story_state_shape(services, actor, imported.project.id)
+    assert variables == [
+        ("courage", "number", 1, "How brave Ada feels"),
+        ("lucky", "flag", False, ""),
+        ("name", "text", "Ada", ""),
+    ]
+    assert rules == [
+        (
+            "Start",
+            "set courage = courage + 1",
+            [("I am ready.", 'courage >= 2  and  name == "Ada"')],
+            [("Charge", "not (courage < 2)  or  false", "set courage = 0; set lucky = true")],
+        )
+    ]
+    notes = "\n".join(imported.notes)
+    assert "there is no variable called 'ghost'" in notes and "line 8" in notes
+    assert "line 13: the condition <<if courage +>> cannot be read" in notes
