@@ -32,8 +32,16 @@ MARKS = {
     "empty_scene": "no dialogue",
     "duplicate_choice_label": "same choice twice",
     "empty_choice_label": "choice without label",
+    "stuck_choices": "player can get stuck",
+    "blocked_scene": "no play-through reaches it",
+    "never_true_condition": "condition never true",
+    "undeclared_variable": "unknown variable",
+    "invalid_expression": "broken condition or effect",
 }
-SERIOUS = {"unreachable_scene", "dead_end", "blank_scene", "loop_without_exit", "dangling_target"}
+SERIOUS = {
+    *("unreachable_scene", "dead_end", "blank_scene", "loop_without_exit", "dangling_target"),
+    *("stuck_choices", "blocked_scene"),
+}
 
 
 @dataclass(frozen=True)

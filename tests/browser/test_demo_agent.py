@@ -255,3 +255,17 @@ async def send_command(page: Page, text: str) -> int:
     await send(page, text)
     await expect(card(page, number).get_by_text(text).first).to_be_visible()
     return number
+
+
+async def test_explain_plays_the_scene_and_names_the_choice_its_state_hides(cellar: Page):
+    # Over to the beacon inside the app (the panel and its channel stay): breadcrumb, then the scene.
+    await cellar.get_by_role("link", name="The Keeper").first.click()
+    await cellar.get_by_role("link", name="The Beacon").first.click()
+    await expect(cellar.get_by_test_id("scene-title")).to_have_text("The Beacon")
+    number = await send_command(cellar, "Explain why this scene does not work as expected")
+    reply = await reply_of(cellar, number)
+    assert 'The condition of the choice "Signal the ship" in scene "The Beacon"' in reply
+    assert (
+        "I played the story from this scene with the starting values (has_key = false, lens_mended = false): "
+        '"Signal the ship" is hidden (it needs lens_mended).'
+    ) in reply

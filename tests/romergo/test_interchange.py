@@ -365,7 +365,7 @@ async def test_the_archive_keeps_variables_conditions_and_effects(services, acto
     exported = await services.interchange.export_project(actor, story.project_id, "archive")
     imported = await services.interchange.import_file(actor, "state.romergo.zip", exported.data)
     twee = await services.interchange.export_project(actor, story.project_id, "twee")
-    assert any("Variables, conditions and effects are not written" in note for note in twee.notes)
+    assert any("Variables, conditions and effects are not part of a Twee file" in note for note in twee.notes)
 
     def state(data, variables):
         titles = {scene.id: scene.title for scene in data.scenes}

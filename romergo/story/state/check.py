@@ -70,6 +70,7 @@ def explore(data: ProjectData, rules: StateRules, start: str, limit: int = MAX_S
     """Visit every (scene, state) a player can reach from `start` with the starting values,
     breadth first, each once; stop after `limit` of them."""
     scenes = {scene.id: scene for scene in data.scenes}
+    conditioned = _conditioned_lines(data, rules)
     seen = Exploration()
     visited: set[tuple[str, tuple[tuple[str, Value], ...]]] = set()
     queue: deque[tuple[str, Mapping[str, Value]]] = deque([(start, rules.start_state())])
@@ -84,9 +85,7 @@ def explore(data: ProjectData, rules: StateRules, start: str, limit: int = MAX_S
             break
         visited.add(key)
         seen.entered.add(scene_id)
-        seen.shown_lines.update(
-            line.id for line in data.lines_of(scene_id) if rules.shows_line(line.id, state)
-        )
+        seen.shown_lines.update(i for i in conditioned.get(scene_id, ()) if rules.shows_line(i, state))
         choices = data.choices_of(scene_id)
         shown = [choice for choice in choices if rules.offers(choice.id, state)]
         if choices and not shown and not scenes[scene_id].is_ending:
@@ -97,6 +96,15 @@ def explore(data: ProjectData, rules: StateRules, start: str, limit: int = MAX_S
                 queue.append((choice.target_scene_id, rules.pick(choice.id, state)))
     seen.states = len(visited)
     return seen
+
+
+def _conditioned_lines(data: ProjectData, rules: StateRules) -> dict[str, list[str]]:
+    """Scene id → its lines that have a condition (most lines have none: skip them per state)."""
+    found: dict[str, list[str]] = {}
+    for line in data.lines:
+        if line.id in rules.line_conditions or line.id in rules.broken:
+            found.setdefault(line.scene_id, []).append(line.id)
+    return found
 
 
 @dataclass(frozen=True)
