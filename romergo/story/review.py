@@ -33,8 +33,14 @@ FIELDS: dict[str, tuple[tuple[str, str, FieldKind], ...]] = {
         ("is_ending", "Ending", "flag"),
         ("background_asset_id", "Background", "image"),
         ("music_asset_id", "Music", "audio"),
+        ("entry_effects", "On entering", "text"),
     ),
-    "dialogue_line": (("character_id", "Speaker", "text"),),
+    "dialogue_line": (("character_id", "Speaker", "text"), ("condition", "Shown only when", "text")),
+    "variable": (
+        ("name", "Name", "text"),
+        ("initial", "Starts as", "text"),
+        ("description", "Description", "text"),
+    ),
     "character": (("name", "Name", "text"), ("color", "Colour", "color")),
     "asset": (("name", "Name", "text"),),
 }
@@ -186,6 +192,8 @@ def _field(label: str, shown: FieldKind, key: str, old: object, new: object, nam
         return FieldChange(label, shown, before, after, _text(old), _text(new))
     if shown == "flag":
         return FieldChange(label, shown, "yes" if old else "no", "yes" if new else "no")
+    if key == "initial":
+        return FieldChange(label, shown, _value(old), _value(new))
     if key == "character_id":
         before = names.of(old, "a deleted character") or "Narration"
         return FieldChange(label, shown, before, names.of(new, "a deleted character") or "Narration")
@@ -259,6 +267,15 @@ def _holds(snapshot: dict[str, Any]) -> str | None:
         if isinstance(items, list) and items:
             parts.append(f"{len(items)} {word}{'s' if len(items) != 1 else ''}")
     return ", ".join(parts) or None
+
+
+def _value(value: object) -> str | None:
+    """A variable's value as the story's expressions write it."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f'"{value}"' if isinstance(value, str) else str(value)
 
 
 def _text(value: object) -> str | None:

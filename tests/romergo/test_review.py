@@ -141,3 +141,32 @@ async def test_history_filters_by_agent_command_and_scene_and_pages(services, ac
     titles = [e.change.title for e in scene.entries + rest.entries if e.change.entity_type == "scene"]
     assert titles == ["Closing 4", "Closing 3", "Closing 2", "Closing 1", "Closing 0", "Closing"]
     assert rest.older is None
+
+
+async def test_state_changes_read_as_the_author_wrote_them(services, actor):
+    room = await open_room(services, actor)
+    story = room.story
+    variable = await services.variables.add_variable(actor, story.project_id, "has_key", "flag")
+    line = await services.lines.add_line(actor, story.first_scene_id, "A key glints.")
+    command = await carried_out(
+        room,
+        "Let the story remember the key",
+        lambda agent: services.variables.update_variable(
+            agent, variable.id, "found_key", True, "The cellar key"
+        ),
+        lambda agent: services.scenes.update_scene(
+            agent, story.second_scene_id, entry_effects="set found_key = true"
+        ),
+        lambda agent: services.lines.update_line(agent, line.id, condition="not found_key"),
+    )
+
+    changes = await services.history.command_review(actor, command.command_id)
+
+    fields = {c.entity_type: [(f.label, f.before, f.after) for f in c.fields] for c in changes}
+    assert fields["variable"] == [
+        ("Name", "has_key", "found_key"),
+        ("Starts as", "false", "true"),
+        ("Description", None, "The cellar key"),
+    ]
+    assert fields["scene"] == [("On entering", None, "set found_key = true")]
+    assert fields["dialogue_line"] == [("Shown only when", None, "not found_key")]
