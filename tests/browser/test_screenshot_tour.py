@@ -40,6 +40,7 @@ async def test_the_tour_pages(author: Author, open_page: OpenPage, width: int):
         ("04-scene", author.scenes[CELLAR], page.get_by_text(CELLAR)),
         ("05-characters", f"{author.demo_path}/characters", page.get_by_test_id("character-name")),
         ("06-assets", f"{author.demo_path}/assets", page.get_by_test_id("asset-name")),
+        ("06b-variables", f"{author.demo_path}/variables", page.get_by_test_id("variable-has_key")),
         ("07-check", f"{author.demo_path}/check", page.get_by_text("cannot be reached", exact=False)),
         ("08-history", f"{author.demo_path}/history", page.get_by_test_id("revision")),
         ("09-play", f"/play/{author.demo_id}", page.get_by_role("button", name="Play from the start")),
