@@ -111,3 +111,23 @@ async def romergo_update_chapter(
 async def romergo_delete_chapter(call: Call, chapter_id: ChapterId, command_id: CommandId = None) -> Deleted:
     await call.services.chapters.delete_chapter(call.actor, chapter_id)
     return Deleted(entity_type="chapter", id=chapter_id)
+
+
+@tools.tool(
+    "edit",
+    "Duplicate a chapter",
+    "Copy a chapter right after it, with all its scenes and what they own. Choices between the "
+    "chapter's own scenes lead to the copies, so the copied chapter plays by itself; choices "
+    'out of it keep their targets. The copy is titled "<title> (copy)". Returns the copy; '
+    "romergo_get_chapter lists its scenes. Not in a room limited to some chapters (the copy "
+    "would lie outside it).",
+    ADDS,
+    target=("chapter", "chapter_id"),
+    action=lambda args: f"Duplicate chapter {args['chapter_id']}",
+    result=ChapterEntity,
+    whole_project=True,
+)
+async def romergo_duplicate_chapter(
+    call: Call, chapter_id: ChapterId, command_id: CommandId = None
+) -> Chapter:
+    return await call.services.copies.duplicate_chapter(call.actor, chapter_id)

@@ -9,10 +9,12 @@ from pydantic import Field
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.tools.common import (
     ADDS,
+    REPLACES,
     UPDATES,
     CharacterEntity,
     CharacterId,
     CommandId,
+    Deleted,
     ProjectId,
 )
 from romergo.entities import Character
@@ -61,3 +63,22 @@ async def romergo_update_character(
     command_id: CommandId = None,
 ) -> Character:
     return await call.services.characters.update_character(call.actor, character_id, name, color)
+
+
+@tools.tool(
+    "delete",
+    "Delete a character",
+    "Delete a character who speaks no line any more. While any line is theirs the call is "
+    "refused with a conflict error naming the scenes: give those lines to another speaker "
+    '(romergo_update_dialogue_line, character_id) or make them narration (character_id = "") '
+    "first. The history keeps what was deleted.",
+    REPLACES,
+    target=("character", "character_id"),
+    action=lambda args: f"Delete character {args['character_id']}",
+    result=Deleted,
+)
+async def romergo_delete_character(
+    call: Call, character_id: CharacterId, command_id: CommandId = None
+) -> Deleted:
+    await call.services.characters.delete_character(call.actor, character_id)
+    return Deleted(entity_type="character", id=character_id)

@@ -222,3 +222,18 @@ async def romergo_move_scene(
 async def romergo_delete_scene(call: Call, scene_id: SceneId, command_id: CommandId = None) -> Deleted:
     await call.services.scenes.delete_scene(call.actor, scene_id)
     return Deleted(entity_type="scene", id=scene_id)
+
+
+@tools.tool(
+    "edit",
+    "Duplicate a scene",
+    "Copy a scene right after it in its chapter, with everything it owns: media, dialogue "
+    "(same speakers and conditions), choices (same targets, conditions and effects) and entry "
+    'effects. The copy is titled "<title> (copy)" and is never the start. Returns the copy.',
+    ADDS,
+    target=("scene", "scene_id"),
+    action=lambda args: f"Duplicate scene {args['scene_id']}",
+    result=SceneEntity,
+)
+async def romergo_duplicate_scene(call: Call, scene_id: SceneId, command_id: CommandId = None) -> Scene:
+    return await call.services.copies.duplicate_scene(call.actor, scene_id)

@@ -13,7 +13,7 @@ from romergo.errors import RomergoError
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Mutation, StoryStore
-from storage.tables import Character, DialogueLine, Scene
+from storage.tables import Chapter, Character, DialogueLine, Scene
 
 MAX_SCENES_NAMED = 5
 PALETTE = ("#c0392b", "#2980b9", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#2c3e50", "#b7950b")
@@ -85,12 +85,14 @@ class CharacterService:
 
 
 async def _scenes_where_speaking(tx: Mutation, character_id: str) -> list[str]:
+    # In story order: chapter by chapter, scene by scene.
     statement = (
         select(Scene.title)
         .join(DialogueLine, col(DialogueLine.scene_id) == Scene.id)
+        .join(Chapter, col(Chapter.id) == Scene.chapter_id)
         .where(DialogueLine.character_id == character_id)
-        .group_by(col(Scene.id), col(Scene.title), col(Scene.position))
-        .order_by(col(Scene.position))
+        .group_by(col(Scene.id), col(Scene.title), col(Chapter.position), col(Scene.position))
+        .order_by(col(Chapter.position), col(Scene.position))
     )
     return list((await tx.session.exec(statement)).all())
 

@@ -1,7 +1,8 @@
 """Duplicate a scene or a whole chapter: a copy the author can change without touching the original.
 
 A copy goes right after its original and brings everything the original owns: media slots, dialogue
-lines (same speakers) and choices. A scene's copy keeps its choices' targets; a chapter's copy
+lines (same speakers, same conditions) and choices (with their conditions and effects), and the
+scene's entry effects. A scene's copy keeps its choices' targets; a chapter's copy
 points choices between its own scenes at the copies, so the copied chapter plays by itself. A copy
 is never the start scene. Every created row is a revision of its own, so undo takes a copy back.
 """
@@ -81,6 +82,7 @@ def _scene_copy(original: Scene, chapter_id: str, title: str) -> Scene:
         is_ending=original.is_ending,
         background_asset_id=original.background_asset_id,
         music_asset_id=original.music_asset_id,
+        entry_effects=original.entry_effects,
         created_at=now,
         updated_at=now,
     )
@@ -96,6 +98,8 @@ async def _copy_contents(tx: Mutation, original: Scene, copy: Scene, targets: di
             position=choice.position,
             label=choice.label,
             target_scene_id=targets.get(choice.target_scene_id or "", choice.target_scene_id),
+            condition=choice.condition,
+            effects=choice.effects,
         )
         for choice in await tx.choices_of(original.id)
     ]
@@ -110,6 +114,7 @@ async def _copy_contents(tx: Mutation, original: Scene, copy: Scene, targets: di
             position=line.position,
             character_id=line.character_id,
             text=line.text,
+            condition=line.condition,
             created_at=now,
             updated_at=now,
         )

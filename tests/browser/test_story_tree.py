@@ -236,3 +236,39 @@ async def test_unknown_ids_show_the_not_found_page(author: Author, open_page: Op
         await expect(public.get_by_test_id("not-found")).to_have_text("This story does not exist")
     finally:
         await anonymous.close()
+
+
+async def test_duplicate_a_scene_and_a_chapter(author: Author, open_page: OpenPage):
+    page = await open_page(author, author.demo_path)
+    await page.get_by_role("button", name="More actions for The Tavern").click()
+    await page.get_by_role("menuitem", name="Duplicate").click()
+    await expect(scenes_of(page, "The Storm")).to_have_text(
+        ["Arrival at the Harbor", "The Lighthouse Door", "The Tavern", "The Tavern (copy)"]
+    )
+    await page.get_by_role("link", name="The Tavern (copy)").click()
+    await expect(page.get_by_test_id("scene-title")).to_have_text("The Tavern (copy)")
+    await expect(page.get_by_test_id("line-text")).to_have_count(3)  # its dialogue came along
+    await expect(page.get_by_test_id("choice-1")).to_contain_text("Follow the stranger")
+
+    await page.get_by_role("link", name="Story", exact=True).click()
+    await page.get_by_role("button", name="Duplicate Dawn").click()
+    await expect(chapter(page, "Dawn (copy)")).to_be_visible()
+    await expect(scenes_of(page, "Dawn (copy)")).to_have_text(
+        ["Confrontation on the Pier", "A New Keeper", "The Ship Sails Away"]
+    )
+
+
+async def test_a_character_who_still_speaks_cannot_be_deleted(author: Author, open_page: OpenPage):
+    page = await open_page(author, f"{author.demo_path}/characters")
+    await page.get_by_role("button", name="Delete The Stranger").click()
+    await page.get_by_role("dialog").get_by_role("button", name="Delete").click()
+    await expect(page.get_by_text(re.compile(r'"The Stranger" still speaks in "The Tavern"'))).to_be_visible()
+    await expect(page.get_by_role("listitem")).to_have_count(3)
+
+    form = page.get_by_test_id("new-character")
+    await form.get_by_label("New character name").fill("Gull")
+    await form.get_by_role("button", name="Add character").click()
+    await expect(page.get_by_role("listitem")).to_have_count(4)
+    await page.get_by_role("button", name="Delete Gull").click()
+    await page.get_by_role("dialog").get_by_role("button", name="Delete").click()
+    await expect(page.get_by_role("listitem")).to_have_count(3)

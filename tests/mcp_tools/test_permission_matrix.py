@@ -81,6 +81,9 @@ ARGUMENTS: dict[str, Arguments] = {
     "romergo_update_character": lambda s, a, st, c: _const(
         {"character_id": st.hero_id, "name": unique("Hero")}
     ),
+    "romergo_duplicate_scene": lambda s, a, st, c: _const({"scene_id": st.second_scene_id}),
+    "romergo_duplicate_chapter": lambda s, a, st, c: _const({"chapter_id": st.chapter_id}),
+    "romergo_delete_character": lambda s, a, st, c: _silent(s, a, st),
     "romergo_add_variable": lambda s, a, st, c: _const(
         {"project_id": st.project_id, "name": unique("flag").replace(" ", "_"), "type": "flag"}
     ),
@@ -125,6 +128,12 @@ async def _variable(
     name = unique("spare").replace(" ", "_")
     variable = await services.variables.add_variable(actor, story.project_id, name, "flag")
     return {"variable_id": variable.id, **extra}
+
+
+async def _silent(services: Services, actor: Actor, story: Furnished) -> dict[str, Any]:
+    """A character who speaks no line (so deleting them is allowed)."""
+    character = await services.characters.add_character(actor, story.project_id, unique("Extra"))
+    return {"character_id": character.id}
 
 
 async def _published(services: Services, actor: Actor, story: Furnished) -> dict[str, Any]:

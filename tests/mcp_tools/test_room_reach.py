@@ -31,6 +31,7 @@ RUN_IN_A_LIMITED_ROOM = {
     "romergo_add_character",  # a new character is used nowhere yet
     "romergo_import_asset",  # so is a new asset
     "romergo_delete_asset",  # the matrix deletes a fresh asset that nothing uses
+    "romergo_delete_character",  # and a fresh character who speaks no line
 }
 """Written out by hand from the issue's rules, not read from the code under test."""
 

@@ -87,3 +87,24 @@ async def test_copying_a_missing_or_foreign_scene_or_chapter_changes_nothing(ser
             await attempt
         assert refused.value.code == "not_found"
     assert await database_state(services) == before
+
+
+async def test_a_copy_keeps_the_scenes_state(services, actor):
+    story = await small_story(services, actor)
+    await services.variables.add_variable(actor, story.project_id, "has_key", "flag")
+    await services.scenes.update_scene(actor, story.first_scene_id, entry_effects="set has_key = true")
+    await services.scenes.set_choices(
+        actor,
+        story.first_scene_id,
+        [ChoiceSpec("Unlock", story.second_scene_id, "has_key", "set has_key = false")],
+    )
+    await services.lines.add_line(actor, story.first_scene_id, "The key turns.", condition="has_key")
+
+    copy = await services.copies.duplicate_scene(actor, story.first_scene_id)
+
+    data = await services.reads.project_data(actor, story.project_id)
+    assert copy.entry_effects == "set has_key = true"
+    assert [(c.condition, c.effects) for c in data.choices_of(copy.id)] == [
+        ("has_key", "set has_key = false")
+    ]
+    assert [line.condition for line in data.lines_of(copy.id) if line.text == "The key turns."] == ["has_key"]

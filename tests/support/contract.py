@@ -27,6 +27,8 @@ DOMAIN_TOOL_CATEGORIES: dict[str, str] = {
     "romergo_set_choices": "edit",
     "romergo_add_character": "edit",
     "romergo_update_character": "edit",
+    "romergo_duplicate_scene": "edit",
+    "romergo_duplicate_chapter": "edit",
     "romergo_add_variable": "edit",
     "romergo_update_variable": "edit",
     "romergo_delete_variable": "edit",
@@ -39,4 +41,5 @@ DOMAIN_TOOL_CATEGORIES: dict[str, str] = {
     "romergo_delete_scene": "delete",
     "romergo_delete_chapter": "delete",
     "romergo_delete_asset": "delete",
+    "romergo_delete_character": "delete",
 }

@@ -157,6 +157,7 @@ class _Tree:
                 lambda: self.move_chapter(chapter, "down"),
                 disabled=last,
             )
+            icon_button("content_copy", f"Duplicate {chapter.title}", lambda: self.duplicate_chapter(chapter))
             icon_button("delete", f"Delete {chapter.title}", lambda: self.delete_chapter(entry))
         return toggle
 
@@ -233,6 +234,7 @@ class _Tree:
         assert outline is not None
         with anchor, ui.menu() as menu:
             _menu_item("Rename", lambda: self.rename_scene(scene))
+            _menu_item("Duplicate", lambda: self.duplicate_scene(scene))
             if not scene.is_start:
                 _menu_item("Make it the start", lambda: self.mark(scene, is_start=True))
             _menu_item(
@@ -326,6 +328,12 @@ class _Tree:
                 self.ctx.actor, scene.id, is_start=is_start, is_ending=is_ending
             ),
         )
+
+    async def duplicate_scene(self, scene: Scene) -> None:
+        await act(self.ctx, lambda: self.services.copies.duplicate_scene(self.ctx.actor, scene.id))
+
+    async def duplicate_chapter(self, chapter: Chapter) -> None:
+        await act(self.ctx, lambda: self.services.copies.duplicate_chapter(self.ctx.actor, chapter.id))
 
     async def delete_scene(self, scene: Scene) -> None:
         if await confirm_scene_deletion(self.host, scene.title):

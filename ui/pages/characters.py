@@ -11,7 +11,7 @@ from romergo.entities import Character
 from romergo.story.views import Outline
 from ui.actions import act
 from ui.components.buttons import icon_button
-from ui.components.dialogs import FormDialog
+from ui.components.dialogs import FormDialog, confirm
 from ui.context import PageContext
 from ui.frame import SectionPage
 
@@ -74,6 +74,7 @@ class _CharactersPage(SectionPage[Outline]):
             name.style(f"color: {character.color}")
             ui.space()
             icon_button("edit", f"Edit {character.name}", lambda: self.edit(character))
+            icon_button("delete", f"Delete {character.name}", lambda: self.delete(character))
 
     # ---- changes -------------------------------------------------------------------------------
 
@@ -94,6 +95,17 @@ class _CharactersPage(SectionPage[Outline]):
             return done.ok
 
         await form.run(save)
+
+    async def delete(self, character: Character) -> None:
+        """Refused, naming the scenes, while any line is spoken by the character."""
+        if await confirm(
+            self.host,
+            title=f"Delete {character.name}?",
+            message="Only a character who speaks no line can go; the history keeps them.",
+        ):
+            await act(
+                self.ctx, lambda: self.services.characters.delete_character(self.ctx.actor, character.id)
+            )
 
     async def add(self) -> None:
         new = self.new
