@@ -41,6 +41,10 @@ async def test_a_made_up_link_is_refused(server: RunningServer, page: Page):
     await page.goto(f"{server.base_url}/login?token=not-a-real-token")
     await expect(page.get_by_role("alert")).to_have_text("This sign-in link cannot be used")
     await expect(page.get_by_role("link", name="Sign in with a password")).to_be_visible()
+    # How to get a fresh link, with the command shown as code (never as literal backticks).
+    help_text = page.get_by_test_id("link-refused-help")
+    await expect(help_text.locator("code", has_text="romergo login-link")).to_be_visible()
+    assert "`" not in await help_text.inner_text()
 
 
 async def test_password_sign_in_renews_the_session_and_sign_out_ends_it(

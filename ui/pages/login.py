@@ -66,16 +66,19 @@ def _form(services: Services, error: str | None, next_path: str | None, *, signe
                 'name="password" autocomplete="current-password" outlined'
             )
             ui.button("Sign in").props('type="submit" color="primary" unelevated').classes("w-full")
-        ui.label("No password yet? Use the sign-in link that `romergo serve` prints.").classes(
-            "text-caption text-grey-7"
-        )
+        ui.markdown(
+            "No password yet? Use the sign-in link `romergo serve` prints, or run `romergo login-link` "
+            "for a fresh one."
+        ).classes("text-caption text-grey-7")
 
 
 def _link_refused() -> None:
     with ui.card().classes("w-96 mx-auto mt-24 p-6 gap-3"):
         ui.label("This sign-in link cannot be used").classes("text-h6").props('role="alert"')
-        ui.label(
-            "Sign-in links work once and only for 15 minutes. Restart `romergo serve` for a fresh one, "
-            "or sign in with your password."
-        ).classes("text-grey-8")
+        # Markdown, so the commands show as code rather than as literal backticks.
+        ui.markdown(
+            "Sign-in links work once and only for 15 minutes. For a fresh one, run "
+            "`romergo login-link` where Romergo runs (no restart needed). If you have set a "
+            "password (`romergo user passwd NAME`), you can sign in with it instead."
+        ).classes("text-grey-8").props('data-testid="link-refused-help"')
         ui.link("Sign in with a password", urls.LOGIN)
