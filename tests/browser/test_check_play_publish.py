@@ -120,6 +120,9 @@ async def test_publish_shows_a_read_only_page_and_unpublish_removes_it(
 ):
     page = await open_page(author, author.demo_path)
     await page.get_by_role("button", name="Publish", exact=True).click()
+    confirmation = page.get_by_role("dialog")
+    await expect(confirmation).to_contain_text("3 chapter(s), 12 scene(s)")  # what goes public, said first
+    await confirmation.get_by_role("button", name="Publish").click()
     share = page.get_by_test_id("share-link")
     await expect(share).to_have_attribute("href", re.compile(r"^/published/[A-Za-z0-9_-]+$"))
     link = await share.get_attribute("href")

@@ -94,6 +94,7 @@ async def test_the_published_page_plays_with_state_and_has_no_drawer(
 ):
     page = await open_page(author, author.demo_path)
     await page.get_by_role("button", name="Publish", exact=True).click()
+    await page.get_by_role("dialog").get_by_role("button", name="Publish").click()
     share = page.get_by_test_id("share-link")
     await expect(share).to_have_attribute("href", re.compile(r"^/published/"))
     link = await share.get_attribute("href")

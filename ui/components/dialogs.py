@@ -108,14 +108,18 @@ async def ask_for_change(
     return await ask_text(host, question, save, value=value)
 
 
-async def confirm(host: ui.element, *, title: str, message: str, action: str = "Delete") -> bool:
-    """Ask before something hard to take back; True only for an explicit yes."""
+async def confirm(
+    host: ui.element, *, title: str, message: str, action: str = "Delete", danger: bool = True
+) -> bool:
+    """Ask before something hard to take back (or, not `danger`, before something others will
+    see); True only for an explicit yes."""
     with host, ui.dialog() as dialog, ui.card().classes("w-[28rem] max-w-full gap-3"):
         ui.label(title).classes("text-h6")
         ui.label(message).classes("text-grey-8")
         with ui.row().classes("w-full justify-end gap-2"):
             ui.button("Cancel", on_click=lambda: dialog.submit(False)).props("flat autofocus")
-            ui.button(action, on_click=lambda: dialog.submit(True)).props("unelevated color=negative")
+            color = "negative" if danger else "primary"
+            ui.button(action, on_click=lambda: dialog.submit(True)).props(f"unelevated color={color}")
     return bool(await _run(dialog))
 
 

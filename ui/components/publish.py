@@ -6,13 +6,25 @@ from nicegui import ui
 
 from romergo import urls
 from romergo.entities import Project
+from romergo.errors import RomergoError
 from ui.actions import act
+from ui.components.dialogs import confirm
 from ui.context import PageContext
 
 
 def publish_card(ctx: PageContext, project: Project) -> None:
+    host = ui.element("div")
+    """Where the confirmation dialog lives, outside the card that redraws."""
 
     async def publish() -> None:
+        if not await confirm(
+            host,
+            title="Publish this story?" if not project.published else "Publish the story again?",
+            message=await _what_goes_public(ctx, project),
+            action="Publish",
+            danger=False,
+        ):
+            return
         done = await act(ctx, lambda: ctx.services.publishing.publish_project(ctx.actor, project.id))
         if done.ok:
             ui.notify("Published. The link shows the story as it is now.", type="positive")
@@ -43,3 +55,18 @@ def publish_card(ctx: PageContext, project: Project) -> None:
             ui.label("Not published. Publishing freezes a read-only copy behind a share link.")
             ui.space()
             ui.button("Publish", on_click=publish).props("unelevated color=primary")
+
+
+async def _what_goes_public(ctx: PageContext, project: Project) -> str:
+    """What publishing shows to anyone with the link, counted from the story as it is now."""
+    try:
+        outline = await ctx.services.reads.outline(ctx.actor, project.id)
+        size = f"{len(outline.chapters)} chapter(s), {outline.scene_count} scene(s) with their dialogue, "
+    except RomergoError:
+        size = "the story's chapters and scenes with their dialogue, "
+    replaced = " It replaces the copy published before." if project.published else ""
+    return (
+        f"Anyone with the link will be able to read and play a frozen copy of the story as it is now: "
+        f"{size}choices, backgrounds and music. Your later edits stay private until you publish "
+        f"again; unpublishing makes the link stop working.{replaced}"
+    )
