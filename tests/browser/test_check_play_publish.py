@@ -165,3 +165,18 @@ async def test_publish_shows_a_read_only_page_and_unpublish_removes_it(
         assert media.status == 404
     finally:
         await reader_context.close()
+
+
+async def test_an_empty_story_plays_nothing_and_says_what_to_do(author: Author, open_page: OpenPage):
+    page = await open_page(author, "/projects")
+    await page.get_by_label("New project title").fill("Blank Pages")
+    await page.get_by_role("button", name="Create project").click()
+    await expect(page).to_have_url(re.compile(r"/projects/prj_[a-z0-9]+$"))
+    project_id = page.url.rsplit("/", 1)[-1]
+    await page.goto(author.url(f"/play/{project_id}"))
+    await expect(page.get_by_role("status")).to_have_text(
+        "This story has no start scene yet: mark one as the start, or pick a scene above."
+    )
+    await expect(page.get_by_role("button", name="Play from the start")).to_have_count(1)
+    await expect(page.get_by_role("link", name="Edit this scene")).to_have_count(0)
+    await expect(page.get_by_role("button", name="Edit this scene")).to_have_count(0)

@@ -95,12 +95,15 @@ class Player:
         scene = self.story.scene(self.scene_id)
         if scene is None:
             message = (
-                "This story has no start scene yet."
+                "This story has no start scene yet: mark one as the start, or pick a scene above."
                 if self.scene_id is None
                 else "This scene no longer exists."
             )
             ui.label(message).classes("text-grey-7").props('role="status"')
-            ui.button("Play from the start", on_click=lambda: self.start(None)).props("outline color=primary")
+            if self.scene_id is not None and self.story.start_scene_id is not None:
+                ui.button("Play from the start", on_click=lambda: self.start(None)).props(
+                    "outline color=primary"
+                )
             return
         ui.label(f"{scene.chapter_title} › {scene.title}").classes("text-caption text-grey-7").props(
             'data-testid="player-scene"'

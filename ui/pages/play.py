@@ -48,6 +48,7 @@ class _PlayPage(ProjectPage[ProjectData]):
             play_start = ui.button("Play from the start").props("unelevated color=primary")
             ui.space()
             self.edit_link = ui.button("Edit this scene", icon="edit").props("flat color=primary")
+            self.edit_link.visible = False  # until the player is in a scene
         player = Player(story, urls.media, on_scene=self.moved, on_state=self.state_moved)
         self.drawer = StateDrawer(story, player, urls.variables(self.project_id))
         # "Play this scene" keeps the values as they are (set them in the drawer first); "Play
@@ -77,6 +78,7 @@ class _PlayPage(ProjectPage[ProjectData]):
         self.ctx.place.route, self.ctx.place.scene_id = route, scene_id
         ui.navigate.history.replace(route)
         self.edit_link.props["href"] = urls.scene(self.project_id, scene_id)
+        self.edit_link.visible = True
         self.edit_link.update()
 
 
