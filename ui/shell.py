@@ -16,6 +16,7 @@ from nicegui import ui
 
 from romergo import urls
 from romergo.services import Services
+from ui.components.local_time import install_local_times
 from ui.components.not_found import not_found
 from ui.context import PageContext
 from ui.edits import install_edit_keys
@@ -62,6 +63,7 @@ def build_root(
         ui.add_css(CSS)
         track_selection(ctx.place)
         install_edit_keys(ctx)
+        install_local_times()
         with ui.right_drawer(value=True, fixed=True).props("width=400 bordered").classes("p-0") as drawer:
             AgentPanel(ctx, demo)
 

@@ -121,7 +121,7 @@ async def test_an_agent_connects_refreshes_and_is_revoked_from_the_settings_page
             row = page.get_by_test_id(f"connection-{client_id}")
             await expect(row).to_contain_text(AGENT_NAME)
             await expect(row.get_by_test_id("scopes")).to_have_text("Read · Edit · Media")
-            await expect(row.get_by_test_id("details")).to_contain_text("last used 20")
+            await expect(row.get_by_test_id("details")).to_contain_text(re.compile(r"last used\s*just now"))
             await row.get_by_role("button", name="Revoke").click()
             await expect(page).to_have_url(f"{server.base_url}/settings/agents")
             await expect(page.get_by_test_id(f"connection-{client_id}")).to_have_count(0)
@@ -145,8 +145,14 @@ async def test_personal_tokens_are_listed_and_revoked_on_the_settings_page(
     await expect(page).to_have_url(f"{server.base_url}/settings/agents")
     row = page.locator("[data-testid^=connection-]", has_text="Nightly script")
     await expect(row.get_by_test_id("scopes")).to_have_text("Read · Publish")
-    await expect(row.get_by_test_id("details")).to_contain_text("last used 20")
-    await expect(row.get_by_test_id("details")).to_contain_text("expires 20")
+    # In the author's clock, relative when recent; the UTC moment stays in the element.
+    await expect(row.get_by_test_id("details")).to_contain_text(re.compile(r"last used\s*just now"))
+    await expect(row.get_by_test_id("details")).to_contain_text(
+        re.compile(r"expires\s*[A-Z][a-z]{2} \d+, 20\d\d")
+    )
+    since = row.get_by_test_id("details").locator("time").first
+    await expect(since).to_have_attribute("datetime", re.compile(r"^20\d\d-\d\d-\d\dT"))
+    await expect(since).not_to_have_text(re.compile(r"^20\d\d-"))
     client_id = (await row.get_attribute("data-testid")).removeprefix("connection-")
 
     # The signed-in session alone is not enough: the form token must be there too.

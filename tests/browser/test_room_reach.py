@@ -92,8 +92,8 @@ async def test_a_room_limited_to_chapters_says_so_and_keeps_the_agent_out(
     late_row = agents.get_by_test_id(re.compile("^connection-")).filter(has_text="Late agent")
     await expect(late_row.get_by_test_id("calls")).to_contain_text(
         re.compile(
-            r"last accepted: romergo_join_builder_channel .* · "
-            r"last refused: romergo_get_project_outline .*\(channel_ended\)"
+            r"last accepted: romergo_join_builder_channel.*·\s*"
+            r"last refused: romergo_get_project_outline.*\(channel_ended\)"
         )
     )
 

@@ -15,8 +15,8 @@ from romergo import csrf, urls
 from romergo.agents import Connection
 from romergo.agents.activity import CallActivity
 from romergo.agents.scopes import LABELS
-from romergo.clock import iso
 from romergo.services import Services
+from ui.components.local_time import local_time
 from ui.context import PageContext
 from ui.web_session import same_origin, session_token, signed_in_user
 
@@ -86,24 +86,28 @@ def _gone(connections: list[Connection], activity: dict[str, CallActivity]) -> N
     for client_id, seen in sorted(gone.items(), key=lambda item: item[1].last_refused_at or 0, reverse=True):
         with ui.card().classes("w-full").props(f'data-testid="gone-{client_id}"'):
             ui.label(f"client {client_id}").classes("text-body2")
-            ui.label(_calls(seen)).props('data-testid="calls"').classes("text-caption text-grey-8")
+            _calls(seen)
 
 
-def _calls(seen: CallActivity | None) -> str:
-    """ "last accepted: romergo_get_scene 10:42:03Z · last refused: … (channel_ended)"."""
-    if seen is None:
-        return "no tool calls yet"
-    accepted = (
-        f"last accepted: {seen.last_accepted_tool} {iso(seen.last_accepted_at)}"
-        if seen.last_accepted_at
-        else "last accepted: none"
-    )
-    refused = (
-        f"last refused: {seen.last_refused_tool} {iso(seen.last_refused_at)} ({seen.last_refused_code})"
-        if seen.last_refused_at
-        else "last refused: none"
-    )
-    return f"{accepted} · {refused}"
+def _calls(seen: CallActivity | None) -> None:
+    """ "last accepted: romergo_get_scene 3 minutes ago · last refused: … (channel_ended)", the
+    times in the author's clock."""
+    with ui.row().classes("gap-1 items-baseline text-caption text-grey-8").props('data-testid="calls"'):
+        if seen is None:
+            ui.label("no tool calls yet")
+            return
+        if seen.last_accepted_at:
+            ui.label(f"last accepted: {seen.last_accepted_tool}")
+            local_time(seen.last_accepted_at)
+        else:
+            ui.label("last accepted: none")
+        ui.label("·")
+        if seen.last_refused_at:
+            ui.label(f"last refused: {seen.last_refused_tool}")
+            local_time(seen.last_refused_at)
+            ui.label(f"({seen.last_refused_code})")
+        else:
+            ui.label("last refused: none")
 
 
 def _row(ctx: PageContext, connection: Connection, seen: CallActivity | None) -> None:
@@ -117,17 +121,19 @@ def _row(ctx: PageContext, connection: Connection, seen: CallActivity | None) ->
                 ui.label(" · ".join(LABELS[scope] for scope in connection.scopes)).props(
                     'data-testid="scopes"'
                 ).classes("text-body2")
-                details = [
-                    f"client {connection.client_id}",
-                    f"since {iso(connection.created_at)}",
-                    f"last used {iso(connection.last_used_at) or 'never'}",
-                ]
-                if connection.expires_at is not None:
-                    details.append(f"expires {iso(connection.expires_at)}")
-                ui.label(" · ".join(details)).props('data-testid="details"').classes(
-                    "text-caption text-grey-7"
-                )
-                ui.label(_calls(seen)).props('data-testid="calls"').classes("text-caption text-grey-8")
+                with (
+                    ui.row()
+                    .classes("gap-1 items-baseline text-caption text-grey-7")
+                    .props('data-testid="details"')
+                ):
+                    ui.label(f"client {connection.client_id} · since")
+                    local_time(connection.created_at)
+                    ui.label("· last used")
+                    local_time(connection.last_used_at)
+                    if connection.expires_at is not None:
+                        ui.label("· expires")
+                        local_time(connection.expires_at)
+                _calls(seen)
             with ui.element("form").props(f'method="post" action="{REVOKE_PATH}"'):
                 for name, value in (("csrf", ctx.csrf(PURPOSE)), ("client_id", connection.client_id)):
                     field = ui.element("input").props(f'type="hidden" name="{name}"')
