@@ -42,7 +42,9 @@ from ui.web_session import session_token, signed_in_user
 
 SubPage = Callable[..., Awaitable[None] | None]
 # Upload boxes hold one file at a time: no room for a queue list.
-CSS = ".q-uploader__list { min-height: 0; padding: 0; }"
+# An idle uploader's subtitle reads "0.0B / 0.00%": noise. Uploads start on their own and show
+# Quasar's spinner while they run, so the subtitle goes.
+CSS = ".q-uploader__list { min-height: 0; padding: 0; } .q-uploader__subtitle { display: none; }"
 
 
 def build_root(

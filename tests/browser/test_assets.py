@@ -110,3 +110,12 @@ async def test_an_oversized_upload_is_refused_by_the_server_and_saves_nothing(
         page.get_by_text("That file was not accepted: it must be an image or audio file of at most 2 MB.")
     ).to_be_visible()
     await expect(page.get_by_role("listitem", name="Bigger")).to_have_count(0)
+
+
+async def test_an_idle_uploader_shows_no_empty_progress(author: Author, open_page: OpenPage):
+    for path in (f"{author.demo_path}/assets", "/projects"):
+        page = await open_page(author, path)
+        uploader = page.locator(".q-uploader").first
+        await expect(uploader).to_be_visible()
+        await expect(uploader.get_by_text("0.0B")).to_be_hidden()
+        await expect(uploader.get_by_text("0.00%")).to_be_hidden()
