@@ -235,7 +235,7 @@ async def rewrite_selection(work: Work) -> None:
         _summary(
             "success" if ok else "failed",
             text,
-            [_entity("dialogue_line", line_id, str(final.get("text", ""))[:60], work.scene_url(scene_id))],
+            [_entity("dialogue_line", line_id, str(final.get("text", ""))[:300], work.scene_url(scene_id))],
             [_check("The line reads back with the rewrite", ok, str(final.get("text", ""))[:120])],
             [(after["scene"]["title"], work.scene_url(scene_id))],
         ),
@@ -255,7 +255,7 @@ async def check_transitions(work: Work) -> None:
             "Every scene can be reached from the start, every choice leads somewhere, and every path can end."
         )
     checks = [_check(code, not any(p["code"] == code for p in found), "") for code in TRANSITION_CODES]
-    links = [(p["message"][:60], work.scene_url(p["scene_id"])) for p in found if p.get("scene_id")]
+    links = [(p["message"][:300], work.scene_url(p["scene_id"])) for p in found if p.get("scene_id")]
     await work.report("reply", text, _summary("no_changes", text, [], checks, links))
 
 
@@ -275,7 +275,7 @@ async def explain(work: Work) -> None:
     played = await _played_from(work, str(scene_id)) if here else ""
     text = f"Here is why {where} does not work as expected: {reasons}{played}"
     checks = [_check(p["code"], False, p["message"]) for p in chosen]
-    links = [(p["message"][:60], work.scene_url(p["scene_id"])) for p in chosen if p.get("scene_id")]
+    links = [(p["message"][:300], work.scene_url(p["scene_id"])) for p in chosen if p.get("scene_id")]
     await work.report("reply", text, _summary("no_changes", text, [], checks, links))
 
 

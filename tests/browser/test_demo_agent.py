@@ -133,7 +133,9 @@ async def test_describe_the_scene(cellar: Page):
     number = await send_command(cellar, "Describe this scene")
     reply = await reply_of(cellar, number)
     assert CELLAR in reply and "line(s)" in reply
-    await expect(card(cellar, number).get_by_text("Summary: no_changes")).to_be_visible()
+    await expect(card(cellar, number).get_by_text("No changes", exact=True)).to_be_visible()
+    # The reply shows once: the summary does not repeat it.
+    await expect(card(cellar, number).get_by_text(reply, exact=True)).to_have_count(1)
 
 
 async def test_change_the_music_of_this_chapter(cellar: Page):
@@ -142,7 +144,10 @@ async def test_change_the_music_of_this_chapter(cellar: Page):
     track = re.search(r'now plays "([^"]+)"', reply)
     assert track, reply
     await expect(cellar.get_by_test_id("music-status")).to_contain_text(track.group(1))  # the editor, live
-    await expect(card(cellar, number).get_by_text("Summary: success")).to_be_visible()
+    await expect(card(cellar, number).get_by_text("Done", exact=True)).to_be_visible()
+    await expect(
+        card(cellar, number).get_by_role("link", name=re.compile(r"^Changed: Chapter "))
+    ).to_be_visible()
     await expect(card(cellar, number).get_by_text("Romergo recorded 1 change")).to_be_visible()
 
 
@@ -174,7 +179,12 @@ async def test_check_the_transition_logic_names_the_deliberate_problem(cellar: P
     number = await send_command(cellar, "Check the transition logic")
     reply = await reply_of(cellar, number)
     assert f'Scene "{CELLAR}" cannot be reached from the start' in reply
-    await expect(card(cellar, number).get_by_text("✗ unreachable_scene")).to_be_visible()
+    await expect(card(cellar, number).get_by_text("✗ Unreachable scene")).to_be_visible()
+    # A long problem's link is cut at a word, its whole text on hover.
+    link = card(cellar, number).get_by_role(
+        "link", name=re.compile(r"^Scene .The Forgotten Cellar. cannot be [a-z ]+…$")
+    )
+    await expect(link).to_have_attribute("title", re.compile(r"cannot be reached from the start"))
 
 
 async def test_explain_why_the_scene_does_not_work(cellar: Page):

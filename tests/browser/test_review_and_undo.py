@@ -87,7 +87,7 @@ async def test_the_changes_under_a_command_show_the_word_diff(author: Author, op
         "href", author.scenes[SCENE]
     )
     # the agent's own summary stays beside it (it named the scene, which covers its line)
-    await expect(card(page, 1).get_by_test_id("summary")).to_contain_text("Changed scene: The Signal")
+    await expect(card(page, 1).get_by_test_id("summary")).to_contain_text("Changed: Scene The Signal")
     await expect(card(page, 1).get_by_test_id("mismatch")).to_have_count(0)
 
 

@@ -61,7 +61,7 @@ async def test_a_room_limited_to_chapters_says_so_and_keeps_the_agent_out(
     number = await send_command(page, "Replace the music in this chapter")
     reply = await reply_of(page, number)
     assert "outside this room's reach" in reply and "changed nothing" in reply
-    await expect(card(page, number).get_by_text("Summary: no_changes")).to_be_visible()
+    await expect(card(page, number).get_by_text("No changes", exact=True)).to_be_visible()
     await expect(card(page, number).get_by_text("Outside the room's reach.").first).to_be_visible()
     await expect(page.get_by_test_id("music-status")).to_have_text(music_before)
 

@@ -34,6 +34,19 @@ STATE_COLORS = {
     CommandState.STALLED: "negative",
 }
 MESSAGE_ICONS = {"status": "info", "question": "help", "reply": "check_circle", "error": "error"}
+STATUS_WORDS = {"success": "Done", "partial": "Partly done", "failed": "Failed", "no_changes": "No changes"}
+ENTITY_WORDS = {
+    "project": "Story",
+    "chapter": "Chapter",
+    "scene": "Scene",
+    "dialogue_line": "Dialogue line",
+    "choice": "Choice",
+    "character": "Character",
+    "asset": "Asset",
+    "variable": "Variable",
+}
+LINK_WORDS = 60
+"""A link's label is cut (at a word) past this many characters; the whole text is its tooltip."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +126,7 @@ class CardView:
             self.summary.clear()
             if card.summary is not None:
                 with self.summary:
-                    _summary(card.summary)
+                    _summary(card.summary, [text for kind, text in card.messages if kind == "reply"])
             self.summary_drawn = card.summary
         if (card.recorded, card.mismatch, card.undone) != self.recorded_drawn:
             self.recorded.clear()
@@ -186,19 +199,28 @@ def _confirmation(confirmation_id: str, request: ConfirmationRequested, actions:
     return box
 
 
-def _summary(summary: Summary) -> None:
+def _summary(summary: Summary, replies: list[str]) -> None:
+    """The summary's structured parts, in words: its description only when no reply already said
+    it, the changed entities by kind and name (the id on hover), checks, links."""
     with ui.column().classes("w-full gap-0 border-l-4 border-green-300 pl-2").props('data-testid="summary"'):
-        ui.label(f"Summary: {summary.status}").classes("text-caption text-weight-medium")
-        if summary.description:
+        status = ui.label(STATUS_WORDS.get(summary.status, summary.status)).classes(
+            "text-caption text-weight-medium"
+        )
+        status.props(f'data-status="{summary.status}"')
+        if summary.description and not any(_same_words(summary.description, reply) for reply in replies):
             ui.label(summary.description).classes("text-caption whitespace-pre-wrap break-words")
         for entity in summary.changed_entities:
-            _link(f"Changed {entity.type}: {entity.title or entity.id}", entity.url)
+            kind = ENTITY_WORDS.get(entity.type, entity.type.replace("_", " ").capitalize())
+            _link(
+                f"Changed: {kind} {entity.title or entity.id}", entity.url, hover=f"{entity.type} {entity.id}"
+            )
         for check in summary.checks:
             mark = "✓" if check.passed else "✗"
             detail = f" — {check.detail}" if check.detail else ""
-            ui.label(f"{mark} {check.name}{detail}").classes(
+            shown = ui.label(f"{mark} {_words(check.name)}{detail}").classes(
                 "text-caption " + ("text-positive" if check.passed else "text-negative")
             )
+            shown.props["title"] = check.name
         for link in summary.links:
             _link(link.title, link.url)
 
@@ -228,10 +250,31 @@ def _answer_box(view: CardView) -> ui.row:
     return row
 
 
-def _link(text: str, url: object) -> None:
-    """A link only to a Romergo page, and then the path Romergo builds for it, never the string sent."""
+def _link(text: str, url: object, *, hover: str | None = None) -> None:
+    """A link only to a Romergo page, and then the path Romergo builds for it, never the string
+    sent. A long label is cut at a word; the whole label (or `hover`) is its tooltip."""
     path = urls.page_link(url)
-    if path is not None:
-        ui.link(text, path).classes("text-caption")
-    else:
-        ui.label(text).classes("text-caption")
+    shown = _cut(text)
+    element = ui.link(shown, path) if path is not None else ui.label(shown)
+    element.classes("text-caption")
+    if hover or shown != text:
+        element.props["title"] = hover or text
+
+
+def _cut(text: str) -> str:
+    if len(text) <= LINK_WORDS:
+        return text
+    room = text[: LINK_WORDS - 1]
+    cut = room.rsplit(" ", 1)[0] if " " in room else room
+    return cut.rstrip(" ,.;:") + "…"
+
+
+def _words(code: str) -> str:
+    """A check named by a code (`dangling_target`) in words ("Dangling target"); text stays as sent."""
+    if " " in code or "_" not in code:
+        return code
+    return code.replace("_", " ").capitalize()
+
+
+def _same_words(a: str, b: str) -> bool:
+    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
