@@ -320,8 +320,14 @@ async def test_allow_once_and_reject_in_the_panel_decide_a_waiting_tool_call(
         )
         shown = card(page, 1)
         await expect(shown.get_by_text("Your agent asks to:")).to_be_visible()
-        await expect(shown.get_by_text("romergo_update_chapter", exact=False).first).to_be_visible()
-        await expect(shown.get_by_text('"title": "The Great Storm"', exact=False)).to_be_visible()
+        confirmation = shown.get_by_test_id("confirmation")
+        # In names the owner knows; the tool and its raw arguments under Details.
+        await expect(confirmation.get_by_text("Rename chapter “The Storm”", exact=True)).to_be_visible()
+        await expect(confirmation.get_by_text("Chapter “The Storm”", exact=True)).to_be_visible()
+        await expect(confirmation.get_by_text("Title: The Great Storm", exact=True)).to_be_visible()
+        await confirmation.get_by_text("Details").click()
+        await expect(confirmation.get_by_text("Tool: romergo_update_chapter")).to_be_visible()
+        await expect(confirmation.get_by_text('"title": "The Great Storm"', exact=False)).to_be_visible()
         # The agent keeps talking while the owner decides: the button stays the same element,
         # so a click on its way cannot land on a button that was just redrawn away.
         allow = shown.get_by_role("button", name="Allow once")
@@ -343,7 +349,13 @@ async def test_allow_once_and_reject_in_the_panel_decide_a_waiting_tool_call(
             )
         )
         await expect(shown.get_by_role("button", name="Reject")).to_be_visible()
-        # The dialog shows the canonical arguments, untrusted text escaped: no bidi override, no HTML.
+        # The card shows the arguments with untrusted text escaped: no bidi override, no HTML;
+        # so do the canonical arguments under Details.
+        confirmation = shown.get_by_test_id("confirmation")
+        await expect(
+            confirmation.get_by_text("Title: No Storm\\u202e<b>at</b> All", exact=True)
+        ).to_be_visible()
+        await confirmation.get_by_text("Details").click()
         escaped = '"title": "No Storm\\u202e<b>at</b> All"'
         await expect(shown.get_by_text(escaped, exact=False)).to_be_visible()
         assert await panel(page).locator("b").count() == 0

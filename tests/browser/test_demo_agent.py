@@ -279,3 +279,26 @@ async def test_explain_plays_the_scene_and_names_the_choice_its_state_hides(cell
         "I played the story from this scene with the starting values (has_key = false, lens_mended = false): "
         '"Signal the ship" is hidden (it needs lens_mended).'
     ) in reply
+
+
+async def test_the_confirmation_card_names_the_scene_and_the_background(
+    author: Author, open_page: OpenPage, demo_agents
+):
+    page = await open_page(author, author.scenes[CELLAR])
+    await invite_keeping_dialog(page)
+    code = await page.get_by_role("dialog").get_by_role("textbox", name="Join code").input_value()
+    await page.get_by_role("dialog").get_by_role("button", name="Done").click()
+    await set_mode(page, "Confirm every change")
+    demo_agents.append(DemoProcess(author.server, code))
+    await expect(panel(page).get_by_test_id("presence")).to_have_text(
+        f"{DEMO_NAME} is listening", timeout=20_000
+    )
+
+    number = await send_command(page, "Put a different background on this scene")
+    confirmation = card(page, number).get_by_test_id("confirmation")
+    await expect(confirmation.get_by_text(f"Scene “{CELLAR}”", exact=True)).to_be_visible(timeout=20_000)
+    await expect(confirmation.get_by_text(re.compile(r"^Background “[^”]+”$"))).to_be_visible()
+    headline = confirmation.get_by_text(re.compile(rf"^Set the background of scene “{CELLAR}” to “[^”]+”$"))
+    await expect(headline).to_be_visible()
+    await confirmation.get_by_role("button", name="Allow once").click()
+    assert "now shows" in await reply_of(page, number)

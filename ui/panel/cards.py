@@ -7,16 +7,18 @@ HTML. Links from a summary open only paths inside Romergo; anything else is show
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from nicegui import ui
+from nicegui import background_tasks, ui
 from nicegui.events import ValueChangeEventArguments
 
 from romergo import urls
 from romergo.channels import CommandState, Summary
 from romergo.channels.events import ConfirmationRequested
+from romergo.errors import RomergoError
 from romergo.story.review import EntityReview
 from ui.components.change_review import change_review
 from ui.panel.model import Card
@@ -45,6 +47,7 @@ ENTITY_WORDS = {
     "asset": "Asset",
     "variable": "Variable",
 }
+MEDIA_WORDS = (("background", "Background"), ("music", "Music"))
 LINK_WORDS = 60
 """A link's label is cut (at a word) past this many characters; the whole text is its tooltip."""
 
@@ -59,6 +62,8 @@ class CardActions:
     """Undo the command's changes (False) or redo them (True)."""
     review: Callable[[Card], Awaitable[list[EntityReview]]]
     project_id: str
+    names: Callable[[], Awaitable[dict[str, str]]]
+    """The project's scene, chapter, character and asset names by id (for confirmation cards)."""
 
 
 class CardView:
@@ -183,12 +188,34 @@ class CardView:
 
 
 def _confirmation(confirmation_id: str, request: ConfirmationRequested, actions: CardActions) -> ui.card:
-    with ui.card().classes("w-full bg-orange-1 p-2 gap-1").props("flat") as box:
+    """What the agent asks to do, in names the owner knows ("Change chapter “The Storm”", then
+    Chapter “The Storm”, Title: …); the tool and its raw arguments stay under Details."""
+    with ui.card().classes("w-full bg-orange-1 p-2 gap-1").props('flat data-testid="confirmation"') as box:
         ui.label("Your agent asks to:").classes("text-caption")
-        ui.label(request.action or request.tool).classes("text-weight-medium break-words")
-        ui.label(f"Tool: {request.tool}").classes("text-caption font-mono")
-        arguments = json.dumps(request.arguments, ensure_ascii=True, indent=1, sort_keys=True)
-        ui.label(arguments).classes("text-caption font-mono whitespace-pre-wrap break-all")
+        headline = ui.label(_visible(request.action or request.tool)).classes(
+            "text-weight-medium break-words"
+        )
+        parts = ui.column().classes("w-full gap-0")
+        with parts:
+            _arguments(request, {})
+        with ui.expansion("Details").classes("w-full text-caption").props("dense"):
+            ui.label(f"Tool: {request.tool}").classes("text-caption font-mono")
+            arguments = json.dumps(request.arguments, ensure_ascii=True, indent=1, sort_keys=True)
+            ui.label(arguments).classes("text-caption font-mono whitespace-pre-wrap break-all")
+
+        async def named() -> None:
+            try:
+                names = await actions.names()
+            except RomergoError:  # the project went: the ids stay shown, the decision does not need names
+                return
+            if headline.is_deleted:
+                return
+            headline.text = _with_names(request.action or request.tool, names)
+            parts.clear()
+            with parts:
+                _arguments(request, names)
+
+        background_tasks.create(named(), name="confirmation names")
         with ui.row().classes("gap-2"):
             ui.button("Allow once", on_click=lambda: actions.decide(confirmation_id, "allow_once")).props(
                 "unelevated dense color=positive"
@@ -197,6 +224,44 @@ def _confirmation(confirmation_id: str, request: ConfirmationRequested, actions:
                 "outline dense color=negative"
             )
     return box
+
+
+def _arguments(request: ConfirmationRequested, names: dict[str, str]) -> None:
+    """One line per argument: ids as what they name ("Scene “The Beacon”"), text as it is."""
+    for key, value in request.arguments.items():
+        if key == "command_id" or value is None:
+            continue
+        word = _argument_word(key, request.tool)
+        if key.endswith("_id") and isinstance(value, str):
+            shown = f"{word} “{names[value]}”" if value in names else f"{word} {value}"
+        else:
+            shown = f"{word}: {value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}"
+        ui.label(_visible(shown)).classes("text-caption break-words whitespace-pre-wrap")
+
+
+def _visible(text: str) -> str:
+    """`text` with every character that could hide or reorder what the owner reads (bidi
+    overrides, zero-width and control characters) written as its \\uXXXX escape: an agent's
+    argument must not look like something else on the card the owner decides on."""
+    return "".join(f"\\u{ord(c):04x}" if _hidden(c) else c for c in text)
+
+
+def _hidden(character: str) -> bool:
+    return unicodedata.category(character) in ("Cc", "Cf") and character not in "\n\t"
+
+
+def _argument_word(key: str, tool: str) -> str:
+    if key == "asset_id":
+        return next((word for part, word in MEDIA_WORDS if part in tool), "Asset")
+    return key.removesuffix("_id").replace("_", " ").capitalize()
+
+
+def _with_names(action: str, names: dict[str, str]) -> str:
+    """The guard's action sentence with each id it mentions given as the name it stands for."""
+    for entity_id, name in names.items():
+        if entity_id in action:
+            action = action.replace(entity_id, f"“{name}”")
+    return _visible(action)
 
 
 def _summary(summary: Summary, replies: list[str]) -> None:

@@ -187,7 +187,14 @@ class AgentPanel:
 
     def _card_actions(self) -> CardActions:
         return CardActions(
-            self.decide, self.answer, self.cancel, self.retry, self.undo, self.review, self.project_id or ""
+            self.decide,
+            self.answer,
+            self.cancel,
+            self.retry,
+            self.undo,
+            self.review,
+            self.project_id or "",
+            self.names,
         )
 
     def _composer(self) -> None:
@@ -291,6 +298,9 @@ class AgentPanel:
 
     async def review(self, card: Card) -> list[EntityReview]:
         return await self.ctx.services.history.command_review(self.ctx.actor, card.command_id)
+
+    async def names(self) -> dict[str, str]:
+        return await self.ctx.services.history.names(self.ctx.actor, self.project_id or "")
 
     async def open_invite(self) -> None:
         await open_invite(self)
