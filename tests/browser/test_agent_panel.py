@@ -212,6 +212,8 @@ async def test_end_channel_stops_a_waiting_agent_at_once(author: Author, open_pa
         await expect(panel(page).get_by_test_id("channel-ended")).to_be_visible()
         await expect(panel(page).get_by_text("Test agent joined")).to_be_visible()  # history stays
         await expect(panel(page).get_by_text("The channel has ended")).to_be_visible()
+        # Said once: not again in the presence line or beside the invite button.
+        await expect(panel(page).get_by_text(re.compile("channel (has )?ended", re.IGNORECASE))).to_have_count(1)
         await expect(panel(page).get_by_role("button", name="Invite your agent")).to_be_visible()
     finally:
         await manager.__aexit__(None, None, None)

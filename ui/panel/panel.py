@@ -150,7 +150,8 @@ class AgentPanel:
                 self._composer()
             else:
                 if self.channel is not None:
-                    ui.label("This channel has ended.").classes("text-grey-8").props(
+                    # The conversation already says the channel ended, and when: said once.
+                    ui.label("To go on, invite your agent again.").classes("text-grey-8").props(
                         'data-testid="channel-ended"'
                     )
                 ui.button("Invite your agent", on_click=self.open_invite).props("unelevated color=primary")
@@ -239,7 +240,7 @@ class AgentPanel:
         except RomergoError:
             return
         if view.state != "live":
-            self.presence.text = "Channel ended"
+            self.presence.text = ""  # the conversation says it ended; no second "ended" above it
             return
         self.presence.text = presence(view.members, self.conversation, datetime.now(UTC))
         self.scripted.visible = any(member.agent_name == DEMO_AGENT_NAME for member in view.members)
