@@ -97,7 +97,6 @@ async def test_the_whole_loop_from_a_selection_to_a_checked_reply(
             "Rewrite the selected words",
             "Claimed by Test agent",
             "Rewriting two words.",
-            "Running romergo_update_dialogue_line",
             "Finished romergo_update_dialogue_line (1 changed)",
             "Done: it knocks now.",
             "Done",
@@ -107,6 +106,9 @@ async def test_the_whole_loop_from_a_selection_to_a_checked_reply(
         ):
             await expect(shown.get_by_text(text, exact=False).first).to_be_visible()
         await expect(page.get_by_test_id("command-1-state")).to_have_text("done")
+        # One line per tool call (get_scene, update_dialogue_line): "Running" became "Finished".
+        await expect(shown.get_by_text("Running romergo_update_dialogue_line")).to_have_count(0)
+        await expect(shown.get_by_test_id("steps")).to_contain_text("Steps (2 tool calls)")
         await expect(shown.get_by_test_id("summary").get_by_text("Done", exact=True)).to_be_visible()
         await expect(page.locator("[data-line-id]").first).to_contain_text(
             "old ferry knocks"
@@ -213,7 +215,9 @@ async def test_end_channel_stops_a_waiting_agent_at_once(author: Author, open_pa
         await expect(panel(page).get_by_text("Test agent joined")).to_be_visible()  # history stays
         await expect(panel(page).get_by_text("The channel has ended")).to_be_visible()
         # Said once: not again in the presence line or beside the invite button.
-        await expect(panel(page).get_by_text(re.compile("channel (has )?ended", re.IGNORECASE))).to_have_count(1)
+        await expect(
+            panel(page).get_by_text(re.compile("channel (has )?ended", re.IGNORECASE))
+        ).to_have_count(1)
         await expect(panel(page).get_by_role("button", name="Invite your agent")).to_be_visible()
     finally:
         await manager.__aexit__(None, None, None)

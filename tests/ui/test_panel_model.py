@@ -66,9 +66,9 @@ def test_a_command_card_tells_the_whole_lifecycle():
     [card] = conversation.cards
     assert changed == {"", "cmd_1"}
     assert (card.number, card.text, card.state, card.agent_name) == (1, "Replace the music", "done", "Claude")
+    # One line per tool call: "Running" became "Finished" in place.
     assert [s.text for s in card.steps] == [
         "Claimed by Claude",
-        "Running romergo_set_chapter_music",
         "Finished romergo_set_chapter_music (1 changed)",
     ]
     assert card.messages == [("status", "Looking at the chapter"), ("reply", "Done.")]
@@ -154,3 +154,30 @@ def test_presence_reads_listening_working_and_silence():
     assert presence([member(polling=True)], conversation, T0) == "Claude is listening"
     assert presence([member(active_command_id="cmd_1")], conversation, T0) == "Claude is working on #1"
     assert presence([member()], conversation, T0) == "Claude is not listening since 09:30 UTC"
+
+
+def test_a_running_call_shows_until_it_finishes_and_calls_of_one_tool_pair_up_in_order():
+    conversation = Conversation()
+    started = lifecycle()[:6]
+    conversation.apply(started)
+    [card] = conversation.cards
+    assert [s.text for s in card.steps][-1] == "Running romergo_set_chapter_music"
+
+    again = event(
+        7, "tool_started", "cmd_1", tool="romergo_set_chapter_music", arguments={}, category="media"
+    )
+    failed = event(
+        8,
+        "tool_failed",
+        "cmd_1",
+        tool="romergo_set_chapter_music",
+        error_code="invalid_argument",
+        message="No.",
+    )
+    conversation.apply([again, failed])
+    texts = [(s.text, s.failed) for s in card.steps]
+    assert texts == [
+        ("Claimed by Claude", False),
+        ("Running romergo_set_chapter_music", False),
+        ("Failed romergo_set_chapter_music: No.", True),
+    ]

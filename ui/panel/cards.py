@@ -75,7 +75,8 @@ class CardView:
 
     def __init__(self, card: Card, actions: CardActions, live: bool) -> None:
         self.card, self.actions, self.live = card, actions, live
-        self.steps_drawn = self.messages_drawn = 0
+        self.messages_drawn = 0
+        self.step_labels: list[ui.label] = []
         self.confirmation_boxes: dict[str, ui.card] = {}
         self.summary_drawn: Summary | None = None
         self.recorded_drawn: tuple[Any, Any, bool] = (None, None, False)
@@ -91,7 +92,14 @@ class CardView:
             if card.retry_of:
                 ui.label("Sent again").classes("text-caption text-grey-7")
             ui.label(card.text).classes("bg-blue-1 rounded p-2 whitespace-pre-wrap break-words")
-            self.steps = ui.column().classes("w-full gap-0")
+            with (
+                ui.expansion(value=True)
+                .classes("w-full text-caption")
+                .props(
+                    'dense header-class="q-pa-none text-grey-7" data-testid="steps"'
+                ) as self.steps_expansion
+            ):
+                self.steps = ui.column().classes("w-full gap-0")
             self.messages = ui.column().classes("w-full gap-1")
             self.confirmations = ui.column().classes("w-full gap-1")
             self.summary = ui.column().classes("w-full gap-0")
@@ -114,12 +122,7 @@ class CardView:
         self.card, self.live = card, live
         self.badge.text = card.state_words + (" · undone" if card.undone else "")
         self.badge.set_background_color(STATE_COLORS[card.state])
-        with self.steps:
-            for step in card.steps[self.steps_drawn :]:
-                ui.label(step.text).classes(
-                    "text-caption " + ("text-negative" if step.failed else "text-grey-8")
-                )
-        self.steps_drawn = len(card.steps)
+        self._update_steps()
         with self.messages:
             for kind, text in card.messages[self.messages_drawn :]:
                 with ui.row().classes("items-start no-wrap gap-1"):
@@ -144,6 +147,20 @@ class CardView:
         self.retry_button.visible = live and card.can_retry
         self.undo_button.visible = card.can_undo and not card.undone
         self.redo_button.visible = card.can_undo and card.undone
+
+    def _update_steps(self) -> None:
+        """New steps are added; a tool call's line changes in place when it finishes."""
+        for label, step in zip(self.step_labels, self.card.steps, strict=False):
+            if label.text != step.text:
+                label.text = step.text
+                label.classes(replace="text-caption " + ("text-negative" if step.failed else "text-grey-8"))
+        with self.steps:
+            for step in self.card.steps[len(self.step_labels) :]:
+                label = ui.label(step.text).classes(
+                    "text-caption " + ("text-negative" if step.failed else "text-grey-8")
+                )
+                self.step_labels.append(label)
+        self.steps_expansion.text = _steps_words(self.card)
 
     def _recorded(self) -> None:
         """ "Romergo recorded N changes": opening it shows them reviewed (read then, so current)."""
@@ -224,6 +241,11 @@ def _confirmation(confirmation_id: str, request: ConfirmationRequested, actions:
                 "outline dense color=negative"
             )
     return box
+
+
+def _steps_words(card: Card) -> str:
+    calls = sum(1 for step in card.steps if step.tool is not None)
+    return f"Steps ({calls} tool call{'s' if calls != 1 else ''})" if calls else "Steps"
 
 
 def _arguments(request: ConfirmationRequested, names: dict[str, str]) -> None:

@@ -72,6 +72,8 @@ class Step:
     text: str
     at: datetime
     failed: bool = False
+    tool: str | None = None
+    """For a tool call: its tool. "Running" becomes "Finished" (or "Failed") in place: one line per call."""
 
 
 @dataclass
@@ -113,6 +115,10 @@ class Card:
     def state_words(self) -> str:
         return STATE_WORDS[self.state]
 
+    def _running(self, tool: str | None) -> Step | None:
+        """The newest call of `tool` still running (what its finish replaces)."""
+        return next((s for s in reversed(self.steps) if s.kind == "running" and s.tool == tool), None)
+
     def apply(self, event: EventView) -> None:
         """One event about this command: its state by the core's rule, then what it shows."""
         payload = event.payload
@@ -127,7 +133,10 @@ class Card:
             waiting_confirmations=len(self.confirmations),
         )
         step = _step(event)
-        if step is not None:
+        running = self._running(step.tool) if step is not None and step.kind == "tool" else None
+        if running is not None and step is not None:
+            running.kind, running.text, running.failed = step.kind, step.text, step.failed
+        elif step is not None:
             self.steps.append(step)
         _SHOWS.get(type(payload), _nothing)(self, event)
 
@@ -300,14 +309,15 @@ def _claimed_step(event: EventView) -> Step:
 def _tool_step(event: EventView) -> Step:
     payload = event.payload
     if isinstance(payload, ToolStarted):
-        return Step("tool", f"Running {payload.tool}", event.at)
+        return Step("running", f"Running {payload.tool}", event.at, tool=payload.tool)
     if isinstance(payload, ToolFinished):
         changed = len(payload.changed)
-        return Step(
-            "tool", f"Finished {payload.tool}" + (f" ({changed} changed)" if changed else ""), event.at
-        )
+        text = f"Finished {payload.tool}" + (f" ({changed} changed)" if changed else "")
+        return Step("tool", text, event.at, tool=payload.tool)
     if isinstance(payload, ToolFailed):
-        return Step("tool", f"Failed {payload.tool}: {payload.message}", event.at, failed=True)
+        return Step(
+            "tool", f"Failed {payload.tool}: {payload.message}", event.at, failed=True, tool=payload.tool
+        )
     assert isinstance(payload, ToolBlocked)
     return Step("blocked", f"Blocked {payload.tool}: {payload.reason}", event.at, failed=True)
 
