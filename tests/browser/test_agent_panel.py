@@ -374,3 +374,46 @@ async def test_allow_once_and_reject_in_the_panel_decide_a_waiting_tool_call(
         await expect(shown.get_by_text("Rejected")).to_be_visible()
     finally:
         await manager.__aexit__(None, None, None)
+
+
+async def test_the_conversation_follows_the_newest_event_unless_the_author_scrolled_up(
+    author: Author, open_page: OpenPage, agent_token
+):
+    page = await open_page(author, author.scenes[SCENE])
+    code = await invite(page)
+    manager, me, channel_id, cursor = await joined(author, agent_token, code)
+    try:
+        await send(page, "Tell me a long story")
+        got = await me.call(
+            "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=10
+        )
+        command_id = got["command"]["command_id"]
+        for number in range(1, 13):  # more than the panel holds: it has to scroll
+            await me.call(
+                "romergo_report_builder_event",
+                command_id=command_id,
+                kind="status",
+                text=f"Chapter {number} of the long story.\nIt goes on for a while.\nAnd on.",
+            )
+        newest = panel(page).get_by_text("Chapter 12 of the long story.", exact=False)
+        await expect(newest).to_be_in_viewport()
+
+        # The author scrolls up to read: new events no longer pull the view down, a marker says so.
+        first = panel(page).get_by_text("Chapter 1 of the long story.", exact=False)
+        await first.scroll_into_view_if_needed()
+        await expect(first).to_be_in_viewport()
+        await me.call(
+            "romergo_report_builder_event",
+            command_id=command_id,
+            kind="reply",
+            text="The end of it.",
+            summary={"status": "no_changes", "description": "Told the story."},
+        )
+        marker = panel(page).get_by_test_id("new-activity")
+        await expect(marker).to_be_visible()
+        await expect(first).to_be_in_viewport()
+        await marker.click()
+        await expect(panel(page).get_by_text("The end of it.", exact=True)).to_be_in_viewport()
+        await expect(marker).to_be_hidden()
+    finally:
+        await manager.__aexit__(None, None, None)

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from nicegui import ui
+from nicegui.events import ScrollEventArguments
 
 from romergo.channels import ChannelView, channel_topic, presence_topic
 from romergo.demo import DEMO_AGENT_NAME
@@ -142,10 +143,19 @@ class AgentPanel:
                     presence_topic(self.channel.channel_id),
                     lambda _: self.refresh_presence(),
                 )
-                with ui.scroll_area().classes("w-full grow border border-gray-200 rounded") as self.scroll:
+                self.following, self.scroll_position = True, 0.0
+                with ui.scroll_area(on_scroll=self._scrolled).classes(
+                    "w-full grow border border-gray-200 rounded"
+                ) as self.scroll:
                     self.items = ui.column().classes("w-full gap-2")
+                self.new_activity = ui.button("New activity", icon="arrow_downward", on_click=self._to_newest)
+                self.new_activity.props(
+                    'dense rounded unelevated color=primary size=sm data-testid="new-activity"'
+                )
+                self.new_activity.classes("self-center").visible = False
                 self.refusals = ui.column().classes("w-full gap-0").props('data-testid="refused-after-end"')
                 self._draw_new_items()
+                self._to_bottom()
             if live_channel:
                 self._composer()
             else:
@@ -172,8 +182,6 @@ class AgentPanel:
                 else:
                     ui.label(item.text).classes("text-caption text-grey-7 self-center")
             self.drawn_seq = max(self.drawn_seq, seq)
-        if items:
-            self.scroll.scroll_to(percent=1.0)
         self._draw_refusals()
 
     def _draw_refusals(self) -> None:
@@ -227,7 +235,43 @@ class AgentPanel:
             if card is not None and command_id in self.cards:
                 self.cards[command_id].update(card, self._live())
         self._draw_new_items()
+        if events:
+            self._follow()
         await self.refresh_presence()
+
+    def _follow(self) -> None:
+        """Something new: show it, unless the author scrolled up to read (then say there is more)."""
+        if self.following:
+            self._to_bottom()
+        else:
+            self.new_activity.visible = True
+
+    def _scrolled(self, event: ScrollEventArguments) -> None:
+        """The area reports a scroll when it moves and when its content grows; only a move says
+        whether the author is reading the newest (at the bottom) or something older."""
+        moved = event.vertical_position != self.scroll_position
+        self.scroll_position = event.vertical_position
+        if not moved:
+            return
+        self.following = (
+            event.vertical_percentage >= 0.98 or event.vertical_size <= event.vertical_container_size
+        )
+        if self.following:
+            self.new_activity.visible = False
+
+    def _to_bottom(self) -> None:
+        # After the browser has drawn what just arrived: scrolled at once, the area would scroll to
+        # the bottom of what it held before the new event (Vue renders on its next tick).
+        script = (
+            "requestAnimationFrame(() => requestAnimationFrame(() => "
+            f"runMethod({self.scroll.id}, 'setScrollPercentage', ['vertical', 1, 0])))"
+        )
+        self.scroll.client.run_javascript(script)
+
+    def _to_newest(self) -> None:
+        self.following = True
+        self.new_activity.visible = False
+        self._to_bottom()
 
     async def refresh_presence(self) -> None:
         if self.channel is None:
