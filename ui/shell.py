@@ -44,7 +44,12 @@ SubPage = Callable[..., Awaitable[None] | None]
 # Upload boxes hold one file at a time: no room for a queue list.
 # An idle uploader's subtitle reads "0.0B / 0.00%": noise. Uploads start on their own and show
 # Quasar's spinner while they run, so the subtitle goes.
-CSS = ".q-uploader__list { min-height: 0; padding: 0; } .q-uploader__subtitle { display: none; }"
+# Code blocks (the Connect dialog's snippets) wrap instead of running past their dialog's edge.
+CSS = (
+    ".q-uploader__list { min-height: 0; padding: 0; } .q-uploader__subtitle { display: none; } "
+    ".nicegui-code { max-width: 100%; } "
+    ".nicegui-code pre, .nicegui-code code { white-space: pre-wrap; word-break: break-all; }"
+)
 
 
 def build_root(

@@ -4,6 +4,8 @@ a server restart; started from the panel at most once."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import re
 import signal
 import subprocess
@@ -302,3 +304,26 @@ async def test_the_confirmation_card_names_the_scene_and_the_background(
     await expect(headline).to_be_visible()
     await confirmation.get_by_role("button", name="Allow once").click()
     assert "now shows" in await reply_of(page, number)
+
+
+async def test_the_connect_snippets_fit_the_dialog_and_the_demo_command_has_its_path(
+    author: Author, open_page: OpenPage
+):
+    page = await open_page(author, author.scenes[CELLAR])
+    await invite_keeping_dialog(page)
+    dialog = page.get_by_role("dialog")
+    code = await dialog.get_by_role("textbox", name="Join code").input_value()
+    # The demo agent's terminal command names this install's romergo, so it runs as shown.
+    command = dialog.get_by_text(re.compile(r"/romergo demo-agent --url "))
+    await expect(command).to_contain_text(f"--code {code}")
+    shown = await command.inner_text()
+    assert await asyncio.to_thread(os.path.isfile, shown.split(" demo-agent")[0]), shown
+
+    await dialog.get_by_text("Connect your agent").click()
+    claude = dialog.get_by_text(re.compile(r"^claude mcp add --transport http romergo "))
+    await expect(claude).to_be_visible()
+    card_box = await dialog.locator(".q-card").first.bounding_box()
+    snippet_box = await claude.bounding_box()
+    assert card_box and snippet_box
+    assert snippet_box["x"] + snippet_box["width"] <= card_box["x"] + card_box["width"] + 1  # no overflow
+    await dialog.get_by_role("button", name="Done").click()

@@ -8,8 +8,10 @@ chapters) is shared by "Invite your agent" (before the channel exists) and "Chan
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from nicegui import ui
@@ -107,6 +109,18 @@ def snippets(mcp_url: str) -> dict[str, str]:
     }
 
 
+SNIPPET_LANGUAGES = {"Claude Code": "bash", "Codex": "toml", "Claude Desktop": "json"}
+"""How each snippet is coloured; the others are plain text, shown uncoloured."""
+
+
+def demo_agent_command(base_url: str, code: str) -> str:
+    """The terminal command that runs the demo agent, with the path of this install's `romergo`
+    (the README's `romergo` is `.venv/bin/romergo` after its set-up, not on the PATH)."""
+    romergo = Path(sys.executable).parent / "romergo"
+    shown = str(romergo) if romergo.exists() else "romergo"
+    return f"{shown} demo-agent --url {base_url} --code {code}"
+
+
 def code_view(
     code: str, mcp_url: str, try_demo: Callable[[str], Awaitable[None]] | None = None, reach: str = ""
 ) -> None:
@@ -124,9 +138,7 @@ def code_view(
     with ui.expansion("Connect your agent").classes("w-full"):
         for client, text in snippets(mcp_url).items():
             ui.label(client).classes("text-subtitle2")
-            with ui.row().classes("w-full items-start no-wrap gap-1"):
-                ui.code(text).classes("grow text-xs")
-                _copy_button(text, f"Copy snippet for {client}")
+            _snippet(text, SNIPPET_LANGUAGES.get(client), f"Copy snippet for {client}")
     if try_demo is not None:
         ui.button("Try the demo agent", on_click=lambda: try_demo(code)).props(
             "outline color=primary"
@@ -134,6 +146,25 @@ def code_view(
         ui.label("A scripted agent (no AI) that shows the loop with six example commands.").classes(
             "text-caption text-grey-7"
         )
+        ui.label("Or run it in a terminal:").classes("text-caption text-grey-7")
+        base_url = mcp_url.removesuffix("/mcp")
+        _snippet(demo_agent_command(base_url, code), "bash", "Copy the demo agent command")
+
+
+def _snippet(text: str, language: str | None, label: str) -> None:
+    """A block to copy: wrapped inside the dialog (a long command never runs past its edge),
+    coloured only when it is code, with one copy button."""
+    if language is not None:
+        # ui.code brings its own copy button: no second one.
+        ui.code(text, language=language).classes("w-full min-w-0 text-xs").style(
+            "white-space: pre-wrap; word-break: break-all"
+        ).props(f'aria-label="{label}"')
+        return
+    with ui.row().classes("w-full items-start no-wrap gap-1"):
+        ui.label(text).classes(
+            "grow min-w-0 text-xs font-mono whitespace-pre-wrap break-all bg-grey-2 rounded p-2"
+        )
+        _copy_button(text, label)
 
 
 def _copy_button(text: str, label: str) -> None:
