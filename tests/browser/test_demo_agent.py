@@ -202,9 +202,10 @@ async def test_anything_else_gets_a_question(cellar: Page):
     assert question.startswith("I am Romergo's scripted demo agent")
 
 
-async def test_killed_mid_command_the_agent_finishes_it_exactly_once(
-    author: Author, open_page: OpenPage, demo_agents
-):
+async def confirming_demo(
+    author: Author, open_page: OpenPage, demo_agents: list[DemoProcess]
+) -> tuple[Page, str]:
+    """The cellar with a fresh channel in "Confirm every change" and a demo agent listening in it."""
     page = await open_page(author, author.scenes[CELLAR])
     await invite_keeping_dialog(page)
     code = await page.get_by_role("dialog").get_by_role("textbox", name="Join code").input_value()
@@ -213,6 +214,13 @@ async def test_killed_mid_command_the_agent_finishes_it_exactly_once(
     demo_agents.append(DemoProcess(author.server, code))
     presence = panel(page).get_by_test_id("presence")
     await expect(presence).to_have_text(f"{DEMO_NAME} is listening", timeout=20_000)
+    return page, code
+
+
+async def test_killed_mid_command_the_agent_finishes_it_exactly_once(
+    author: Author, open_page: OpenPage, demo_agents
+):
+    page, code = await confirming_demo(author, open_page, demo_agents)
 
     number = await send_command(page, "Replace the music in this chapter")
     shown = card(page, number)
@@ -286,15 +294,7 @@ async def test_explain_plays_the_scene_and_names_the_choice_its_state_hides(cell
 async def test_the_confirmation_card_names_the_scene_and_the_background(
     author: Author, open_page: OpenPage, demo_agents
 ):
-    page = await open_page(author, author.scenes[CELLAR])
-    await invite_keeping_dialog(page)
-    code = await page.get_by_role("dialog").get_by_role("textbox", name="Join code").input_value()
-    await page.get_by_role("dialog").get_by_role("button", name="Done").click()
-    await set_mode(page, "Confirm every change")
-    demo_agents.append(DemoProcess(author.server, code))
-    await expect(panel(page).get_by_test_id("presence")).to_have_text(
-        f"{DEMO_NAME} is listening", timeout=20_000
-    )
+    page, _ = await confirming_demo(author, open_page, demo_agents)
 
     number = await send_command(page, "Put a different background on this scene")
     confirmation = card(page, number).get_by_test_id("confirmation")

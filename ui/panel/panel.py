@@ -247,17 +247,17 @@ class AgentPanel:
             self.new_activity.visible = True
 
     def _scrolled(self, event: ScrollEventArguments) -> None:
-        """The area reports a scroll when it moves and when its content grows; only a move says
-        whether the author is reading the newest (at the bottom) or something older."""
-        moved = event.vertical_position != self.scroll_position
+        """The area reports a scroll when it moves and when its content grows. At the bottom the
+        author reads the newest; a move up means they went back to read something older."""
+        went_up = event.vertical_position < self.scroll_position
         self.scroll_position = event.vertical_position
-        if not moved:
-            return
-        self.following = (
-            event.vertical_percentage >= 0.98 or event.vertical_size <= event.vertical_container_size
-        )
-        if self.following:
+        if event.vertical_percentage >= 0.98 or event.vertical_size <= event.vertical_container_size:
+            self.following = True
             self.new_activity.visible = False
+        elif went_up:
+            # Only the author scrolls up; following the newest only ever scrolls down (and may
+            # report a place above a bottom that has grown meanwhile: that is not the author).
+            self.following = False
 
     def _to_bottom(self) -> None:
         # After the browser has drawn what just arrived: scrolled at once, the area would scroll to
