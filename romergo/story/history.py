@@ -7,6 +7,7 @@ while new changes arrive.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -26,13 +27,17 @@ from storage.tables import (
     Chapter,
     Character,
     Command,
+    DialogueLine,
     Project,
     Revision,
     Scene,
+    StoryVariable,
 )
 
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
+LINE_OPENING = 48
+"""How much of a line a confirmation card quotes to name it."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,17 @@ class HistoryReads:
         async with self.store.read(actor) as uow:
             await uow.project_by_id(project_id)
             return (await _names(uow, project_id)).by_id
+
+    async def names_of(self, actor: Actor, project_id: str, ids: Collection[str]) -> dict[str, str]:
+        """What each of `ids` names in the project, for a confirmation card: a scene's, chapter's
+        or asset's title, a character's or variable's name, a line's speaker and opening words.
+        Only the ids asked for are read, so a card costs the same in a story of any size."""
+        wanted = {entity_id for entity_id in ids if isinstance(entity_id, str) and "_" in entity_id}
+        if not wanted:
+            return {}
+        async with self.store.read(actor) as uow:
+            await uow.project_by_id(project_id)
+            return await _names_of(uow, project_id, wanted)
 
     async def history(
         self,
@@ -190,6 +206,38 @@ async def _names(uow: UnitOfWork, project_id: str) -> Names:
     statement_assets = select(Asset.id, Asset.name).where(Asset.project_id == project_id)
     names.by_id.update(dict((await uow.session.exec(statement_assets)).all()))
     return names
+
+
+async def _names_of(uow: UnitOfWork, project_id: str, wanted: set[str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    named = (
+        (Scene, Scene.title),
+        (Chapter, Chapter.title),
+        (Character, Character.name),
+        (Asset, Asset.name),
+        (StoryVariable, StoryVariable.name),
+    )
+    for model, column in named:
+        statement = select(model.id, column).where(model.project_id == project_id, col(model.id).in_(wanted))
+        found.update(dict((await uow.session.exec(statement)).all()))
+    lines = (
+        select(DialogueLine.id, DialogueLine.text, Character.name)
+        .outerjoin(Character, col(Character.id) == DialogueLine.character_id)
+        .where(DialogueLine.project_id == project_id, col(DialogueLine.id).in_(wanted))
+    )
+    for line_id, text, speaker in (await uow.session.exec(lines)).all():
+        found[line_id] = f"{speaker}: {opening(text)}" if speaker else opening(text)
+    return found
+
+
+def opening(text: str, room: int = LINE_OPENING) -> str:
+    """A line's first words, cut at a word with an ellipsis when it is longer than `room`."""
+    text = " ".join(text.split())
+    if len(text) <= room:
+        return text
+    head = text[: room - 1]
+    cut = head.rsplit(" ", 1)[0] if " " in head else head
+    return cut.rstrip(" ,.;:") + "…"
 
 
 async def _agents(uow: UnitOfWork, project_id: str) -> dict[str, str]:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
+from romergo.actors import user_actor
+from romergo.errors import RomergoError
 from romergo.story import ChoiceSpec, HistoryFilter
 from romergo.story.word_diff import Segment
 from tests.support.channels import open_room
@@ -43,8 +47,6 @@ async def test_a_command_that_edits_three_entities_lists_exactly_those_three(ser
     ]
     assert [(f.label, f.before, f.after) for f in hero.fields] == [("Name", "Hero", "Mara")]
     stranger = await services.accounts.create_user("stranger")
-    from romergo.actors import user_actor
-
     assert await services.history.command_review(user_actor(stranger.id), command.command_id) == []
 
 
@@ -170,3 +172,35 @@ async def test_state_changes_read_as_the_author_wrote_them(services, actor):
     ]
     assert fields["scene"] == [("On entering", None, "set found_key = true")]
     assert fields["dialogue_line"] == [("Shown only when", None, "not found_key")]
+
+
+async def test_a_confirmation_names_exactly_the_ids_it_asks_for_in_its_owners_project(services, actor):
+    room = await open_room(services, actor)
+    story = room.story
+    spoken = await services.lines.add_line(
+        actor,
+        story.first_scene_id,
+        "The lamp   has not been lit since the night the Marguerite went down with all hands.",
+        character_id=story.hero_id,
+    )
+    narrated = await services.lines.add_line(actor, story.first_scene_id, "Rain.")
+    flag = await services.variables.add_variable(actor, story.project_id, "has_key", "flag")
+    other = await services.projects.create_project(actor, "Another story")
+    foreign = await services.variables.add_variable(actor, other.id, "elsewhere", "flag")
+
+    names = await services.history.names_of(
+        actor,
+        story.project_id,
+        {story.first_scene_id, spoken.id, narrated.id, flag.id, foreign.id, "scn_notaromergoidxxx", "plain"},
+    )
+
+    assert names == {
+        story.first_scene_id: "Opening",
+        spoken.id: "Hero: The lamp has not been lit since the night the…",
+        narrated.id: "Rain.",
+        flag.id: "has_key",
+    }
+    assert await services.history.names_of(actor, story.project_id, set()) == {}
+    stranger = await services.accounts.create_user("stranger")
+    with pytest.raises(RomergoError, match=r"\[not_found\]"):
+        await services.history.names_of(user_actor(stranger.id), story.project_id, {flag.id})

@@ -7,6 +7,7 @@ HTML. Links from a summary open only paths inside Romergo; anything else is show
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -52,6 +53,10 @@ LINK_WORDS = 60
 """A link's label is cut (at a word) past this many characters; the whole text is its tooltip."""
 
 
+ID = re.compile(r"\b[a-z]{3}_[a-z2-7]{16}\b")
+"""What Romergo's ids look like (`romergo.ids.new_id`): a prefix and 16 base32 letters."""
+
+
 @dataclass(frozen=True)
 class CardActions:
     decide: Callable[[str, str], Awaitable[None]]
@@ -62,8 +67,8 @@ class CardActions:
     """Undo the command's changes (False) or redo them (True)."""
     review: Callable[[Card], Awaitable[list[EntityReview]]]
     project_id: str
-    names: Callable[[], Awaitable[dict[str, str]]]
-    """The project's scene, chapter, character and asset names by id (for confirmation cards)."""
+    names: Callable[[set[str]], Awaitable[dict[str, str]]]
+    """What each of these ids names in the project (for confirmation cards)."""
 
 
 class CardView:
@@ -222,7 +227,7 @@ def _confirmation(confirmation_id: str, request: ConfirmationRequested, actions:
 
         async def named() -> None:
             try:
-                names = await actions.names()
+                names = await actions.names(_ids_in(request))
             except RomergoError:  # the project went: the ids stay shown, the decision does not need names
                 return
             if headline.is_deleted:
@@ -257,8 +262,25 @@ def _arguments(request: ConfirmationRequested, names: dict[str, str]) -> None:
         if key.endswith("_id") and isinstance(value, str):
             shown = f"{word} “{names[value]}”" if value in names else f"{word} {value}"
         else:
-            shown = f"{word}: {value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}"
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            shown = f"{word}: {_named(text, names)}"
         ui.label(_visible(shown)).classes("text-caption break-words whitespace-pre-wrap")
+
+
+def _ids_in(request: ConfirmationRequested) -> set[str]:
+    """Every id the card could name: string values anywhere in the arguments (a choice's target
+    sits inside a list) and ids quoted in the guard's action sentence."""
+    found = set(ID.findall(request.action or ""))
+    pending: list[Any] = [request.arguments]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, dict):
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+        elif isinstance(value, str) and ID.fullmatch(value):
+            found.add(value)
+    return found
 
 
 def _visible(text: str) -> str:
@@ -280,10 +302,11 @@ def _argument_word(key: str, tool: str) -> str:
 
 def _with_names(action: str, names: dict[str, str]) -> str:
     """The guard's action sentence with each id it mentions given as the name it stands for."""
-    for entity_id, name in names.items():
-        if entity_id in action:
-            action = action.replace(entity_id, f"“{name}”")
-    return _visible(action)
+    return _visible(_named(action, names))
+
+
+def _named(text: str, names: dict[str, str]) -> str:
+    return ID.sub(lambda found: f"“{names[found[0]]}”" if found[0] in names else found[0], text)
 
 
 def _summary(summary: Summary, replies: list[str]) -> None:

@@ -344,8 +344,8 @@ class AgentPanel:
     async def review(self, card: Card) -> list[EntityReview]:
         return await self.ctx.services.history.command_review(self.ctx.actor, card.command_id)
 
-    async def names(self) -> dict[str, str]:
-        return await self.ctx.services.history.names(self.ctx.actor, self.project_id or "")
+    async def names(self, ids: set[str]) -> dict[str, str]:
+        return await self.ctx.services.history.names_of(self.ctx.actor, self.project_id or "", ids)
 
     async def open_invite(self) -> None:
         await open_invite(self)
