@@ -44,12 +44,16 @@ SubPage = Callable[..., Awaitable[None] | None]
 # Upload boxes hold one file at a time: no room for a queue list.
 # An idle uploader's subtitle reads "0.0B / 0.00%": noise. Uploads start on their own and show
 # Quasar's spinner while they run, so the subtitle goes.
-# Code blocks (the Connect dialog's snippets) wrap instead of running past their dialog's edge.
+# Code blocks (the Connect dialog's snippets) wrap instead of running past their dialog's edge;
+# a snippet's copy button is Romergo's own (ui.components.copy_button), not ui.code's.
 CSS = (
     ".q-uploader__list { min-height: 0; padding: 0; } .q-uploader__subtitle { display: none; } "
-    ".nicegui-code { max-width: 100%; } "
+    ".nicegui-code { max-width: 100%; } .nicegui-code.snippet .q-btn { display: none; } "
     ".nicegui-code pre, .nicegui-code code { white-space: pre-wrap; word-break: break-all; }"
 )
+
+PANEL_WIDTH = 400
+"""The agent panel's width in px; Quasar's default breakpoint (1023) decides docked or overlay."""
 
 
 def build_root(
@@ -71,7 +75,14 @@ def build_root(
         track_selection(ctx.place)
         install_edit_keys(ctx)
         install_local_times()
-        with ui.right_drawer(value=True, fixed=True).props("width=400 bordered").classes("p-0") as drawer:
+        # Docked beside the page from 1024 px up; narrower, it would take half the editor, so it
+        # starts closed and opens over the page (Quasar's mobile mode: the header button, or a
+        # card that needs the owner; a click beside it closes it).
+        with (
+            ui.right_drawer(value=None, fixed=True)
+            .props(f"width={PANEL_WIDTH} bordered")
+            .classes("p-0") as drawer
+        ):
             AgentPanel(ctx, demo)
 
         def open_panel(_: str) -> None:

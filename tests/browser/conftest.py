@@ -180,8 +180,9 @@ async def open_page(browser: Browser, request: pytest.FixtureRequest) -> AsyncIt
     """Opens `path` in a new browser context signed in as `author` (one context per call)."""
     contexts: list[BrowserContext] = []
 
-    async def opener(author: Author, path: str = "/projects") -> Page:
-        created = await browser.new_context(storage_state=author.state, viewport=VIEWPORT)
+    async def opener(author: Author, path: str = "/projects", *, width: int | None = None) -> Page:
+        viewport = VIEWPORT if width is None else {**VIEWPORT, "width": width}
+        created = await browser.new_context(storage_state=author.state, viewport=viewport)
         created.set_default_timeout(10_000)
         contexts.append(created)
         opened = await created.new_page()

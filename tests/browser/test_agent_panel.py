@@ -8,7 +8,7 @@ import asyncio
 import re
 
 import pytest
-from playwright.async_api import expect
+from playwright.async_api import Page, expect
 
 from tests.browser.conftest import Author, OpenPage, reload_after_restart
 from tests.support.agents import Agent, ToolRefused, agent, data
@@ -16,6 +16,8 @@ from tests.support.oauth import personal_token
 from tests.support.panel import card, invite, panel, select_in, send
 
 SCENE = "Arrival at the Harbor"
+SCROLLBAR = 20
+"""What a vertical scrollbar may take from a page's width, in px."""
 
 
 @pytest.fixture(scope="module")
@@ -372,6 +374,26 @@ async def test_allow_once_and_reject_in_the_panel_decide_a_waiting_tool_call(
         assert outline["title"] == "The Great Storm"
         await expect(shown.get_by_text("Allowed once")).to_be_visible()
         await expect(shown.get_by_text("Rejected")).to_be_visible()
+
+        # A line has no title: the card quotes its speaker and first words, not its id.
+        arrival = author.scenes["Arrival at the Harbor"].rsplit("/", 1)[1]
+        lines = data(await me.call("romergo_get_scene", scene_id=arrival))["lines"]
+        mara = next(line for line in lines if line["speaker"] == "Mara")
+        changed = asyncio.create_task(
+            me.call(
+                "romergo_update_dialogue_line",
+                line_id=mara["id"],
+                text="So this is Saltreach.",
+                command_id=command_id,
+            )
+        )
+        confirmation = shown.get_by_test_id("confirmation")
+        await expect(
+            confirmation.get_by_text("Line “Mara: So this is Saltreach. Grandmother said the…”", exact=True)
+        ).to_be_visible()
+        await shown.get_by_role("button", name="Reject").click()
+        with pytest.raises(Exception, match=r"\[confirmation_rejected\]"):
+            await asyncio.wait_for(changed, 10)
     finally:
         await manager.__aexit__(None, None, None)
 
@@ -417,3 +439,38 @@ async def test_the_conversation_follows_the_newest_event_unless_the_author_scrol
         await expect(marker).to_be_hidden()
     finally:
         await manager.__aexit__(None, None, None)
+
+
+async def test_below_1024_px_the_panel_opens_over_the_page_only_when_asked(
+    author: Author, open_page: OpenPage
+):
+    scene = author.scenes[SCENE]
+    narrow = await open_page(author, scene, width=900)
+    title = narrow.get_by_text(SCENE, exact=True).first
+    await expect(title).to_be_visible()
+    # The editor has the whole width; the panel waits behind the header's button.
+    await expect(panel(narrow)).to_be_hidden()
+    assert await room_for_the_page(narrow) >= 900 - SCROLLBAR
+    await narrow.get_by_role("button", name="Agent panel").click()
+    await expect(panel(narrow)).to_be_visible()
+    await expect(
+        panel(narrow)
+        .get_by_role("button", name="Invite your agent")
+        .or_(panel(narrow).get_by_label("Message your agent"))
+    ).to_be_visible()
+    # Over the page, not beside it: the page keeps its width, and a click beside the panel closes it.
+    assert await room_for_the_page(narrow) >= 900 - SCROLLBAR
+    await narrow.mouse.click(100, 450)
+    await expect(panel(narrow)).to_be_hidden()
+
+    # Wide enough, it is docked beside the page from the start.
+    wide = await open_page(author, scene)
+    await expect(panel(wide)).to_be_visible()
+    assert 1280 - 400 - SCROLLBAR <= await room_for_the_page(wide) <= 1280 - 400
+
+
+async def room_for_the_page(page: Page) -> int:
+    """The width the page's content gets: the layout's width less what a docked drawer reserves."""
+    return await page.locator(".q-page-container").evaluate(
+        "el => Math.round(el.getBoundingClientRect().width - parseFloat(getComputedStyle(el).paddingRight))"
+    )
