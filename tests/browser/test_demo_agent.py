@@ -326,4 +326,44 @@ async def test_the_connect_snippets_fit_the_dialog_and_the_demo_command_has_its_
     snippet_box = await claude.bounding_box()
     assert card_box and snippet_box
     assert snippet_box["x"] + snippet_box["width"] <= card_box["x"] + card_box["width"] + 1  # no overflow
+    # One copy button per snippet, and it copies exactly the snippet.
+    copy = dialog.get_by_role("button", name="Copy snippet for Claude Code")
+    await expect(copy).to_have_count(1)
+    await expect(dialog.locator(".nicegui-code .q-btn:visible")).to_have_count(0)
+    await page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    await copy.click()
+    await expect(page.get_by_text("Copied", exact=True)).to_be_visible()
+    assert await page.evaluate("navigator.clipboard.readText()") == (await claude.inner_text()).strip()
     await dialog.get_by_role("button", name="Done").click()
+
+
+async def test_copy_buttons_work_over_plain_http_too(author: Author, open_page: OpenPage):
+    """Outside a secure context (a team's server on plain HTTP) the Clipboard API does not exist:
+    the button copies through a selected field instead, and never claims a copy that failed."""
+    page = await open_page(author, "/projects")
+    await page.add_init_script(INSECURE_ORIGIN)
+    await page.goto(author.url(author.scenes[CELLAR]))
+    assert await page.evaluate("window.isSecureContext") is False
+    await invite_keeping_dialog(page)
+    dialog = page.get_by_role("dialog")
+    code = await dialog.get_by_role("textbox", name="Join code").input_value()
+    await dialog.get_by_role("button", name="Copy code").click()
+    await expect(page.get_by_text("Copied", exact=True)).to_be_visible()
+    assert await page.evaluate("window.copiedByCommand") == [code]
+
+    await page.evaluate("window.copyRefused = true")
+    await dialog.get_by_role("button", name="Copy prompt").click()
+    await expect(page.get_by_text("did not let Romergo copy", exact=False)).to_be_visible()
+    await dialog.get_by_role("button", name="Done").click()
+
+
+INSECURE_ORIGIN = """
+Object.defineProperty(window, "isSecureContext", { get: () => false });
+Object.defineProperty(navigator, "clipboard", { get: () => undefined });
+window.copiedByCommand = [];
+document.execCommand = (name) => {
+  if (name !== "copy" || window.copyRefused) return false;
+  window.copiedByCommand.push(document.activeElement.value);
+  return true;
+};
+"""

@@ -18,6 +18,7 @@ from nicegui import ui
 
 from romergo.channels.reach import MODE_WORDS
 from romergo.channels.vocabulary import DEFAULT_PERMISSIONS, PERMISSIONS, ConfirmationMode
+from ui.components.copy_button import copy_button
 
 MODES = {mode.value: words.capitalize() for mode, words in MODE_WORDS.items()}
 
@@ -128,12 +129,12 @@ def code_view(
     with ui.row().classes("w-full items-center no-wrap gap-1"):
         field = ui.input("Join code", value=code).props("readonly outlined dense").classes("grow")
         field.props('input-class="font-mono"')
-        _copy_button(code, "Copy code")
+        copy_button(code, "Copy code")
     ui.label("Paste this into your agent:").classes("text-subtitle2 mt-2")
     prompt = start_prompt(code, mcp_url, reach)
     with ui.row().classes("w-full items-start no-wrap gap-1"):
         ui.textarea("Start prompt", value=prompt).props("readonly outlined autogrow dense").classes("grow")
-        _copy_button(prompt, "Copy prompt")
+        copy_button(prompt, "Copy prompt")
     ui.label(f"MCP URL: {mcp_url}").classes("text-caption font-mono")
     with ui.expansion("Connect your agent").classes("w-full"):
         for client, text in snippets(mcp_url).items():
@@ -153,25 +154,15 @@ def code_view(
 
 def _snippet(text: str, language: str | None, label: str) -> None:
     """A block to copy: wrapped inside the dialog (a long command never runs past its edge),
-    coloured only when it is code, with one copy button."""
-    if language is not None:
-        # ui.code brings its own copy button: no second one.
-        ui.code(text, language=language).classes("w-full min-w-0 text-xs").style(
-            "white-space: pre-wrap; word-break: break-all"
-        ).props(f'aria-label="{label}"')
-        return
+    coloured only when it is code, with one copy button that works on any origin."""
     with ui.row().classes("w-full items-start no-wrap gap-1"):
-        ui.label(text).classes(
-            "grow min-w-0 text-xs font-mono whitespace-pre-wrap break-all bg-grey-2 rounded p-2"
-        )
-        _copy_button(text, label)
-
-
-def _copy_button(text: str, label: str) -> None:
-    async def copy() -> None:
-        ui.clipboard.write(text)
-        ui.notify("Copied", type="positive", timeout=1000)
-
-    ui.button(icon="content_copy", on_click=copy).props(
-        f'flat round dense aria-label="{label}" title="{label}"'
-    )
+        if language is not None:
+            # ui.code's own copy button needs a secure context: the snippet class hides it.
+            ui.code(text, language=language).classes("snippet grow min-w-0 text-xs").style(
+                "white-space: pre-wrap; word-break: break-all"
+            ).props(f'aria-label="{label}"')
+        else:
+            ui.label(text).classes(
+                "grow min-w-0 text-xs font-mono whitespace-pre-wrap break-all bg-grey-2 rounded p-2"
+            )
+        copy_button(text, label)
