@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import romergo
 from cli import accounts, backup, channel, database, demo, interchange
@@ -17,13 +17,15 @@ COMMANDS = (
 )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
+    """`env` stands for the process environment (tests run a command in process with a server's)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] not in (*COMMANDS, "-h", "--help", "--version"):
         args.insert(0, "serve")  # `python app.py [--port N]` is `romergo serve [--port N]`
     parsed = parser().parse_args(args)
     try:
         settings = settings_from_env(
+            env,
             data_dir=parsed.data_dir,
             host=getattr(parsed, "host", None),
             port=getattr(parsed, "port", None),

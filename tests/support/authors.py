@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tests.support.cli import romergo
+from tests.support.cli import romergo_here
 from tests.support.server import RunningServer
 
 PASSWORD = "correct horse battery"
@@ -21,9 +21,11 @@ class NewAuthor:
 
 def new_author(server: RunningServer, username: str) -> NewAuthor:
     """`romergo user add` then `romergo seed-demo`, against the running server's data dir."""
-    added = romergo("user", "add", username, data_dir=server.data_dir, stdin=PASSWORD + "\n")
+    added = romergo_here(
+        "user", "add", username, data_dir=server.data_dir, stdin=PASSWORD + "\n", env=server.extra_env
+    )
     assert added.returncode == 0, added.stderr
-    seeded = romergo("seed-demo", "--user", username, data_dir=server.data_dir)
+    seeded = romergo_here("seed-demo", "--user", username, data_dir=server.data_dir, env=server.extra_env)
     assert seeded.returncode == 0, seeded.stderr
     found = re.search(r"(prj_[a-z0-9]+)", seeded.stdout)
     assert found, seeded.stdout

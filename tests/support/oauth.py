@@ -24,7 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthToken
 
 from romergo.accounts.service import SESSION_COOKIE
-from tests.support.cli import romergo
+from tests.support.cli import romergo_here
 from tests.support.server import RunningServer
 
 PASSWORD = "correct horse battery"
@@ -43,17 +43,17 @@ def query_of(url: str) -> dict[str, list[str]]:
 
 
 def add_user(server: RunningServer, name: str, *, demo: bool = True) -> None:
-    added = romergo(
+    added = romergo_here(
         "user", "add", name, data_dir=server.data_dir, stdin=PASSWORD + "\n", env=server.extra_env
     )
     assert added.returncode == 0, added.stderr
     if demo:
-        seeded = romergo("seed-demo", "--user", name, data_dir=server.data_dir, env=server.extra_env)
+        seeded = romergo_here("seed-demo", "--user", name, data_dir=server.data_dir, env=server.extra_env)
         assert seeded.returncode == 0, seeded.stderr
 
 
 def personal_token(server: RunningServer, user: str, *args: str) -> str:
-    made = romergo("token", "create", user, *args, data_dir=server.data_dir, env=server.extra_env)
+    made = romergo_here("token", "create", user, *args, data_dir=server.data_dir, env=server.extra_env)
     assert made.returncode == 0, made.stderr
     return made.stdout.strip()
 
