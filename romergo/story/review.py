@@ -17,7 +17,7 @@ from romergo.story.restore import ChangedEntity, title_of
 from romergo.story.word_diff import Segment, word_diff
 
 FieldKind = Literal["text", "flag", "image", "audio", "color"]
-ChoiceChangeKind = Literal["added", "removed", "renamed", "retargeted"]
+ChoiceChangeKind = Literal["added", "removed", "renamed", "retargeted", "condition", "effects"]
 Action = Literal["created", "deleted", "updated", "moved"]
 
 FIELDS: dict[str, tuple[tuple[str, str, FieldKind], ...]] = {
@@ -66,6 +66,12 @@ class ChoiceChange:
     before_label: str | None = None
     before_target: str | None = None
     after_target: str | None = None
+    before_rule: str | None = None
+    """For `condition` and `effects`: the rule before and after ("" or None: none)."""
+    after_rule: str | None = None
+    condition: str | None = None
+    """For `added`: when the new choice is offered, and what picking it does (None: always, nothing)."""
+    effects: str | None = None
 
 
 @dataclass(frozen=True)
@@ -207,7 +213,16 @@ def _choices(before: dict[str, Any], after: dict[str, Any], names: Names) -> lis
         return names.of(choice.get("target_scene_id"), "a deleted scene")
 
     found = [ChoiceChange("removed", c["label"], before_target=target(c)) for c in removed]
-    found += [ChoiceChange("added", c["label"], after_target=target(c)) for c in added]
+    found += [
+        ChoiceChange(
+            "added",
+            c["label"],
+            after_target=target(c),
+            condition=c.get("condition"),
+            effects=c.get("effects"),
+        )
+        for c in added
+    ]
     for was, now in pairs:
         if was["label"] != now["label"]:
             found.append(ChoiceChange("renamed", now["label"], before_label=was["label"]))
@@ -215,6 +230,11 @@ def _choices(before: dict[str, Any], after: dict[str, Any], names: Names) -> lis
             found.append(
                 ChoiceChange("retargeted", now["label"], before_target=target(was), after_target=target(now))
             )
+        for rule in ("condition", "effects"):
+            if (was.get(rule) or None) != (now.get(rule) or None):
+                found.append(
+                    ChoiceChange(rule, now["label"], before_rule=was.get(rule), after_rule=now.get(rule))
+                )
     return found
 
 

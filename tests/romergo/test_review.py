@@ -101,6 +101,40 @@ async def test_media_choices_moves_and_whole_scenes_are_described(services, acto
     assert changes[("dialogue_line", "Dark down here.")].words == [Segment("inserted", "Dark down here.")]
 
 
+async def test_a_choices_condition_and_effects_are_reviewed_as_rules(services, actor):
+    room = await open_room(services, actor)
+    story = room.story
+    await services.variables.add_variable(actor, story.project_id, "has_key", "flag")
+    await services.variables.add_variable(actor, story.project_id, "visits", "number")
+    await services.scenes.set_choices(
+        actor,
+        story.first_scene_id,
+        [ChoiceSpec("Open the door", story.second_scene_id, condition="has_key"), ChoiceSpec("Wait", None)],
+    )
+    command = await carried_out(
+        room,
+        "Let anyone open the door, and count the waiting",
+        lambda agent: services.scenes.set_choices(
+            agent,
+            story.first_scene_id,
+            [
+                ChoiceSpec("Open the door", story.second_scene_id),
+                ChoiceSpec("Wait", None, effects="set visits = visits + 1"),
+                ChoiceSpec("Knock", story.second_scene_id, condition="not has_key", effects="set visits = 0"),
+            ],
+        ),
+    )
+
+    (scene,) = await services.history.command_review(actor, command.command_id)
+
+    assert {(c.kind, c.label, c.before_rule, c.after_rule) for c in scene.choices if c.kind != "added"} == {
+        ("condition", "Open the door", "has_key", None),
+        ("effects", "Wait", None, "set visits = visits + 1"),
+    }
+    (knock,) = [c for c in scene.choices if c.kind == "added"]
+    assert (knock.label, knock.condition, knock.effects) == ("Knock", "not has_key", "set visits = 0")
+
+
 async def test_history_filters_by_agent_command_and_scene_and_pages(services, actor):
     room = await open_room(services, actor)
     story = room.story

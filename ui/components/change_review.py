@@ -113,13 +113,24 @@ def _thumbnail(asset_id: str | None, name: str | None) -> None:
 def _choice_words(choice: ChoiceChange) -> str:
     label = f"“{_short(choice.label)}”"
     if choice.kind == "added":
-        return f"Choice added: {label} → {choice.after_target or 'nowhere yet'}"
+        rules = "".join(
+            f"; {words} {rule}"
+            for words, rule in (("offered only when", choice.condition), ("when picked:", choice.effects))
+            if rule
+        )
+        return f"Choice added: {label} → {choice.after_target or 'nowhere yet'}{rules}"
     if choice.kind == "removed":
         return f"Choice removed: {label}"
     if choice.kind == "renamed":
         return f"Choice renamed: “{_short(choice.before_label or '')}” → {label}"
+    if choice.kind in RULE_WORDS:
+        words, none = RULE_WORDS[choice.kind]
+        return f"Choice {label} {words}: {choice.before_rule or none} → {choice.after_rule or none}"
     now, was = choice.after_target or "nowhere", choice.before_target or "nowhere"
     return f"Choice {label} now leads to {now} (was {was})"
+
+
+RULE_WORDS = {"condition": ("offered only when", "always"), "effects": ("when picked", "nothing")}
 
 
 def _link_of(project_id: str, entry: EntityReview) -> str | None:
