@@ -3,8 +3,8 @@
 `local_time(moment)` puts a `<time>` element with the UTC moment; a small script in the page (added
 once per tab by `install_local_times`) writes it in the browser's time zone: "3 minutes ago" for
 the last hour, "today 14:05" or "yesterday 09:12", else the date and time. The full local time is
-in its tooltip. It keeps up with elements NiceGUI adds later, and refreshes the relative ones each
-minute.
+in its tooltip. It keeps up with elements NiceGUI adds later (looking only inside what was added),
+and refreshes the relative ones each minute.
 """
 
 from __future__ import annotations
@@ -44,7 +44,17 @@ SCRIPT = """
       if (element.title !== full.format(moment)) element.title = full.format(moment);
     }
   }
-  new MutationObserver(() => render(document)).observe(document.body, { childList: true, subtree: true });
+  // Only what was added is searched: the panel and long story lists change all the time, and a
+  // whole-document search on each change would cost every tab for the Agents page's few times.
+  new MutationObserver((records) => {
+    for (const record of records) {
+      for (const node of record.addedNodes) {
+        if (node.nodeType !== Node.ELEMENT_NODE) continue;
+        if (node.matches("time[data-local]")) render(node.parentElement || node);
+        else if (node.querySelector("time[data-local]")) render(node);
+      }
+    }
+  }).observe(document.body, { childList: true, subtree: true });
   setInterval(() => render(document), minute);
   render(document);
 })();
