@@ -6,6 +6,8 @@ which readers see, never does.
 
 from __future__ import annotations
 
+import math
+
 from nicegui import ui
 
 from romergo.story.playback import PlayStory, PlayVariable
@@ -66,9 +68,11 @@ class StateDrawer:
                 name, value=str(value), on_change=lambda e: self.player.set_value(name, str(e.value or ""))
             ).props(f"dense outlined {testid}").classes("w-60")
 
-    def _number(self, name: str, value: float | None) -> None:
-        if value is None:
-            return  # half-typed ("-"): keep the last number
+    def _number(self, name: str, value: object) -> None:
+        # Half-typed ("-"), emptied, or past what JSON can carry ("1e999" arrives as null): keep
+        # the last number rather than play on with a value no rule expects.
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            return
         self.player.set_value(name, int(value) if float(value).is_integer() else float(value))
 
     def _reset(self) -> None:
