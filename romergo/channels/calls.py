@@ -271,9 +271,7 @@ class CallGuard:
 
     async def _started(self, call: ToolCall, command: Command) -> None:
         async with self.store.tx() as tx:
-            await tx.command_event(
-                await _fresh(tx, command), EventKind.TOOL_STARTED, _agent(call), _start(call)
-            )
+            await tx.tool_events(command, _agent(call), [(EventKind.TOOL_STARTED, _start(call))])
 
     async def _ended(
         self, call: ToolCall, command: Command, kind: EventKind, payload: Payload, with_start: bool
@@ -282,7 +280,7 @@ class CallGuard:
         if with_start:
             happenings.insert(0, (EventKind.TOOL_STARTED, _start(call)))
         async with self.store.tx() as tx:
-            await tx.command_events(await _fresh(tx, command), _agent(call), happenings)
+            await tx.tool_events(command, _agent(call), happenings)
 
     async def _block(
         self, call: ToolCall, room: Channel, command: Command | None, reason: str, permission: str | None
@@ -311,13 +309,6 @@ async def _blocked_event(
 def _in_rooms(commands: list[Command], rooms: list[Channel]) -> list[Command]:
     ids = {room.id for room in rooms}
     return [command for command in commands if command.channel_id in ids]
-
-
-async def _fresh(tx: ChannelTx, command: Command) -> Command:
-    """The command as it is now, inside the write (the owner may have cancelled it meanwhile)."""
-    fresh = await tx.session.get(Command, command.id, populate_existing=True)
-    assert fresh is not None  # commands are never deleted
-    return fresh
 
 
 def _start(call: ToolCall) -> ToolStarted:

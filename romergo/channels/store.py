@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import func, insert, update
+from sqlalchemy import bindparam, func, insert, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -55,6 +55,17 @@ class EventActor:
 
 
 SYSTEM_ACTOR = EventActor("system", "romergo", "Romergo")
+
+
+_COMMANDS = Command.__table__  # type: ignore[attr-defined]
+# Built once: a tool call moves its command twice, and building the statement cost more than
+# running it (issue 16).
+_MOVE_COMMAND = (
+    update(_COMMANDS)
+    .where(_COMMANDS.c.id == bindparam("command_id"))
+    .values(state=bindparam("to_state"), last_activity_at=bindparam("at"), finished_at=bindparam("finished"))
+)
+_MOVE_COMMAND_FROM = _MOVE_COMMAND.where(_COMMANDS.c.state == bindparam("from_state"))
 
 
 @dataclass
@@ -151,6 +162,33 @@ class ChannelTx:
     ) -> list[int]:
         """Events about `command` in a row, its state moved through each: one UPDATE of the command
         (a statement, not an ORM flush), then the events."""
+        await self._move(command, happenings, redelivered=redelivered)
+        return await self.events(command.channel_id, actor, happenings, command.id)
+
+    async def tool_events(
+        self, command: Command, actor: EventActor, happenings: list[tuple[EventKind, Payload | None]]
+    ) -> list[int]:
+        """`command_events` for a command read moments ago, outside this transaction (a tool call
+        reads it with the caller's rooms): its state is moved only if the row still holds the state
+        read (one conditional UPDATE); if the owner or the sweeper moved it meanwhile, it is read
+        afresh and moved from there. Saves re-reading the command on every tool call (issue 16)."""
+        if not await self._move(command, happenings, expected=CommandState(command.state)):
+            fresh = await self.session.get(Command, command.id, populate_existing=True)
+            assert fresh is not None  # commands are never deleted
+            await self._move(fresh, happenings)
+            command = fresh
+        return await self.events(command.channel_id, actor, happenings, command.id)
+
+    async def _move(
+        self,
+        command: Command,
+        happenings: list[tuple[EventKind, Payload | None]],
+        *,
+        redelivered: bool = False,
+        expected: CommandState | None = None,
+    ) -> bool:
+        """Move the command's row (and the object) through `happenings`; with `expected`, only if
+        the row's state is still that (False when it is not, and nothing changed)."""
         waiting = 0
         if command.state == CommandState.NEEDS_CONFIRMATION:  # else none can be waiting: skip the query
             waiting = await self.session.scalar(  # type: ignore[assignment]  # count() is never None
@@ -166,10 +204,18 @@ class ChannelTx:
         if state in FINISHED_STATES or state == CommandState.CANCELLED:
             finished_at = finished_at or now
         moved = {"state": state, "last_activity_at": now, "finished_at": finished_at}
-        await self.session.exec(update(Command).where(col(Command.id) == command.id).values(**moved))
+        values = {"command_id": command.id, "to_state": state.value, "at": now, "finished": finished_at}
+        if expected is None:
+            await self.session.exec(_MOVE_COMMAND, params=values)
+        else:
+            done = await self.session.exec(
+                _MOVE_COMMAND_FROM, params={**values, "from_state": expected.value}
+            )
+            if done.rowcount == 0:
+                return False
         for name, value in moved.items():  # the object says what the row says, without a flush
             set_committed_value(command, name, value)
-        return await self.events(command.channel_id, actor, happenings, command.id)
+        return True
 
 
 class ChannelStore:

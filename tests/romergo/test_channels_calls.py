@@ -68,6 +68,25 @@ async def test_a_call_during_a_command_is_attributed_and_shown_as_tool_events(se
     )
 
 
+async def test_a_command_cancelled_while_a_tool_runs_stays_cancelled_and_the_call_is_still_shown(
+    services, actor
+):
+    room = await open_room(services, actor)
+    agent, command = await claim(services, room)
+    rename = renamer(services, agent, room)
+
+    async def cancelled_meanwhile(admitted):
+        await services.channels.owner.cancel_command(actor.user_id, command.command_id)
+        return await rename(admitted)
+
+    # The call moved its command to "working" as it started; the owner's cancel moved the row on
+    # from there, so the call's finish must not write over it from what it read before.
+    await services.channels.guard.run_tool_call(rename_call(agent, room), cancelled_meanwhile)
+
+    assert [e.kind for e in (await room.events())[-3:]] == ["tool_started", "cancelled", "tool_finished"]
+    assert (await services.channels.owner.get_command(actor.user_id, command.command_id)).state == "cancelled"
+
+
 async def test_a_failed_call_is_a_tool_failed_event(services, actor):
     room = await open_room(services, actor)
     agent, _ = await claim(services, room)
