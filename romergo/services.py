@@ -112,6 +112,7 @@ class Services:
         self.bus.wake_all()
 
     async def close(self) -> None:
+        await self.channels.store.settled()  # reads' tool events still on their way
         if self.wakeups is not None:
             self.bus.relay = None
             await self.wakeups.stop()

@@ -26,16 +26,9 @@ from romergo.channels.events import AgentPresence, ChangesRecorded, RecordedChan
 from romergo.channels.models import Caller, JoinResult, WaitResult
 from romergo.channels.parking import Heartbeat, park
 from romergo.channels.reach import chapter_order, chapters_words
-from romergo.channels.store import (
-    SYSTEM_ACTOR,
-    ChannelStore,
-    ChannelTx,
-    channel_topic,
-    ensure_holder,
-    event_view,
-    presence_topic,
-)
+from romergo.channels.store import ChannelStore, channel_topic, ensure_holder, event_view, presence_topic
 from romergo.channels.summary import Summary
+from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx
 from romergo.channels.vocabulary import (
     MAX_REPORT_CHARS,
     REPORT_KINDS,

@@ -17,13 +17,15 @@ from typing import Any, TypeVar
 
 from sqlmodel import col, select
 
+from romergo.channels.behind import Happenings, PendingEvents
 from romergo.channels.changes import command_changes
 from romergo.channels.confirmations import Confirmations, needs_confirmation
 from romergo.channels.events import EntityRef, Payload, ToolBlocked, ToolFailed, ToolFinished, ToolStarted
 from romergo.channels.fence import Membership, closed_on, memberships, record_refusal, stopped
 from romergo.channels.models import Caller
 from romergo.channels.reach import Locator, Target, check_reach, scope_chapters
-from romergo.channels.store import ChannelStore, ChannelTx, EventActor, ensure_holder
+from romergo.channels.store import ChannelStore, ensure_holder
+from romergo.channels.tx import ChannelTx, EventActor
 from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, FINISHED_STATES, EventKind
 from romergo.errors import RomergoError
 from romergo.ratelimit import rate_limit
@@ -125,8 +127,9 @@ class CallGuard:
                     await self._ended(call, command, EventKind.TOOL_FAILED, failed, together)
                 raise
         if command is not None:
-            finished = ToolFinished(tool=call.tool, changed=_changed(changes))
-            await self._ended(call, command, EventKind.TOOL_FINISHED, finished, together)
+            await self._finished(
+                call, command, ToolFinished(tool=call.tool, changed=_changed(changes)), together
+            )
         return result
 
     async def project_of_command(self, caller: Caller, command_id: str) -> str:
@@ -272,6 +275,18 @@ class CallGuard:
     async def _started(self, call: ToolCall, command: Command) -> None:
         async with self.store.tx() as tx:
             await tx.tool_events(command, _agent(call), [(EventKind.TOOL_STARTED, _start(call))])
+
+    async def _finished(
+        self, call: ToolCall, command: Command, finished: ToolFinished, together: bool
+    ) -> None:
+        if together and self.store.behind is not None:  # a read: its events just after the answer
+            happenings: Happenings = [
+                (EventKind.TOOL_STARTED, _start(call)),
+                (EventKind.TOOL_FINISHED, finished),
+            ]
+            self.store.behind.add(PendingEvents(command, _agent(call), happenings))
+        else:
+            await self._ended(call, command, EventKind.TOOL_FINISHED, finished, together)
 
     async def _ended(
         self, call: ToolCall, command: Command, kind: EventKind, payload: Payload, with_start: bool

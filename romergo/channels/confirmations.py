@@ -25,7 +25,8 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from romergo.channels.events import ConfirmationDecided, ConfirmationRequested
 from romergo.channels.models import Caller
 from romergo.channels.parking import park
-from romergo.channels.store import SYSTEM_ACTOR, ChannelStore, ChannelTx, EventActor, channel_topic
+from romergo.channels.store import ChannelStore, channel_topic
+from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx, EventActor
 from romergo.channels.vocabulary import CONFIRMED_CATEGORIES, ConfirmationMode, Decision, EventKind
 from romergo.clock import iso
 from romergo.errors import RomergoError, invalid

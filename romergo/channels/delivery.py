@@ -14,7 +14,8 @@ from sqlmodel import col, or_, select
 
 from romergo.channels.events import Claimed, Nothing
 from romergo.channels.models import Caller, WaitResult
-from romergo.channels.store import ChannelStore, ChannelTx, EventActor, channel_state, command_view
+from romergo.channels.store import ChannelStore, channel_state, command_view
+from romergo.channels.tx import ChannelTx, EventActor
 from romergo.channels.vocabulary import (
     FINISHED_STATES,
     HELD_STATES,

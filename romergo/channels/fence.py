@@ -19,7 +19,8 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.channels.events import ToolBlocked
-from romergo.channels.store import ChannelTx, EventActor, channel_state
+from romergo.channels.store import channel_state
+from romergo.channels.tx import ChannelTx, EventActor
 from romergo.channels.vocabulary import PUT_OUT, EventKind
 from romergo.errors import RomergoError
 from storage.tables import Channel, ChannelEvent, ChannelMember

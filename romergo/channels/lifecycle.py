@@ -15,7 +15,8 @@ from sqlmodel import col, select
 from romergo.channels.confirmations import Confirmations
 from romergo.channels.events import Stalled
 from romergo.channels.owner import finish_channel
-from romergo.channels.store import SYSTEM_ACTOR, ChannelStore
+from romergo.channels.store import ChannelStore
+from romergo.channels.tx import SYSTEM_ACTOR
 from romergo.channels.vocabulary import LEASED_STATES, EventKind
 from storage.tables import Channel, Command
 

@@ -19,14 +19,8 @@ from romergo.channels.models import ChannelView, CommandView, EventView
 from romergo.channels.parking import park
 from romergo.channels.reach import chapter_order, clean_scope, keep_to_reach
 from romergo.channels.revocation import end_memberships, remove_member
-from romergo.channels.store import (
-    SYSTEM_ACTOR,
-    ChannelStore,
-    ChannelTx,
-    EventActor,
-    channel_topic,
-    command_view,
-)
+from romergo.channels.store import ChannelStore, channel_topic, command_view
+from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx, EventActor
 from romergo.channels.vocabulary import (
     DEFAULT_PERMISSIONS,
     MAX_COMMAND_CHARS,

@@ -17,7 +17,8 @@ from typing import Literal
 from sqlmodel import col, select
 
 from romergo.channels.events import AgentPresence, Stalled
-from romergo.channels.store import SYSTEM_ACTOR, ChannelTx, EventActor, channel_state
+from romergo.channels.store import channel_state
+from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx, EventActor
 from romergo.channels.vocabulary import HELD_STATES, PUT_OUT, EventKind
 from romergo.errors import RomergoError
 from storage.tables import Channel, ChannelMember, Command

@@ -1,35 +1,29 @@
 """What every part of the channel service shares: the database, the bus, the clock, the events.
 
-Every event gets the next number of its channel's one sequence, allocated by a single
-`UPDATE … RETURNING` inside the write transaction that also writes the event (DESIGN.md §6), so
-the numbers are gap-free and ordered even with several writers. Waiters are woken after the
-commit, on the channel's own topic only. An event about a command moves the command's state by
-`next_state`, in the same transaction.
+Writes go through `ChannelStore.tx()` (a `channels.tx.ChannelTx`, which numbers and writes the
+events); waiters are woken after the commit, on the channel's own topic only.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Literal, cast
 
-from sqlalchemy import bindparam, func, insert, update
-from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from romergo.actors import ActorType
 from romergo.bus import EventBus
-from romergo.channels.events import Payload, dump
+from romergo.channels.behind import ReadEvents, merged
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
-from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, CommandState, EventKind, next_state
+from romergo.channels.tx import ChannelTx, EventActor
+from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, CommandState, EventKind
 from romergo.clock import Clock, SystemClock
 from romergo.config import Settings
 from romergo.errors import RomergoError
 from storage import Database
-from storage.tables import Channel, ChannelEvent, ChannelMember, Command, Confirmation, User
+from storage.tables import Channel, ChannelEvent, ChannelMember, Command, User
 
 
 def channel_topic(channel_id: str) -> str:
@@ -47,177 +41,6 @@ def presence_topic(channel_id: str) -> str:
     return f"presence:{channel_id}"
 
 
-@dataclass(frozen=True)
-class EventActor:
-    type: ActorType
-    id: str
-    name: str
-
-
-SYSTEM_ACTOR = EventActor("system", "romergo", "Romergo")
-
-
-_COMMANDS = Command.__table__  # type: ignore[attr-defined]
-# Built once: a tool call moves its command twice, and building the statement cost more than
-# running it (issue 16).
-_MOVE_COMMAND = (
-    update(_COMMANDS)
-    .where(_COMMANDS.c.id == bindparam("command_id"))
-    .values(state=bindparam("to_state"), last_activity_at=bindparam("at"), finished_at=bindparam("finished"))
-)
-_MOVE_COMMAND_FROM = _MOVE_COMMAND.where(_COMMANDS.c.state == bindparam("from_state"))
-
-
-@dataclass
-class ChannelTx:
-    session: AsyncSession
-    clock: Clock
-    touched: set[str] = field(default_factory=set)
-    rooms: set[str] = field(default_factory=set)
-    """Projects whose rooms changed in this transaction (published as `rooms_topic` after it)."""
-
-    def now(self) -> datetime:
-        return self.clock.now()
-
-    async def event(
-        self,
-        channel_id: str,
-        kind: EventKind,
-        actor: EventActor,
-        payload: Payload | None = None,
-        command_id: str | None = None,
-    ) -> int:
-        return (await self.events(channel_id, actor, [(kind, payload)], command_id))[-1]
-
-    async def events(
-        self,
-        channel_id: str,
-        actor: EventActor,
-        happenings: list[tuple[EventKind, Payload | None]],
-        command_id: str | None = None,
-    ) -> list[int]:
-        """Write events in a row: one `UPDATE … RETURNING` takes their numbers, one INSERT writes them."""
-        numbers = await self.numbers(channel_id, len(happenings))
-        await self.write_events(channel_id, numbers, actor, happenings, command_id)
-        return numbers
-
-    async def numbers(self, channel_id: str, count: int) -> list[int]:
-        """The channel's next `count` event numbers, taken (one `UPDATE … RETURNING`)."""
-        last: int = (
-            await self.session.exec(
-                update(Channel)  # type: ignore[call-overload]
-                .where(col(Channel.id) == channel_id)
-                .values(last_seq=Channel.last_seq + count)
-                .returning(Channel.last_seq)
-            )
-        ).scalar_one()
-        return list(range(last - count + 1, last + 1))
-
-    async def write_events(
-        self,
-        channel_id: str,
-        numbers: list[int],
-        actor: EventActor,
-        happenings: list[tuple[EventKind, Payload | None]],
-        command_id: str | None = None,
-    ) -> None:
-        """The events under numbers taken with `numbers`, in one INSERT."""
-        at = self.now()
-        rows = [
-            {
-                "channel_id": channel_id,
-                "seq": seq,
-                "kind": kind.value,
-                "command_id": command_id,
-                "actor_type": actor.type,
-                "actor_id": actor.id,
-                "actor_name": actor.name,
-                "data": dump(kind, payload),
-                "at": at,
-            }
-            for seq, (kind, payload) in zip(numbers, happenings, strict=True)
-        ]
-        await self.session.exec(insert(ChannelEvent), params=rows)
-        self.touched.add(channel_id)
-
-    async def command_event(
-        self,
-        command: Command,
-        kind: EventKind,
-        actor: EventActor,
-        payload: Payload | None = None,
-        *,
-        redelivered: bool = False,
-    ) -> int:
-        """Write an event about `command` and move its state as `next_state` says."""
-        return (await self.command_events(command, actor, [(kind, payload)], redelivered=redelivered))[-1]
-
-    async def command_events(
-        self,
-        command: Command,
-        actor: EventActor,
-        happenings: list[tuple[EventKind, Payload | None]],
-        *,
-        redelivered: bool = False,
-    ) -> list[int]:
-        """Events about `command` in a row, its state moved through each: one UPDATE of the command
-        (a statement, not an ORM flush), then the events."""
-        await self._move(command, happenings, redelivered=redelivered)
-        return await self.events(command.channel_id, actor, happenings, command.id)
-
-    async def tool_events(
-        self, command: Command, actor: EventActor, happenings: list[tuple[EventKind, Payload | None]]
-    ) -> list[int]:
-        """`command_events` for a command read moments ago, outside this transaction (a tool call
-        reads it with the caller's rooms): its state is moved only if the row still holds the state
-        read (one conditional UPDATE); if the owner or the sweeper moved it meanwhile, it is read
-        afresh and moved from there. Saves re-reading the command on every tool call (issue 16)."""
-        if not await self._move(command, happenings, expected=CommandState(command.state)):
-            fresh = await self.session.get(Command, command.id, populate_existing=True)
-            assert fresh is not None  # commands are never deleted
-            await self._move(fresh, happenings)
-            command = fresh
-        return await self.events(command.channel_id, actor, happenings, command.id)
-
-    async def _move(
-        self,
-        command: Command,
-        happenings: list[tuple[EventKind, Payload | None]],
-        *,
-        redelivered: bool = False,
-        expected: CommandState | None = None,
-    ) -> bool:
-        """Move the command's row (and the object) through `happenings`; with `expected`, only if
-        the row's state is still that (False when it is not, and nothing changed)."""
-        waiting = 0
-        if command.state == CommandState.NEEDS_CONFIRMATION:  # else none can be waiting: skip the query
-            waiting = await self.session.scalar(  # type: ignore[assignment]  # count() is never None
-                select(func.count())
-                .select_from(Confirmation)
-                .where(col(Confirmation.command_id) == command.id, col(Confirmation.state) == "pending")
-            )
-        state = CommandState(command.state)
-        for kind, _ in happenings:
-            state = next_state(state, kind, redelivered=redelivered, waiting_confirmations=waiting or 0)
-        now = self.now()
-        finished_at = command.finished_at
-        if state in FINISHED_STATES or state == CommandState.CANCELLED:
-            finished_at = finished_at or now
-        moved = {"state": state, "last_activity_at": now, "finished_at": finished_at}
-        values = {"command_id": command.id, "to_state": state.value, "at": now, "finished": finished_at}
-        if expected is None:
-            await self.session.exec(_MOVE_COMMAND, params=values)
-        else:
-            done = await self.session.exec(
-                _MOVE_COMMAND_FROM, params={**values, "from_state": expected.value}
-            )
-            if done.rowcount == 0:
-                return False
-        for name, value in moved.items():  # the object says what the row says, without a flush
-            set_committed_value(command, name, value)
-        return True
-
-
 class ChannelStore:
     """The channel service's shared parts; each side of the service holds one and adds its rules."""
 
@@ -229,6 +52,23 @@ class ChannelStore:
         self.bus = bus
         self.settings = settings
         self.clock: Clock = clock or SystemClock()
+        self.behind: ReadEvents | None = None
+        """Reads write their tool events after answering, where a process's writes take turns."""
+        if db.is_sqlite and not settings.many_instances:
+            self.behind = ReadEvents()
+            self.behind.write = self.write_read_events
+
+    async def write_read_events(self) -> None:
+        """Everything reads left pending, in one transaction."""
+        async with self.tx() as tx:
+            assert self.behind is not None
+            for pending in merged(self.behind.take_all()):  # taken in the write turn: order kept
+                await tx.tool_events(pending.command, cast(EventActor, pending.actor), pending.happenings)
+
+    async def settled(self) -> None:
+        """Every read's tool events written (before stopping; tests that read events next)."""
+        if self.behind is not None:
+            await self.behind.settled()
 
     def now(self) -> datetime:
         return self.clock.now()
@@ -236,7 +76,7 @@ class ChannelStore:
     @asynccontextmanager
     async def tx(self) -> AsyncIterator[ChannelTx]:
         async with self.db.write() as session:
-            tx = ChannelTx(session, self.clock)
+            tx = ChannelTx(session, self.clock, behind=self.behind)
             yield tx
         for channel_id in tx.touched:
             self.bus.publish(channel_topic(channel_id))

@@ -50,8 +50,10 @@ async def test_get_scene_while_holding_a_command_stays_within_its_statements(ser
     async with agent(services, token) as helper:
         # The first call also records the agent's activity (at most every 5 s, not per call).
         await helper.ok("romergo_get_scene", scene_id=room.story.first_scene_id)
+        await services.channels.store.settled()
         with counting(services) as seen:
             await helper.ok("romergo_get_scene", scene_id=room.story.first_scene_id)
+            await services.channels.store.settled()  # its tool events, just after the answer on SQLite
     assert (seen.count, seen.transactions) <= GET_SCENE_IN_A_COMMAND, str(seen)
     # Both tool events still reach the panel, in order.
     kinds = await room.kinds()
@@ -85,6 +87,7 @@ async def test_a_status_report_stays_within_its_statements(services, actor):
     room, token, command_id = await holding_a_command(services, actor)
     async with agent(services, token) as helper:
         await helper.ok("romergo_get_scene", scene_id=room.story.first_scene_id)
+        await services.channels.store.settled()  # the read's events are not the report's
         with counting(services) as seen:
             reported = await helper.call(
                 "romergo_report_builder_event", command_id=command_id, kind="status", text="on it"

@@ -9,6 +9,7 @@ from romergo.actors import agent_actor
 from romergo.channels import ToolCall
 from romergo.errors import RomergoError
 from tests.support.channels import open_room
+from tests.support.statements import counting
 from tests.support.story import database_state, revisions
 
 
@@ -225,6 +226,49 @@ async def test_reads_are_allowed_and_attributed_when_one_command_is_held(service
     events = await room.events()
     assert [e.kind for e in events[-2:]] == ["tool_started", "tool_finished"]
     assert events[-1].command_id == command.command_id
+
+
+async def test_a_reads_events_follow_its_answer_and_keep_their_place_before_the_reply(services, actor):
+    room = await open_room(services, actor)
+    agent, command = await claim(services, room)
+    read = ToolCall(agent, "romergo_get_scene", "read", {"scene_id": room.story.first_scene_id}, None, None)
+    behind = services.channels.store.behind
+
+    await services.channels.guard.run_tool_call(
+        read, lambda _: services.scenes.scene_view(actor, read.arguments["scene_id"])
+    )
+    # On SQLite the answer went first and its events wait a moment; on PostgreSQL (instances side
+    # by side) the call wrote them itself.
+    assert (behind.waiting(command.command_id) if behind else 0) == (1 if services.db.is_sqlite else 0)
+    await services.channels.guard.run_tool_call(
+        read, lambda _: services.scenes.scene_view(actor, read.arguments["scene_id"])
+    )
+    await services.channels.agent.report(
+        agent, command.command_id, "reply", "Read it twice.", {"status": "no_changes"}
+    )
+
+    kinds = await room.kinds()
+    reply = kinds.index("reply")
+    assert kinds[reply - 4 : reply + 1] == ["tool_started", "tool_finished"] * 2 + ["reply"], kinds
+    assert (await services.channels.owner.get_command(actor.user_id, command.command_id)).state == "done"
+
+
+async def test_reads_close_together_write_their_events_in_one_transaction(services, actor):
+    room = await open_room(services, actor)
+    agent, command = await claim(services, room)
+    read = ToolCall(agent, "romergo_get_scene", "read", {"scene_id": room.story.first_scene_id}, None, None)
+    with counting(services) as seen:
+        for _ in range(3):
+            await services.channels.guard.run_tool_call(
+                read, lambda _: services.scenes.scene_view(actor, read.arguments["scene_id"])
+            )
+        await services.channels.store.settled()
+    writes = [sql for sql in seen.sql if not sql.startswith("SELECT")]
+    # SQLite: the command moved once, numbers taken once, one INSERT. PostgreSQL (writers side by
+    # side, calls on any instance): each read writes its own three.
+    assert len(writes) == (3 if services.db.is_sqlite else 9), str(seen)
+    assert (await room.kinds())[-6:] == ["tool_started", "tool_finished"] * 3
+    assert (await services.channels.owner.get_command(actor.user_id, command.command_id)).state == "working"
 
 
 async def test_the_reply_is_compared_with_what_was_recorded(services, actor):

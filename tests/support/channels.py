@@ -35,6 +35,8 @@ class Room:
         return [event.kind for event in await self.events()]
 
     async def events(self) -> list[ChannelEvent]:
+        """The channel's events as the panel will have them (reads' tool events written)."""
+        await self.services.channels.store.settled()
         async with self.services.db.read() as session:
             rows = await session.exec(
                 select(ChannelEvent)

@@ -13,7 +13,7 @@ import io
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from cli.main import main
@@ -68,7 +68,7 @@ def romergo_here(
 
 
 @contextlib.contextmanager
-def _stdin(text: str):  # type: ignore[no-untyped-def]
+def _stdin(text: str) -> Iterator[None]:
     saved = sys.stdin
     sys.stdin = io.StringIO(text)
     try:

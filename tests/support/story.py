@@ -48,6 +48,7 @@ async def database_state(services: Services) -> dict[str, list[tuple[Any, ...]]]
 
     Except the rate limits' counts: a refused attempt is counted by design (in the database when
     several instances share their limits, in memory otherwise), and counting it is not a change."""
+    await services.channels.store.settled()  # a read's tool events are not a change: not pending
     state: dict[str, list[tuple[Any, ...]]] = {}
     async with services.db.read() as session:
         for table in SQLModel.metadata.sorted_tables:

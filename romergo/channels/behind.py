@@ -1,0 +1,100 @@
+"""A read's tool events, written just after the call has answered (issue 16).
+
+A read changes nothing, yet its `tool_started` and `tool_finished` events were a write transaction
+inside the call: a quarter of a read's time. They only tell the panel what the agent looked at, so
+the call now answers first and the events follow a few milliseconds later, several reads in one
+transaction.
+
+Order is kept: every write of events about a command (`ChannelTx.command_events`, `tool_events`)
+first writes what is still pending for it, inside its own transaction. That is only sound where a
+process's write transactions take turns, one at a time: SQLite, whose writers wait for their turn
+on the database file (`storage.inline_sqlite.WriteTurns`). On PostgreSQL, whose transactions run side
+by side and whose calls may land on another instance, reads still write their events in the call.
+
+What is pending is lost if the process dies within those milliseconds: the panel would miss that
+the agent read something; the story, the command and every change are untouched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from romergo.channels.events import Payload
+from romergo.channels.vocabulary import EventKind
+from storage.tables import Command
+
+logger = logging.getLogger(__name__)
+
+WINDOW_SECONDS = 0.005
+"""How long the first pending read waits for others to share its transaction (and for its own
+answer to leave first)."""
+
+Happenings = list[tuple[EventKind, Payload | None]]
+
+
+@dataclass
+class PendingEvents:
+    command: Command
+    """The command as the call read it (its state then: the events move it on from there)."""
+    actor: object
+    """The `EventActor` of the agent that made the call."""
+    happenings: Happenings
+
+
+class ReadEvents:
+    """What reads have yet to write, by command, and the task that writes it."""
+
+    def __init__(self) -> None:
+        self._pending: dict[str, list[PendingEvents]] = {}
+        self._writing: asyncio.Task[None] | None = None
+        self.write: Callable[[], Awaitable[None]] | None = None
+        """Writes everything pending in one transaction (`ChannelStore.write_read_events`)."""
+
+    def add(self, pending: PendingEvents) -> None:
+        self._pending.setdefault(pending.command.id, []).append(pending)
+        if self._writing is None or self._writing.done():
+            self._writing = asyncio.get_running_loop().create_task(self._soon(), name="read events")
+
+    def waiting(self, command_id: str) -> int:
+        """How many calls' events for this command are not written yet."""
+        return len(self._pending.get(command_id, ()))
+
+    def take(self, command_id: str) -> list[PendingEvents]:
+        """What is pending for one command, now the caller's to write (in its transaction)."""
+        return self._pending.pop(command_id, [])
+
+    def take_all(self) -> list[PendingEvents]:
+        taken = [pending for waiting in self._pending.values() for pending in waiting]
+        self._pending.clear()
+        return taken
+
+    async def settled(self) -> None:
+        """Every pending event written (a clean stop, or a test that reads the events next)."""
+        while self._writing is not None and not self._writing.done():
+            await asyncio.shield(self._writing)
+        if self._pending and self.write is not None:
+            await self.write()
+
+    async def _soon(self) -> None:
+        await asyncio.sleep(WINDOW_SECONDS)
+        while self._pending and self.write is not None:
+            try:
+                await self.write()
+            except Exception:  # the caller has its answer already; nobody else would see this
+                logger.exception("Writing the tool events of reads failed")
+                return
+
+
+def merged(taken: list[PendingEvents]) -> list[PendingEvents]:
+    """Runs of pending events of one command by one actor as one write (their order kept)."""
+    found: list[PendingEvents] = []
+    for pending in taken:
+        last = found[-1] if found else None
+        if last is not None and last.command.id == pending.command.id and last.actor == pending.actor:
+            last.happenings = [*last.happenings, *pending.happenings]
+        else:
+            found.append(PendingEvents(pending.command, pending.actor, list(pending.happenings)))
+    return found
