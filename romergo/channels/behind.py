@@ -98,3 +98,41 @@ def merged(taken: list[PendingEvents]) -> list[PendingEvents]:
         else:
             found.append(PendingEvents(pending.command, pending.actor, list(pending.happenings)))
     return found
+
+
+START_AFTER_SECONDS = 0.25
+"""A change still running after this long shows as running in the panel (`tool_started`)."""
+
+
+class StartedIfSlow:
+    """A change's `tool_started`, written only if the call is still running after a moment.
+
+    Most changes take milliseconds: their `tool_started` is then written with `tool_finished`, in
+    one transaction after the change, as a read's are (a write saved per change, issue 16). A slow
+    one (an upload, a long import) still shows as running while it runs."""
+
+    def __init__(self, write: Callable[[], Awaitable[None]]) -> None:
+        self.written = False
+        self._stopped = False
+        self._task = asyncio.get_running_loop().create_task(self._later(write), name="tool started")
+
+    async def stop(self) -> bool:
+        """The call is over: whether `tool_started` was written (waited for), else it never will be."""
+        self._stopped = True
+        if self.written:
+            await self._task
+            return True
+        self._task.cancel()
+        return False
+
+    def abandon(self) -> None:
+        """The call was cancelled: write nothing more."""
+        self._stopped = True
+        if not self.written:
+            self._task.cancel()
+
+    async def _later(self, write: Callable[[], Awaitable[None]]) -> None:
+        await asyncio.sleep(START_AFTER_SECONDS)
+        if not self._stopped:
+            self.written = True
+            await write()

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from sqlmodel import col, select
 
-from romergo.channels.behind import Happenings, PendingEvents
+from romergo.channels.behind import Happenings, PendingEvents, StartedIfSlow
 from romergo.channels.changes import command_changes
 from romergo.channels.confirmations import Confirmations, needs_confirmation
 from romergo.channels.events import EntityRef, Payload, ToolBlocked, ToolFailed, ToolFinished, ToolStarted
@@ -107,28 +107,50 @@ class CallGuard:
             await self.confirmations.await_confirmation(
                 call.caller, command, call.tool, call.arguments, redact(call.arguments), action, heartbeat
             )
-        # A read's started and finished events are written together after it, in one transaction:
-        # it takes milliseconds, so the panel loses nothing, and the call saves a write (issue 16).
-        together = call.category in READ_CATEGORIES
-        if command is not None and not together:
-            await self._started(call, command)
+        reach = scope_chapters(room.scope) if room is not None else None
+        admission = Admission(command.id if command else None, reach)
+        if command is None:
+            return await execute(admission)
+        return await self._with_events(call, command, execute, admission)
+
+    async def _with_events(
+        self,
+        call: ToolCall,
+        command: Command,
+        execute: Callable[[Admission], Awaitable[T]],
+        admission: Admission,
+    ) -> T:
+        """`execute` with its tool events. A read's started and finished events are written together
+        after it (it takes milliseconds: the panel loses nothing, the call saves a write, issue 16),
+        and so are a change's unless it is still running after a moment (`StartedIfSlow`)."""
+        read = call.category in READ_CATEGORIES
+        start = None if read else StartedIfSlow(lambda: self._started(call, command))
         with collect_changes() as changes:
             try:
-                reach = scope_chapters(room.scope) if room is not None else None
-                result = await execute(Admission(command.id if command else None, reach))
-            except RomergoError as error:
-                if command is not None:
-                    failed = ToolFailed(tool=call.tool, error_code=error.code, message=error.message)
-                    await self._ended(call, command, EventKind.TOOL_FAILED, failed, together)
+                result = await execute(admission)
+            except Exception as error:
+                together = read or not await _stopped(start)
+                failed = (
+                    ToolFailed(tool=call.tool, error_code=error.code, message=error.message)
+                    if isinstance(error, RomergoError)
+                    else ToolFailed(tool=call.tool, error_code="internal", message="Internal error.")
+                )
+                await self._ended(call, command, EventKind.TOOL_FAILED, failed, together)
                 raise
-            except Exception:
-                if command is not None:
-                    failed = ToolFailed(tool=call.tool, error_code="internal", message="Internal error.")
-                    await self._ended(call, command, EventKind.TOOL_FAILED, failed, together)
+            except BaseException:  # cancelled: as before, nothing more is written
+                if start is not None:
+                    start.abandon()
                 raise
-        if command is not None:
-            await self._finished(
-                call, command, ToolFinished(tool=call.tool, changed=_changed(changes)), together
+        finished = ToolFinished(tool=call.tool, changed=_changed(changes))
+        if read and self.store.behind is not None:  # just after the answer (`channels.behind`)
+            happenings: Happenings = [
+                (EventKind.TOOL_STARTED, _start(call)),
+                (EventKind.TOOL_FINISHED, finished),
+            ]
+            self.store.behind.add(PendingEvents(command, _agent(call), happenings))
+        else:
+            await self._ended(
+                call, command, EventKind.TOOL_FINISHED, finished, read or not await _stopped(start)
             )
         return result
 
@@ -276,18 +298,6 @@ class CallGuard:
         async with self.store.tx() as tx:
             await tx.tool_events(command, _agent(call), [(EventKind.TOOL_STARTED, _start(call))])
 
-    async def _finished(
-        self, call: ToolCall, command: Command, finished: ToolFinished, together: bool
-    ) -> None:
-        if together and self.store.behind is not None:  # a read: its events just after the answer
-            happenings: Happenings = [
-                (EventKind.TOOL_STARTED, _start(call)),
-                (EventKind.TOOL_FINISHED, finished),
-            ]
-            self.store.behind.add(PendingEvents(command, _agent(call), happenings))
-        else:
-            await self._ended(call, command, EventKind.TOOL_FINISHED, finished, together)
-
     async def _ended(
         self, call: ToolCall, command: Command, kind: EventKind, payload: Payload, with_start: bool
     ) -> None:
@@ -324,6 +334,11 @@ async def _blocked_event(
 def _in_rooms(commands: list[Command], rooms: list[Channel]) -> list[Command]:
     ids = {room.id for room in rooms}
     return [command for command in commands if command.channel_id in ids]
+
+
+async def _stopped(start: StartedIfSlow | None) -> bool:
+    """Whether the call's `tool_started` was written on its own while it ran."""
+    return start is not None and await start.stop()
 
 
 def _start(call: ToolCall) -> ToolStarted:

@@ -3,6 +3,8 @@ permissions, and the tool events the panel shows."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from romergo.actors import agent_actor
@@ -11,6 +13,7 @@ from romergo.errors import RomergoError
 from tests.support.channels import open_room
 from tests.support.statements import counting
 from tests.support.story import database_state, revisions
+from tests.support.waiting import until
 
 
 async def claim(services, room, name="a"):
@@ -80,12 +83,45 @@ async def test_a_command_cancelled_while_a_tool_runs_stays_cancelled_and_the_cal
         await services.channels.owner.cancel_command(actor.user_id, command.command_id)
         return await rename(admitted)
 
-    # The call moved its command to "working" as it started; the owner's cancel moved the row on
-    # from there, so the call's finish must not write over it from what it read before.
+    # The call read its command as "claimed"; the owner's cancel moved the row on from there, so
+    # the call's events must not write over it from what it read before. (A quick change writes
+    # its started and finished events together when it ends: after the cancel here.)
     await services.channels.guard.run_tool_call(rename_call(agent, room), cancelled_meanwhile)
 
-    assert [e.kind for e in (await room.events())[-3:]] == ["tool_started", "cancelled", "tool_finished"]
+    assert [e.kind for e in (await room.events())[-3:]] == ["cancelled", "tool_started", "tool_finished"]
     assert (await services.channels.owner.get_command(actor.user_id, command.command_id)).state == "cancelled"
+
+
+async def test_a_quick_change_writes_its_started_and_finished_events_together(services, actor):
+    room = await open_room(services, actor)
+    agent, _ = await claim(services, room)
+    with counting(services) as seen:
+        await services.channels.guard.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
+    event_inserts = [sql for sql in seen.sql if sql.startswith("INSERT INTO channel_events")]
+    assert len(event_inserts) == 1, str(seen)  # both events in one INSERT, after the change
+    assert (await room.kinds())[-2:] == ["tool_started", "tool_finished"]
+
+
+async def test_a_slow_change_shows_as_running_while_it_runs(services, actor):
+    room = await open_room(services, actor)
+    agent, command = await claim(services, room)
+    rename = renamer(services, agent, room)
+    release = asyncio.Event()
+
+    async def slow(admitted):
+        await release.wait()
+        return await rename(admitted)
+
+    running = asyncio.create_task(services.channels.guard.run_tool_call(rename_call(agent, room), slow))
+    await until(lambda: room_kinds_end_with(room, "tool_started"), what="tool_started while it runs")
+    assert (await services.channels.owner.get_command(actor.user_id, command.command_id)).state == "working"
+    release.set()
+    await running
+    assert (await room.kinds())[-2:] == ["tool_started", "tool_finished"]
+
+
+async def room_kinds_end_with(room, kind: str) -> bool:
+    return (await room.kinds())[-1:] == [kind]
 
 
 async def test_a_failed_call_is_a_tool_failed_event(services, actor):
