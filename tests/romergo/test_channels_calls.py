@@ -112,16 +112,15 @@ async def test_a_slow_change_shows_as_running_while_it_runs(services, actor):
         await release.wait()
         return await rename(admitted)
 
+    async def shown_running() -> bool:
+        return (await room.kinds())[-1:] == ["tool_started"]
+
     running = asyncio.create_task(services.channels.guard.run_tool_call(rename_call(agent, room), slow))
-    await until(lambda: room_kinds_end_with(room, "tool_started"), what="tool_started while it runs")
+    await until(shown_running, what="tool_started while it runs")
     assert (await services.channels.owner.get_command(actor.user_id, command.command_id)).state == "working"
     release.set()
     await running
     assert (await room.kinds())[-2:] == ["tool_started", "tool_finished"]
-
-
-async def room_kinds_end_with(room, kind: str) -> bool:
-    return (await room.kinds())[-1:] == [kind]
 
 
 async def test_a_failed_call_is_a_tool_failed_event(services, actor):
