@@ -50,6 +50,7 @@ class ReadEvents:
     def __init__(self) -> None:
         self._pending: dict[str, list[PendingEvents]] = {}
         self._writing: asyncio.Task[None] | None = None
+        self._in_window = False
         self.write: Callable[[], Awaitable[None]] | None = None
         """Writes everything pending in one transaction (`ChannelStore.write_read_events`)."""
 
@@ -72,14 +73,23 @@ class ReadEvents:
         return taken
 
     async def settled(self) -> None:
-        """Every pending event written (a clean stop, or a test that reads the events next)."""
-        while self._writing is not None and not self._writing.done():
-            await asyncio.shield(self._writing)
+        """Every pending event written now (a clean stop, or a test that reads the events next):
+        a write under way is waited for, one still waiting for its window is done at once."""
+        writing = self._writing
+        if writing is not None and not writing.done():
+            if self._in_window:
+                writing.cancel()
+            else:
+                await asyncio.shield(writing)
         if self._pending and self.write is not None:
             await self.write()
 
     async def _soon(self) -> None:
-        await asyncio.sleep(WINDOW_SECONDS)
+        self._in_window = True
+        try:
+            await asyncio.sleep(WINDOW_SECONDS)
+        finally:
+            self._in_window = False
         while self._pending and self.write is not None:
             try:
                 await self.write()

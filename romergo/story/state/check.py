@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from romergo.story.problems import Problem
-from romergo.story.state.evaluate import check_condition, check_effects, names_in
-from romergo.story.state.expressions import Binary, ExpressionError, Name, Negate, Node, Not, Value
+from romergo.story.state.evaluate import names_in, names_read
+from romergo.story.state.expressions import ExpressionError, Value
 from romergo.story.state.playthrough import StateRules
 from romergo.story.views import ProjectData
 
@@ -127,20 +127,22 @@ class _Uses:
 
     @classmethod
     def of(cls, data: ProjectData, state: StateRules) -> _Uses:
+        """From the rules `state` has parsed already: each is parsed once per check."""
         written = list(_rules(data))
         read: set[str] = set()
         assigned: set[str] = set()
         broken: list[tuple[_Rule, ExpressionError]] = []
         for rule in written:
-            try:
-                if rule.is_effect:
-                    for assignment in check_effects(rule.source, state.types):
-                        assigned.add(assignment.name)
-                        read.update(_names(assignment.value))
-                else:
-                    read.update(_names(check_condition(rule.source, state.types)))
-            except ExpressionError as error:
+            error = state.errors.get((rule.key, rule.is_effect))
+            if error is not None:
                 broken.append((rule, error))
+            elif rule.is_effect:
+                for assignment in state.entry.get(rule.key) or state.choice_effects.get(rule.key, []):
+                    assigned.add(assignment.name)
+                    read.update(names_read(assignment.value))
+            else:
+                condition = state.line_conditions.get(rule.key) or state.choice_conditions.get(rule.key)
+                read.update(names_read(condition) if condition is not None else set())
         return cls(written, read, assigned, broken)
 
 
@@ -233,16 +235,6 @@ def _cut_off() -> Problem:
         "never hold and scenes they block were not looked for."
     )
     return Problem("state_check_cut_off", "info", message)
-
-
-def _names(node: Node) -> set[str]:
-    if isinstance(node, Name):
-        return {node.name}
-    if isinstance(node, Not | Negate):
-        return _names(node.operand)
-    if isinstance(node, Binary):
-        return _names(node.left) | _names(node.right)
-    return set()
 
 
 def _state(state: Mapping[str, Value]) -> str:

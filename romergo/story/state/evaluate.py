@@ -114,6 +114,18 @@ def names_in(source: str) -> set[str]:
     return {token.text for token in _names(tokens(source))}
 
 
+def names_read(node: Node) -> set[str]:
+    """The variable names a parsed expression reads (`names_in` does the same from the text,
+    for rules that need not or cannot be parsed: renames, what uses a variable)."""
+    if isinstance(node, Name):
+        return {node.name}
+    if isinstance(node, Not | Negate):
+        return names_read(node.operand)
+    if isinstance(node, Binary):
+        return names_read(node.left) | names_read(node.right)
+    return set()
+
+
 def rename(source: str, old: str, new: str) -> str:
     """`source` with every use of the variable `old` called `new`, all else as written."""
     parts: list[str] = []

@@ -41,6 +41,9 @@ class StateRules:
     broken: list[str] = field(default_factory=list)
     """Conditions and effects that no longer check (stored before a rule changed): they never hold
     and change nothing, and the story check names them."""
+    errors: dict[tuple[str, bool], ExpressionError] = field(default_factory=dict)
+    """Why each broken rule does not check, by (its entity's id, whether it is an effect): the
+    story check says so without parsing the rules again."""
 
     @classmethod
     def of(cls, data: ProjectData) -> StateRules:
@@ -90,16 +93,18 @@ class StateRules:
     ) -> None:
         try:
             into[key] = check_condition(source, declared)
-        except ExpressionError:
+        except ExpressionError as error:
             self.broken.append(key)
+            self.errors[(key, False)] = error
 
     def _effects(
         self, into: dict[str, list[Assignment]], key: str, source: str, declared: dict[str, VariableType]
     ) -> None:
         try:
             into[key] = check_effects(source, declared)
-        except ExpressionError:
+        except ExpressionError as error:
             self.broken.append(key)
+            self.errors[(key, True)] = error
 
 
 @dataclass(frozen=True)
