@@ -21,10 +21,14 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from romergo.channels.events import Payload
 from romergo.channels.vocabulary import EventKind
 from storage.tables import Command
+
+if TYPE_CHECKING:  # tx.py writes what this module keeps, so it imports this one
+    from romergo.channels.tx import EventActor
 
 logger = logging.getLogger(__name__)
 
@@ -39,8 +43,8 @@ Happenings = list[tuple[EventKind, Payload | None]]
 class PendingEvents:
     command: Command
     """The command as the call read it (its state then: the events move it on from there)."""
-    actor: object
-    """The `EventActor` of the agent that made the call."""
+    actor: EventActor
+    """The agent that made the call."""
     happenings: Happenings
 
 

@@ -142,16 +142,8 @@ class CallGuard:
                     start.abandon()
                 raise
         finished = ToolFinished(tool=call.tool, changed=_changed(changes))
-        if read and self.store.behind is not None:  # just after the answer (`channels.behind`)
-            happenings: Happenings = [
-                (EventKind.TOOL_STARTED, _start(call)),
-                (EventKind.TOOL_FINISHED, finished),
-            ]
-            self.store.behind.add(PendingEvents(command, _agent(call), happenings))
-        else:
-            await self._ended(
-                call, command, EventKind.TOOL_FINISHED, finished, read or not await _stopped(start)
-            )
+        together = read or not await _stopped(start)
+        await self._ended(call, command, EventKind.TOOL_FINISHED, finished, together, after_answer=read)
         return result
 
     async def project_of_command(self, caller: Caller, command_id: str) -> str:
@@ -299,11 +291,23 @@ class CallGuard:
             await tx.tool_events(command, _agent(call), [(EventKind.TOOL_STARTED, _start(call))])
 
     async def _ended(
-        self, call: ToolCall, command: Command, kind: EventKind, payload: Payload, with_start: bool
+        self,
+        call: ToolCall,
+        command: Command,
+        kind: EventKind,
+        payload: Payload,
+        with_start: bool,
+        *,
+        after_answer: bool = False,
     ) -> None:
-        happenings: list[tuple[EventKind, Payload | None]] = [(kind, payload)]
+        """Write the call's closing event (and its start, `with_start`); `after_answer`: leave it to
+        be written just after the call answers, where the process's writes allow (`channels.behind`)."""
+        happenings: Happenings = [(kind, payload)]
         if with_start:
             happenings.insert(0, (EventKind.TOOL_STARTED, _start(call)))
+        if after_answer and self.store.behind is not None:
+            self.store.behind.add(PendingEvents(command, _agent(call), happenings))
+            return
         async with self.store.tx() as tx:
             await tx.tool_events(command, _agent(call), happenings)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import Literal, cast
+from typing import Literal
 
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -63,7 +63,7 @@ class ChannelStore:
         async with self.tx() as tx:
             assert self.behind is not None
             for pending in merged(self.behind.take_all()):  # taken in the write turn: order kept
-                await tx.tool_events(pending.command, cast(EventActor, pending.actor), pending.happenings)
+                await tx.tool_events(pending.command, pending.actor, pending.happenings)
 
     async def settled(self) -> None:
         """Every read's tool events written (before stopping; tests that read events next)."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import cast
 
 from sqlalchemy import bindparam, func, insert, update
 from sqlalchemy.orm.attributes import set_committed_value
@@ -144,7 +143,7 @@ class ChannelTx:
         (a statement, not an ORM flush), then the events."""
         if self.behind is not None and (earlier := self.behind.take(command.id)):
             for pending in merged(earlier):
-                await self._tool_events(pending.command, cast(EventActor, pending.actor), pending.happenings)
+                await self._tool_events(pending.command, pending.actor, pending.happenings)
             await self.session.refresh(command)  # moved on by those reads' events
         await self._move(command, happenings, redelivered=redelivered)
         return await self.events(command.channel_id, actor, happenings, command.id)
@@ -163,7 +162,7 @@ class ChannelTx:
             if pending.actor == actor:
                 happenings = [*pending.happenings, *happenings]
             else:
-                await self._tool_events(pending.command, cast(EventActor, pending.actor), pending.happenings)
+                await self._tool_events(pending.command, pending.actor, pending.happenings)
         return await self._tool_events(command, actor, happenings)
 
     async def _tool_events(
