@@ -40,6 +40,8 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
     (waiters,) = results["waiters"]
     assert waiters["agents"] == 5 and len(waiters["delivery_ms"]) == 5
     assert waiters["rss_parked_mb"] > 0
+    floor = results["waiters_floor"]
+    assert floor["agents"] == 5 and floor["idle_cpu_percent"] >= 0
     views = results["views_ms"]
     assert set(views) == {"report → panel", "tool edit → editor"}
     assert all(len(samples) == 2 and min(samples) > 0 for samples in views.values())

@@ -1,4 +1,4 @@
-"""The floor for any MCP call on this machine: a bare `MCPServer` with one echo tool.
+"""The floor for any MCP call on this machine: a bare `MCPServer` with an echo tool and a wait.
 
     .venv/bin/python -m tests.bench.echo_server
 
@@ -35,6 +35,12 @@ def build() -> MCPServer[Any]:
     def echo(text: str) -> Echoed:
         """Return the text it was given."""
         return Echoed(text=text)
+
+    @server.tool()
+    async def wait(seconds: float) -> Echoed:
+        """Answer after `seconds`: a long-poll with nothing behind it (the waiters' floor)."""
+        await asyncio.sleep(seconds)
+        return Echoed(text="timeout")
 
     return server
 

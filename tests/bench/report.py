@@ -40,6 +40,12 @@ def table(results: dict[str, Any]) -> str:
             f"{found['agents']:>8} {found['extra_mb']:8.0f} MB {found['idle_cpu_percent']:8.1f}% "
             f"{found['fan_out_seconds']:7.1f}s {statistics.median(delivered):6.0f}ms {max(delivered):6.0f}ms"
         )
+    if "waiters_floor" in results:
+        floor = results["waiters_floor"]
+        rows.append(
+            f"{floor['agents']:>8} {floor['extra_mb']:8.0f} MB {floor['idle_cpu_percent']:8.1f}%"
+            "   on a bare MCP server whose wait only sleeps: the protocol's own cost"
+        )
     rows.append("goal: 1,000 in ≤ 200 MB extra, idle CPU < 2 %, each command delivered within 2 s")
     rows.append("(idle CPU over one whole wait: each agent's wait times out once and it calls again)")
     rows += ["", "seen by the author in Chromium (p50 / max)"]

@@ -1,15 +1,18 @@
 """Benchmark: many agents long-polling one process (issue 16: 1,000 in ≤ 200 MB, idle CPU < 2 %).
 
-Each agent has a personal token, a channel of its own and a parked `romergo_wait_for_builder_command`
-(what a thousand authors with one agent each look like). Measured on the server process: RSS before
-the agents and with all of them parked, CPU while they are parked and nothing happens, then one
-command posted to each channel and the time each takes from its post to its agent.
+Each agent has a personal token, a channel of its own and a parked
+`romergo_wait_for_builder_command` (what a thousand authors with one agent each look like). Measured
+on the server process: RSS before the agents and with all of them parked, CPU while they are parked
+and nothing happens, then one command posted to each channel and the time each takes from its post
+to its agent.
 
 The full run's idle window (55 s) is longer than one whole wait (50 s, the longest CONTRACT.md
 allows): every agent's wait times out once inside it and the agent calls again, as it would all day,
-so the figure is the steady state. A window shorter than a wait, taken right after the agents
-parked, would see only heartbeats (the first slices measured 10 s, which is why their figures
-moved between runs with how long the agents took to connect).
+so the figure is the steady state. The same agents parked on a bare `MCPServer` whose `wait` tool
+only sleeps (`measure_floor`) give what the protocol itself costs at that rate. A window shorter
+than a wait, taken right after the agents parked, would see only heartbeats (the first slices
+measured 10 s, which is why their figures moved between runs with how long the agents took to
+connect).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from romergo.actors import user_actor
 from romergo.config import Settings
 from romergo.services import build_services
 from storage.migrate import upgrade
+from tests.bench.echo_server import running_echo
 from tests.bench.process import cpu_seconds, rss_mb
 from tests.support.agents import Agent, OwnerApi, agent
 from tests.support.server import RunningServer
@@ -34,6 +38,8 @@ from tests.support.server import RunningServer
 Progress = Callable[[str], None]
 POSTERS = 8
 """Commands posted at once by the owner's side during the fan-out."""
+WAIT_SECONDS = 50
+"""Each wait's length: the longest CONTRACT.md allows, as an agent that waits all day would ask."""
 JOINING = 20
 """Agents joining at once: a thousand at the same instant is a connection storm, not a room."""
 
@@ -68,6 +74,44 @@ async def measure(count: int, idle_seconds: float, progress: Progress) -> Waiter
             return await _run(server, owner_token, agents, idle_seconds, progress)
         finally:
             server.stop()
+
+
+@dataclass
+class FloorResult:
+    """The same number of agents and waits against the bare echo server: the protocol's own cost."""
+
+    agents: int
+    extra_mb: float
+    idle_cpu_percent: float
+
+    def as_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+async def measure_floor(count: int, idle_seconds: float, progress: Progress) -> FloorResult:
+    _enough_file_descriptors(count)
+    with running_echo() as echo:
+        pid = echo.process.pid
+        rss_before = rss_mb(pid)
+        async with AsyncExitStack() as stack:
+            connected = [await stack.enter_async_context(agent(echo.base_url, "none")) for _ in range(count)]
+            waits = [asyncio.create_task(_wait_on_echo(me)) for me in connected]
+            await _until_quiet(pid)
+            progress(f"{count} agents parked on the bare server; measuring {idle_seconds:.0f} s of idle")
+            rss_parked = rss_mb(pid)
+            before = cpu_seconds(pid)
+            started = time.perf_counter()
+            await asyncio.sleep(idle_seconds)
+            idle_cpu = (cpu_seconds(pid) - before) / (time.perf_counter() - started) * 100
+            for wait in waits:
+                wait.cancel()
+            await asyncio.gather(*waits, return_exceptions=True)
+    return FloorResult(agents=count, extra_mb=rss_parked - rss_before, idle_cpu_percent=idle_cpu)
+
+
+async def _wait_on_echo(me: Agent) -> None:
+    while True:
+        await me.call("wait", seconds=WAIT_SECONDS)
 
 
 async def _run(
@@ -146,7 +190,10 @@ async def _wait_for_one(
         cursor = (await me.call("romergo_join_builder_channel", code=code))["cursor"]
     while True:
         got = await me.call(
-            "romergo_wait_for_builder_command", channel_id=channel_id, cursor=cursor, timeout_seconds=50
+            "romergo_wait_for_builder_command",
+            channel_id=channel_id,
+            cursor=cursor,
+            timeout_seconds=WAIT_SECONDS,
         )
         if got["status"] == "command":
             delivered[channel_id] = time.perf_counter()
