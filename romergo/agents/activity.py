@@ -2,8 +2,10 @@
 
 A refusal is written at once: it is rare, and it is the proof the owner looks for ("it tried,
 and got nothing"). An accepted call is kept in this process and written at most once every
-`WRITE_EVERY` per agent, so the busy path of an agent's work costs no extra write per call; the
-page reads the database and lays this process's newer calls over it.
+`WRITE_EVERY` per agent, so the busy path of an agent's work costs no extra write per call, nor
+does an agent that long-polls all day (a wait lasts up to 50 s); the page reads the database and
+lays this process's newer calls over it, so only another instance's page or one after a restart
+sees a call up to a minute late, as with a token's "last used".
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from romergo.clock import Clock, SystemClock, as_utc
 from storage import Database
 from storage.tables import AgentActivity
 
-WRITE_EVERY = timedelta(seconds=5)
+WRITE_EVERY = timedelta(minutes=1)
 REFUSAL_CODES = frozenset(
     {"permission_denied", "out_of_scope", "channel_ended", "not_member", "rate_limited", "unauthorized"}
 )

@@ -12,12 +12,11 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import update
 from sqlmodel import col, select
 
 from romergo.channels.changes import command_changes, summary_mismatch
@@ -25,6 +24,7 @@ from romergo.channels.delivery import Delivery, agent_actor, membership
 from romergo.channels.events import AgentPresence, ChangesRecorded, RecordedChange, Report
 from romergo.channels.models import Caller, JoinResult, WaitResult
 from romergo.channels.parking import Heartbeat, park
+from romergo.channels.presence import Presence
 from romergo.channels.reach import chapter_order, chapters_words
 from romergo.channels.store import ChannelStore, channel_topic, ensure_holder, event_view, presence_topic
 from romergo.channels.summary import Summary
@@ -51,6 +51,7 @@ class AgentSide:
         self.delivery = delivery
         # Open waits bound this process's resources, so they are counted here, per instance.
         self.open_waits: Counter[str] = Counter()
+        self.presence = Presence(store)
         self.join_attempts = rate_limit(store.settings, store.db, "join", limit=10, window_seconds=60)
 
     async def join(self, caller: Caller, code: str) -> JoinResult:
@@ -76,10 +77,10 @@ class AgentSide:
     ) -> WaitResult:
         """Deliver the next command for this client, parking up to `timeout_seconds` for one."""
         _check_wait(cursor, timeout_seconds)
-        async with self._wait_slot(caller, channel_id) as slot:
+        async with self._wait_slot(caller, channel_id, timeout_seconds) as slot:
 
-            async def check(remaining: float) -> WaitResult | None:
-                result = await self.delivery.next_for(caller, channel_id, cursor, remaining)
+            async def check(_remaining: float) -> WaitResult | None:
+                result = await self.delivery.next_for(caller, channel_id, cursor, slot.listening_until)
                 if result is None:
                     slot.announce()
                 return result
@@ -93,6 +94,7 @@ class AgentSide:
                 heartbeat_seconds=self.store.heartbeat_seconds,
             )
             if result is None:
+                slot.timed_out = True
                 return WaitResult("timeout", cursor)
             slot.delivered = result.status == "command"
             return result
@@ -217,26 +219,32 @@ class AgentSide:
         await tx.session.flush()
 
     @asynccontextmanager
-    async def _wait_slot(self, caller: Caller, channel_id: str) -> AsyncIterator[WaitSlot]:
-        """One of the client's open waits. Leaving clears the presence, even when the client went
-        away mid-wait, unless the delivery that ends it already did (in its own transaction, so
-        the command reaches the agent without waiting for one more write)."""
-        if self.open_waits[caller.client_id] >= self.store.settings.max_waits_per_client:
+    async def _wait_slot(self, caller: Caller, channel_id: str, seconds: float) -> AsyncIterator[WaitSlot]:
+        """One of the client's open waits, and the presence it keeps (`presence`: a delivery
+        clears it in its own transaction, a timed-out wait leaves it to run out by itself, any
+        other end clears it at once)."""
+        client_id = caller.client_id
+        if self.open_waits[client_id] >= self.store.settings.max_waits_per_client:
             raise RomergoError(
                 "rate_limited", "Too many waits are open for this agent. Finish one before starting another."
             )
-        self.open_waits[caller.client_id] += 1
-        slot = WaitSlot(partial(self.store.bus.publish, presence_topic(channel_id)))
+        self.open_waits[client_id] += 1
+        self.presence.wait_began(channel_id, client_id)
+        listening_until = self.presence.listening_until(seconds)
+        slot = WaitSlot(partial(self.store.bus.publish, presence_topic(channel_id)), listening_until)
         try:
             yield slot
         finally:
-            self.open_waits[caller.client_id] -= 1
-            if self.open_waits[caller.client_id] <= 0:
-                del self.open_waits[caller.client_id]
-            if not slot.delivered:
-                await asyncio.shield(self._stop_polling(channel_id, caller.client_id))
-            if slot.announced:
-                self.store.bus.publish(presence_topic(channel_id))
+            self.open_waits[client_id] -= 1
+            if self.open_waits[client_id] <= 0:
+                del self.open_waits[client_id]
+            if slot.delivered:
+                if slot.announced:
+                    self.store.bus.publish(presence_topic(channel_id))
+            elif slot.timed_out:
+                self.presence.timed_out(channel_id, client_id, slot.listening_until)
+            else:
+                await asyncio.shield(self.presence.stopped(channel_id, client_id))
 
     async def _record_changes(
         self, tx: ChannelTx, channel_id: str, command_id: str, summary: Summary | None
@@ -257,28 +265,18 @@ class AgentSide:
         ensure_holder(command, caller.client_id)
         return command, channel
 
-    async def _stop_polling(self, channel_id: str, client_id: str) -> None:
-        try:
-            async with self.store.db.write() as session:
-                await session.exec(
-                    update(ChannelMember)
-                    .where(
-                        col(ChannelMember.channel_id) == channel_id, col(ChannelMember.client_id) == client_id
-                    )
-                    .values(polling_until=None, last_seen_at=self.store.now())
-                )
-        except Exception:
-            # Presence is best effort: `polling_until` runs out by itself a few seconds later.
-            log.warning("could not clear polling presence of %s", client_id, exc_info=True)
-
 
 @dataclass
 class WaitSlot:
     publish_presence: Callable[[], None]
+    listening_until: datetime
+    """What the wait's checks write as the end of the agent's listening (`presence`)."""
     announced: bool = False
     """The panel was told (once) that the agent listens."""
     delivered: bool = False
     """The wait ends with a command, and its delivery cleared the presence."""
+    timed_out: bool = False
+    """The wait ran out with nothing to hand over."""
 
     def announce(self) -> None:
         if not self.announced:

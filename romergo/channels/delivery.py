@@ -7,7 +7,7 @@ finishes it. The claim is a conditional update, so two agents never both win a c
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime
 
 from sqlalchemy import ColumnElement, update
 from sqlmodel import col, or_, select
@@ -35,9 +35,10 @@ class Delivery:
         self.store = store
 
     async def next_for(
-        self, caller: Caller, channel_id: str, cursor: int, remaining: float
+        self, caller: Caller, channel_id: str, cursor: int, listening_until: datetime
     ) -> WaitResult | None:
-        """The command to hand `caller` now, `channel_ended`, or None (nothing yet: park)."""
+        """The command to hand `caller` now, `channel_ended`, or None (nothing yet: park, and the
+        agent counts as listening until `listening_until`)."""
         async with self.store.tx() as tx:
             now = tx.now()
             channel, member = await channel_and_member(tx, channel_id, caller.client_id)
@@ -53,7 +54,7 @@ class Delivery:
             result = await self._deliver(tx, channel, caller, cursor)
             # Listening until the wait's window ends, unless this wait ends now with a command.
             member.last_seen_at = now
-            member.polling_until = None if result else now + timedelta(seconds=max(remaining, 0) + 5)
+            member.polling_until = None if result else listening_until
             tx.session.add(member)
             return result
 
