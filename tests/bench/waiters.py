@@ -96,13 +96,9 @@ async def measure_floor(count: int, idle_seconds: float, progress: Progress) -> 
         async with AsyncExitStack() as stack:
             connected = [await stack.enter_async_context(agent(echo.base_url, "none")) for _ in range(count)]
             waits = [asyncio.create_task(_wait_on_echo(me)) for me in connected]
-            await _until_quiet(pid)
-            progress(f"{count} agents parked on the bare server; measuring {idle_seconds:.0f} s of idle")
-            rss_parked = rss_mb(pid)
-            before = cpu_seconds(pid)
-            started = time.perf_counter()
-            await asyncio.sleep(idle_seconds)
-            idle_cpu = (cpu_seconds(pid) - before) / (time.perf_counter() - started) * 100
+            rss_parked, idle_cpu = await _parked_and_idle(
+                pid, idle_seconds, progress, f"{count} agents parked on the bare server"
+            )
             for wait in waits:
                 wait.cancel()
             await asyncio.gather(*waits, return_exceptions=True)
@@ -137,13 +133,9 @@ async def _run(
             asyncio.create_task(_wait_for_one(me, channel_id, code, delivered, joining))
             for me, (_, channel_id, code) in zip(connected, agents, strict=True)
         ]
-        await _until_quiet(pid)
-        progress(f"{len(agents)} agents parked; measuring {idle_seconds:.0f} s of idle")
-        rss_parked = rss_mb(pid)
-        before = cpu_seconds(pid)
-        started = time.perf_counter()
-        await asyncio.sleep(idle_seconds)
-        idle_cpu = (cpu_seconds(pid) - before) / (time.perf_counter() - started) * 100
+        rss_parked, idle_cpu = await _parked_and_idle(
+            pid, idle_seconds, progress, f"{len(agents)} agents parked"
+        )
         posted: dict[str, float] = {}
         fan_out_started = time.perf_counter()
         await _post_to_each(owner, [channel_id for _, channel_id, _ in agents], posted)
@@ -211,6 +203,17 @@ async def _post_to_each(owner: OwnerApi, channel_ids: list[str], posted: dict[st
             await owner("POST", f"/channels/{channel_id}/commands", {"text": "Say hello"})
 
     await asyncio.gather(*(poster() for _ in range(POSTERS)))
+
+
+async def _parked_and_idle(pid: int, seconds: float, progress: Progress, parked: str) -> tuple[float, float]:
+    """Once every wait has parked: the server's RSS (MB), then its CPU (% of a core) over `seconds`."""
+    await _until_quiet(pid)
+    progress(f"{parked}; measuring {seconds:.0f} s of idle")
+    rss_parked = rss_mb(pid)
+    before = cpu_seconds(pid)
+    started = time.perf_counter()
+    await asyncio.sleep(seconds)
+    return rss_parked, (cpu_seconds(pid) - before) / (time.perf_counter() - started) * 100
 
 
 async def _until_quiet(pid: int, window: float = 0.5, limit: float = 120) -> None:
