@@ -240,7 +240,7 @@ class AgentSide:
                 del self.open_waits[client_id]
             if slot.delivered:
                 if slot.announced:
-                    self.store.bus.publish(presence_topic(channel_id))
+                    slot.publish_presence()
             elif slot.timed_out:
                 self.presence.timed_out(channel_id, client_id, slot.listening_until)
             else:

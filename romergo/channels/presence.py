@@ -57,11 +57,10 @@ class Presence:
 
     def timed_out(self, channel_id: str, client_id: str, until: datetime) -> None:
         """The wait ran out: clear its presence at `until` unless another wait began by then."""
-        key = (channel_id, client_id)
         self.wait_began(channel_id, client_id)
-        delay = max((until - self.store.now()).total_seconds(), 0)
-        self._running_out[key] = asyncio.get_running_loop().call_later(
-            delay, self._run_out, channel_id, client_id, until
+        # The wait ends at its window's end, so `until` is one margin away.
+        self._running_out[(channel_id, client_id)] = asyncio.get_running_loop().call_later(
+            MARGIN.total_seconds(), self._run_out, channel_id, client_id, until
         )
 
     @property
