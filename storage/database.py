@@ -11,15 +11,16 @@ thread per statement), so writers in this process take turns on the loop before 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Table, event, text
+from sqlalchemy import Row, Table, event, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.sql import Executable
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.inline_sqlite import WriteTurns, database_file, inline_url
@@ -55,6 +56,17 @@ class Database:
     async def read(self) -> AsyncIterator[AsyncSession]:
         async with AsyncSession(self.engine, expire_on_commit=False) as session, session.begin():
             yield session
+
+    async def first_row(
+        self, statement: Executable, params: Mapping[str, Any] | None = None
+    ) -> Row[Any] | None:
+        """The first row of one Core statement, read without an ORM session.
+
+        For the busy path's single reads (the bearer check on every MCP call): one statement is
+        its own snapshot, and a session's set-up, begin and commit cost about as much again as
+        the statement (issue 16, docs/performance.md)."""
+        async with self.engine.connect() as connection:
+            return await connection.run_sync(lambda sync: sync.execute(statement, params).first())
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:

@@ -139,10 +139,7 @@ class Tokens:
             return None
         now = utcnow()
         token_hash = sha256_hex(token)
-        async with self.db.read() as session:
-            found = await session.run_sync(
-                lambda sync: sync.execute(_BEARER, {"token_hash": token_hash}).first()
-            )
+        found = await self.db.first_row(_BEARER, {"token_hash": token_hash})
         if found is None:
             return None
         if (

@@ -12,7 +12,7 @@ from sqlmodel import col, or_, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.actors import Actor, user_actor
-from romergo.story import check
+from romergo.story import check, owners
 from romergo.story.base import StoryStore, UnitOfWork
 from romergo.story.state.playthrough import Playthrough, StateRules, simulate
 from romergo.story.story_map import MapLayouts, StoryMap
@@ -34,25 +34,7 @@ class StoryReads:
 
     async def project_of(self, actor: Actor, entity_type: str, entity_id: str) -> str:
         """The project an entity belongs to, if the actor owns it (else `not_found`)."""
-        async with self.store.read(actor) as uow:
-            if entity_type == "project":
-                await uow.project_by_id(entity_id)
-            elif entity_type == "chapter":
-                await uow.chapter(entity_id)
-            elif entity_type == "scene":
-                await uow.scene(entity_id)
-            elif entity_type == "dialogue_line":
-                await uow.line(entity_id)
-            elif entity_type == "character":
-                await uow.character(entity_id)
-            elif entity_type == "asset":
-                await uow.asset(entity_id, include_deleted=True)
-            elif entity_type == "variable":
-                await uow.variable(entity_id)
-            else:
-                raise ValueError(f"no project lookup for {entity_type}")
-            assert uow.project is not None
-            return uow.project.id
+        return await owners.project_of(self.store.db, actor.user_id, entity_type, entity_id)
 
     async def outline(self, actor: Actor, project_id: str) -> Outline:
         """The outline; for an agent in a limited room, only the chapters the room covers."""

@@ -1,0 +1,68 @@
+"""Which of the actor's projects an entity lies in: asked before every tool call that names one.
+
+The guard needs the project (to find the agent's room) before the tool runs, so this read is on
+every such call's path. It is one prebuilt Core statement per entity type, read without an ORM
+session (`Database.first_row`): loading the row and its project as entities cost twice as much
+as the question (issue 16, docs/performance.md). The answer is the same as the units of work
+give: `not_found` for anything missing, deleted or someone else's, revealing nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Select, Table, bindparam, select
+
+from romergo.errors import RomergoError, not_found
+from storage.database import Database
+from storage.tables import Asset, Chapter, Character, DialogueLine, Project, Scene, StoryVariable
+
+
+async def project_of(db: Database, user_id: str, entity_type: str, entity_id: str) -> str:
+    """The id of the project `entity_id` lies in, if `user_id` owns it (else `not_found`)."""
+    lookup = _LOOKUPS.get(entity_type)
+    if lookup is None:
+        raise ValueError(f"no project lookup for {entity_type}")
+    label, statement = lookup
+    found = await db.first_row(statement, {"entity_id": entity_id}) if entity_id else None
+    if found is None or found.owner_id != user_id or found.deleted_at is not None:
+        if entity_type == "project":
+            raise RomergoError("not_found", f'Project "{entity_id}" does not exist.')
+        raise not_found(label, str(entity_id))
+    return str(found.project_id)
+
+
+def _table(model: type[Any]) -> Table:
+    table: Table = model.__table__
+    return table
+
+
+def _through(model: type[Any]) -> Select[Any]:
+    """The project of a row of `model` (which has a `project_id`), joined in one statement.
+
+    Only the project's deletion counts, as in `UnitOfWork`: a deleted asset still names its
+    project (revisions point at it)."""
+    rows, projects = _table(model), _table(Project)
+    return (
+        select(projects.c.id.label("project_id"), projects.c.owner_id, projects.c.deleted_at)
+        .select_from(rows.join(projects, projects.c.id == rows.c.project_id))
+        .where(rows.c.id == bindparam("entity_id"))
+    )
+
+
+def _project() -> Select[Any]:
+    projects = _table(Project)
+    return select(projects.c.id.label("project_id"), projects.c.owner_id, projects.c.deleted_at).where(
+        projects.c.id == bindparam("entity_id")
+    )
+
+
+_LOOKUPS: dict[str, tuple[str, Select[Any]]] = {
+    "project": ("Project", _project()),
+    "chapter": ("Chapter", _through(Chapter)),
+    "scene": ("Scene", _through(Scene)),
+    "dialogue_line": ("Dialogue line", _through(DialogueLine)),
+    "character": ("Character", _through(Character)),
+    "asset": ("Asset", _through(Asset)),
+    "variable": ("Variable", _through(StoryVariable)),
+}
