@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from sqlalchemy import bindparam
 from sqlmodel import col, select
 
 from romergo.channels.behind import Happenings, PendingEvents, StartedIfSlow
@@ -275,15 +276,7 @@ class CallGuard:
             live = [room.channel.id for room in joined if room.binds(now)]
             if call.command_id is not None or not live:
                 return joined, []
-            held = await session.exec(
-                select(Command)
-                .where(
-                    col(Command.channel_id).in_(live),
-                    Command.claimed_by == call.caller.client_id,
-                    col(Command.state).in_(ATTRIBUTABLE_STATES),
-                )
-                .order_by(col(Command.seq))
-            )
+            held = await session.exec(_HELD, params={"live": live, "client_id": call.caller.client_id})
             return joined, list(held.all())
 
     async def _started(self, call: ToolCall, command: Command) -> None:
@@ -381,3 +374,15 @@ def _changed(changes: list[EntityChange]) -> list[EntityRef]:
 
 def _agent(call: ToolCall) -> EventActor:
     return EventActor("agent", call.caller.client_id, call.caller.client_name)
+
+
+# Built once: a call that names no command looks for the one it holds (issue 16).
+_HELD = (
+    select(Command)
+    .where(
+        col(Command.channel_id).in_(bindparam("live", expanding=True)),
+        col(Command.claimed_by) == bindparam("client_id"),
+        col(Command.state).in_(ATTRIBUTABLE_STATES),
+    )
+    .order_by(col(Command.seq))
+)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -46,15 +46,19 @@ class Membership:
 
 async def memberships(session: AsyncSession, user_id: str, client_id: str) -> list[Membership]:
     """Every room of this owner the client ever joined, newest first."""
-    rows = (
-        await session.exec(
-            select(Channel, ChannelMember)
-            .join(ChannelMember, col(ChannelMember.channel_id) == col(Channel.id))
-            .where(ChannelMember.client_id == client_id, Channel.user_id == user_id)
-            .order_by(col(Channel.created_at).desc())
-        )
-    ).all()
-    return [Membership(channel, member) for channel, member in rows]
+    rows = await session.exec(_MEMBERSHIPS, params={"client_id": client_id, "user_id": user_id})
+    return [Membership(channel, member) for channel, member in rows.all()]
+
+
+# Built once: every guarded tool call reads the caller's rooms (issue 16).
+_MEMBERSHIPS = (
+    select(Channel, ChannelMember)
+    .join(ChannelMember, col(ChannelMember.channel_id) == col(Channel.id))
+    .where(
+        col(ChannelMember.client_id) == bindparam("client_id"), col(Channel.user_id) == bindparam("user_id")
+    )
+    .order_by(col(Channel.created_at).desc())
+)
 
 
 def closed_on(rooms: list[Membership], project_id: str | None, now: datetime) -> Membership | None:

@@ -13,8 +13,10 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal, TypeVar
 
+from sqlalchemy import bindparam
 from sqlmodel import SQLModel, col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -134,8 +136,8 @@ class UnitOfWork:
         return asset.id
 
     async def ordered(self, model: type[Row], parent_column: Any, parent_id: str) -> list[Row]:
-        statement = select(model).where(parent_column == parent_id).order_by(col(model.position))  # type: ignore[attr-defined]
-        return list((await self.session.exec(statement)).all())
+        statement = _children_in_order(model, parent_column.key)
+        return list((await self.session.exec(statement, params={"parent_id": parent_id})).all())
 
     async def choices_of(self, scene_id: str) -> list[Choice]:
         return await self.ordered(Choice, col(Choice.scene_id), scene_id)
@@ -149,24 +151,37 @@ class UnitOfWork:
                 raise not_found(kind, entity_id)
             return row
         # The first lookup of a unit of work reads the row and its project in one statement.
-        statement = (
-            select(model, Project)
-            .join(Project, col(Project.id) == model.project_id)  # type: ignore[attr-defined]
-            .where(col(model.id) == entity_id)  # type: ignore[attr-defined]
-        )
-        found = (await self.session.exec(statement)).first()
+        statement = _with_project(model)
+        found = (await self.session.exec(statement, params={"entity_id": entity_id})).first()
         if found is None:
             raise not_found(kind, entity_id)
         row, project = found
         if project.owner_id != self.actor.user_id or project.deleted_at is not None:
             raise not_found(kind, entity_id)
         self._bind(project)
-        return row
+        owned: Row = row
+        return owned
 
     def _bind(self, project: Project) -> None:
         if self.project is not None and self.project.id != project.id:
             raise RomergoError("invalid_argument", "One change can only touch one project.")
         self.project = project
+
+
+# Built once per model: these run in nearly every story call, and building a statement (coercing
+# its parts, computing its cache key) cost about as much as running it (issue 16).
+@cache
+def _children_in_order(model: type[Row], parent: str) -> Any:
+    return select(model).where(getattr(model, parent) == bindparam("parent_id")).order_by(col(model.position))  # type: ignore[attr-defined]
+
+
+@cache
+def _with_project(model: type[Row]) -> Any:
+    return (
+        select(model, Project)
+        .join(Project, col(Project.id) == model.project_id)  # type: ignore[attr-defined]
+        .where(col(model.id) == bindparam("entity_id"))  # type: ignore[attr-defined]
+    )
 
 
 class Mutation(UnitOfWork):
