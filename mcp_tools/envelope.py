@@ -66,6 +66,13 @@ def envelope(
     """A tool result: the envelope as structured content, and its delimited text rendering."""
     nonce = nonce or new_nonce()
     dumped = data.model_dump(mode="json")
+    return rendered_envelope(dumped, render(dumped, nonce, next_page), nonce, truncated, next_page)
+
+
+def rendered_envelope(
+    dumped: object, text: str, nonce: str, truncated: bool, next_page: str | None
+) -> CallToolResult:
+    """The result for data already dumped to JSON and rendered (`render`) with this nonce."""
     wrapped = {
         "untrusted_content": {
             "notice": NOTICE,
@@ -75,10 +82,7 @@ def envelope(
             "next_page": next_page,
         }
     }
-    return CallToolResult(
-        content=[TextContent(type="text", text=render(dumped, nonce, next_page))],
-        structured_content=wrapped,
-    )
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=wrapped)
 
 
 def render(data: object, nonce: str, next_page: str | None = None) -> str:

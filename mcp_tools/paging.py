@@ -22,12 +22,13 @@ from typing import Any, TypeVar
 from mcp.types import CallToolResult
 from pydantic import BaseModel
 
-from mcp_tools.envelope import TEXT_LIMIT_BYTES, envelope, new_nonce, render, rendered_size
+from mcp_tools.envelope import TEXT_LIMIT_BYTES, new_nonce, render, rendered_envelope, rendered_size
 from romergo.errors import RomergoError, invalid
 
 T = TypeVar("T")
 VERSION = 1
 MAX_TOKEN_CHARS = 200
+WHOLE_FIRST = 200
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
@@ -49,23 +50,32 @@ def paged(
         raise ValueError("one key per item")
     start = read_token(page, call, keys)
     nonce = new_nonce()
+    pages: dict[int, tuple[object, str]] = {}
 
     def size(end: int) -> int:
         token = make_token(call, keys, end) if end < len(items) else None
-        return rendered_size(render(build(items[start:end]).model_dump(mode="json"), nonce, token))
+        dumped = build(items[start:end]).model_dump(mode="json")
+        pages[end] = (dumped, render(dumped, nonce, token))
+        return rendered_size(pages[end][1])
 
     end = _fitting_end(start, len(items), size, limit)
     next_page = make_token(call, keys, end) if end < len(items) else None
-    return envelope(
-        build(items[start:end]), nonce=nonce, truncated=next_page is not None, next_page=next_page
-    )
+    if end not in pages:
+        size(end)
+    # The page that was measured is the page that is sent: built and rendered once.
+    dumped, text = pages[end]
+    return rendered_envelope(dumped, text, nonce, next_page is not None, next_page)
 
 
 def _fitting_end(start: int, total: int, size: Callable[[int], int], limit: int) -> int:
     """The largest end whose page fits; one item always goes in, so reading always advances.
 
-    Gallops out from the start (1, 2, 4, … items) before bisecting, so a long list (thousands of
-    problems) is never rendered whole just to learn that it does not fit on one page."""
+    A short rest (at most WHOLE_FIRST items: a scene's lines, a chapter's scenes) is tried whole
+    first, which is nearly always the answer. A longer one gallops out from the start (1, 2, 4, …
+    items) before bisecting, so a long list (thousands of problems) is never rendered whole just
+    to learn that it does not fit on one page."""
+    if total - start <= WHOLE_FIRST and size(total) <= limit:
+        return total
     low, step = start + 1, 1
     while low < total:
         probe = min(low + step, total)
