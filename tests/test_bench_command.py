@@ -11,6 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.bench.echo_server import running_echo
+from tests.support.agents import agent
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -32,6 +37,7 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
         "end",
         "remove",
         "read tool",
+        "read floor",
         "report",
         "edit tool",
         "edit direct",
@@ -52,3 +58,26 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
     assert set(across) == {"same instance", "across instances"}
     assert all(len(samples) == 3 and min(samples) > 0 for samples in across.values())
     assert (tmp_path / "latency.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+async def test_the_bare_server_replays_an_answer_under_the_output_schema_it_was_given():
+    """The read floor is honest only if the bare server sends the whole answer and the client
+    checks it against the same schema as Romergo's tool."""
+    schema = {"type": "object", "properties": {"scene": {"type": "string"}}, "required": ["scene"]}
+    answer = {
+        "content": [{"type": "text", "text": "A scene, rendered"}],
+        "structuredContent": {"scene": "s1"},
+    }
+    with running_echo() as echo:
+        async with agent(echo.base_url, "none") as floor:
+            await floor.call("remember", result=answer, output_schema=schema)
+            async with agent(echo.base_url, "none") as replayer:
+                replayed = await replayer.client.call_tool("replay", {})
+                assert replayed.structured_content == {"scene": "s1"}
+                assert replayed.content[0].text == "A scene, rendered"
+            await floor.call(
+                "remember", result=answer | {"structuredContent": {"scene": 1}}, output_schema=schema
+            )
+            async with agent(echo.base_url, "none") as replayer:
+                with pytest.raises(RuntimeError, match="Invalid structured content"):
+                    await replayer.client.call_tool("replay", {})

@@ -21,6 +21,8 @@ from typing import Any
 
 import uvicorn
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult
 from pydantic import BaseModel
 
 
@@ -29,7 +31,8 @@ class Echoed(BaseModel):
 
 
 def build() -> MCPServer[Any]:
-    server: MCPServer[Any] = MCPServer(name="echo")
+    replayed = _Replayed()
+    server: MCPServer[Any] = MCPServer(name="echo", tools=[replayed.tool])
 
     @server.tool()
     def echo(text: str) -> Echoed:
@@ -42,7 +45,32 @@ def build() -> MCPServer[Any]:
         await asyncio.sleep(seconds)
         return Echoed(text="timeout")
 
+    @server.tool()
+    def remember(result: dict[str, Any], output_schema: dict[str, Any]) -> Echoed:
+        """From now on `replay` answers with this tool result and declares this output schema."""
+        replayed.answer = CallToolResult.model_validate(result)
+        replayed.tool.fn_metadata.output_schema = output_schema
+        return Echoed(text="remembered")
+
     return server
+
+
+class _Replayed:
+    """A tool that answers with a result it was given: the floor for a call whose answer has the
+    size and shape of a Romergo tool's (its envelope, its text rendering and the output schema
+    the client checks it against), with none of Romergo's work behind it.
+
+    The client reads the output schema when it first meets the tool, so a client should call
+    `replay` only after `remember`."""
+
+    def __init__(self) -> None:
+        self.answer = CallToolResult(content=[])
+
+        def replay() -> CallToolResult:
+            """The remembered result."""
+            return self.answer
+
+        self.tool = Tool.from_function(replay, name="replay")
 
 
 async def serve() -> None:

@@ -10,6 +10,8 @@ Prints p50 / p90 / max in milliseconds for:
 - report: one `romergo_report_builder_event` (status) round trip;
 - edit tool: one `romergo_update_dialogue_line` round trip, through the guard, inside the command;
 - edit direct: the same change by calling the story service in-process (no protocol, no guard);
+- read floor: the bare server below answering with that same `romergo_get_scene` result under the
+  same output schema (`replay`): what the protocol costs for an answer of that size and shape;
 - echo: one call of a bare `MCPServer` echo tool in another process (`tests.bench.echo_server`),
   by the same SDK client, interleaved with the rounds above: the floor every ratio is taken against.
 Not part of the test suite: figures on a shared machine are noisy; they are for comparison.
@@ -18,18 +20,19 @@ Not part of the test suite: figures on a shared machine are noisy; they are for 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from romergo.actors import user_actor
 from romergo.config import Settings
 from romergo.services import build_services
 from tests.bench.echo_server import running_echo
-from tests.support.agents import OwnerApi, agent
+from tests.support.agents import Agent, OwnerApi, agent
 from tests.support.oauth import add_user, personal_token
 from tests.support.server import RunningServer
 
@@ -68,8 +71,13 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
             reports: list[float] = []
             edits: list[float] = []
             echoes: list[float] = []
+            replays: list[float] = []
             line_id = ""
-            async with agent(echo.base_url, "none") as floor, agent(server.base_url, token) as me:
+            async with (
+                agent(echo.base_url, "none") as floor,
+                agent(server.base_url, token) as me,
+                contextlib.AsyncExitStack() as later,
+            ):
                 await floor.call("echo", text="warm-up")
                 channel = await owner("POST", "/channels", {"project_id": project["id"]})
                 channel_id = channel["channel_id"]
@@ -93,6 +101,9 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
                     if outline_scene is None:
                         outline = await me.call("romergo_get_project_outline", project_id=project["id"])
                         outline_scene = outline["untrusted_content"]["data"]["chapters"][0]["scenes"][0]["id"]
+                        replayer = await later.enter_async_context(
+                            _replaying(floor, me, echo.base_url, outline_scene)
+                        )
                     started = time.perf_counter()
                     scene = await me.call("romergo_get_scene", scene_id=outline_scene)
                     reads.append((time.perf_counter() - started) * 1000)
@@ -108,6 +119,9 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
                     started = time.perf_counter()
                     await floor.call("echo", text="job")
                     echoes.append((time.perf_counter() - started) * 1000)
+                    started = time.perf_counter()
+                    await replayer.call("replay")
+                    replays.append((time.perf_counter() - started) * 1000)
                     await me.call(
                         "romergo_report_builder_event",
                         command_id=command_id,
@@ -147,10 +161,27 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
         "end": ended,
         "remove": removed,
         "read tool": reads,
+        "read floor": replays,
         "report": reports,
         "edit tool": edits,
         "edit direct": direct,
     }
+
+
+@contextlib.asynccontextmanager
+async def _replaying(floor: Agent, me: Agent, echo_url: str, scene_id: str) -> AsyncIterator[Agent]:
+    """A client of the bare server whose `replay` answers with this scene's `romergo_get_scene`
+    result, under that tool's output schema: the read tool's answer at the protocol's own cost."""
+    answer = await me.client.call_tool("romergo_get_scene", {"scene_id": scene_id})
+    listed = {tool.name: tool for tool in (await me.client.list_tools()).tools}
+    await floor.call(
+        "remember",
+        result=answer.model_dump(mode="json", by_alias=True, exclude_none=True),
+        output_schema=listed["romergo_get_scene"].output_schema,
+    )
+    # A client of its own: clients read a tool's output schema when they first meet the tool.
+    async with agent(echo_url, "none") as replayer:
+        yield replayer
 
 
 async def _direct_edits(folder: Path, line_id: str, rounds: int) -> list[float]:

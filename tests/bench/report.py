@@ -30,6 +30,12 @@ def table(results: dict[str, Any]) -> str:
         p50 = statistics.median(samples)
         p99 = percentile(samples, 99)
         rows.append(f"{name:<12} {p50:8.1f} {p99:8.1f} {p50 / echo:6.1f}×  {LOOP_GOALS.get(name, '')}")
+    if "read floor" in loop:
+        read, floor = statistics.median(loop["read tool"]), statistics.median(loop["read floor"])
+        rows.append(
+            f"read tool: {read / floor:.1f}× its own answer sent by the bare server (read floor: "
+            "the same result and output schema, no Romergo behind it)"
+        )
     if "edit direct" in loop:
         allowed = 1.5 * statistics.median(loop["edit direct"]) + echo
         rows.append(f"edit tool goal: {allowed:.1f} ms (1.5 × edit direct + echo)")
