@@ -182,7 +182,7 @@ class CallGuard:
     async def _attribute(self, call: ToolCall) -> Attribution:
         """The command and room a call belongs to (CONTRACT.md §2.5), with the room's check done."""
         now = self.store.now()
-        joined, held_anywhere = await self._standing(call, now)
+        joined, held_anywhere, named_found = await self._standing(call, now)
         closed = closed_on(joined, call.project_id, now)
         if closed is not None:
             async with self.store.tx() as tx:
@@ -190,7 +190,7 @@ class CallGuard:
             raise stopped(closed)
         rooms = [room.channel for room in joined if room.binds(now)]
         if call.command_id is not None:
-            named, room = await self._named_command(call, rooms)
+            named, room = await self._named_command(call, named_found)
             await self._check_room(call, room, named)
             if named.state in FINISHED_STATES:
                 return Attribution(None, room, tuple(rooms))  # a read after the reply: no tool events
@@ -235,9 +235,12 @@ class CallGuard:
             )
         return held[0]
 
-    async def _named_command(self, call: ToolCall, rooms: list[Channel]) -> tuple[Command, Channel]:
-        async with self.store.db.read() as session:
-            command, channel = await self.store.owned_command(session, call.caller.user_id, call.command_id)
+    async def _named_command(
+        self, call: ToolCall, found: tuple[Command, Channel] | None
+    ) -> tuple[Command, Channel]:
+        if found is None:
+            raise RomergoError("not_found", f'Command "{call.command_id}" does not exist.')
+        command, channel = found
         if not _reads_own_finished(call, command):
             ensure_holder(command, call.caller.client_id)
         self.store.ensure_live(channel)
@@ -268,16 +271,23 @@ class CallGuard:
                 "Ask them to turn it on under Channel settings.",
             )
 
-    async def _standing(self, call: ToolCall, now: datetime) -> tuple[list[Membership], list[Command]]:
-        """The caller's rooms, and (for a call that names no command) the unfinished commands it
-        holds in the live ones: one read for what every call needs."""
+    async def _standing(
+        self, call: ToolCall, now: datetime
+    ) -> tuple[list[Membership], list[Command], tuple[Command, Channel] | None]:
+        """The caller's rooms; then the command the call names (with its room: read in the same
+        session, so a room just read comes from the session, not the database), or for a call
+        that names none, the unfinished commands it holds in the live rooms. One read for what
+        every call needs; whether the named command may be used is decided after the rooms'."""
         async with self.store.db.read() as session:
             joined = await memberships(session, call.caller.user_id, call.caller.client_id)
+            if call.command_id is not None:
+                named = await self.store.find_owned_command(session, call.caller.user_id, call.command_id)
+                return joined, [], named
             live = [room.channel.id for room in joined if room.binds(now)]
-            if call.command_id is not None or not live:
-                return joined, []
+            if not live:
+                return joined, [], None
             held = await session.exec(_HELD, params={"live": live, "client_id": call.caller.client_id})
-            return joined, list(held.all())
+            return joined, list(held.all()), None
 
     async def _started(self, call: ToolCall, command: Command) -> None:
         async with self.store.tx() as tx:

@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Literal
 
+from sqlalchemy import bindparam
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -96,13 +97,7 @@ class ChannelStore:
     ) -> tuple[Channel, EventActor]:
         """`owned_channel` and `owner_actor` in one statement, for the busy path (posting a command)."""
         row = (
-            (
-                await session.exec(
-                    select(Channel, User.username)
-                    .join(User, col(User.id) == Channel.user_id)
-                    .where(col(Channel.id) == channel_id, col(Channel.user_id) == user_id)
-                )
-            ).first()
+            (await session.exec(_OWNED_CHANNEL, params={"channel": channel_id, "owner": user_id})).first()
             if isinstance(channel_id, str) and channel_id
             else None
         )
@@ -113,12 +108,21 @@ class ChannelStore:
     async def owned_command(
         self, session: AsyncSession, user_id: str, command_id: object
     ) -> tuple[Command, Channel]:
+        found = await self.find_owned_command(session, user_id, command_id)
+        if found is None:
+            raise RomergoError("not_found", f'Command "{command_id}" does not exist.')
+        return found
+
+    async def find_owned_command(
+        self, session: AsyncSession, user_id: str, command_id: object
+    ) -> tuple[Command, Channel] | None:
+        """The command with its channel, if the channel is this owner's."""
         command = (
             await session.get(Command, command_id) if isinstance(command_id, str) and command_id else None
         )
         channel = await session.get(Channel, command.channel_id) if command else None
         if command is None or channel is None or channel.user_id != user_id:
-            raise RomergoError("not_found", f'Command "{command_id}" does not exist.')
+            return None
         return command, channel
 
     async def owner_actor(self, session: AsyncSession, user_id: str) -> EventActor:
@@ -236,3 +240,11 @@ def event_view(row: ChannelEvent) -> EventView:
         actor_name=row.actor_name,
         data=dict(row.data),
     )
+
+
+# Built once: posting a command runs it (issue 16: building it cost about as much as running it).
+_OWNED_CHANNEL = (
+    select(Channel, User.username)
+    .join(User, col(User.id) == Channel.user_id)
+    .where(col(Channel.id) == bindparam("channel"), col(Channel.user_id) == bindparam("owner"))
+)

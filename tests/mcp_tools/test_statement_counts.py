@@ -32,6 +32,10 @@ DELIVERY = (6, 1)
 POST_COMMAND = (4, 1)
 # Token, the command with its room and membership, then state + sequence + event.
 STATUS_REPORT = (7, 2)
+# A change inside the command it names: the token, where the line lies, the caller's rooms with the
+# named command (its room comes from the rooms just read), the change (the line, the line written,
+# the project's time, the revision), then the tool events (state, sequence, the events).
+EDIT_IN_A_COMMAND = (11, 5)
 
 
 async def test_get_scene_outside_a_channel_stays_within_its_statements(services, actor):
@@ -94,6 +98,19 @@ async def test_a_status_report_stays_within_its_statements(services, actor):
             )
     assert not reported.is_error
     assert (seen.count, seen.transactions) <= STATUS_REPORT, str(seen)
+
+
+async def test_an_edit_inside_its_command_stays_within_its_statements(services, actor):
+    room, token, command_id = await holding_a_command(services, actor)
+    line = await services.lines.add_line(actor, room.story.first_scene_id, "Hello")
+    async with agent(services, token) as helper:
+        await helper.ok("romergo_update_dialogue_line", line_id=line.id, text="Hi", command_id=command_id)
+        with counting(services) as seen:
+            await helper.ok("romergo_update_dialogue_line", line_id=line.id, text="Hey", command_id=command_id)
+    assert (seen.count, seen.transactions) <= EDIT_IN_A_COMMAND, str(seen)
+    assert (await services.scenes.scene_view(actor, room.story.first_scene_id)).lines[-1].line.text == "Hey"
+    kinds = await room.kinds()
+    assert kinds[-2:] == ["tool_started", "tool_finished"]
 
 
 async def test_a_token_the_bearer_gate_verified_is_not_read_again_by_the_tool(services, actor):
