@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, update
+from sqlalchemy import ColumnElement, bindparam, update
 from sqlmodel import col, or_, select
 
 from romergo.channels.events import Claimed, Nothing
@@ -102,18 +102,8 @@ class Delivery:
         return await self.store.latest_seq(tx.session, channel.id)
 
     async def _held(self, tx: ChannelTx, channel: Channel, caller: Caller) -> Command | None:
-        return (
-            await tx.session.exec(
-                select(Command)
-                .where(
-                    Command.channel_id == channel.id,
-                    Command.claimed_by == caller.client_id,
-                    col(Command.state).in_(HELD_STATES),
-                )
-                .order_by(col(Command.seq))
-                .limit(1)
-            )
-        ).first()
+        held = await tx.session.exec(_HELD, params={"channel": channel.id, "who": caller.client_id})
+        return held.first()
 
     async def _claim_next(
         self, tx: ChannelTx, channel: Channel, caller: Caller, cursor: int
@@ -123,29 +113,8 @@ class Delivery:
         # The condition on the state makes the claim atomic even where the database runs writers
         # in parallel. On PostgreSQL the choice skips rows another claim has locked, so a claim
         # racing another takes the next command instead of none; SQLite's writers take turns.
-        oldest = (
-            select(Command.id)
-            .where(*_queued_for(channel, caller.client_id), Command.seq > cursor)
-            .order_by(col(Command.seq))
-            .limit(1)
-            .with_for_update(skip_locked=True)
-            .scalar_subquery()
-        )
-        now = tx.now()
-        command: Command | None = (
-            await tx.session.exec(
-                update(Command)
-                .where(col(Command.id) == oldest, col(Command.state) == CommandState.QUEUED)
-                .values(
-                    claimed_by=caller.client_id,
-                    claimed_at=now,
-                    deliveries=1,
-                    state=next_state(CommandState.QUEUED, EventKind.CLAIMED),
-                    last_activity_at=now,
-                )
-                .returning(Command)
-            )
-        ).scalar_one_or_none()
+        claim = {"channel": channel.id, "who": caller.client_id, "after": cursor, "at": tx.now()}
+        command: Command | None = (await tx.session.exec(_CLAIM, params=claim)).scalar_one_or_none()
         if command is None:
             return None
         await tx.event(
@@ -163,14 +132,7 @@ async def channel_and_member(
     if not isinstance(channel_id, str):
         return None, None
     row = (
-        await tx.session.exec(
-            select(Channel, ChannelMember)
-            .outerjoin(
-                ChannelMember,
-                (col(ChannelMember.channel_id) == Channel.id) & (col(ChannelMember.client_id) == client_id),
-            )
-            .where(col(Channel.id) == channel_id)
-        )
+        await tx.session.exec(_CHANNEL_AND_MEMBER, params={"channel": channel_id, "who": client_id})
     ).first()
     return (None, None) if row is None else (row[0], row[1])
 
@@ -209,3 +171,49 @@ def _queued_for(channel: Channel, client_id: str) -> tuple[ColumnElement[bool], 
 
 def _claimed(caller: Caller, redelivered: bool) -> Claimed:
     return Claimed(client_id=caller.client_id, agent_name=caller.client_name, redelivered=redelivered)
+
+
+# Built once: every wait runs these (issue 16: building them cost about as much as running them).
+_CHANNEL_AND_MEMBER = (
+    select(Channel, ChannelMember)
+    .outerjoin(
+        ChannelMember,
+        (col(ChannelMember.channel_id) == Channel.id) & (col(ChannelMember.client_id) == bindparam("who")),
+    )
+    .where(col(Channel.id) == bindparam("channel"))
+)
+_HELD = (
+    select(Command)
+    .where(
+        col(Command.channel_id) == bindparam("channel"),
+        col(Command.claimed_by) == bindparam("who"),
+        col(Command.state).in_(HELD_STATES),
+    )
+    .order_by(col(Command.seq))
+    .limit(1)
+)
+_OLDEST_QUEUED = (
+    select(Command.id)
+    .where(
+        col(Command.channel_id) == bindparam("channel"),
+        col(Command.state) == CommandState.QUEUED,
+        or_(col(Command.reserved_for).is_(None), col(Command.reserved_for) == bindparam("who")),
+        col(Command.seq) > bindparam("after"),
+    )
+    .order_by(col(Command.seq))
+    .limit(1)
+    .with_for_update(skip_locked=True)
+    .scalar_subquery()
+)
+_CLAIM = (
+    update(Command)
+    .where(col(Command.id) == _OLDEST_QUEUED, col(Command.state) == CommandState.QUEUED)
+    .values(
+        claimed_by=bindparam("who"),
+        claimed_at=bindparam("at"),
+        deliveries=1,
+        state=next_state(CommandState.QUEUED, EventKind.CLAIMED),
+        last_activity_at=bindparam("at"),
+    )
+    .returning(Command)
+)
