@@ -34,6 +34,7 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
     assert list(results["loop_ms"]) == [
         "echo",
         "delivery",
+        "delivery floor",
         "end",
         "remove",
         "read tool",

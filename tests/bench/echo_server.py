@@ -24,15 +24,19 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult
 from pydantic import BaseModel
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
 
 class Echoed(BaseModel):
     text: str
 
 
-def build() -> MCPServer[Any]:
+def build(posted: asyncio.Queue[str] | None = None) -> MCPServer[Any]:
     replayed = _Replayed()
     server: MCPServer[Any] = MCPServer(name="echo", tools=[replayed.tool])
+    mailbox: asyncio.Queue[str] = posted if posted is not None else asyncio.Queue()
 
     @server.tool()
     def echo(text: str) -> Echoed:
@@ -44,6 +48,15 @@ def build() -> MCPServer[Any]:
         """Answer after `seconds`: a long-poll with nothing behind it (the waiters' floor)."""
         await asyncio.sleep(seconds)
         return Echoed(text="timeout")
+
+    @server.tool()
+    async def wait_for_post(seconds: float) -> Echoed:
+        """Answer with the next text POSTed to `/post`: a delivery with nothing behind it (the
+        delivery's floor: the owner's HTTP request, the wake-up, the parked call's answer)."""
+        try:
+            return Echoed(text=await asyncio.wait_for(mailbox.get(), seconds))
+        except TimeoutError:
+            return Echoed(text="timeout")
 
     @server.tool()
     def remember(result: dict[str, Any], output_schema: dict[str, Any]) -> Echoed:
@@ -74,8 +87,15 @@ class _Replayed:
 
 
 async def serve() -> None:
-    server = build()
+    posted: asyncio.Queue[str] = asyncio.Queue()
+    server = build(posted)
     app = server.streamable_http_app()
+
+    async def post(request: Request) -> JSONResponse:
+        posted.put_nowait(str((await request.json())["text"]))
+        return JSONResponse({"posted": True})
+
+    app.router.routes.append(Route("/post", post, methods=["POST"]))
     # IPPROTO_TCP, or asyncio leaves Nagle on: see app.listening_socket.
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.bind(("127.0.0.1", 0))

@@ -10,6 +10,8 @@ Prints p50 / p90 / max in milliseconds for:
 - report: one `romergo_report_builder_event` (status) round trip;
 - edit tool: one `romergo_update_dialogue_line` round trip, through the guard, inside the command;
 - edit direct: the same change by calling the story service in-process (no protocol, no guard);
+- delivery floor: the bare server below doing the same with nothing behind it: a JSON POST to it
+  → its parked `wait_for_post` call returns the text (two HTTP exchanges and a wake-up);
 - read floor: the bare server below answering with that same `romergo_get_scene` result under the
   same output schema (`replay`): what the protocol costs for an answer of that size and shape;
 - echo: one call of a bare `MCPServer` echo tool in another process (`tests.bench.echo_server`),
@@ -27,6 +29,8 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+
+import httpx
 
 from romergo.actors import user_actor
 from romergo.config import Settings
@@ -72,11 +76,13 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
             edits: list[float] = []
             echoes: list[float] = []
             replays: list[float] = []
+            floor_deliveries: list[float] = []
             line_id = ""
             async with (
                 agent(echo.base_url, "none") as floor,
                 agent(server.base_url, token) as me,
                 contextlib.AsyncExitStack() as later,
+                httpx.AsyncClient(base_url=echo.base_url) as bare_owner,
             ):
                 await floor.call("echo", text="warm-up")
                 channel = await owner("POST", "/channels", {"project_id": project["id"]})
@@ -91,6 +97,7 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
                     delivery.append((time.perf_counter() - started) * 1000)
                     cursor = got["cursor"]
                     command_id = got["command"]["command_id"]
+                    floor_deliveries.append(await _bare_delivery(floor, bare_owner, f"job {n}"))
                     started = time.perf_counter()
                     await me.call(
                         "romergo_report_builder_event", command_id=command_id, kind="status", text="on it"
@@ -158,6 +165,7 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
     return {
         "echo": echoes,
         "delivery": delivery,
+        "delivery floor": floor_deliveries,
         "end": ended,
         "remove": removed,
         "read tool": reads,
@@ -166,6 +174,20 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
         "edit tool": edits,
         "edit direct": direct,
     }
+
+
+async def _bare_delivery(floor: Agent, owner: httpx.AsyncClient, text: str) -> float:
+    """Milliseconds from a POST to the bare server to its parked `wait_for_post` returning it."""
+    waiting = asyncio.create_task(floor.call("wait_for_post", seconds=30))
+    await asyncio.sleep(0.05)
+    started = time.perf_counter()
+    answer = await owner.post("/post", json={"text": text})
+    answer.raise_for_status()
+    answer.json()
+    got = await waiting
+    took = (time.perf_counter() - started) * 1000
+    assert got["text"] == text, got
+    return took
 
 
 @contextlib.asynccontextmanager
