@@ -106,7 +106,9 @@ async def test_an_edit_inside_its_command_stays_within_its_statements(services, 
     async with agent(services, token) as helper:
         await helper.ok("romergo_update_dialogue_line", line_id=line.id, text="Hi", command_id=command_id)
         with counting(services) as seen:
-            await helper.ok("romergo_update_dialogue_line", line_id=line.id, text="Hey", command_id=command_id)
+            await helper.ok(
+                "romergo_update_dialogue_line", line_id=line.id, text="Hey", command_id=command_id
+            )
     assert (seen.count, seen.transactions) <= EDIT_IN_A_COMMAND, str(seen)
     assert (await services.scenes.scene_view(actor, room.story.first_scene_id)).lines[-1].line.text == "Hey"
     kinds = await room.kinds()
