@@ -22,7 +22,7 @@ from romergo.channels.behind import Happenings, PendingEvents, StartedIfSlow
 from romergo.channels.changes import command_changes
 from romergo.channels.confirmations import Confirmations, needs_confirmation
 from romergo.channels.events import EntityRef, Payload, ToolBlocked, ToolFailed, ToolFinished, ToolStarted
-from romergo.channels.fence import Membership, closed_on, memberships, record_refusal, stopped
+from romergo.channels.fence import Membership, closed_on, memberships, record_refusal, standing, stopped
 from romergo.channels.models import Caller
 from romergo.channels.reach import Locator, Target, check_reach, scope_chapters
 from romergo.channels.store import ChannelStore, ensure_holder
@@ -164,7 +164,9 @@ class CallGuard:
     async def rooms_of(self, caller: Caller) -> list[Channel]:
         """The live channels whose rules bind this client (joined once, whether or not it left)."""
         now = self.store.now()
-        return [room.channel for room in await self._memberships(caller) if room.binds(now)]
+        async with self.store.db.read() as session:
+            rooms = await standing(session, caller.user_id, caller.client_id, None, now)
+        return [room.channel for room in rooms if room.binds(now)]
 
     async def record_revoked_call(self, user_id: str, client_id: str, agent_name: str, tool: str) -> None:
         """A call with a token of a revoked grant: written on the room it was revoked from."""
@@ -174,10 +176,6 @@ class CallGuard:
         if revoked is not None:
             async with self.store.tx() as tx:
                 await record_refusal(tx, revoked, EventActor("agent", client_id, agent_name), tool)
-
-    async def _memberships(self, caller: Caller) -> list[Membership]:
-        async with self.store.db.read() as session:
-            return await memberships(session, caller.user_id, caller.client_id)
 
     async def _attribute(self, call: ToolCall) -> Attribution:
         """The command and room a call belongs to (CONTRACT.md §2.5), with the room's check done."""
@@ -279,7 +277,7 @@ class CallGuard:
         that names none, the unfinished commands it holds in the live rooms. One read for what
         every call needs; whether the named command may be used is decided after the rooms'."""
         async with self.store.db.read() as session:
-            joined = await memberships(session, call.caller.user_id, call.caller.client_id)
+            joined = await standing(session, call.caller.user_id, call.caller.client_id, call.project_id, now)
             if call.command_id is not None:
                 named = await self.store.find_owned_command(session, call.caller.user_id, call.command_id)
                 return joined, [], named

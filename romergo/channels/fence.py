@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import bindparam, func
-from sqlmodel import col, select
+from sqlmodel import and_, col, or_, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.channels.events import ToolBlocked
@@ -50,14 +50,46 @@ async def memberships(session: AsyncSession, user_id: str, client_id: str) -> li
     return [Membership(channel, member) for channel, member in rows.all()]
 
 
+async def standing(
+    session: AsyncSession, user_id: str, client_id: str, project_id: str | None, now: datetime
+) -> list[Membership]:
+    """What a call's checks need of the client's rooms, newest first: the rooms not yet ended or
+    expired, and the newest room on `project_id` (which says why the project is closed when no
+    room binds there). All that `closed_on` and the live rooms need, however many rooms the client
+    joined before: a call's cost does not grow with the agent's history (issue 16)."""
+    params = {"client_id": client_id, "user_id": user_id, "project_id": project_id, "now": now}
+    rows = await session.exec(_STANDING, params=params)
+    return [Membership(channel, member) for channel, member in rows.all()]
+
+
 # Built once: every guarded tool call reads the caller's rooms (issue 16).
+_MINE = (col(ChannelMember.client_id) == bindparam("client_id"), col(Channel.user_id) == bindparam("user_id"))
+_NEWEST_FIRST = (col(Channel.created_at).desc(), col(Channel.id).desc())
 _MEMBERSHIPS = (
     select(Channel, ChannelMember)
     .join(ChannelMember, col(ChannelMember.channel_id) == col(Channel.id))
+    .where(*_MINE)
+    .order_by(*_NEWEST_FIRST)
+)
+_NEWEST_ON_PROJECT = (
+    select(Channel.id)
+    .join(ChannelMember, col(ChannelMember.channel_id) == col(Channel.id))
+    .where(*_MINE, col(Channel.project_id) == bindparam("project_id"))
+    .order_by(*_NEWEST_FIRST)
+    .limit(1)
+    .scalar_subquery()
+)
+_STANDING = (
+    select(Channel, ChannelMember)
+    .join(ChannelMember, col(ChannelMember.channel_id) == col(Channel.id))
     .where(
-        col(ChannelMember.client_id) == bindparam("client_id"), col(Channel.user_id) == bindparam("user_id")
+        *_MINE,
+        or_(
+            and_(col(Channel.ended_at).is_(None), col(Channel.expires_at) > bindparam("now")),
+            col(Channel.id) == _NEWEST_ON_PROJECT,
+        ),
     )
-    .order_by(col(Channel.created_at).desc())
+    .order_by(*_NEWEST_FIRST)
 )
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from romergo.actors import agent_actor
 from romergo.channels import ToolCall, behind
+from romergo.channels.fence import standing
 from romergo.errors import RomergoError
 from tests.support.channels import open_room
 from tests.support.statements import counting
@@ -359,3 +360,43 @@ async def test_a_line_change_counts_as_a_change_of_its_scene(services, actor):
     summary = {"status": "success", "changed_entities": [{"type": "scene", "id": room.story.second_scene_id}]}
     await services.channels.agent.report(agent, command.command_id, "reply", "Done", summary)
     assert (await room.kinds())[-1] == "changes_recorded"
+
+
+async def test_a_call_reads_only_the_live_rooms_and_the_newest_on_its_project(services, actor):
+    """An agent used every day joins a room per session: its calls must not load them all."""
+    first = await open_room(services, actor)
+    agent = first.agent("a")
+    owner = services.channels.owner
+    project_id = first.story.project_id
+    await services.channels.agent.join(agent, first.code)
+    await owner.end_channel(actor.user_id, first.channel.channel_id)
+    for _ in range(3):
+        ended = await owner.create_channel(actor.user_id, project_id)
+        await services.channels.agent.join(agent, ended.code)
+        await owner.end_channel(actor.user_id, ended.channel_id)
+    other = await open_room(services, actor)  # a live room on another project
+    await services.channels.agent.join(agent, other.code)
+    newest = await owner.create_channel(actor.user_id, project_id)
+    await services.channels.agent.join(agent, newest.code)
+    call = rename_call(agent, first, category="read")
+
+    assert await standing_rooms(services, agent, project_id) == {newest.channel_id, other.channel.channel_id}
+    await services.channels.guard.run_tool_call(call, lambda _: asyncio.sleep(0))
+
+    await owner.end_channel(actor.user_id, newest.channel_id)
+    # Ended: the room that says why is the newest on the project, not one of the older ones.
+    assert await standing_rooms(services, agent, project_id) == {newest.channel_id, other.channel.channel_id}
+    with pytest.raises(RomergoError) as refused:
+        await services.channels.guard.run_tool_call(call, lambda _: asyncio.sleep(0))
+    assert refused.value.code == "channel_ended"
+    blocked = (await owner.events(actor.user_id, newest.channel_id, 0, 0))[0][-1]
+    assert blocked.kind == "tool_blocked"
+    rooms = await services.channels.guard.rooms_of(agent)
+    assert [channel.id for channel in rooms] == [other.channel.channel_id]
+
+
+async def standing_rooms(services, agent, project_id) -> set[str]:
+    async with services.db.read() as session:
+        now = services.channels.store.now()
+        rooms = await standing(session, agent.user_id, agent.client_id, project_id, now)
+    return {membership.channel.id for membership in rooms}
