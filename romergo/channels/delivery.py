@@ -52,10 +52,11 @@ class Delivery:
             if member is None or member.left_at is not None:
                 raise RomergoError("not_member", NOT_MEMBER)
             result = await self._deliver(tx, channel, caller, cursor)
-            # Listening until the wait's window ends, unless this wait ends now with a command.
-            member.last_seen_at = now
-            member.polling_until = None if result else listening_until
-            tx.session.add(member)
+            # Listening until the wait's window ends, unless this wait ends now with a command. One
+            # prebuilt UPDATE rather than an ORM flush of the member: every wait's check writes it.
+            presence = {"channel": channel.id, "who": caller.client_id, "seen": now}
+            presence["until"] = None if result else listening_until
+            await tx.session.exec(_PRESENCE, params=presence)
             return result
 
     async def _deliver(
@@ -181,6 +182,15 @@ _CHANNEL_AND_MEMBER = (
         (col(ChannelMember.channel_id) == Channel.id) & (col(ChannelMember.client_id) == bindparam("who")),
     )
     .where(col(Channel.id) == bindparam("channel"))
+)
+_PRESENCE = (
+    update(ChannelMember)
+    .where(
+        col(ChannelMember.channel_id) == bindparam("channel"),
+        col(ChannelMember.client_id) == bindparam("who"),
+    )
+    .values(last_seen_at=bindparam("seen"), polling_until=bindparam("until"))
+    .execution_options(synchronize_session=False)
 )
 _HELD = (
     select(Command)
