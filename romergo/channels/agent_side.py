@@ -17,10 +17,11 @@ from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
+from sqlalchemy import bindparam
 from sqlmodel import col, select
 
 from romergo.channels.changes import command_changes, summary_mismatch
-from romergo.channels.delivery import Delivery, agent_actor, membership
+from romergo.channels.delivery import NOT_MEMBER, Delivery, agent_actor, membership
 from romergo.channels.events import AgentPresence, ChangesRecorded, RecordedChange, Report
 from romergo.channels.models import Caller, JoinResult, WaitResult
 from romergo.channels.parking import Heartbeat, park
@@ -260,8 +261,20 @@ class AgentSide:
     async def _command_for_agent(
         self, tx: ChannelTx, caller: Caller, command_id: str
     ) -> tuple[Command, Channel]:
-        command, channel = await self.store.owned_command(tx.session, caller.user_id, command_id)
-        await membership(tx, caller, channel.id, channel)
+        """The command with its channel and the caller's membership in one statement (a report is
+        on every command's busy path), checked as `owned_command`, then `membership`, would."""
+        found = (
+            (
+                await tx.session.exec(_REPORTED, params={"command": command_id, "who": caller.client_id})
+            ).first()
+            if isinstance(command_id, str) and command_id
+            else None
+        )
+        if found is None or found[1].user_id != caller.user_id:
+            raise RomergoError("not_found", f'Command "{command_id}" does not exist.')
+        command, channel, member = found
+        if member is None or member.left_at is not None:
+            raise RomergoError("not_member", NOT_MEMBER)
         ensure_holder(command, caller.client_id)
         return command, channel
 
@@ -308,3 +321,16 @@ def _check_wait(cursor: object, timeout_seconds: object) -> None:
         raise invalid(f"timeout_seconds must be a number from {MIN_WAIT} to {MAX_WAIT}.")
     if not MIN_WAIT <= timeout_seconds <= MAX_WAIT:
         raise invalid(f"timeout_seconds must be from {MIN_WAIT} to {MAX_WAIT}.")
+
+
+# Built once: every report runs it.
+_REPORTED = (
+    select(Command, Channel, ChannelMember)
+    .join(Channel, col(Channel.id) == col(Command.channel_id))
+    .outerjoin(
+        ChannelMember,
+        (col(ChannelMember.channel_id) == col(Channel.id))
+        & (col(ChannelMember.client_id) == bindparam("who")),
+    )
+    .where(col(Command.id) == bindparam("command"))
+)

@@ -30,8 +30,8 @@ DELIVERY = (6, 1)
 # The owned channel with the owner's name, the sequence, then the command (written once, already
 # numbered) and its event: one write.
 POST_COMMAND = (4, 1)
-# Token, the command with its room and membership, then state + sequence + event.
-STATUS_REPORT = (7, 2)
+# Token, the command with its room and membership (one join), then state + sequence + event.
+STATUS_REPORT = (5, 2)
 # A change inside the command it names: the token, where the line lies, the caller's rooms with the
 # named command (its room comes from the rooms just read), the change (the line, the line written,
 # the project's time, the revision), then the tool events (state, sequence, the events).
