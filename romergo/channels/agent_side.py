@@ -21,13 +21,20 @@ from sqlalchemy import bindparam
 from sqlmodel import col, select
 
 from romergo.channels.changes import command_changes, summary_mismatch
-from romergo.channels.delivery import NOT_MEMBER, Delivery, agent_actor, membership
+from romergo.channels.delivery import CALLERS_MEMBERSHIP, NOT_MEMBER, Delivery, agent_actor, membership
 from romergo.channels.events import AgentPresence, ChangesRecorded, RecordedChange, Report
 from romergo.channels.models import Caller, JoinResult, WaitResult
 from romergo.channels.parking import Heartbeat, park
 from romergo.channels.presence import Presence
 from romergo.channels.reach import chapter_order, chapters_words
-from romergo.channels.store import ChannelStore, channel_topic, ensure_holder, event_view, presence_topic
+from romergo.channels.store import (
+    ChannelStore,
+    channel_topic,
+    command_not_found,
+    ensure_holder,
+    event_view,
+    presence_topic,
+)
 from romergo.channels.summary import Summary
 from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx
 from romergo.channels.vocabulary import (
@@ -271,7 +278,7 @@ class AgentSide:
             else None
         )
         if found is None or found[1].user_id != caller.user_id:
-            raise RomergoError("not_found", f'Command "{command_id}" does not exist.')
+            raise command_not_found(command_id)
         command, channel, member = found
         if member is None or member.left_at is not None:
             raise RomergoError("not_member", NOT_MEMBER)
@@ -327,10 +334,6 @@ def _check_wait(cursor: object, timeout_seconds: object) -> None:
 _REPORTED = (
     select(Command, Channel, ChannelMember)
     .join(Channel, col(Channel.id) == col(Command.channel_id))
-    .outerjoin(
-        ChannelMember,
-        (col(ChannelMember.channel_id) == col(Channel.id))
-        & (col(ChannelMember.client_id) == bindparam("who")),
-    )
+    .outerjoin(ChannelMember, CALLERS_MEMBERSHIP)
     .where(col(Command.id) == bindparam("command"))
 )

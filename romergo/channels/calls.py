@@ -25,7 +25,7 @@ from romergo.channels.events import EntityRef, Payload, ToolBlocked, ToolFailed,
 from romergo.channels.fence import Membership, closed_on, memberships, record_refusal, standing, stopped
 from romergo.channels.models import Caller
 from romergo.channels.reach import Locator, Target, check_reach, scope_chapters
-from romergo.channels.store import ChannelStore, ensure_holder
+from romergo.channels.store import ChannelStore, command_not_found, ensure_holder
 from romergo.channels.tx import ChannelTx, EventActor
 from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, FINISHED_STATES, EventKind
 from romergo.errors import RomergoError
@@ -237,7 +237,7 @@ class CallGuard:
         self, call: ToolCall, found: tuple[Command, Channel] | None
     ) -> tuple[Command, Channel]:
         if found is None:
-            raise RomergoError("not_found", f'Command "{call.command_id}" does not exist.')
+            raise command_not_found(call.command_id)
         command, channel = found
         if not _reads_own_finished(call, command):
             ensure_holder(command, call.caller.client_id)

@@ -54,8 +54,8 @@ class Delivery:
             result = await self._deliver(tx, channel, caller, cursor)
             # Listening until the wait's window ends, unless this wait ends now with a command. One
             # prebuilt UPDATE rather than an ORM flush of the member: every wait's check writes it.
-            presence = {"channel": channel.id, "who": caller.client_id, "seen": now}
-            presence["until"] = None if result else listening_until
+            until = None if result else listening_until
+            presence = {"channel": channel.id, "who": caller.client_id, "seen": now, "until": until}
             await tx.session.exec(_PRESENCE, params=presence)
             return result
 
@@ -93,7 +93,7 @@ class Delivery:
         oldest_queued = (
             await tx.session.exec(
                 select(Command.seq)
-                .where(*_queued_for(channel, client_id))
+                .where(*_queued_for(channel.id, client_id))
                 .order_by(col(Command.seq))
                 .limit(1)
             )
@@ -161,12 +161,13 @@ async def _mark_answered(tx: ChannelTx, question_id: str, caller: Caller) -> Non
         await tx.command_event(question, EventKind.ANSWERED, agent_actor(caller), Nothing())
 
 
-def _queued_for(channel: Channel, client_id: str) -> tuple[ColumnElement[bool], ...]:
-    """Queued in this channel, and not reserved for another client (an answer goes to who asked)."""
+def _queued_for(channel_id: object, client_id: object) -> tuple[ColumnElement[bool], ...]:
+    """Queued in this channel, and not reserved for another client (an answer goes to who asked).
+    The ids are values, or bound parameters in a statement built once."""
     return (
-        col(Command.channel_id) == channel.id,
+        col(Command.channel_id) == channel_id,
         col(Command.state) == CommandState.QUEUED,
-        or_(col(Command.reserved_for).is_(None), Command.reserved_for == client_id),
+        or_(col(Command.reserved_for).is_(None), col(Command.reserved_for) == client_id),
     )
 
 
@@ -175,12 +176,13 @@ def _claimed(caller: Caller, redelivered: bool) -> Claimed:
 
 
 # Built once: every wait runs these (issue 16: building them cost about as much as running them).
+CALLERS_MEMBERSHIP = (col(ChannelMember.channel_id) == col(Channel.id)) & (
+    col(ChannelMember.client_id) == bindparam("who")
+)
+"""The join condition of a channel to the membership of the client bound as `who`."""
 _CHANNEL_AND_MEMBER = (
     select(Channel, ChannelMember)
-    .outerjoin(
-        ChannelMember,
-        (col(ChannelMember.channel_id) == Channel.id) & (col(ChannelMember.client_id) == bindparam("who")),
-    )
+    .outerjoin(ChannelMember, CALLERS_MEMBERSHIP)
     .where(col(Channel.id) == bindparam("channel"))
 )
 _PRESENCE = (
@@ -204,12 +206,7 @@ _HELD = (
 )
 _OLDEST_QUEUED = (
     select(Command.id)
-    .where(
-        col(Command.channel_id) == bindparam("channel"),
-        col(Command.state) == CommandState.QUEUED,
-        or_(col(Command.reserved_for).is_(None), col(Command.reserved_for) == bindparam("who")),
-        col(Command.seq) > bindparam("after"),
-    )
+    .where(*_queued_for(bindparam("channel"), bindparam("who")), col(Command.seq) > bindparam("after"))
     .order_by(col(Command.seq))
     .limit(1)
     .with_for_update(skip_locked=True)

@@ -110,7 +110,7 @@ class ChannelStore:
     ) -> tuple[Command, Channel]:
         found = await self.find_owned_command(session, user_id, command_id)
         if found is None:
-            raise RomergoError("not_found", f'Command "{command_id}" does not exist.')
+            raise command_not_found(command_id)
         return found
 
     async def find_owned_command(
@@ -199,6 +199,11 @@ def channel_state(channel: Channel, now: datetime) -> Literal["live", "ended", "
     if channel.expires_at <= now:
         return "expired"
     return "live"
+
+
+def command_not_found(command_id: object) -> RomergoError:
+    """A command that is not there, or not this owner's: the same answer, revealing nothing."""
+    return RomergoError("not_found", f'Command "{command_id}" does not exist.')
 
 
 def ensure_holder(command: Command, client_id: str) -> None:
