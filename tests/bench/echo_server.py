@@ -99,6 +99,9 @@ async def serve() -> None:
     # IPPROTO_TCP, or asyncio leaves Nagle on: see app.listening_socket.
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.bind(("127.0.0.1", 0))
+    # Listening before the URL is printed: a client that reads it connects into the backlog instead
+    # of being refused while uvicorn is still starting (as app.listening_socket does).
+    listener.listen(2048)
     print(f"echo on http://127.0.0.1:{listener.getsockname()[1]}", flush=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     await uvicorn.Server(config).serve(sockets=[listener])
