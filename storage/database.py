@@ -68,6 +68,23 @@ class Database:
         async with self.engine.connect() as connection:
             return await connection.run_sync(lambda sync: sync.execute(statement, params).first())
 
+    async def write_statement(self, statement: Executable, params: Mapping[str, Any] | None = None) -> int:
+        """Run one Core write statement in a write transaction of its own, without an ORM session;
+        the number of rows it matched.
+
+        For the busy path's single writes (the "last used" stamp a bearer check leaves at most
+        once a minute): an ORM session's set-up and bulk-update machinery cost several times the
+        statement (issue 16, docs/performance.md)."""
+
+        def run(sync: Connection) -> int:
+            return int(sync.execute(statement, params).rowcount)
+
+        if self._file is None:
+            async with self._writer.begin() as connection:
+                return await connection.run_sync(run)
+        async with WriteTurns.for_file(self._file).turn(), self._writer.begin() as connection:
+            return await connection.run_sync(run)
+
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
         """A transaction that commits when the block ends and rolls back if it raises."""

@@ -12,6 +12,7 @@ from typing import Any, NoReturn, TypeVar
 
 from sqlalchemy import Select, bindparam, or_, update
 from sqlalchemy import select as sa_select
+from sqlalchemy import update as sa_update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -149,11 +150,9 @@ class Tokens:
         ):
             return None
         if found.last_used_at is None or now - found.last_used_at >= TOUCH_EVERY:
-            async with self.db.write() as session:
-                touch_token = update(AgentToken).where(col(AgentToken.token_hash) == token_hash)
-                await session.exec(touch_token.values(last_used_at=now))
-                touch_grant = update(AgentGrant).where(col(AgentGrant.id) == found.grant_id)
-                await session.exec(touch_grant.values(last_used_at=now))
+            # The grant's stamp is what the settings page shows (one row per client); a client's
+            # tokens of one grant share it, so one statement serves them all.
+            await self.db.write_statement(_TOUCH_GRANT, {"grant_id": found.grant_id, "at": now})
         kind: AgentKind = "personal" if found.grant_kind == "personal" else "oauth"
         identity = AgentIdentity(
             user_id=found.user_id,
@@ -292,8 +291,8 @@ _BEARER: Select[*tuple[Any, ...]] = (
         _TOKENS.c.scopes,
         _TOKENS.c.expires_at,
         _TOKENS.c.resource,
-        _TOKENS.c.last_used_at,
         _GRANTS.c.id.label("grant_id"),
+        _GRANTS.c.last_used_at,
         _GRANTS.c.kind.label("grant_kind"),
         _GRANTS.c.user_id,
         _GRANTS.c.revoked_at,
@@ -303,5 +302,12 @@ _BEARER: Select[*tuple[Any, ...]] = (
     )
     .join(_GRANTS, _GRANTS.c.id == _TOKENS.c.grant_id)
     .join(_CLIENTS, _CLIENTS.c.id == _GRANTS.c.client_id)
-    .where(_TOKENS.c.token_hash == bindparam("token_hash"), _TOKENS.c.kind.in_(["access", "personal"]))
+    .where(
+        _TOKENS.c.token_hash == bindparam("token_hash"),
+        # Equalities, not IN: an IN list is expanded into the SQL at every execution.
+        or_(_TOKENS.c.kind == "access", _TOKENS.c.kind == "personal"),
+    )
+)
+_TOUCH_GRANT = (
+    sa_update(_GRANTS).where(_GRANTS.c.id == bindparam("grant_id")).values(last_used_at=bindparam("at"))
 )

@@ -17,7 +17,7 @@ from romergo.agents import AgentService, parse_scopes, redirects
 from romergo.agents.scopes import CONTROL, DELETE, EDIT, MEDIA, OAUTH_SCOPES, PUBLISH, READ
 from romergo.clock import utcnow
 from romergo.errors import RomergoError
-from storage.tables import AgentToken
+from storage.tables import AgentGrant, AgentToken
 
 CALLBACK = "http://127.0.0.1:33418/callback"
 CHALLENGE = base64.urlsafe_b64encode(hashlib.sha256(b"verifier" * 8).digest()).decode().rstrip("=")
@@ -317,8 +317,8 @@ async def test_last_use_is_recorded_at_most_once_a_minute(services, author):
 
     async with services.db.write() as session:
         await session.exec(
-            update(AgentToken)
-            .where(col(AgentToken.client_id) == client_id)
+            update(AgentGrant)
+            .where(col(AgentGrant.client_id) == client_id)
             .values(last_used_at=first - timedelta(minutes=2))
         )
     await agents.tokens.verify(token)
