@@ -8,9 +8,12 @@ finishes it. The claim is a conditional update, so two agents never both win a c
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, bindparam, update
+from sqlalchemy import ColumnElement, bindparam
+from sqlalchemy import update as sa_update
 from sqlmodel import col, or_, select
+from sqlmodel.sql.expression import Select as Rows
 
 from romergo.channels.events import Claimed, Nothing
 from romergo.channels.models import Caller, WaitResult
@@ -39,38 +42,46 @@ class Delivery:
     ) -> WaitResult | None:
         """The command to hand `caller` now, `channel_ended`, or None (nothing yet: park, and the
         agent counts as listening until `listening_until`)."""
+        # Every wait's check runs this, a thousand idle agents' re-polls included, and it mostly
+        # finds nothing: its statements are Core (rows, not entities), so nothing goes through the
+        # ORM's loading and bulk-update steps unless a command is handed over (issue 16).
         async with self.store.tx() as tx:
             now = tx.now()
-            channel, member = await channel_and_member(tx, channel_id, caller.client_id)
-            if channel is None or channel.user_id != caller.user_id:
+            who = caller.client_id
+            found = (
+                (await tx.session.exec(_ROOM, params={"channel": channel_id, "who": who})).first()
+                if isinstance(channel_id, str)
+                else None
+            )
+            room = None if found is None else _Room._make(found)
+            if room is None or room.user_id != caller.user_id:
                 raise RomergoError("not_member", NOT_MEMBER)
-            if channel_state(channel, now) != "live" or (
-                member is not None and member.left_reason in PUT_OUT
-            ):
+            if channel_state(room, now) != "live" or room.left_reason in PUT_OUT:
                 # Ended for everyone, or for this agent: the owner removed or revoked it.
-                return WaitResult("channel_ended", await self.store.latest_seq(tx.session, channel.id))
-            if member is None or member.left_at is not None:
+                return WaitResult("channel_ended", room.last_seq)
+            if room.member is None or room.left_at is not None:
                 raise RomergoError("not_member", NOT_MEMBER)
-            result = await self._deliver(tx, channel, caller, cursor)
-            # Listening until the wait's window ends, unless this wait ends now with a command. One
-            # prebuilt UPDATE rather than an ORM flush of the member: every wait's check writes it.
+            result = await self._deliver(tx, channel_id, caller, cursor)
+            # Listening until the wait's window ends, unless this wait ends now with a command.
             until = None if result else listening_until
-            presence = {"channel": channel.id, "who": caller.client_id, "seen": now, "until": until}
+            presence = {"channel": channel_id, "who": caller.client_id, "seen": now, "until": until}
             await tx.session.exec(_PRESENCE, params=presence)
             return result
 
     async def _deliver(
-        self, tx: ChannelTx, channel: Channel, caller: Caller, cursor: int
+        self, tx: ChannelTx, channel_id: str, caller: Caller, cursor: int
     ) -> WaitResult | None:
         """The command this client still holds (again), else the next queued one it wins."""
-        held = await self._held(tx, channel, caller)
-        if held is not None:
+        mine = {"channel": channel_id, "who": caller.client_id}
+        held_id = (await tx.session.exec(_HELD, params=mine)).first()
+        if held_id is not None:
+            held = await tx.session.get_one(Command, held_id)
             held.deliveries += 1
             await tx.command_event(
                 held, EventKind.CLAIMED, agent_actor(caller), _claimed(caller, True), redelivered=True
             )
             return WaitResult("command", held.seq, command_view(held, redelivered=True))
-        claimed = await self._claim_next(tx, channel, caller, cursor)
+        claimed = await self._claim_next(tx, channel_id, caller, cursor)
         return None if claimed is None else WaitResult("command", claimed.seq, command_view(claimed))
 
     async def join_cursor(self, tx: ChannelTx, channel: Channel, client_id: str) -> int:
@@ -102,25 +113,22 @@ class Delivery:
             return int(oldest_queued) - 1
         return await self.store.latest_seq(tx.session, channel.id)
 
-    async def _held(self, tx: ChannelTx, channel: Channel, caller: Caller) -> Command | None:
-        held = await tx.session.exec(_HELD, params={"channel": channel.id, "who": caller.client_id})
-        return held.first()
-
     async def _claim_next(
-        self, tx: ChannelTx, channel: Channel, caller: Caller, cursor: int
+        self, tx: ChannelTx, channel_id: str, caller: Caller, cursor: int
     ) -> Command | None:
         """The oldest queued command this client may take, claimed and moved to its new state by one
         conditional UPDATE; None when there is none to take (the wait parks)."""
         # The condition on the state makes the claim atomic even where the database runs writers
         # in parallel. On PostgreSQL the choice skips rows another claim has locked, so a claim
         # racing another takes the next command instead of none; SQLite's writers take turns.
-        claim = {"channel": channel.id, "who": caller.client_id, "after": cursor, "at": tx.now()}
-        command: Command | None = (await tx.session.exec(_CLAIM, params=claim)).scalar_one_or_none()
-        if command is None:
+        claim = {"channel": channel_id, "who": caller.client_id, "after": cursor, "at": tx.now()}
+        row = (await tx.session.exec(_CLAIM, params=claim)).first()
+        if row is None:
             return None
-        await tx.event(
-            channel.id, EventKind.CLAIMED, agent_actor(caller), _claimed(caller, False), command.id
-        )
+        # The claimed row as returned, not read again: nothing else in this transaction moves it.
+        command = Command(**row._mapping)
+        claimed = _claimed(caller, False)
+        await tx.event(channel_id, EventKind.CLAIMED, agent_actor(caller), claimed, command.id)
         if command.in_reply_to:
             await _mark_answered(tx, command.in_reply_to, caller)
         return command
@@ -165,9 +173,9 @@ def _queued_for(channel_id: object, client_id: object) -> tuple[ColumnElement[bo
     """Queued in this channel, and not reserved for another client (an answer goes to who asked).
     The ids are values, or bound parameters in a statement built once."""
     return (
-        col(Command.channel_id) == channel_id,
-        col(Command.state) == CommandState.QUEUED,
-        or_(col(Command.reserved_for).is_(None), col(Command.reserved_for) == client_id),
+        _COMMANDS.c.channel_id == channel_id,
+        _COMMANDS.c.state == CommandState.QUEUED,
+        or_(_COMMANDS.c.reserved_for.is_(None), _COMMANDS.c.reserved_for == client_id),
     )
 
 
@@ -185,36 +193,71 @@ _CHANNEL_AND_MEMBER = (
     .outerjoin(ChannelMember, CALLERS_MEMBERSHIP)
     .where(col(Channel.id) == bindparam("channel"))
 )
-_PRESENCE = (
-    update(ChannelMember)
-    .where(
-        col(ChannelMember.channel_id) == bindparam("channel"),
-        col(ChannelMember.client_id) == bindparam("who"),
+
+
+class _Room(NamedTuple):
+    """A wait's channel and the caller's membership of it: the columns its check reads."""
+
+    user_id: str
+    ended_at: datetime | None
+    end_reason: str | None
+    expires_at: datetime
+    last_seq: int
+    member: str | None
+    """The member's client id; None when the caller was never a member."""
+    left_at: datetime | None
+    left_reason: str | None
+
+
+_CHANNELS, _MEMBERS, _COMMANDS = (
+    Channel.__table__,  # type: ignore[attr-defined]
+    ChannelMember.__table__,  # type: ignore[attr-defined]
+    Command.__table__,  # type: ignore[attr-defined]
+)
+_ROOM: Rows[*tuple[Any, ...]] = (
+    Rows(
+        _CHANNELS.c.user_id,
+        _CHANNELS.c.ended_at,
+        _CHANNELS.c.end_reason,
+        _CHANNELS.c.expires_at,
+        _CHANNELS.c.last_seq,
+        _MEMBERS.c.client_id.label("member"),
+        _MEMBERS.c.left_at,
+        _MEMBERS.c.left_reason,
     )
+    .select_from(_CHANNELS)
+    .outerjoin(
+        _MEMBERS, (_MEMBERS.c.channel_id == _CHANNELS.c.id) & (_MEMBERS.c.client_id == bindparam("who"))
+    )
+    .where(_CHANNELS.c.id == bindparam("channel"))
+)
+_PRESENCE = (
+    sa_update(_MEMBERS)
+    .where(_MEMBERS.c.channel_id == bindparam("channel"), _MEMBERS.c.client_id == bindparam("who"))
     .values(last_seen_at=bindparam("seen"), polling_until=bindparam("until"))
-    .execution_options(synchronize_session=False)
 )
 _HELD = (
-    select(Command)
+    select(_COMMANDS.c.id)
     .where(
-        col(Command.channel_id) == bindparam("channel"),
-        col(Command.claimed_by) == bindparam("who"),
-        col(Command.state).in_(HELD_STATES),
+        _COMMANDS.c.channel_id == bindparam("channel"),
+        _COMMANDS.c.claimed_by == bindparam("who"),
+        # Equalities, not IN: an IN list is expanded into the SQL at every execution (issue 16).
+        or_(*(_COMMANDS.c.state == state for state in HELD_STATES)),
     )
-    .order_by(col(Command.seq))
+    .order_by(_COMMANDS.c.seq)
     .limit(1)
 )
 _OLDEST_QUEUED = (
-    select(Command.id)
-    .where(*_queued_for(bindparam("channel"), bindparam("who")), col(Command.seq) > bindparam("after"))
-    .order_by(col(Command.seq))
+    select(_COMMANDS.c.id)
+    .where(*_queued_for(bindparam("channel"), bindparam("who")), _COMMANDS.c.seq > bindparam("after"))
+    .order_by(_COMMANDS.c.seq)
     .limit(1)
     .with_for_update(skip_locked=True)
     .scalar_subquery()
 )
 _CLAIM = (
-    update(Command)
-    .where(col(Command.id) == _OLDEST_QUEUED, col(Command.state) == CommandState.QUEUED)
+    sa_update(_COMMANDS)
+    .where(_COMMANDS.c.id == _OLDEST_QUEUED, _COMMANDS.c.state == CommandState.QUEUED)
     .values(
         claimed_by=bindparam("who"),
         claimed_at=bindparam("at"),
@@ -222,5 +265,5 @@ _CLAIM = (
         state=next_state(CommandState.QUEUED, EventKind.CLAIMED),
         last_activity_at=bindparam("at"),
     )
-    .returning(Command)
+    .returning(*_COMMANDS.c)
 )

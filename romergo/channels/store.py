@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import Literal
+from typing import Literal, Protocol
 
 from sqlalchemy import bindparam
 from sqlmodel import col, select
@@ -193,7 +193,20 @@ class ChannelStore:
             raise RomergoError("channel_ended", "This channel has ended. Ask the owner for a new one.")
 
 
-def channel_state(channel: Channel, now: datetime) -> Literal["live", "ended", "expired"]:
+class Ending(Protocol):
+    """What decides a channel's state: a `Channel`, or a row of its columns."""
+
+    @property
+    def ended_at(self) -> datetime | None: ...
+
+    @property
+    def end_reason(self) -> str | None: ...
+
+    @property
+    def expires_at(self) -> datetime: ...
+
+
+def channel_state(channel: Ending, now: datetime) -> Literal["live", "ended", "expired"]:
     if channel.ended_at is not None:
         return "expired" if channel.end_reason == "expired" else "ended"
     if channel.expires_at <= now:
