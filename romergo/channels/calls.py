@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import bindparam
-from sqlmodel import col, select
+from sqlmodel import col, or_, select
 
 from romergo.channels.behind import Happenings, PendingEvents, StartedIfSlow
 from romergo.channels.changes import command_changes
@@ -390,7 +390,8 @@ _HELD = (
     .where(
         col(Command.channel_id).in_(bindparam("live", expanding=True)),
         col(Command.claimed_by) == bindparam("client_id"),
-        col(Command.state).in_(ATTRIBUTABLE_STATES),
+        # Equalities, not IN: an IN list is expanded into the SQL at every execution.
+        or_(*(col(Command.state) == state for state in ATTRIBUTABLE_STATES)),
     )
     .order_by(col(Command.seq))
 )

@@ -12,9 +12,8 @@ from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Scen
 
 
 async def load_scene_view(uow: UnitOfWork, scene_id: str) -> SceneView:
-    scene = await uow.scene(scene_id)
+    scene, chapter = await uow.scene_in_chapter(scene_id)
     assert uow.project is not None
-    chapter = await uow.chapter(scene.chapter_id)
     lines = await uow.ordered(DialogueLine, col(DialogueLine.scene_id), scene.id)
     choices = await uow.choices_of(scene.id)
     characters = list((await uow.session.exec(_CHARACTERS, params={"project_id": scene.project_id})).all())

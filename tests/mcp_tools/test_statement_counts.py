@@ -18,12 +18,12 @@ from tests.support.statements import counting
 from tests.support.tools import ALL_SCOPES, agent, data_of
 
 # Outside a channel: the token, where the scene lies, the caller's rooms, then the scene itself
-# (scene with project, chapter, lines, choices, characters).
-GET_SCENE_ALONE = (8, 4)
+# (scene with its chapter and project in one, lines, choices, characters).
+GET_SCENE_ALONE = (7, 4)
 # Holding a command: the held command joins the rooms' read; the tool events are one write (the
 # command's state moved from the state just read, both sequence numbers in one UPDATE, both events
 # in one INSERT; the command is read afresh only when someone moved it meanwhile).
-GET_SCENE_IN_A_COMMAND = (12, 5)
+GET_SCENE_IN_A_COMMAND = (11, 5)
 # Channel with membership (one join), held command, the conditional claim of the oldest queued one
 # (it moves the state and returns the row), sequence, event, presence: one write.
 DELIVERY = (6, 1)
