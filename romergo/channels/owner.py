@@ -206,7 +206,7 @@ class OwnerSide:
                 in_reply_to=in_reply_to,
                 created_at=tx.now(),
             )
-            return await self._queue(tx, channel, command, owner)
+            return await self._queue(tx, channel.id, command, owner)
 
     async def get_command(self, user_id: str, command_id: str) -> CommandView:
         async with self.store.db.read() as session:
@@ -243,7 +243,7 @@ class OwnerSide:
                 retry_of=old.id,
                 created_at=tx.now(),
             )
-            return await self._queue(tx, channel, command, owner)
+            return await self._queue(tx, channel.id, command, owner)
 
     async def events(
         self, user_id: str, channel_id: str, after: int = 0, wait: float = 0
@@ -287,11 +287,11 @@ class OwnerSide:
         )
 
     async def _queue(
-        self, tx: ChannelTx, channel: Channel, command: Command, owner: EventActor
+        self, tx: ChannelTx, channel_id: str, command: Command, owner: EventActor
     ) -> CommandView:
         """The command and its `command` event under one number: the number is taken first, so the
         row is written once, already in the state the event moves it to."""
-        (command.seq,) = await tx.numbers(channel.id, 1)
+        (command.seq,) = await tx.numbers(channel_id, 1)
         command.state = next_state(CommandState(command.state), EventKind.COMMAND)
         command.last_activity_at = tx.now()
         # One Core INSERT of the row: the command is not changed again in this transaction, so it
@@ -303,7 +303,7 @@ class OwnerSide:
             in_reply_to=command.in_reply_to,
             retry_of=command.retry_of,
         )
-        await tx.write_events(channel.id, [command.seq], owner, [(EventKind.COMMAND, posted)], command.id)
+        await tx.write_events(channel_id, [command.seq], owner, [(EventKind.COMMAND, posted)], command.id)
         return command_view(command)
 
 

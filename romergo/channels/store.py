@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from sqlalchemy import bindparam
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
+from sqlmodel.sql.expression import Select as Rows
 
 from romergo.bus import EventBus
 from romergo.channels.behind import ReadEvents, merged
@@ -94,8 +95,9 @@ class ChannelStore:
 
     async def owned_channel_and_owner(
         self, session: AsyncSession, user_id: str, channel_id: object
-    ) -> tuple[Channel, EventActor]:
-        """`owned_channel` and `owner_actor` in one statement, for the busy path (posting a command)."""
+    ) -> tuple[PostingRoom, EventActor]:
+        """What posting a command needs of the owner's channel, and the owner as the event's actor:
+        one Core statement, a row rather than entities (the busy path, issue 16)."""
         row = (
             (await session.exec(_OWNED_CHANNEL, params={"channel": channel_id, "owner": user_id})).first()
             if isinstance(channel_id, str) and channel_id
@@ -103,7 +105,8 @@ class ChannelStore:
         )
         if row is None:
             raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
-        return row[0], EventActor("user", user_id, row[1])
+        room = PostingRoom._make(row)
+        return room, EventActor("user", user_id, room.owner_name)
 
     async def owned_command(
         self, session: AsyncSession, user_id: str, command_id: object
@@ -188,7 +191,7 @@ class ChannelStore:
         ).all()
         return [event_view(row) for row in rows]
 
-    def ensure_live(self, channel: Channel) -> None:
+    def ensure_live(self, channel: Ending) -> None:
         if channel_state(channel, self.now()) != "live":
             raise RomergoError("channel_ended", "This channel has ended. Ask the owner for a new one.")
 
@@ -260,9 +263,31 @@ def event_view(row: ChannelEvent) -> EventView:
     )
 
 
+class PostingRoom(NamedTuple):
+    """The columns of the owner's channel that posting a command reads."""
+
+    id: str
+    project_id: str
+    scope: dict[str, Any] | None
+    ended_at: datetime | None
+    end_reason: str | None
+    expires_at: datetime
+    owner_name: str
+
+
 # Built once: posting a command runs it (issue 16: building it cost about as much as running it).
-_OWNED_CHANNEL = (
-    select(Channel, User.username)
-    .join(User, col(User.id) == Channel.user_id)
-    .where(col(Channel.id) == bindparam("channel"), col(Channel.user_id) == bindparam("owner"))
+_CHANNELS, _USERS = Channel.__table__, User.__table__  # type: ignore[attr-defined]
+_OWNED_CHANNEL: Rows[*tuple[Any, ...]] = (
+    Rows(
+        _CHANNELS.c.id,
+        _CHANNELS.c.project_id,
+        _CHANNELS.c.scope,
+        _CHANNELS.c.ended_at,
+        _CHANNELS.c.end_reason,
+        _CHANNELS.c.expires_at,
+        _USERS.c.username,
+    )
+    .select_from(_CHANNELS)
+    .join(_USERS, _USERS.c.id == _CHANNELS.c.user_id)
+    .where(_CHANNELS.c.id == bindparam("channel"), _CHANNELS.c.user_id == bindparam("owner"))
 )
