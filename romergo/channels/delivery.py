@@ -61,7 +61,7 @@ class Delivery:
                 return WaitResult("channel_ended", room.last_seq)
             if room.member is None or room.left_at is not None:
                 raise RomergoError("not_member", NOT_MEMBER)
-            result = await self._deliver(tx, channel_id, caller, cursor)
+            result = await self._deliver(tx, channel_id, caller, cursor, room.held)
             # Listening until the wait's window ends, unless this wait ends now with a command.
             until = None if result else listening_until
             presence = {"channel": channel_id, "who": caller.client_id, "seen": now, "until": until}
@@ -69,11 +69,9 @@ class Delivery:
             return result
 
     async def _deliver(
-        self, tx: ChannelTx, channel_id: str, caller: Caller, cursor: int
+        self, tx: ChannelTx, channel_id: str, caller: Caller, cursor: int, held_id: str | None
     ) -> WaitResult | None:
         """The command this client still holds (again), else the next queued one it wins."""
-        mine = {"channel": channel_id, "who": caller.client_id}
-        held_id = (await tx.session.exec(_HELD, params=mine)).first()
         if held_id is not None:
             held = await tx.session.get_one(Command, held_id)
             held.deliveries += 1
@@ -207,34 +205,14 @@ class _Room(NamedTuple):
     """The member's client id; None when the caller was never a member."""
     left_at: datetime | None
     left_reason: str | None
+    held: str | None
+    """The command the caller still holds here (it gets it again), if any."""
 
 
 _CHANNELS, _MEMBERS, _COMMANDS = (
     Channel.__table__,  # type: ignore[attr-defined]
     ChannelMember.__table__,  # type: ignore[attr-defined]
     Command.__table__,  # type: ignore[attr-defined]
-)
-_ROOM: Rows[*tuple[Any, ...]] = (
-    Rows(
-        _CHANNELS.c.user_id,
-        _CHANNELS.c.ended_at,
-        _CHANNELS.c.end_reason,
-        _CHANNELS.c.expires_at,
-        _CHANNELS.c.last_seq,
-        _MEMBERS.c.client_id.label("member"),
-        _MEMBERS.c.left_at,
-        _MEMBERS.c.left_reason,
-    )
-    .select_from(_CHANNELS)
-    .outerjoin(
-        _MEMBERS, (_MEMBERS.c.channel_id == _CHANNELS.c.id) & (_MEMBERS.c.client_id == bindparam("who"))
-    )
-    .where(_CHANNELS.c.id == bindparam("channel"))
-)
-_PRESENCE = (
-    sa_update(_MEMBERS)
-    .where(_MEMBERS.c.channel_id == bindparam("channel"), _MEMBERS.c.client_id == bindparam("who"))
-    .values(last_seen_at=bindparam("seen"), polling_until=bindparam("until"))
 )
 _HELD = (
     select(_COMMANDS.c.id)
@@ -246,6 +224,31 @@ _HELD = (
     )
     .order_by(_COMMANDS.c.seq)
     .limit(1)
+    .scalar_subquery()
+)
+"""The unfinished command the caller holds in the channel, if any: read with the room."""
+_ROOM: Rows[*tuple[Any, ...]] = (
+    Rows(
+        _CHANNELS.c.user_id,
+        _CHANNELS.c.ended_at,
+        _CHANNELS.c.end_reason,
+        _CHANNELS.c.expires_at,
+        _CHANNELS.c.last_seq,
+        _MEMBERS.c.client_id.label("member"),
+        _MEMBERS.c.left_at,
+        _MEMBERS.c.left_reason,
+        _HELD.label("held"),
+    )
+    .select_from(_CHANNELS)
+    .outerjoin(
+        _MEMBERS, (_MEMBERS.c.channel_id == _CHANNELS.c.id) & (_MEMBERS.c.client_id == bindparam("who"))
+    )
+    .where(_CHANNELS.c.id == bindparam("channel"))
+)
+_PRESENCE = (
+    sa_update(_MEMBERS)
+    .where(_MEMBERS.c.channel_id == bindparam("channel"), _MEMBERS.c.client_id == bindparam("who"))
+    .values(last_seen_at=bindparam("seen"), polling_until=bindparam("until"))
 )
 _OLDEST_QUEUED = (
     select(_COMMANDS.c.id)

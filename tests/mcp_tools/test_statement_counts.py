@@ -24,9 +24,9 @@ GET_SCENE_ALONE = (7, 4)
 # command's state moved from the state just read, both sequence numbers in one UPDATE, both events
 # in one INSERT; the command is read afresh only when someone moved it meanwhile).
 GET_SCENE_IN_A_COMMAND = (11, 5)
-# Channel with membership (one join), held command, the conditional claim of the oldest queued one
-# (it moves the state and returns the row), sequence, event, presence: one write.
-DELIVERY = (6, 1)
+# Channel with membership and any held command (one statement), the conditional claim of the oldest
+# queued one (it moves the state and returns the row), sequence, event, presence: one write.
+DELIVERY = (5, 1)
 # The owned channel with the owner's name, the sequence, then the command (written once, already
 # numbered) and its event: one write.
 POST_COMMAND = (4, 1)
