@@ -179,7 +179,9 @@ class OwnerSide:
     ) -> CommandView:
         clean = _command_text(text)
         async with self.store.tx() as tx:
-            channel, owner = await self.store.owned_channel_and_owner(tx.session, user_id, channel_id)
+            # The command's number is taken first, with the channel (one statement); whatever is
+            # refused below rolls it back with the rest.
+            channel, owner = await self.store.numbered_post(tx.session, user_id, channel_id)
             self.store.ensure_live(channel)
             data = clean_context(context, channel.project_id, self.store.settings.limits, tx.now())
             data = await keep_to_reach(tx.session, channel.scope, data)
@@ -198,7 +200,7 @@ class OwnerSide:
             command = Command(
                 id=new_id("cmd"),
                 channel_id=channel.id,
-                seq=0,
+                seq=channel.seq,
                 text=clean,
                 context=data,
                 state=CommandState.QUEUED,
@@ -206,7 +208,7 @@ class OwnerSide:
                 in_reply_to=in_reply_to,
                 created_at=tx.now(),
             )
-            return await self._queue(tx, channel.id, command, owner)
+            return await self._write_queued(tx, channel.id, command, owner)
 
     async def get_command(self, user_id: str, command_id: str) -> CommandView:
         async with self.store.db.read() as session:
@@ -292,6 +294,12 @@ class OwnerSide:
         """The command and its `command` event under one number: the number is taken first, so the
         row is written once, already in the state the event moves it to."""
         (command.seq,) = await tx.numbers(channel_id, 1)
+        return await self._write_queued(tx, channel_id, command, owner)
+
+    async def _write_queued(
+        self, tx: ChannelTx, channel_id: str, command: Command, owner: EventActor
+    ) -> CommandView:
+        """The numbered command, queued, and its `command` event under its number."""
         command.state = next_state(CommandState(command.state), EventKind.COMMAND)
         command.last_activity_at = tx.now()
         # One Core INSERT of the row: the command is not changed again in this transaction, so it

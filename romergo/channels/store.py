@@ -11,10 +11,9 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any, Literal, NamedTuple, Protocol
 
-from sqlalchemy import bindparam
+from sqlalchemy import bindparam, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
-from sqlmodel.sql.expression import Select as Rows
 
 from romergo.bus import EventBus
 from romergo.channels.behind import ReadEvents, merged
@@ -93,13 +92,14 @@ class ChannelStore:
             raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
         return channel
 
-    async def owned_channel_and_owner(
+    async def numbered_post(
         self, session: AsyncSession, user_id: str, channel_id: object
     ) -> tuple[PostingRoom, EventActor]:
-        """What posting a command needs of the owner's channel, and the owner as the event's actor:
-        one Core statement, a row rather than entities (the busy path, issue 16)."""
+        """The owner's channel with the next event number taken for a posted command, and the owner
+        as the event's actor: one `UPDATE … RETURNING` of the columns posting reads (the busy
+        path, issue 16). A channel that is not the owner's changes nothing and is `not_found`."""
         row = (
-            (await session.exec(_OWNED_CHANNEL, params={"channel": channel_id, "owner": user_id})).first()
+            (await session.exec(_NUMBERED_POST, params={"channel": channel_id, "owner": user_id})).first()
             if isinstance(channel_id, str) and channel_id
             else None
         )
@@ -264,7 +264,7 @@ def event_view(row: ChannelEvent) -> EventView:
 
 
 class PostingRoom(NamedTuple):
-    """The columns of the owner's channel that posting a command reads."""
+    """The columns of the owner's channel that posting a command reads, and the number it took."""
 
     id: str
     project_id: str
@@ -273,21 +273,26 @@ class PostingRoom(NamedTuple):
     end_reason: str | None
     expires_at: datetime
     owner_name: str
+    seq: int
+    """The event number taken for the posted command."""
 
 
 # Built once: posting a command runs it (issue 16: building it cost about as much as running it).
 _CHANNELS, _USERS = Channel.__table__, User.__table__  # type: ignore[attr-defined]
-_OWNED_CHANNEL: Rows[*tuple[Any, ...]] = (
-    Rows(
+# The owner is bound, not correlated: SQLite's RETURNING drops table names from its columns.
+_OWNER_NAME = select(_USERS.c.username).where(_USERS.c.id == bindparam("owner")).scalar_subquery()
+_NUMBERED_POST = (
+    update(_CHANNELS)
+    .where(_CHANNELS.c.id == bindparam("channel"), _CHANNELS.c.user_id == bindparam("owner"))
+    .values(last_seq=_CHANNELS.c.last_seq + 1)
+    .returning(
         _CHANNELS.c.id,
         _CHANNELS.c.project_id,
         _CHANNELS.c.scope,
         _CHANNELS.c.ended_at,
         _CHANNELS.c.end_reason,
         _CHANNELS.c.expires_at,
-        _USERS.c.username,
+        _OWNER_NAME,
+        _CHANNELS.c.last_seq,
     )
-    .select_from(_CHANNELS)
-    .join(_USERS, _USERS.c.id == _CHANNELS.c.user_id)
-    .where(_CHANNELS.c.id == bindparam("channel"), _CHANNELS.c.user_id == bindparam("owner"))
 )

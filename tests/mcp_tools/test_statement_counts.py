@@ -27,9 +27,9 @@ GET_SCENE_IN_A_COMMAND = (11, 5)
 # Channel with membership and any held command (one statement), the conditional claim of the oldest
 # queued one (it moves the state and returns the row), sequence, event, presence: one write.
 DELIVERY = (5, 1)
-# The owned channel with the owner's name, the sequence, then the command (written once, already
-# numbered) and its event: one write.
-POST_COMMAND = (4, 1)
+# The owned channel with the owner's name and the command's number taken (one UPDATE … RETURNING),
+# then the command (written once, already numbered) and its event: one write.
+POST_COMMAND = (3, 1)
 # Token, the command with its room and membership (one join), then state + sequence + event.
 STATUS_REPORT = (5, 2)
 # A change inside the command it names: the token, where the line lies, the caller's rooms with the
