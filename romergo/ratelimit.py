@@ -25,10 +25,8 @@ from sqlalchemy import Float, Integer, String, and_, bindparam, delete, func, li
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.config import Settings
+from storage.core_tables import RATE_COUNTS
 from storage.database import Database
-from storage.tables import RateCount
-
-_COUNTS = RateCount.__table__  # type: ignore[attr-defined]
 
 
 class RateLimit(Protocol):
@@ -58,7 +56,7 @@ async def forget_expired_counts(db: Database, now: float | None = None) -> int:
     """Deletes the shared counts no limiter reads any more (`Housekeeping.purge_expired` calls it)."""
     moment = int(time.time() if now is None else now)
     async with db.write() as session:
-        result = await session.exec(delete(_COUNTS).where(_COUNTS.c.expires_at < moment))
+        result = await session.exec(delete(RATE_COUNTS).where(RATE_COUNTS.c.expires_at < moment))
         return int(result.rowcount or 0)
 
 
@@ -157,7 +155,7 @@ class SharedRateLimit:
 
     async def _counts(self, session: AsyncSession, key: str, number: int) -> tuple[int, int]:
         """The previous and the current window's counts for `key`."""
-        table = _COUNTS
+        table = RATE_COUNTS
         query = select(table.c.period, table.c.count).where(
             and_(table.c.key == self._key(key), table.c.period.in_((number - 1, number)))
         )
@@ -179,7 +177,7 @@ def _counting_statement(db: Database) -> Any:
     both win (the second re-checks the row the first updated). Bound: `name`, `period`,
     `previous_period`, `weight` (the share of the previous window still within the last
     `window` seconds), `expires_at`, `limit`."""
-    table = _COUNTS
+    table = RATE_COUNTS
     previous = table.alias("previous")
     # What the previous window still weighs, read inside the statement that counts.
     carried = func.coalesce(

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from sqlalchemy import select
 
+from storage.core_tables import SERVER_SETTINGS
 from storage.database import Database
-from storage.tables import ServerSetting
 
 SECRET_FILE = "secret.key"  # noqa: S105 - a file name, not a secret
 SECRET_NAME = "server_secret"  # noqa: S105 - a row's name, not a secret
@@ -25,12 +25,15 @@ async def server_secret(db: Database, data_dir: Path) -> str:
     """The database's secret, created (or adopted from `secret.key`) if it has none yet.
 
     One conditional INSERT, so instances starting together agree on the first one written."""
-    table = ServerSetting.__table__  # type: ignore[attr-defined]
     proposal = _earlier_secret(data_dir) or secrets.token_hex(32)
     async with db.write() as session:
-        await session.exec(db.upsert(table).values(name=SECRET_NAME, value=proposal).on_conflict_do_nothing())
+        await session.exec(
+            db.upsert(SERVER_SETTINGS).values(name=SECRET_NAME, value=proposal).on_conflict_do_nothing()
+        )
     async with db.read() as session:
-        value = await session.scalar(select(table.c.value).where(table.c.name == SECRET_NAME))
+        value = await session.scalar(
+            select(SERVER_SETTINGS.c.value).where(SERVER_SETTINGS.c.name == SECRET_NAME)
+        )
     assert isinstance(value, str) and len(value) >= MIN_SECRET_CHARS
     return value
 

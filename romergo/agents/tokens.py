@@ -25,6 +25,7 @@ from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid
 from romergo.ids import plausible_secret, sha256_hex
 from storage import Database
+from storage.core_tables import AGENT_CLIENTS, AGENT_GRANTS, AGENT_TOKENS
 from storage.tables import AgentClient, AgentCode, AgentGrant, AgentToken
 
 SingleUse = TypeVar("SingleUse", AgentCode, AgentToken)
@@ -279,35 +280,32 @@ async def _used_grant(session: AsyncSession, table: type[SingleUse], key: str) -
 
 
 # Built once: the bearer check runs on every MCP call, and building this join cost more than running it.
-_TOKENS, _GRANTS, _CLIENTS = (
-    AgentToken.__table__,  # type: ignore[attr-defined]
-    AgentGrant.__table__,  # type: ignore[attr-defined]
-    AgentClient.__table__,  # type: ignore[attr-defined]
-)
 # Every MCP call runs this: a Core select of the tables, built once (the ORM's compile step for
 # entity columns cost more than the statement itself).
 _BEARER: Select[*tuple[Any, ...]] = (
     sa_select(
-        _TOKENS.c.scopes,
-        _TOKENS.c.expires_at,
-        _TOKENS.c.resource,
-        _GRANTS.c.id.label("grant_id"),
-        _GRANTS.c.last_used_at,
-        _GRANTS.c.kind.label("grant_kind"),
-        _GRANTS.c.user_id,
-        _GRANTS.c.revoked_at,
-        _GRANTS.c.expires_at.label("grant_expires_at"),
-        _CLIENTS.c.id.label("client_id"),
-        _CLIENTS.c.name.label("client_name"),
+        AGENT_TOKENS.c.scopes,
+        AGENT_TOKENS.c.expires_at,
+        AGENT_TOKENS.c.resource,
+        AGENT_GRANTS.c.id.label("grant_id"),
+        AGENT_GRANTS.c.last_used_at,
+        AGENT_GRANTS.c.kind.label("grant_kind"),
+        AGENT_GRANTS.c.user_id,
+        AGENT_GRANTS.c.revoked_at,
+        AGENT_GRANTS.c.expires_at.label("grant_expires_at"),
+        AGENT_CLIENTS.c.id.label("client_id"),
+        AGENT_CLIENTS.c.name.label("client_name"),
     )
-    .join(_GRANTS, _GRANTS.c.id == _TOKENS.c.grant_id)
-    .join(_CLIENTS, _CLIENTS.c.id == _GRANTS.c.client_id)
+    .join(AGENT_GRANTS, AGENT_GRANTS.c.id == AGENT_TOKENS.c.grant_id)
+    .join(AGENT_CLIENTS, AGENT_CLIENTS.c.id == AGENT_GRANTS.c.client_id)
     .where(
-        _TOKENS.c.token_hash == bindparam("token_hash"),
+        AGENT_TOKENS.c.token_hash == bindparam("token_hash"),
         # Equalities, not IN: an IN list is expanded into the SQL at every execution.
-        or_(_TOKENS.c.kind == "access", _TOKENS.c.kind == "personal"),
+        or_(AGENT_TOKENS.c.kind == "access", AGENT_TOKENS.c.kind == "personal"),
     )
 )
 _TOUCH_GRANT = (
-    sa_update(_GRANTS).where(_GRANTS.c.id == bindparam("grant_id")).values(last_used_at=bindparam("at"))
+    sa_update(AGENT_GRANTS)
+    .where(AGENT_GRANTS.c.id == bindparam("grant_id"))
+    .values(last_used_at=bindparam("at"))
 )

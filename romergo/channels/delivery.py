@@ -28,6 +28,7 @@ from romergo.channels.vocabulary import (
     next_state,
 )
 from romergo.errors import RomergoError
+from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS
 from storage.tables import Channel, ChannelMember, Command
 
 NOT_MEMBER = "You are not a member of this channel. Join it with its code first."
@@ -171,9 +172,9 @@ def _queued_for(channel_id: object, client_id: object) -> tuple[ColumnElement[bo
     """Queued in this channel, and not reserved for another client (an answer goes to who asked).
     The ids are values, or bound parameters in a statement built once."""
     return (
-        _COMMANDS.c.channel_id == channel_id,
-        _COMMANDS.c.state == CommandState.QUEUED,
-        or_(_COMMANDS.c.reserved_for.is_(None), _COMMANDS.c.reserved_for == client_id),
+        COMMANDS.c.channel_id == channel_id,
+        COMMANDS.c.state == CommandState.QUEUED,
+        or_(COMMANDS.c.reserved_for.is_(None), COMMANDS.c.reserved_for == client_id),
     )
 
 
@@ -209,58 +210,56 @@ class _Room(NamedTuple):
     """The command the caller still holds here (it gets it again), if any."""
 
 
-_CHANNELS, _MEMBERS, _COMMANDS = (
-    Channel.__table__,  # type: ignore[attr-defined]
-    ChannelMember.__table__,  # type: ignore[attr-defined]
-    Command.__table__,  # type: ignore[attr-defined]
-)
 _HELD = (
-    select(_COMMANDS.c.id)
+    select(COMMANDS.c.id)
     .where(
-        _COMMANDS.c.channel_id == bindparam("channel"),
-        _COMMANDS.c.claimed_by == bindparam("who"),
+        COMMANDS.c.channel_id == bindparam("channel"),
+        COMMANDS.c.claimed_by == bindparam("who"),
         # Equalities, not IN: an IN list is expanded into the SQL at every execution (issue 16).
-        or_(*(_COMMANDS.c.state == state for state in HELD_STATES)),
+        or_(*(COMMANDS.c.state == state for state in HELD_STATES)),
     )
-    .order_by(_COMMANDS.c.seq)
+    .order_by(COMMANDS.c.seq)
     .limit(1)
     .scalar_subquery()
 )
 """The unfinished command the caller holds in the channel, if any: read with the room."""
 _ROOM: Rows[*tuple[Any, ...]] = (
     Rows(
-        _CHANNELS.c.user_id,
-        _CHANNELS.c.ended_at,
-        _CHANNELS.c.end_reason,
-        _CHANNELS.c.expires_at,
-        _CHANNELS.c.last_seq,
-        _MEMBERS.c.client_id.label("member"),
-        _MEMBERS.c.left_at,
-        _MEMBERS.c.left_reason,
+        CHANNELS.c.user_id,
+        CHANNELS.c.ended_at,
+        CHANNELS.c.end_reason,
+        CHANNELS.c.expires_at,
+        CHANNELS.c.last_seq,
+        CHANNEL_MEMBERS.c.client_id.label("member"),
+        CHANNEL_MEMBERS.c.left_at,
+        CHANNEL_MEMBERS.c.left_reason,
         _HELD.label("held"),
     )
-    .select_from(_CHANNELS)
+    .select_from(CHANNELS)
     .outerjoin(
-        _MEMBERS, (_MEMBERS.c.channel_id == _CHANNELS.c.id) & (_MEMBERS.c.client_id == bindparam("who"))
+        CHANNEL_MEMBERS,
+        (CHANNEL_MEMBERS.c.channel_id == CHANNELS.c.id) & (CHANNEL_MEMBERS.c.client_id == bindparam("who")),
     )
-    .where(_CHANNELS.c.id == bindparam("channel"))
+    .where(CHANNELS.c.id == bindparam("channel"))
 )
 _PRESENCE = (
-    sa_update(_MEMBERS)
-    .where(_MEMBERS.c.channel_id == bindparam("channel"), _MEMBERS.c.client_id == bindparam("who"))
+    sa_update(CHANNEL_MEMBERS)
+    .where(
+        CHANNEL_MEMBERS.c.channel_id == bindparam("channel"), CHANNEL_MEMBERS.c.client_id == bindparam("who")
+    )
     .values(last_seen_at=bindparam("seen"), polling_until=bindparam("until"))
 )
 _OLDEST_QUEUED = (
-    select(_COMMANDS.c.id)
-    .where(*_queued_for(bindparam("channel"), bindparam("who")), _COMMANDS.c.seq > bindparam("after"))
-    .order_by(_COMMANDS.c.seq)
+    select(COMMANDS.c.id)
+    .where(*_queued_for(bindparam("channel"), bindparam("who")), COMMANDS.c.seq > bindparam("after"))
+    .order_by(COMMANDS.c.seq)
     .limit(1)
     .with_for_update(skip_locked=True)
     .scalar_subquery()
 )
 _CLAIM = (
-    sa_update(_COMMANDS)
-    .where(_COMMANDS.c.id == _OLDEST_QUEUED, _COMMANDS.c.state == CommandState.QUEUED)
+    sa_update(COMMANDS)
+    .where(COMMANDS.c.id == _OLDEST_QUEUED, COMMANDS.c.state == CommandState.QUEUED)
     .values(
         claimed_by=bindparam("who"),
         claimed_at=bindparam("at"),
@@ -268,5 +267,5 @@ _CLAIM = (
         state=next_state(CommandState.QUEUED, EventKind.CLAIMED),
         last_activity_at=bindparam("at"),
     )
-    .returning(*_COMMANDS.c)
+    .returning(*COMMANDS.c)
 )

@@ -35,9 +35,8 @@ from romergo.channels.vocabulary import (
 )
 from romergo.errors import RomergoError, invalid
 from romergo.ids import new_id, new_secret, sha256_hex
+from storage.core_tables import COMMANDS
 from storage.tables import Channel, Command, Project
-
-_COMMANDS = Command.__table__  # type: ignore[attr-defined]
 
 MAX_EVENTS_PAGE = 500
 MAX_EVENTS_WAIT = 50
@@ -304,7 +303,7 @@ class OwnerSide:
         command.last_activity_at = tx.now()
         # One Core INSERT of the row: the command is not changed again in this transaction, so it
         # needs no unit-of-work flush (issue 16: the flush cost more than the statement).
-        await tx.session.exec(insert(_COMMANDS), params=command.model_dump())
+        await tx.session.exec(insert(COMMANDS), params=command.model_dump())
         posted = CommandPosted(
             text=command.text,
             context=command.context,

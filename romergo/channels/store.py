@@ -24,6 +24,7 @@ from romergo.clock import Clock, SystemClock
 from romergo.config import Settings
 from romergo.errors import RomergoError
 from storage import Database
+from storage.core_tables import CHANNELS, USERS
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command, User
 
 
@@ -278,21 +279,20 @@ class PostingRoom(NamedTuple):
 
 
 # Built once: posting a command runs it (issue 16: building it cost about as much as running it).
-_CHANNELS, _USERS = Channel.__table__, User.__table__  # type: ignore[attr-defined]
 # The owner is bound, not correlated: SQLite's RETURNING drops table names from its columns.
-_OWNER_NAME = select(_USERS.c.username).where(_USERS.c.id == bindparam("owner")).scalar_subquery()
+_OWNER_NAME = select(USERS.c.username).where(USERS.c.id == bindparam("owner")).scalar_subquery()
 _NUMBERED_POST = (
-    update(_CHANNELS)
-    .where(_CHANNELS.c.id == bindparam("channel"), _CHANNELS.c.user_id == bindparam("owner"))
-    .values(last_seq=_CHANNELS.c.last_seq + 1)
+    update(CHANNELS)
+    .where(CHANNELS.c.id == bindparam("channel"), CHANNELS.c.user_id == bindparam("owner"))
+    .values(last_seq=CHANNELS.c.last_seq + 1)
     .returning(
-        _CHANNELS.c.id,
-        _CHANNELS.c.project_id,
-        _CHANNELS.c.scope,
-        _CHANNELS.c.ended_at,
-        _CHANNELS.c.end_reason,
-        _CHANNELS.c.expires_at,
+        CHANNELS.c.id,
+        CHANNELS.c.project_id,
+        CHANNELS.c.scope,
+        CHANNELS.c.ended_at,
+        CHANNELS.c.end_reason,
+        CHANNELS.c.expires_at,
         _OWNER_NAME,
-        _CHANNELS.c.last_seq,
+        CHANNELS.c.last_seq,
     )
 )

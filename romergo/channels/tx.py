@@ -21,7 +21,8 @@ from romergo.channels.behind import ReadEvents, merged
 from romergo.channels.events import Payload, dump
 from romergo.channels.vocabulary import FINISHED_STATES, CommandState, EventKind, next_state
 from romergo.clock import Clock
-from storage.tables import Channel, ChannelEvent, Command, Confirmation
+from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS
+from storage.tables import Command, Confirmation
 
 
 @dataclass(frozen=True)
@@ -34,17 +35,14 @@ class EventActor:
 SYSTEM_ACTOR = EventActor("system", "romergo", "Romergo")
 
 
-_COMMANDS = Command.__table__  # type: ignore[attr-defined]
-_CHANNELS = Channel.__table__  # type: ignore[attr-defined]
-_EVENTS = ChannelEvent.__table__  # type: ignore[attr-defined]
 # Built once: a tool call moves its command twice, and building the statement cost more than
 # running it (issue 16).
 _MOVE_COMMAND = (
-    update(_COMMANDS)
-    .where(_COMMANDS.c.id == bindparam("command_id"))
+    update(COMMANDS)
+    .where(COMMANDS.c.id == bindparam("command_id"))
     .values(state=bindparam("to_state"), last_activity_at=bindparam("at"), finished_at=bindparam("finished"))
 )
-_MOVE_COMMAND_FROM = _MOVE_COMMAND.where(_COMMANDS.c.state == bindparam("from_state"))
+_MOVE_COMMAND_FROM = _MOVE_COMMAND.where(COMMANDS.c.state == bindparam("from_state"))
 
 
 @dataclass
@@ -113,7 +111,7 @@ class ChannelTx:
             for seq, (kind, payload) in zip(numbers, happenings, strict=True)
         ]
         # The table, not the entity: a Core INSERT skips the ORM's bulk-insert path (issue 16).
-        await self.session.exec(insert(_EVENTS), params=rows)
+        await self.session.exec(insert(CHANNEL_EVENTS), params=rows)
         self.touched.add(channel_id)
 
     async def command_event(
@@ -215,8 +213,8 @@ class ChannelTx:
 # Core, on the table: the ORM's bulk-update path cost several times the statement, and nothing reads
 # a loaded channel's `last_seq` after its numbers are taken.
 _TAKE_NUMBERS = (
-    update(_CHANNELS)
-    .where(_CHANNELS.c.id == bindparam("channel"))
-    .values(last_seq=_CHANNELS.c.last_seq + bindparam("count", type_=Integer))
-    .returning(_CHANNELS.c.last_seq)
+    update(CHANNELS)
+    .where(CHANNELS.c.id == bindparam("channel"))
+    .values(last_seq=CHANNELS.c.last_seq + bindparam("count", type_=Integer))
+    .returning(CHANNELS.c.last_seq)
 )

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Select, Table, bindparam, select
+from sqlalchemy import Select, bindparam, select
 
 from romergo.errors import RomergoError, not_found
+from storage.core_tables import core_table
 from storage.database import Database
 from storage.tables import Asset, Chapter, Character, DialogueLine, Project, Scene, StoryVariable
 
@@ -32,17 +33,12 @@ async def project_of(db: Database, user_id: str, entity_type: str, entity_id: st
     return str(found.project_id)
 
 
-def _table(model: type[Any]) -> Table:
-    table: Table = model.__table__
-    return table
-
-
 def _through(model: type[Any]) -> Select[Any]:
     """The project of a row of `model` (which has a `project_id`), joined in one statement.
 
     Only the project's deletion counts, as in `UnitOfWork`: a deleted asset still names its
     project (revisions point at it)."""
-    rows, projects = _table(model), _table(Project)
+    rows, projects = core_table(model), core_table(Project)
     return (
         select(projects.c.id.label("project_id"), projects.c.owner_id, projects.c.deleted_at)
         .select_from(rows.join(projects, projects.c.id == rows.c.project_id))
@@ -51,7 +47,7 @@ def _through(model: type[Any]) -> Select[Any]:
 
 
 def _project() -> Select[Any]:
-    projects = _table(Project)
+    projects = core_table(Project)
     return select(projects.c.id.label("project_id"), projects.c.owner_id, projects.c.deleted_at).where(
         projects.c.id == bindparam("entity_id")
     )
