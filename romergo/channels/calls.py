@@ -384,7 +384,9 @@ def _agent(call: ToolCall) -> EventActor:
     return EventActor("agent", call.caller.client_id, call.caller.client_name)
 
 
-# Built once: a call that names no command looks for the one it holds (issue 16).
+# Built once: a call that names no command looks for the one it holds (issue 16). The live rooms
+# are bound as a list: through them the (channel, state) index finds the few held commands, where
+# the client's own index would walk every command it ever took.
 _HELD = (
     select(Command)
     .where(

@@ -10,13 +10,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, bindparam
+from sqlalchemy import ColumnElement, Row, bindparam
 from sqlalchemy import update as sa_update
 from sqlmodel import col, or_, select
 from sqlmodel.sql.expression import Select as Rows
 
 from romergo.channels.events import Claimed, Nothing
 from romergo.channels.models import Caller, WaitResult
+from romergo.channels.presence import PRESENCE
 from romergo.channels.store import ChannelStore, channel_state, command_view
 from romergo.channels.tx import ChannelTx, EventActor
 from romergo.channels.vocabulary import (
@@ -66,7 +67,7 @@ class Delivery:
             # Listening until the wait's window ends, unless this wait ends now with a command.
             until = None if result else listening_until
             presence = {"channel": channel_id, "who": caller.client_id, "seen": now, "until": until}
-            await tx.session.exec(_PRESENCE, params=presence)
+            await tx.session.exec(PRESENCE, params=presence)
             return result
 
     async def _deliver(
@@ -114,9 +115,9 @@ class Delivery:
 
     async def _claim_next(
         self, tx: ChannelTx, channel_id: str, caller: Caller, cursor: int
-    ) -> Command | None:
+    ) -> Row[Any] | None:
         """The oldest queued command this client may take, claimed and moved to its new state by one
-        conditional UPDATE; None when there is none to take (the wait parks)."""
+        conditional UPDATE, as the row it returned; None when there is none to take (the wait parks)."""
         # The condition on the state makes the claim atomic even where the database runs writers
         # in parallel. On PostgreSQL the choice skips rows another claim has locked, so a claim
         # racing another takes the next command instead of none; SQLite's writers take turns.
@@ -124,13 +125,13 @@ class Delivery:
         row = (await tx.session.exec(_CLAIM, params=claim)).first()
         if row is None:
             return None
-        # The claimed row as returned, not read again: nothing else in this transaction moves it.
-        command = Command(**row._mapping)
+        # The claimed row as returned, not read again (nothing else in this transaction moves it),
+        # and not made an entity: nothing here changes it further.
         claimed = _claimed(caller, False)
-        await tx.event(channel_id, EventKind.CLAIMED, agent_actor(caller), claimed, command.id)
-        if command.in_reply_to:
-            await _mark_answered(tx, command.in_reply_to, caller)
-        return command
+        await tx.event(channel_id, EventKind.CLAIMED, agent_actor(caller), claimed, row.id)
+        if row.in_reply_to:
+            await _mark_answered(tx, row.in_reply_to, caller)
+        return row
 
 
 async def channel_and_member(
@@ -183,10 +184,11 @@ def _claimed(caller: Caller, redelivered: bool) -> Claimed:
 
 
 # Built once: every wait runs these (issue 16: building them cost about as much as running them).
-CALLERS_MEMBERSHIP = (col(ChannelMember.channel_id) == col(Channel.id)) & (
-    col(ChannelMember.client_id) == bindparam("who")
+CALLERS_MEMBERSHIP = (CHANNEL_MEMBERS.c.channel_id == CHANNELS.c.id) & (
+    CHANNEL_MEMBERS.c.client_id == bindparam("who")
 )
-"""The join condition of a channel to the membership of the client bound as `who`."""
+"""The join condition of a channel to the membership of the client bound as `who` (on the tables,
+so the entity selects and the row selects below share it)."""
 _CHANNEL_AND_MEMBER = (
     select(Channel, ChannelMember)
     .outerjoin(ChannelMember, CALLERS_MEMBERSHIP)
@@ -236,18 +238,8 @@ _ROOM: Rows[*tuple[Any, ...]] = (
         _HELD.label("held"),
     )
     .select_from(CHANNELS)
-    .outerjoin(
-        CHANNEL_MEMBERS,
-        (CHANNEL_MEMBERS.c.channel_id == CHANNELS.c.id) & (CHANNEL_MEMBERS.c.client_id == bindparam("who")),
-    )
+    .outerjoin(CHANNEL_MEMBERS, CALLERS_MEMBERSHIP)
     .where(CHANNELS.c.id == bindparam("channel"))
-)
-_PRESENCE = (
-    sa_update(CHANNEL_MEMBERS)
-    .where(
-        CHANNEL_MEMBERS.c.channel_id == bindparam("channel"), CHANNEL_MEMBERS.c.client_id == bindparam("who")
-    )
-    .values(last_seen_at=bindparam("seen"), polling_until=bindparam("until"))
 )
 _OLDEST_QUEUED = (
     select(COMMANDS.c.id)

@@ -21,11 +21,10 @@ import asyncio
 import logging
 from datetime import datetime, timedelta
 
-from sqlalchemy import update
-from sqlmodel import col
+from sqlalchemy import bindparam, update
 
 from romergo.channels.store import ChannelStore, presence_topic
-from storage.tables import ChannelMember
+from storage.core_tables import CHANNEL_MEMBERS
 
 log = logging.getLogger(__name__)
 MARGIN = timedelta(seconds=5)
@@ -84,22 +83,27 @@ class Presence:
 
     async def _clear(self, channel_id: str, client_id: str, until: datetime | None) -> None:
         """Clear the presence (only one ending by `until`, when given) and tell the panel."""
-        mine = [col(ChannelMember.channel_id) == channel_id, col(ChannelMember.client_id) == client_id]
-        seen = self.store.now()
+        mine = {"channel": channel_id, "who": client_id, "seen": self.store.now(), "until": None}
         if until is not None:
-            mine.append(col(ChannelMember.polling_until) <= until)
-            seen = until - MARGIN  # when its wait ended
+            mine |= {"seen": until - MARGIN, "ran_out": until}  # seen when its wait ended
         try:
-            async with self.store.db.write() as session:
-                cleared = await session.exec(
-                    update(ChannelMember)
-                    .where(*mine)
-                    .values(polling_until=None, last_seen_at=seen)
-                    .execution_options(synchronize_session=False)
-                )
+            cleared = await self.store.db.write_statement(PRESENCE if until is None else _RUN_OUT, mine)
         except Exception:
             # Best effort: `polling_until` runs out by itself, and the panel reads it as such.
             log.warning("could not clear the polling presence of %s", client_id, exc_info=True)
             return
-        if cleared.rowcount:
+        if cleared:
             self.store.bus.publish(presence_topic(channel_id))
+
+
+# Built once. A wait's check writes the presence with this in its own transaction (`delivery`).
+PRESENCE = (
+    update(CHANNEL_MEMBERS)
+    .where(
+        CHANNEL_MEMBERS.c.channel_id == bindparam("channel"), CHANNEL_MEMBERS.c.client_id == bindparam("who")
+    )
+    .values(last_seen_at=bindparam("seen"), polling_until=bindparam("until"))
+)
+"""The agent was seen now (`seen`) and listens until `until` (None: no longer)."""
+_RUN_OUT = PRESENCE.where(CHANNEL_MEMBERS.c.polling_until <= bindparam("ran_out"))
+"""A timed-out wait's late clear: not a later wait's presence (another instance's, say)."""

@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any, Literal, NamedTuple, Protocol
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import Row, bindparam, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -235,7 +235,9 @@ def ensure_holder(command: Command, client_id: str) -> None:
         )
 
 
-def command_view(command: Command, *, redelivered: bool = False) -> CommandView:
+def command_view(command: Command | Row[Any], *, redelivered: bool = False) -> CommandView:
+    """A command as the agent and the panel see it, from its entity or a row of all its columns
+    (the claim's `RETURNING`)."""
     return CommandView(
         command_id=command.id,
         channel_id=command.channel_id,
