@@ -1,9 +1,10 @@
 """The async engine and its two transaction kinds.
 
-`read()` opens an ordinary transaction. `write()` opens one that takes SQLite's write lock up
-front (`BEGIN IMMEDIATE`), so read-modify-write steps such as sequence allocation or a claim never
-fail half way with "database is locked": they wait for the lock (busy timeout) instead. On
-PostgreSQL both are plain transactions; correctness there comes from row locks in the statements.
+`read()` opens an ordinary transaction on SQLite (one snapshot). `write()` opens one that takes
+SQLite's write lock up front (`BEGIN IMMEDIATE`), so read-modify-write steps such as sequence
+allocation or a claim never fail half way with "database is locked": they wait for the lock (busy
+timeout) instead. On PostgreSQL a write is a plain transaction, whose correctness comes from row
+locks in the statements, and a read runs its statements in autocommit (see `read`).
 
 SQLite runs on the event loop's own thread (`storage.inline_sqlite`: no hand-off to a driver
 thread per statement), so writers in this process take turns on the loop before `BEGIN IMMEDIATE`.
@@ -30,6 +31,7 @@ _BEGIN_OPTION = "romergo_sqlite_begin"
 # PostgreSQL advisory locks held until the transaction ends; the name is hashed to their int key.
 _TRY_TURN = text("SELECT pg_try_advisory_xact_lock(hashtext(:name))")
 _WAIT_TURN = text("SELECT pg_advisory_xact_lock(hashtext(:name))")
+_AUTOCOMMIT: dict[str, Any] = {"isolation_level": "AUTOCOMMIT"}
 
 
 class Database:
@@ -51,10 +53,16 @@ class Database:
             self.engine = create_async_engine(url, pool_size=10, max_overflow=10)
             self._file = None
         self._writer = self.engine.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
+        self._reader = self.engine if self.is_sqlite else self.engine.execution_options(**_AUTOCOMMIT)
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
-        async with AsyncSession(self.engine, expire_on_commit=False) as session, session.begin():
+        """A read: on SQLite one snapshot for all its statements (a deferred transaction in WAL).
+
+        On PostgreSQL each statement runs on its own (autocommit). Under READ COMMITTED, the
+        default, every statement of a transaction sees its own snapshot anyway, so a BEGIN and a
+        COMMIT around a read bought nothing but two round trips (issue 17, docs/performance.md)."""
+        async with AsyncSession(self._reader, expire_on_commit=False) as session, session.begin():
             yield session
 
     async def first_row(
@@ -65,7 +73,7 @@ class Database:
         For the busy path's single reads (the bearer check on every MCP call): one statement is
         its own snapshot, and a session's set-up, begin and commit cost about as much again as
         the statement (issue 16, docs/performance.md)."""
-        async with self.engine.connect() as connection:
+        async with self._reader.connect() as connection:
             return await connection.run_sync(lambda sync: sync.execute(statement, params).first())
 
     async def write_statement(self, statement: Executable, params: Mapping[str, Any] | None = None) -> int:
