@@ -129,8 +129,7 @@ class SharedRateLimit:
             "expires_at": self._expiry(window),
             "limit": self.limit,
         }
-        async with self.db.write() as session:
-            return (await session.scalar(self._counting, values)) is not None
+        return await self.db.write_returning(self._counting, values) is not None
 
     async def full(self, key: str) -> bool:
         return await self.retry_after(key) > 0

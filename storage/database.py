@@ -12,12 +12,12 @@ thread per statement), so writers in this process take turns on the loop before 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import Row, Table, event, text
+from sqlalchemy import CursorResult, Row, Table, event, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -32,6 +32,7 @@ _BEGIN_OPTION = "romergo_sqlite_begin"
 _TRY_TURN = text("SELECT pg_try_advisory_xact_lock(hashtext(:name))")
 _WAIT_TURN = text("SELECT pg_advisory_xact_lock(hashtext(:name))")
 _AUTOCOMMIT: dict[str, Any] = {"isolation_level": "AUTOCOMMIT"}
+T = TypeVar("T")
 
 
 class Database:
@@ -53,7 +54,9 @@ class Database:
             self.engine = create_async_engine(url, pool_size=10, max_overflow=10)
             self._file = None
         self._writer = self.engine.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
-        self._reader = self.engine if self.is_sqlite else self.engine.execution_options(**_AUTOCOMMIT)
+        # PostgreSQL only: a single statement is a transaction of its own (see `read`).
+        self._autocommit = None if self.is_sqlite else self.engine.execution_options(**_AUTOCOMMIT)
+        self._reader = self._autocommit or self.engine
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
@@ -77,16 +80,30 @@ class Database:
             return await connection.run_sync(lambda sync: sync.execute(statement, params).first())
 
     async def write_statement(self, statement: Executable, params: Mapping[str, Any] | None = None) -> int:
-        """Run one Core write statement in a write transaction of its own, without an ORM session;
-        the number of rows it matched.
+        """Run one Core write statement as a transaction of its own, without an ORM session; the
+        number of rows it matched.
 
         For the busy path's single writes (the "last used" stamp a bearer check leaves at most
-        once a minute): an ORM session's set-up and bulk-update machinery cost several times the
-        statement (issue 16, docs/performance.md)."""
+        once a minute, a presence cleared): an ORM session's set-up and bulk-update machinery
+        cost several times the statement (issue 16, docs/performance.md)."""
+        return await self._write_one(statement, params, lambda result: int(result.rowcount))
 
-        def run(sync: Connection) -> int:
-            return int(sync.execute(statement, params).rowcount)
+    async def write_returning(
+        self, statement: Executable, params: Mapping[str, Any] | None = None
+    ) -> Row[Any] | None:
+        """Like `write_statement`, for a statement with `RETURNING`: the first row it returned."""
+        return await self._write_one(statement, params, lambda result: result.first())
 
+    async def _write_one(
+        self, statement: Executable, params: Mapping[str, Any] | None, read: Callable[[CursorResult[Any]], T]
+    ) -> T:
+        def run(sync: Connection) -> T:
+            return read(sync.execute(statement, params))
+
+        if self._autocommit is not None:
+            # One statement is atomic by itself: no BEGIN and COMMIT round trips around it.
+            async with self._autocommit.connect() as connection:
+                return await connection.run_sync(run)
         if self._file is None:
             async with self._writer.begin() as connection:
                 return await connection.run_sync(run)
