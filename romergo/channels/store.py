@@ -78,7 +78,7 @@ class ChannelStore:
     @asynccontextmanager
     async def tx(self) -> AsyncIterator[ChannelTx]:
         async with self.db.write() as session:
-            tx = ChannelTx(session, self.clock, behind=self.behind)
+            tx = ChannelTx(session, self.clock, behind=self.behind, numbered_inserts=not self.db.is_sqlite)
             yield tx
         for channel_id in tx.touched:
             self.bus.publish(channel_topic(channel_id))

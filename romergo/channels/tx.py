@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Integer, bindparam, func, insert, update
+from sqlalchemy.exc import NoResultFound
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -19,6 +21,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from romergo.actors import ActorType
 from romergo.channels.behind import ReadEvents, merged
 from romergo.channels.events import Payload, dump
+from romergo.channels.numbering import MAX_AT_ONCE, numbered_insert, numbered_params
 from romergo.channels.vocabulary import FINISHED_STATES, CommandState, EventKind, next_state
 from romergo.clock import Clock
 from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS
@@ -54,6 +57,8 @@ class ChannelTx:
     """Projects whose rooms changed in this transaction (published as `rooms_topic` after it)."""
     behind: ReadEvents | None = None
     """Reads' tool events not written yet (SQLite): each command's go first (`channels.behind`)."""
+    numbered_inserts: bool = False
+    """Number and write a run of events in one statement (PostgreSQL: `channels.numbering`)."""
 
     def now(self) -> datetime:
         return self.clock.now()
@@ -75,7 +80,16 @@ class ChannelTx:
         happenings: list[tuple[EventKind, Payload | None]],
         command_id: str | None = None,
     ) -> list[int]:
-        """Write events in a row: one `UPDATE … RETURNING` takes their numbers, one INSERT writes them."""
+        """Write events in a row: one `UPDATE … RETURNING` takes their numbers, one INSERT writes them
+        (on PostgreSQL both are one statement)."""
+        if self.numbered_inserts and len(happenings) <= MAX_AT_ONCE:
+            shared, own = self._rows(channel_id, actor, happenings, command_id)
+            taken = await self.session.exec(numbered_insert(len(own)), params=numbered_params(shared, own))
+            numbers = sorted(taken.scalars().all())
+            if len(numbers) != len(own):  # the channel is not there: as `numbers` would fail
+                raise NoResultFound(f"No channel {channel_id} to number events in.")
+            self.touched.add(channel_id)
+            return numbers
         numbers = await self.numbers(channel_id, len(happenings))
         await self.write_events(channel_id, numbers, actor, happenings, command_id)
         return numbers
@@ -95,24 +109,29 @@ class ChannelTx:
         command_id: str | None = None,
     ) -> None:
         """The events under numbers taken with `numbers`, in one INSERT."""
-        at = self.now()
-        rows = [
-            {
-                "channel_id": channel_id,
-                "seq": seq,
-                "kind": kind.value,
-                "command_id": command_id,
-                "actor_type": actor.type,
-                "actor_id": actor.id,
-                "actor_name": actor.name,
-                "data": dump(kind, payload),
-                "at": at,
-            }
-            for seq, (kind, payload) in zip(numbers, happenings, strict=True)
-        ]
+        shared, own = self._rows(channel_id, actor, happenings, command_id)
+        rows = [shared | row | {"seq": seq} for seq, row in zip(numbers, own, strict=True)]
         # The table, not the entity: a Core INSERT skips the ORM's bulk-insert path (issue 16).
         await self.session.exec(insert(CHANNEL_EVENTS), params=rows)
         self.touched.add(channel_id)
+
+    def _rows(
+        self,
+        channel_id: str,
+        actor: EventActor,
+        happenings: list[tuple[EventKind, Payload | None]],
+        command_id: str | None,
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """A run's columns: those its events share, and each one's own."""
+        shared = {
+            "channel_id": channel_id,
+            "command_id": command_id,
+            "actor_type": actor.type,
+            "actor_id": actor.id,
+            "actor_name": actor.name,
+            "at": self.now(),
+        }
+        return shared, [{"kind": kind.value, "data": dump(kind, payload)} for kind, payload in happenings]
 
     async def command_event(
         self,
