@@ -19,6 +19,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.channels.vocabulary import PERMISSIONS, ConfirmationMode
 from romergo.errors import RomergoError, invalid
+from romergo.story.owners import LABELS
 from storage.tables import Chapter, Scene
 
 MAX_SCOPE_CHAPTERS = 500
@@ -33,13 +34,6 @@ MODE_WORDS = {
     ConfirmationMode.NONE: "no confirmations",
     ConfirmationMode.PUBLISH_AND_DELETE: "confirm publish and delete",
     ConfirmationMode.EVERY_CHANGE: "confirm every change",
-}
-KIND_WORDS = {
-    "chapter": "Chapter",
-    "scene": "Scene",
-    "dialogue_line": "Dialogue line",
-    "character": "Character",
-    "asset": "Asset",
 }
 
 
@@ -170,7 +164,7 @@ async def keep_to_reach(
 
 
 def _outside(target: Target) -> RomergoError:
-    kind = KIND_WORDS.get(target.kind, "This entity")
+    kind = LABELS.get(target.kind, "This entity")
     where = "is used outside" if target.kind in SHARED_KINDS else "lies outside"
     return RomergoError(
         "out_of_scope",

@@ -21,16 +21,27 @@ from storage.tables import Asset, Chapter, Character, DialogueLine, Project, Sce
 
 async def project_of(db: Database, user_id: str, entity_type: str, entity_id: str) -> str:
     """The id of the project `entity_id` lies in, if `user_id` owns it (else `not_found`)."""
-    lookup = _LOOKUPS.get(entity_type)
-    if lookup is None:
+    statement = _LOOKUPS.get(entity_type)
+    if statement is None:
         raise ValueError(f"no project lookup for {entity_type}")
-    label, statement = lookup
     found = await db.first_row(statement, {"entity_id": entity_id}) if entity_id else None
     if found is None or found.owner_id != user_id or found.deleted_at is not None:
         if entity_type == "project":
             raise RomergoError("not_found", f'Project "{entity_id}" does not exist.')
-        raise not_found(label, str(entity_id))
+        raise not_found(LABELS[entity_type], str(entity_id))
     return str(found.project_id)
+
+
+LABELS = {
+    "project": "Project",
+    "chapter": "Chapter",
+    "scene": "Scene",
+    "dialogue_line": "Dialogue line",
+    "character": "Character",
+    "asset": "Asset",
+    "variable": "Variable",
+}
+"""What errors and the room's refusals call each kind of entity (`Scene "…" does not exist`)."""
 
 
 def _through(model: type[Any]) -> Select[Any]:
@@ -53,12 +64,12 @@ def _project() -> Select[Any]:
     )
 
 
-_LOOKUPS: dict[str, tuple[str, Select[Any]]] = {
-    "project": ("Project", _project()),
-    "chapter": ("Chapter", _through(Chapter)),
-    "scene": ("Scene", _through(Scene)),
-    "dialogue_line": ("Dialogue line", _through(DialogueLine)),
-    "character": ("Character", _through(Character)),
-    "asset": ("Asset", _through(Asset)),
-    "variable": ("Variable", _through(StoryVariable)),
+_LOOKUPS: dict[str, Select[Any]] = {
+    "project": _project(),
+    "chapter": _through(Chapter),
+    "scene": _through(Scene),
+    "dialogue_line": _through(DialogueLine),
+    "character": _through(Character),
+    "asset": _through(Asset),
+    "variable": _through(StoryVariable),
 }
