@@ -52,16 +52,17 @@ def paged(
     nonce = new_nonce()
     pages: dict[int, tuple[object, str]] = {}
 
-    def size(end: int) -> int:
+    def rendered(end: int) -> int:
+        """Render the page that ends at `end`, keep it for sending, and say how large it is."""
         token = make_token(call, keys, end) if end < len(items) else None
         dumped = build(items[start:end]).model_dump(mode="json")
         pages[end] = (dumped, render(dumped, nonce, token))
         return rendered_size(pages[end][1])
 
-    end = _fitting_end(start, len(items), size, limit)
+    end = _fitting_end(start, len(items), rendered, limit)
     next_page = make_token(call, keys, end) if end < len(items) else None
     if end not in pages:
-        size(end)
+        rendered(end)
     # The page that was measured is the page that is sent: built and rendered once.
     dumped, text = pages[end]
     return rendered_envelope(dumped, text, nonce, next_page is not None, next_page)
