@@ -77,9 +77,13 @@ async def test_play_through_follows_choices_to_an_ending(author: Author, open_pa
     # Within a scene only the text changes: the background is not reloaded line by line.
     assert background and await page.get_by_test_id("player-background").get_attribute("id") == background
     await read_on(page, "Ask around the tavern")
+    # The page's URL already names the first scene (the player started there): wait for it to
+    # name another, not just for its shape, before reloading.
+    arrival = page.url
     await page.get_by_role("button", name="Ask around the tavern").click()
 
     await expect(page.get_by_test_id("player-scene")).to_have_text("The Storm › The Tavern")
+    await expect(page).not_to_have_url(arrival)
     await expect(page).to_have_url(re.compile(r"/play/prj_[a-z0-9]+\?scene=scn_[a-z0-9]+$"))
     # A reload continues in the same scene.
     await page.reload()
