@@ -39,6 +39,8 @@ class Database:
     def __init__(self, url: str) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
+        self.data_modifying_ctes = not self.is_sqlite
+        """Whether a `WITH … (UPDATE … RETURNING)` can feed another statement (PostgreSQL, not SQLite)."""
         if self.is_sqlite:
             self._ensure_sqlite_dir(url)
             self.engine: AsyncEngine = create_async_engine(

@@ -54,6 +54,8 @@ class ChannelStore:
         self.bus = bus
         self.settings = settings
         self.clock: Clock = clock or SystemClock()
+        self.numbered_inserts = db.data_modifying_ctes
+        """Number and write a run of events in one statement (`channels.numbering`)."""
         self.behind: ReadEvents | None = None
         """Reads write their tool events after answering, where a process's writes take turns."""
         if db.is_sqlite and not settings.many_instances:
@@ -78,7 +80,7 @@ class ChannelStore:
     @asynccontextmanager
     async def tx(self) -> AsyncIterator[ChannelTx]:
         async with self.db.write() as session:
-            tx = ChannelTx(session, self.clock, behind=self.behind, numbered_inserts=not self.db.is_sqlite)
+            tx = ChannelTx(session, self.clock, behind=self.behind, numbered_inserts=self.numbered_inserts)
             yield tx
         for channel_id in tx.touched:
             self.bus.publish(channel_topic(channel_id))

@@ -25,6 +25,7 @@ from romergo.bus import EventBus, project_topic, user_topic
 from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid, not_found
 from romergo.ids import new_id
+from romergo.story.owners import LABELS
 from storage import Database
 from storage.tables import (
     Asset,
@@ -105,24 +106,24 @@ class UnitOfWork:
         return row
 
     async def chapter(self, chapter_id: str) -> Chapter:
-        return await self._owned(Chapter, chapter_id, "Chapter")
+        return await self._owned(Chapter, chapter_id, "chapter")
 
     async def scene(self, scene_id: str) -> Scene:
-        return await self._owned(Scene, scene_id, "Scene")
+        return await self._owned(Scene, scene_id, "scene")
 
     async def line(self, line_id: str) -> DialogueLine:
-        return await self._owned(DialogueLine, line_id, "Dialogue line")
+        return await self._owned(DialogueLine, line_id, "dialogue_line")
 
     async def character(self, character_id: str) -> Character:
-        return await self._owned(Character, character_id, "Character")
+        return await self._owned(Character, character_id, "character")
 
     async def variable(self, variable_id: str) -> StoryVariable:
-        return await self._owned(StoryVariable, variable_id, "Variable")
+        return await self._owned(StoryVariable, variable_id, "variable")
 
     async def asset(self, asset_id: str, *, include_deleted: bool = False) -> Asset:
-        row = await self._owned(Asset, asset_id, "Asset")
+        row = await self._owned(Asset, asset_id, "asset")
         if row.deleted_at is not None and not include_deleted:
-            raise not_found("Asset", asset_id)
+            raise not_found(LABELS["asset"], asset_id)
         return row
 
     async def asset_id_of_kind(self, asset_id: str | None, kinds: tuple[str, ...]) -> str | None:
@@ -142,13 +143,13 @@ class UnitOfWork:
             scene = await self.scene(scene_id)
             return scene, await self.chapter(scene.chapter_id)
         if not isinstance(scene_id, str) or not scene_id:
-            raise not_found("Scene", str(scene_id))
+            raise not_found(LABELS["scene"], str(scene_id))
         found = (await self.session.exec(_SCENE_IN_CHAPTER, params={"entity_id": scene_id})).first()
         if found is None:
-            raise not_found("Scene", scene_id)
+            raise not_found(LABELS["scene"], scene_id)
         scene, chapter, project = found
         if project.owner_id != self.actor.user_id or project.deleted_at is not None:
-            raise not_found("Scene", scene_id)
+            raise not_found(LABELS["scene"], scene_id)
         self._bind(project)
         return scene, chapter
 
@@ -159,7 +160,8 @@ class UnitOfWork:
     async def choices_of(self, scene_id: str) -> list[Choice]:
         return await self.ordered(Choice, col(Choice.scene_id), scene_id)
 
-    async def _owned(self, model: type[Row], entity_id: str, kind: str) -> Row:
+    async def _owned(self, model: type[Row], entity_id: str, entity_type: EntityType) -> Row:
+        kind = LABELS[entity_type]
         if not isinstance(entity_id, str) or not entity_id:
             raise not_found(kind, str(entity_id))
         if self.project is not None:
