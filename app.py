@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import gc
-import importlib
 import logging
 import socket
 import sys
@@ -143,6 +142,7 @@ async def _start(services: Services) -> tuple[str, asyncio.Task[None]]:
     Returns whom the printed sign-in link is for (the first account) and the sweeper's task.
     """
     from romergo.services import first_start
+    from romergo.story.story_map import layout_engine
 
     await services.start_wakeups()
     user, created = await first_start(services)
@@ -154,8 +154,8 @@ async def _start(services: Services) -> tuple[str, asyncio.Task[None]]:
             flush=True,
         )
     await services.agents.housekeeping.purge_expired()
-    # The story map's layout engine takes 0.3 s to import: paid at start-up, not by the first map.
-    await asyncio.to_thread(importlib.import_module, "igraph")
+    # The story map's layout engine, loaded at start-up, not by the first map.
+    await asyncio.to_thread(layout_engine)
     return user.id, asyncio.create_task(services.channels.sweeper.run(), name="channel sweeper")
 
 

@@ -3,6 +3,9 @@ arrows (a choice to nowhere included), and a layout laid out once per shape of t
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from romergo.actors import system_actor
 from romergo.demo import story as demo_story
 from romergo.demo.seed import seed_demo
@@ -20,6 +23,23 @@ def test_layers_follow_the_distance_from_the_start_and_strays_go_below():
     assert layer["stray"] == 3 and layer["stray2"] == 4  # below everything the start reaches
     xs = [x for x, y in layout.values() if y == 1]
     assert len(set(xs)) == 2  # two scenes in one layer never share a place
+
+
+def test_the_layout_engine_loads_without_matplotlib_and_leaves_it_importable():
+    # A fresh interpreter: this one may have imported matplotlib already. The test extras install
+    # it, so igraph's drawing half would import it here if it were let.
+    probe = (
+        "import sys\n"
+        "from romergo.story.story_map import layout_engine, layered_layout\n"
+        "layout_engine()\n"
+        "assert layered_layout(['a', 'b'], [('a', 'b')], ['a'])['b'][1] == 1\n"
+        "assert 'matplotlib' not in sys.modules, 'igraph pulled matplotlib in'\n"
+        "import matplotlib\n"
+        "print(matplotlib.__name__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "matplotlib"
 
 
 async def test_the_demo_map_marks_the_unreachable_cellar(services, author):
