@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 
 from nicegui import ui
-from nicegui.events import EChartPointClickEventArguments
+from nicegui.events import EChartPointClickEventArguments, Handler
 
 from romergo import urls
 from romergo.entities import Project
@@ -64,7 +64,7 @@ class _MapPage(SectionPage[Mapped]):
         super().__init__(ctx, project_id)
         self.highlighted = highlighted
         self.chapter = ALL_CHAPTERS
-        self.chart: ui.echart | None = None
+        self.chart: MapChart | None = None
 
     async def load(self) -> Mapped:
         actor = self.ctx.actor
@@ -88,7 +88,7 @@ class _MapPage(SectionPage[Mapped]):
 
     def draw(self, loaded: Mapped) -> None:
         self.chart = (
-            ui.echart(
+            MapChart(
                 chart_options(loaded.story_map, self.chapter, self.highlighted), on_point_click=self._open
             )
             .classes("w-full")
@@ -113,6 +113,23 @@ class _MapPage(SectionPage[Mapped]):
         scene_id = str(data.get("id", ""))
         if event.data_type == "node" and scene_id and not scene_id.startswith(NOWHERE):
             ui.navigate.to(urls.scene(self.project_id, scene_id))
+
+
+class MapChart(ui.echart):
+    """The map's chart, drawn once per set of options: a new map (a change, the chapter filter) is a
+    new chart, its options are never changed in place.
+
+    A page's sections are made after the browser has connected, so a chart arrives in an update
+    message, and for an element with an update method NiceGUI's client calls it after mounting it;
+    but the chart's own `mounted()` has already applied the options, so a long story's map was laid
+    out and painted twice (0.5-0.6 s of the browser's time at 2,000 scenes, docs/performance.md).
+    Without an update method, `mounted()` applies them once."""
+
+    def __init__(
+        self, options: dict[str, object], *, on_point_click: Handler[EChartPointClickEventArguments]
+    ) -> None:
+        super().__init__(options, on_point_click)
+        self._update_method = None
 
 
 def chart_options(story_map: StoryMap, chapter: str, current: str | None) -> dict[str, object]:
