@@ -43,7 +43,8 @@ def png_backdrop(backdrop: Backdrop) -> bytes:
     columns (those whose ground the row has reached) over both, each shaded by its depth. Per-pixel
     Python was a second of every first start (a test server's too)."""
     orb_x, orb_y = backdrop.orb_at[0] * WIDTH, backdrop.orb_at[1] * HEIGHT
-    orb_r2 = (HEIGHT * 0.09) ** 2
+    orb_r = HEIGHT * 0.09
+    orb_r2 = orb_r**2
     hills = backdrop.hills
     ground = [
         HEIGHT * (0.72 - hills * (0.5 + 0.5 * math.sin(x / WIDTH * math.pi * (2 + 3 * hills))))
@@ -63,7 +64,7 @@ def png_backdrop(backdrop: Backdrop) -> bytes:
         row = bytearray(sky * WIDTH)
         dy2 = (y - orb_y) ** 2
         if dy2 <= orb_r2:
-            for x in range(max(0, int(orb_x - HEIGHT)), min(WIDTH, int(orb_x + HEIGHT) + 1)):
+            for x in range(max(0, int(orb_x - orb_r)), min(WIDTH, int(orb_x + orb_r) + 1)):
                 if (x - orb_x) ** 2 + dy2 <= orb_r2:
                     row[3 * x : 3 * x + 3] = orb
         land.extend(reached.get(y, ()))
