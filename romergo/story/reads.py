@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import func, literal
 from sqlalchemy import select as sa_select
+from sqlalchemy.orm import Session
 from sqlmodel import col, or_, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -160,10 +161,22 @@ async def _choice_rows(session: AsyncSession, project_id: str) -> list[ChoiceRow
 
 
 async def _plain_rows(session: AsyncSession, table: Any, project_id: str, columns: list[Any]) -> list[Any]:
-    """The project's rows of `table` as plain tuples, no ORM objects (SQLAlchemy's own select:
-    sqlmodel's typed one takes at most four columns)."""
+    """The project's rows of `table` as the driver returns them: no ORM objects, and no result rows
+    either (SQLAlchemy's own select: sqlmodel's typed one takes at most four columns).
+
+    A long story has tens of thousands of lines, and making a result row of each cost as much again
+    as fetching them (issue 16). Only for columns the driver returns as Python wants them (text and
+    numbers here): no result processing runs on this path."""
     statement = sa_select(*columns).where(col(table.project_id) == project_id)
-    return await session.run_sync(lambda sync: list(sync.execute(statement).all()))
+
+    def fetch(sync: Session) -> list[Any]:
+        result = sync.connection().execute(statement)
+        try:
+            return list(result.cursor.fetchall())
+        finally:
+            result.close()
+
+    return await session.run_sync(fetch)
 
 
 def outline_of(data: ProjectData) -> Outline:
