@@ -72,25 +72,34 @@ def _fitting_end(start: int, total: int, size: Callable[[int], int], limit: int)
     """The largest end whose page fits; one item always goes in, so reading always advances.
 
     A short rest (at most WHOLE_FIRST items: a scene's lines, a chapter's scenes) is tried whole
-    first, which is nearly always the answer. A longer one gallops out from the start (1, 2, 4, …
-    items) before bisecting, so a long list (thousands of problems) is never rendered whole just
-    to learn that it does not fit on one page."""
+    first, which is nearly always the answer. In a longer one each probe is aimed by the bytes per
+    item the last two pages measured show (a page's size grows about linearly with its items): two
+    or three pages near the right size are rendered, where halving the range rendered a dozen. An
+    aimed probe that does not halve what is left is followed by one that does, so uneven items
+    cannot make the search crawl; and until a page is found that does not fit, a probe goes at most
+    four times as far as the largest that does (or WHOLE_FIRST items), so a long list (thousands of
+    problems) is never rendered whole just to learn that it does not fit on one page."""
     if total - start <= WHOLE_FIRST and size(total) <= limit:
         return total
-    low, step = start + 1, 1
-    while low < total:
-        probe = min(low + step, total)
-        if size(probe) > limit:
-            high = probe - 1
-            while low < high:
-                middle = (low + high + 1) // 2
-                if size(middle) <= limit:
-                    low = middle
-                else:
-                    high = middle - 1
-            return low
-        low, step = probe, step * 2
-    return total
+    low, low_size = start + 1, size(start + 1)
+    high: int | None = None  # the smallest end known not to fit
+    per_item = max(1, low_size)  # at first the one-item page, envelope and all: an overestimate
+    halve = False
+    while low < total and (high is None or high - low > 1):
+        if high is None:
+            ceiling, width = min(total, low + max(4 * (low - start), WHOLE_FIRST)), None
+        else:
+            ceiling, width = high - 1, high - low
+        probe = (low + high) // 2 if halve and high is not None else low + (limit - low_size) // per_item
+        probe = max(low + 1, min(probe, ceiling))
+        probe_size = size(probe)
+        per_item = max(1, -(-(probe_size - low_size) // (probe - low)))
+        if probe_size <= limit:
+            low, low_size = probe, probe_size
+        else:
+            high = probe
+        halve = width is not None and high is not None and 2 * (high - low) > width
+    return low
 
 
 def make_token(call: str, keys: Sequence[str], offset: int) -> str:

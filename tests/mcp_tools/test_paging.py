@@ -8,6 +8,7 @@ exercised by the 200 KB scene in test_envelope.py.
 from __future__ import annotations
 
 import base64
+import itertools
 from typing import Any
 
 import pytest
@@ -196,3 +197,34 @@ def test_a_page_ends_at_the_largest_end_that_fits(sizes, start_at, limit):
     fitting = [end for end in range(start + 1, len(sizes) + 1) if size(end) <= limit]
     expected = max(fitting, default=start + 1)
     assert paging._fitting_end(start, len(sizes), size, limit) == expected
+
+
+@given(
+    sizes=st.lists(st.integers(min_value=1, max_value=300), min_size=201, max_size=1500),
+    start_at=st.integers(min_value=0, max_value=1499),
+    limit=st.integers(min_value=1, max_value=20_000),
+)
+def test_in_a_long_list_a_page_ends_at_the_largest_end_that_fits(sizes, start_at, limit):
+    start = min(start_at, len(sizes) - 1)
+    totals = [0, *itertools.accumulate(sizes)]
+
+    def size(end: int) -> int:
+        return totals[end] - totals[start]
+
+    fitting = [end for end in range(start + 1, len(sizes) + 1) if size(end) <= limit]
+    assert paging._fitting_end(start, len(sizes), size, limit) == max(fitting, default=start + 1)
+
+
+def test_a_long_list_is_measured_in_a_few_pages_near_the_page_size():
+    # 4,000 problems of about the same size behind an envelope: the check of a long story.
+    totals = [0, *itertools.accumulate(150 + n % 7 for n in range(4000))]
+    probes: list[int] = []
+
+    def size(end: int) -> int:
+        probes.append(end)
+        return 600 + totals[end]
+
+    end = paging._fitting_end(0, 4000, size, 64_000)
+    assert 600 + totals[end] <= 64_000 < 600 + totals[end + 1]
+    assert len(probes) <= 5, probes
+    assert max(probes) <= 1.1 * end, probes  # never a page much larger than the one sent
