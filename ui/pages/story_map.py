@@ -64,7 +64,6 @@ class _MapPage(SectionPage[Mapped]):
         super().__init__(ctx, project_id)
         self.highlighted = highlighted
         self.chapter = ALL_CHAPTERS
-        self.chart: MapChart | None = None
 
     async def load(self) -> Mapped:
         actor = self.ctx.actor
@@ -87,21 +86,13 @@ class _MapPage(SectionPage[Mapped]):
         super().build(loaded)
 
     def draw(self, loaded: Mapped) -> None:
-        self.chart = (
-            MapChart(
-                chart_options(loaded.story_map, self.chapter, self.highlighted), on_point_click=self._open
-            )
-            .classes("w-full")
-            .style("height: 72vh")
-            .props('data-testid="story-map"')
-        )
+        MapChart(
+            chart_options(loaded.story_map, self.chapter, self.highlighted), on_point_click=self._open
+        ).classes("w-full").style("height: 72vh").props('data-testid="story-map"')
         scenes = [n for n in loaded.story_map.nodes if self.chapter in (ALL_CHAPTERS, n.chapter_id)]
         marked = sum(1 for n in scenes if n.serious)
         summary = f"{len(scenes)} scenes" + (f", {marked} marked with a problem" if marked else "")
         ui.label(summary + ".").classes("text-caption").props('role="status" data-testid="map-summary"')
-
-    def _options(self, loaded: Mapped) -> dict[str, object]:
-        return chart_options(loaded.story_map, self.chapter, self.highlighted)
 
     async def _filter(self, event: object) -> None:
         self.chapter = str(getattr(event, "value", "") or ALL_CHAPTERS)
