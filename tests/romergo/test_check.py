@@ -6,6 +6,7 @@ no problems, breaks exactly one thing, and expects exactly one problem back.
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
 
 from sqlmodel import col, update
@@ -480,3 +481,20 @@ async def test_the_demo_has_exactly_its_deliberate_problems_until_they_are_mende
     await services.scenes.update_scene(actor, lamp_room.id, entry_effects="set lens_mended = true")
 
     assert await services.reads.check_story(actor, project.id) == []
+
+
+async def test_the_service_checks_off_the_event_loop(services, actor, monkeypatch):
+    # The check is pure Python over the whole story: on the loop's own thread, every other call
+    # would wait for it (a long story takes ~0.1 s).
+    story = await small_story(services, actor)
+    threads: list[int] = []
+
+    def checking(*args, **kwargs):
+        threads.append(threading.get_ident())
+        return check_story(*args, **kwargs)
+
+    monkeypatch.setattr("romergo.story.check.check_story", checking)
+    await services.reads.check_story(actor, story.project_id)
+    await services.reads.story_map(actor, story.project_id)
+    assert len(threads) == 2
+    assert threading.get_ident() not in threads
