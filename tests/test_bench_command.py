@@ -35,6 +35,7 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
         "echo",
         "delivery",
         "delivery floor",
+        "first delivery",
         "end",
         "remove",
         "read tool",

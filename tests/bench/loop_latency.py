@@ -15,7 +15,10 @@ Prints p50 / p90 / max in milliseconds for:
 - read floor: the bare server below answering with that same `romergo_get_scene` result under the
   same output schema (`replay`): what the protocol costs for an answer of that size and shape;
 - echo: one call of a bare `MCPServer` echo tool in another process (`tests.bench.echo_server`),
-  by the same SDK client, interleaved with the rounds above: the floor every ratio is taken against.
+  by the same SDK client, interleaved with the rounds above: the floor every ratio is taken against;
+- first delivery: the first round's delivery, on its own. The first round of every step is a warm-up
+  and is left out of the others: the server and the agent's SDK client each pay a once-per-process
+  cost on it (the client's first validation of the wait's output schema, mostly; docs/performance.md).
 Not part of the test suite: figures on a shared machine are noisy; they are for comparison.
 """
 
@@ -88,7 +91,7 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
                 channel = await owner("POST", "/channels", {"project_id": project["id"]})
                 channel_id = channel["channel_id"]
                 cursor = (await me.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
-                for n in range(rounds):
+                for n in range(rounds + 1):  # round 0 warms up: see the module's docstring
                     waiting = asyncio.create_task(me.wait(channel_id, cursor))
                     await asyncio.sleep(0.05)
                     started = time.perf_counter()
@@ -102,8 +105,8 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
                         "romergo_report_builder_event", command_id=command_id, kind="status", text="on it"
                     )
                     reports.append((time.perf_counter() - started) * 1000)
-                    if (n + 1) % 10 == 0:
-                        progress(f"round {n + 1}/{rounds}")
+                    if n and n % 10 == 0:
+                        progress(f"round {n}/{rounds}")
                     if outline_scene is None:
                         outline = await me.call("romergo_get_project_outline", project_id=project["id"])
                         outline_scene = outline["untrusted_content"]["data"]["chapters"][0]["scenes"][0]["id"]
@@ -137,6 +140,9 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
                         text="done",
                         summary={"status": "no_changes"},
                     )
+                first_delivery = [delivery.pop(0)]
+                for warm_up in (reports, reads, edits, echoes, replays, floor_deliveries):
+                    del warm_up[0]
                 for n in range(2 * max(5, rounds // 10)):
                     channel = await owner("POST", "/channels", {"project_id": project["id"]})
                     joined = await me.call("romergo_join_builder_channel", code=channel["code"])
@@ -167,6 +173,7 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
         "echo": echoes,
         "delivery": delivery,
         "delivery floor": floor_deliveries,
+        "first delivery": first_delivery,
         "end": ended,
         "remove": removed,
         "read tool": reads,

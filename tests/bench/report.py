@@ -14,6 +14,7 @@ from matplotlib import ticker
 
 LOOP_GOALS = {
     "delivery": "p50 ≤ 2× echo, p99 ≤ 25 ms",
+    "first delivery": "once per process (warm-up): not in the other rows",
     "read tool": "≤ 2× echo",
     "report": "≤ 2× echo",
     "edit tool": "≤ 1.5× edit direct + echo",
