@@ -54,5 +54,10 @@ def not_found(kind: str, entity_id: str) -> RomergoError:
     return RomergoError("not_found", f'{kind} "{entity_id}" does not exist in this project.')
 
 
+def project_not_found(project_id: object) -> RomergoError:
+    """A project that is not there, or not the caller's, or deleted: the same words for each."""
+    return RomergoError("not_found", f'Project "{project_id}" does not exist.')
+
+
 def too_large(message: str) -> RomergoError:
     return RomergoError("too_large", message)

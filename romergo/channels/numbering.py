@@ -26,16 +26,14 @@ COLUMNS = ("channel_id", "seq", "kind", "command_id", "actor_type", "actor_id", 
 MAX_AT_ONCE = 4
 """The longest run written this way (a tool call writes two events, a read's pending ones a few
 more); a longer run takes the two statements."""
-OWN = ("kind", "data")
-"""The columns each event of a run has of its own, bound as `kind_0`, `data_0`, …"""
 
 
 def numbered_params(shared: dict[str, Any], own: list[dict[str, Any]]) -> dict[str, Any]:
-    """The parameters of `numbered_insert(len(own))`: the columns the run's events share (bound once,
-    as `ChannelTx._rows` names them) and each one's own."""
+    """The parameters of `numbered_insert(len(own))`: the columns the run's events share (bound once)
+    and each one's own (`kind_0`, `data_0`, …), named as `ChannelTx._rows` names them."""
     params = dict(shared)
     for index, row in enumerate(own):
-        params |= {f"{name}_{index}": row[name] for name in OWN}
+        params |= {f"{name}_{index}": value for name, value in row.items()}
     return params
 
 

@@ -33,7 +33,7 @@ from romergo.channels.vocabulary import (
     EventKind,
     next_state,
 )
-from romergo.errors import RomergoError, invalid
+from romergo.errors import RomergoError, invalid, project_not_found
 from romergo.ids import new_id, new_secret, sha256_hex
 from storage.core_tables import COMMANDS
 from storage.tables import Channel, Command, Project
@@ -66,7 +66,7 @@ class OwnerSide:
             now = tx.now()
             project = await tx.session.get(Project, project_id) if isinstance(project_id, str) else None
             if project is None or project.owner_id != user_id or project.deleted_at is not None:
-                raise RomergoError("not_found", f'Project "{project_id}" does not exist.')
+                raise project_not_found(project_id)
             reach = clean_scope(scope, await chapter_order(tx.session, project.id))
             channel = Channel(
                 id=new_id("chn"),

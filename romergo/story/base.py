@@ -23,7 +23,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from romergo.actors import Actor
 from romergo.bus import EventBus, project_topic, user_topic
 from romergo.clock import utcnow
-from romergo.errors import RomergoError, invalid, not_found
+from romergo.errors import RomergoError, invalid, not_found, project_not_found
 from romergo.ids import new_id
 from romergo.story.owners import LABELS
 from storage import Database
@@ -101,7 +101,7 @@ class UnitOfWork:
     async def project_by_id(self, project_id: str) -> Project:
         row = await self.session.get(Project, project_id) if isinstance(project_id, str) else None
         if row is None or row.owner_id != self.actor.user_id or row.deleted_at is not None:
-            raise RomergoError("not_found", f'Project "{project_id}" does not exist.')
+            raise project_not_found(project_id)
         self._bind(row)
         return row
 

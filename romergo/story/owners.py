@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import Select, bindparam, select
 
-from romergo.errors import RomergoError, not_found
+from romergo.errors import not_found, project_not_found
 from storage.core_tables import core_table
 from storage.database import Database
 from storage.tables import Asset, Chapter, Character, DialogueLine, Project, Scene, StoryVariable
@@ -27,7 +27,7 @@ async def project_of(db: Database, user_id: str, entity_type: str, entity_id: st
     found = await db.first_row(statement, {"entity_id": entity_id}) if entity_id else None
     if found is None or found.owner_id != user_id or found.deleted_at is not None:
         if entity_type == "project":
-            raise RomergoError("not_found", f'Project "{entity_id}" does not exist.')
+            raise project_not_found(entity_id)
         raise not_found(LABELS[entity_type], str(entity_id))
     return str(found.project_id)
 
