@@ -8,20 +8,24 @@ locks in the statements, and a read runs its statements in autocommit (see `read
 
 SQLite runs on the event loop's own thread (`storage.inline_sqlite`: no hand-off to a driver
 thread per statement), so writers in this process take turns on the loop before `BEGIN IMMEDIATE`.
+The one exception is `read_in_thread`: a read of a whole project, which would hold the loop for
+tenths of a second, runs in a worker thread on a connection of its own.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import CursorResult, Row, Table, event, text
+from sqlalchemy import CursorResult, Engine, Row, Table, create_engine, event, text
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.sql import Executable
+from sqlmodel import Session
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.inline_sqlite import WriteTurns, database_file, inline_url
@@ -46,8 +50,9 @@ class Database:
             self.engine: AsyncEngine = create_async_engine(
                 inline_url(url), connect_args={"timeout": BUSY_TIMEOUT_MS / 1000}, pool_size=8, max_overflow=8
             )
-            _install_sqlite_hooks(self.engine)
+            _install_sqlite_hooks(self.engine.sync_engine)
             self._file: str | None = database_file(url)
+            self._threads_engine: Engine | None = _threads_engine(url)
         else:
             # No ping before each checkout (a round trip per transaction, on the busy path): when
             # the server restarts, the wake-up listener notices and the pool is dropped
@@ -55,6 +60,7 @@ class Database:
             # once, and SQLAlchemy then invalidates the whole pool.
             self.engine = create_async_engine(url, pool_size=10, max_overflow=10)
             self._file = None
+            self._threads_engine = None
         self._writer = self.engine.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
         # PostgreSQL only: a single statement is a transaction of its own (see `read`).
         self._autocommit = None if self.is_sqlite else self.engine.execution_options(**_AUTOCOMMIT)
@@ -69,6 +75,33 @@ class Database:
         COMMIT around a read bought nothing but two round trips (issue 17, docs/performance.md)."""
         async with AsyncSession(self._reader, expire_on_commit=False) as session, session.begin():
             yield session
+
+    async def read_in_thread(self, work: Callable[[Session], T]) -> T:
+        """`work` run as one read (one snapshot on SQLite), off the event loop where it can be.
+
+        For reads of a whole project (the check, the map, the check page: 50,000 lines at 2,000
+        scenes), which on the loop's own thread held every other call for up to 0.2 s (issue 16).
+        On a SQLite file `work` runs in a worker thread on a connection of that thread's own (WAL
+        lets it read beside the loop's writers). The thread shares the interpreter's lock with the
+        loop, which still gets its turn every few milliseconds. On PostgreSQL the statements await
+        the network anyway: `work` runs on the loop, in an ordinary read."""
+        threads_engine = self._threads_engine
+        if threads_engine is None:
+            async with self.read() as session:
+                # `sync_session`: the very session run_sync hands over, as sqlmodel types it.
+                return await session.run_sync(lambda _: work(session.sync_session))
+
+        def in_thread() -> T:
+            with Session(threads_engine, expire_on_commit=False) as session, session.begin():
+                return work(session)
+
+        return await asyncio.to_thread(in_thread)
+
+    def sync_engines(self) -> list[Engine]:
+        """Every engine this database runs statements on (the loop's, and `read_in_thread`'s on a
+        SQLite file): what instrumentation listens to."""
+        own = [self.engine.sync_engine]
+        return own if self._threads_engine is None else [*own, self._threads_engine]
 
     async def first_row(
         self, statement: Executable, params: Mapping[str, Any] | None = None
@@ -154,6 +187,8 @@ class Database:
 
     async def dispose(self) -> None:
         await self.engine.dispose()
+        if self._threads_engine is not None:
+            self._threads_engine.dispose()
 
     @staticmethod
     def _ensure_sqlite_dir(url: str) -> None:
@@ -162,10 +197,21 @@ class Database:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
 
 
-def _install_sqlite_hooks(engine: AsyncEngine) -> None:
+def _threads_engine(url: str) -> Engine:
+    """The engine of `read_in_thread` on SQLite: the same database through SQLAlchemy's own pysqlite,
+    whose pooled connections may pass from one worker thread to the next (one uses each at a time)."""
+    engine = create_engine(
+        make_url(url).set(drivername="sqlite+pysqlite"),
+        connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
+    )
+    _install_sqlite_hooks(engine)
+    return engine
+
+
+def _install_sqlite_hooks(engine: Engine) -> None:
     """SQLAlchemy's documented recipe: let the driver emit no BEGIN, then emit our own."""
 
-    @event.listens_for(engine.sync_engine, "connect")
+    @event.listens_for(engine, "connect")
     def on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
@@ -178,7 +224,7 @@ def _install_sqlite_hooks(engine: AsyncEngine) -> None:
             cursor.execute(pragma)
         cursor.close()
 
-    @event.listens_for(engine.sync_engine, "begin")
+    @event.listens_for(engine, "begin")
     def on_begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get(_BEGIN_OPTION, "DEFERRED")
         connection.exec_driver_sql(f"BEGIN {mode}")

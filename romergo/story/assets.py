@@ -22,7 +22,7 @@ from romergo.story import snapshots, validation
 from romergo.story.base import Mutation, StoryStore
 from romergo.story.media_rules import MEDIA_SLOTS, asset_in_slot, put_in_slot
 from romergo.story.media_types import ASSET_KINDS, AssetKind, accepted_types, decodes, describe, sniff
-from romergo.story.reads import load_project
+from romergo.story.reads import whole_project
 from romergo.story.views import AssetUse, AssetView, ProjectData
 from storage.tables import Asset, AssetBlob, Chapter, Scene
 
@@ -135,8 +135,7 @@ class AssetService:
     async def assets_with_usage(
         self, actor: Actor, project_id: str, kind: str | None = None
     ) -> list[AssetView]:
-        async with self.store.read(actor) as uow:
-            data = await load_project(uow, project_id, shape_only=True)
+        data = await whole_project(self.store, actor, project_id, shape_only=True)
         usage = asset_usage(data, actor.reach)
         return [
             AssetView(asset, usage.get(asset.id, []))

@@ -100,10 +100,9 @@ class UnitOfWork:
 
     async def project_by_id(self, project_id: str) -> Project:
         row = await self.session.get(Project, project_id) if isinstance(project_id, str) else None
-        if row is None or row.owner_id != self.actor.user_id or row.deleted_at is not None:
-            raise project_not_found(project_id)
-        self._bind(row)
-        return row
+        project = owned(row, self.actor.user_id, project_id)
+        self._bind(project)
+        return project
 
     async def chapter(self, chapter_id: str) -> Chapter:
         return await self._owned(Chapter, chapter_id, "chapter")
@@ -322,6 +321,14 @@ class StoryStore:
         self.bus.publish(project_topic(tx.project.id), event)
         if any(change.entity_type == "project" for change in tx.changes):
             self.bus.publish(user_topic(tx.project.owner_id), event)
+
+
+def owned(project: Project | None, user_id: str, project_id: object) -> Project:
+    """The project if `user_id` owns it and it is not deleted, else `not_found` (the same words
+    whether it is missing, someone else's or deleted)."""
+    if project is None or project.owner_id != user_id or project.deleted_at is not None:
+        raise project_not_found(project_id)
+    return project
 
 
 def place(rows: Sequence[Row], row: Row, position: int | None) -> list[Row]:

@@ -9,17 +9,25 @@ from typing import Any
 
 from sqlalchemy import func, literal
 from sqlalchemy import select as sa_select
-from sqlalchemy.orm import Session
-from sqlmodel import col, or_, select
-from sqlmodel.ext.asyncio.session import AsyncSession
+from sqlmodel import Session, col, or_, select
 
 from romergo.actors import Actor, user_actor
 from romergo.story import check, owners
-from romergo.story.base import StoryStore, UnitOfWork
+from romergo.story.base import StoryStore, UnitOfWork, owned
 from romergo.story.state.playthrough import Playthrough, StateRules, simulate
 from romergo.story.story_map import MapLayouts, StoryMap
 from romergo.story.views import ChapterOutline, ChoiceRow, LineRow, Outline, ProjectData
-from storage.tables import Asset, AssetBlob, Chapter, Character, Choice, DialogueLine, Scene, StoryVariable
+from storage.tables import (
+    Asset,
+    AssetBlob,
+    Chapter,
+    Character,
+    Choice,
+    DialogueLine,
+    Project,
+    Scene,
+    StoryVariable,
+)
 
 # Enough of a media file to tell its type by its signature (`media_types.sniff`).
 MEDIA_HEAD_BYTES = 16
@@ -31,8 +39,7 @@ class StoryReads:
     layouts: MapLayouts = field(default_factory=MapLayouts)
 
     async def project_data(self, actor: Actor, project_id: str, *, with_text: bool = True) -> ProjectData:
-        async with self.store.read(actor) as uow:
-            return await load_project(uow, project_id, with_text=with_text)
+        return await whole_project(self.store, actor, project_id, with_text=with_text)
 
     async def project_of(self, actor: Actor, entity_type: str, entity_id: str) -> str:
         """The project an entity belongs to, if the actor owns it (else `not_found`)."""
@@ -40,8 +47,7 @@ class StoryReads:
 
     async def outline(self, actor: Actor, project_id: str) -> Outline:
         """The outline; for an agent in a limited room, only the chapters the room covers."""
-        async with self.store.read(actor) as uow:
-            outline = outline_of(await load_project(uow, project_id, shape_only=True))
+        outline = outline_of(await whole_project(self.store, actor, project_id, shape_only=True))
         if actor.reach is None:
             return outline
         chapters = [c for c in outline.chapters if c.chapter.id in actor.reach]
@@ -50,9 +56,12 @@ class StoryReads:
     async def check_story(self, actor: Actor, project_id: str) -> list[check.Problem]:
         """The story check; in a limited room, the problems of the chapters it covers (and the
         project-wide ones: no start scene, unused assets)."""
-        async with self.store.read(actor) as uow:
-            data = await load_project(uow, project_id, with_text=False)
-            media = await _stored_media(uow.session, project_id)
+
+        def read(session: Session) -> tuple[ProjectData, dict[str, check.StoredMedia]]:
+            data = owned_project_data(session, actor.user_id, project_id, with_text=False)
+            return data, _stored_media(session, project_id)
+
+        data, media = await self.store.db.read_in_thread(read)
         problems = await _checked(data, media)
         if actor.reach is None:
             return problems
@@ -60,9 +69,9 @@ class StoryReads:
 
     async def story_map(self, actor: Actor, project_id: str) -> StoryMap:
         """The map of the whole story, marked with the story check's problems."""
-        async with self.store.read(actor) as uow:
-            data = await load_project(uow, project_id, with_text=False)
-        return self.layouts.story_map(data, await _checked(data))
+        data = await whole_project(self.store, actor, project_id, with_text=False)
+        # The check and the layout with it: igraph lays a new shape of 2,000 scenes out in ~0.1 s.
+        return await asyncio.to_thread(lambda: self.layouts.story_map(data, check.check_story(data)))
 
     async def simulate(
         self,
@@ -73,8 +82,7 @@ class StoryReads:
         state: Mapping[str, object] | None = None,
     ) -> Playthrough:
         """A play-through of the story with its variables (`story.state.playthrough.simulate`)."""
-        async with self.store.read(actor) as uow:
-            data = await load_project(uow, project_id)
+        data = await whole_project(self.store, actor, project_id)
         return simulate(data, StateRules.of(data), choices, start_scene, state)
 
     async def chapter_ids(self, actor: Actor, project_id: str) -> list[str]:
@@ -108,35 +116,62 @@ class StoryReads:
             raise ValueError(f"no chapters for {kind}")
 
 
+async def whole_project(
+    store: StoryStore, actor: Actor, project_id: str, *, shape_only: bool = False, with_text: bool = True
+) -> ProjectData:
+    """The whole project as a read of its own, for the actor (else `not_found`): off the event loop
+    where the database allows (`Database.read_in_thread`; a long story's read held every other
+    call for up to 0.2 s). See `load_project` for `shape_only` and `with_text`."""
+    return await store.db.read_in_thread(
+        lambda session: owned_project_data(
+            session, actor.user_id, project_id, shape_only=shape_only, with_text=with_text
+        )
+    )
+
+
 async def load_project(
     uow: UnitOfWork, project_id: str, *, shape_only: bool = False, with_text: bool = True
 ) -> ProjectData:
-    """The whole project in one query per table, for the actor of `uow` (else `not_found`).
+    """The whole project in one query per table, inside `uow` (a change that reads the story it
+    changes, such as publishing or replacing text), for its actor (else `not_found`).
 
     `shape_only`: chapters, scenes, characters and assets, without dialogue and choices (the
     outline and asset usage show nothing of them; a long story has tens of thousands).
     `with_text=False`: every line, but its text left empty (the story check looks only at where
     lines are and who speaks them; 50,000 texts were a third of its time)."""
     project = await uow.project_by_id(project_id)
-    session = uow.session
+    sync = uow.session.sync_session  # the session run_sync hands over, as sqlmodel types it
+    return await uow.session.run_sync(lambda _: _project_data(sync, project, shape_only, with_text))
 
-    async def rows(model: Any) -> list[Any]:
-        return list((await session.exec(select(model).where(model.project_id == project_id))).all())
 
-    assets = [a for a in await rows(Asset) if a.deleted_at is None]
+def owned_project_data(
+    session: Session, user_id: str, project_id: str, *, shape_only: bool = False, with_text: bool = True
+) -> ProjectData:
+    """`load_project` on a synchronous session, the owner checked as a unit of work checks it."""
+    project = session.get(Project, project_id) if isinstance(project_id, str) else None
+    return _project_data(session, owned(project, user_id, project_id), shape_only, with_text)
+
+
+def _project_data(session: Session, project: Project, shape_only: bool, with_text: bool) -> ProjectData:
+    project_id = project.id
+
+    def rows(model: Any) -> list[Any]:
+        return list(session.exec(select(model).where(model.project_id == project_id)).all())
+
+    assets = [a for a in rows(Asset) if a.deleted_at is None]
     return ProjectData(
         project=project,
-        chapters=await rows(Chapter),
-        scenes=await rows(Scene),
-        lines=[] if shape_only else await _line_rows(session, project_id, with_text),
-        choices=[] if shape_only else await _choice_rows(session, project_id),
-        characters=await rows(Character),
+        chapters=rows(Chapter),
+        scenes=rows(Scene),
+        lines=[] if shape_only else _line_rows(session, project_id, with_text),
+        choices=[] if shape_only else _choice_rows(session, project_id),
+        characters=rows(Character),
         assets=assets,
-        variables=[] if shape_only else sorted(await rows(StoryVariable), key=lambda v: v.name.casefold()),
+        variables=[] if shape_only else sorted(rows(StoryVariable), key=lambda v: v.name.casefold()),
     )
 
 
-async def _line_rows(session: AsyncSession, project_id: str, with_text: bool) -> list[LineRow]:
+def _line_rows(session: Session, project_id: str, with_text: bool) -> list[LineRow]:
     columns = [
         col(DialogueLine.id),
         col(DialogueLine.scene_id),
@@ -145,10 +180,10 @@ async def _line_rows(session: AsyncSession, project_id: str, with_text: bool) ->
         col(DialogueLine.text) if with_text else literal(""),
         col(DialogueLine.condition),
     ]
-    return [LineRow(*row) for row in await _plain_rows(session, DialogueLine, project_id, columns)]
+    return [LineRow(*row) for row in _plain_rows(session, DialogueLine, project_id, columns)]
 
 
-async def _choice_rows(session: AsyncSession, project_id: str) -> list[ChoiceRow]:
+def _choice_rows(session: Session, project_id: str) -> list[ChoiceRow]:
     columns = [
         col(Choice.id),
         col(Choice.scene_id),
@@ -158,10 +193,10 @@ async def _choice_rows(session: AsyncSession, project_id: str) -> list[ChoiceRow
         col(Choice.condition),
         col(Choice.effects),
     ]
-    return [ChoiceRow(*row) for row in await _plain_rows(session, Choice, project_id, columns)]
+    return [ChoiceRow(*row) for row in _plain_rows(session, Choice, project_id, columns)]
 
 
-async def _plain_rows(session: AsyncSession, table: Any, project_id: str, columns: list[Any]) -> list[Any]:
+def _plain_rows(session: Session, table: Any, project_id: str, columns: list[Any]) -> list[Any]:
     """The project's rows of `table` as the driver returns them: no ORM objects, and no result rows
     either (SQLAlchemy's own select: sqlmodel's typed one takes at most four columns).
 
@@ -169,15 +204,11 @@ async def _plain_rows(session: AsyncSession, table: Any, project_id: str, column
     as fetching them (issue 16). Only for columns the driver returns as Python wants them (text and
     numbers here): no result processing runs on this path."""
     statement = sa_select(*columns).where(col(table.project_id) == project_id)
-
-    def fetch(sync: Session) -> list[Any]:
-        result = sync.connection().execute(statement)
-        try:
-            return list(result.cursor.fetchall())
-        finally:
-            result.close()
-
-    return await session.run_sync(fetch)
+    result = session.connection().execute(statement)
+    try:
+        return list(result.cursor.fetchall())
+    finally:
+        result.close()
 
 
 async def _checked(
@@ -211,14 +242,14 @@ async def _chapters_using_asset(uow: UnitOfWork, asset_id: str) -> frozenset[str
     return frozenset([*chapters, *scenes])
 
 
-async def _stored_media(session: AsyncSession, project_id: str) -> dict[str, check.StoredMedia]:
+def _stored_media(session: Session, project_id: str) -> dict[str, check.StoredMedia]:
     """Each live asset's first bytes and length, read in the database (never the whole files)."""
     statement = (
         select(Asset.id, func.substr(AssetBlob.data, 1, MEDIA_HEAD_BYTES), func.length(AssetBlob.data))
         .join(AssetBlob, col(AssetBlob.id) == Asset.blob_id)
         .where(Asset.project_id == project_id, col(Asset.deleted_at).is_(None))
     )
-    rows = (await session.exec(statement)).all()
+    rows = session.exec(statement).all()
     return {
         asset_id: check.StoredMedia(bytes(head or b""), int(length or 0)) for asset_id, head, length in rows
     }

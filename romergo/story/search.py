@@ -20,7 +20,7 @@ from romergo.errors import RomergoError, invalid
 from romergo.story import snapshots, validation
 from romergo.story.base import Mutation, StoryStore
 from romergo.story.patterns import Pattern, SearchQuery
-from romergo.story.reads import load_project
+from romergo.story.reads import load_project, whole_project
 from romergo.story.views import ProjectData
 from storage.tables import Scene
 
@@ -90,8 +90,7 @@ class StorySearch:
     ) -> SearchResults:
         pattern = Pattern(query)
         wanted = _fields(fields)
-        async with self.store.read(actor) as uow:
-            data = await load_project(uow, project_id)
+        data = await whole_project(self.store, actor, project_id)
         hits = _hits(data, pattern, actor.reach)
         return _results(data, [hit for hit in hits if hit.field in wanted])
 

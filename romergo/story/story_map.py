@@ -13,6 +13,7 @@ check never disagree.
 from __future__ import annotations
 
 import sys
+import threading
 from collections import OrderedDict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -82,6 +83,8 @@ class MapLayouts:
 
     def __init__(self, kept: int = KEPT_LAYOUTS) -> None:
         self._kept = kept
+        # Maps are made in worker threads (`StoryReads.story_map`); two at once share the cache.
+        self._lock = threading.Lock()
         self._layouts: OrderedDict[tuple[object, ...], dict[str, tuple[float, float]]] = OrderedDict()
 
     def story_map(self, data: ProjectData, problems: Iterable[Problem]) -> StoryMap:
@@ -124,13 +127,15 @@ class MapLayouts:
         self, ids: list[str], edges: list[tuple[str, str]], starts: tuple[str, ...]
     ) -> dict[str, tuple[float, float]]:
         key = (tuple(ids), tuple(edges), starts)
-        if key in self._layouts:
-            self._layouts.move_to_end(key)
-            return self._layouts[key]
+        with self._lock:
+            if key in self._layouts:
+                self._layouts.move_to_end(key)
+                return self._layouts[key]
         positions = layered_layout(ids, edges, starts)
-        self._layouts[key] = positions
-        while len(self._layouts) > self._kept:
-            self._layouts.popitem(last=False)
+        with self._lock:
+            self._layouts[key] = positions
+            while len(self._layouts) > self._kept:
+                self._layouts.popitem(last=False)
         return positions
 
 

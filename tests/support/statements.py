@@ -33,8 +33,9 @@ class Statements:
 
 @contextmanager
 def counting(services: Services) -> Iterator[Statements]:
-    """Every statement the services' engine runs inside the block (its own BEGINs excluded)."""
-    engine = services.db.engine.sync_engine
+    """Every statement the services' database runs inside the block (its own BEGINs excluded), on
+    the event loop and in `read_in_thread`'s worker threads."""
+    engines = services.db.sync_engines()
     seen = Statements()
 
     def on_execute(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
@@ -44,10 +45,12 @@ def counting(services: Services) -> Iterator[Statements]:
     def on_begin(_conn: Any) -> None:
         seen.transactions += 1
 
-    event.listen(engine, "before_cursor_execute", on_execute)
-    event.listen(engine, "begin", on_begin)
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", on_execute)
+        event.listen(engine, "begin", on_begin)
     try:
         yield seen
     finally:
-        event.remove(engine, "before_cursor_execute", on_execute)
-        event.remove(engine, "begin", on_begin)
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", on_execute)
+            event.remove(engine, "begin", on_begin)
