@@ -11,6 +11,7 @@ is over the items' ids, so a token taken before items were added, removed or reo
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import hashlib
@@ -29,6 +30,7 @@ T = TypeVar("T")
 VERSION = 1
 MAX_TOKEN_CHARS = 200
 WHOLE_FIRST = 200
+LONG_LIST = 500
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
@@ -48,19 +50,20 @@ def paged(
     limit = TEXT_LIMIT_BYTES if limit is None else limit
     if len(keys) != len(items):
         raise ValueError("one key per item")
-    start = read_token(page, call, keys)
+    listed = _Listed(call, keys)
+    start = read_token(page, listed)
     nonce = new_nonce()
     pages: dict[int, tuple[object, str]] = {}
 
     def rendered(end: int) -> int:
         """Render the page that ends at `end`, keep it for sending, and say how large it is."""
-        token = make_token(call, keys, end) if end < len(items) else None
+        token = listed.token(end) if end < len(items) else None
         dumped = build(items[start:end]).model_dump(mode="json")
         pages[end] = (dumped, render(dumped, nonce, token))
         return rendered_size(pages[end][1])
 
     end = _fitting_end(start, len(items), rendered, limit)
-    next_page = make_token(call, keys, end) if end < len(items) else None
+    next_page = listed.token(end) if end < len(items) else None
     if end not in pages:
         rendered(end)
     # The page that was measured is the page that is sent: built and rendered once.
@@ -102,26 +105,61 @@ def _fitting_end(start: int, total: int, size: Callable[[int], int], limit: int)
     return low
 
 
+async def paged_aside(
+    call: str,
+    items: Sequence[T],
+    keys: Sequence[str],
+    build: Callable[[Sequence[T]], BaseModel],
+    page: str | None,
+) -> CallToolResult:
+    """`paged`, in a worker thread when the list is long (over LONG_LIST items).
+
+    Fitting a page of a long list renders a few pages of it: ~13 ms of pure Python for the story
+    check of 2,000 scenes, in which every other call on the event loop waited (issue 16). A short
+    list is paged where it is: the hand-off would cost more than it spares."""
+    if len(items) <= LONG_LIST:
+        return paged(call, items, keys, build, page)
+    return await asyncio.to_thread(paged, call, items, keys, build, page)
+
+
 def make_token(call: str, keys: Sequence[str], offset: int) -> str:
-    raw = json.dumps([VERSION, offset, _digest(call), _digest(*keys)], separators=(",", ":"))
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+    return _Listed(call, keys).token(offset)
 
 
-def read_token(page: str | None, call: str, keys: Sequence[str]) -> int:
+class _Listed:
+    """One call's list, whose digests every token of it carries: taken once per call, not once per
+    page rendered (a digest goes over every key; a long check renders several pages to fit one)."""
+
+    def __init__(self, call: str, keys: Sequence[str]) -> None:
+        self.call_digest = _digest(call)
+        self.keys_digest = _digest(*keys)
+        self.count = len(keys)
+
+    def token(self, offset: int) -> str:
+        raw = json.dumps([VERSION, offset, self.call_digest, self.keys_digest], separators=(",", ":"))
+        return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def read_token(page: str | None, listed: _Listed) -> int:
     """The offset a page token points at; 0 without one. Anything not made by us is refused."""
     if page is None:
         return 0
     bad = invalid("page is not a next_page value from this tool; omit it to start from the beginning.")
     decoded = _decoded(page)
-    if decoded is None or decoded[0] != VERSION or type(decoded[1]) is not int or decoded[2] != _digest(call):
+    if (
+        decoded is None
+        or decoded[0] != VERSION
+        or type(decoded[1]) is not int
+        or decoded[2] != listed.call_digest
+    ):
         raise bad
     offset: int = decoded[1]
-    if decoded[3] != _digest(*keys):
+    if decoded[3] != listed.keys_digest:
         raise RomergoError(
             "conflict",
             "The project changed since the first page was read; read again without page.",
         )
-    if not 0 < offset < len(keys):
+    if not 0 < offset < listed.count:
         raise bad
     return offset
 

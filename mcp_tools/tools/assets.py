@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import Envelope
-from mcp_tools.paging import paged
+from mcp_tools.paging import paged_aside
 from mcp_tools.tools.common import (
     ADDS,
     READ_ONLY,
@@ -99,7 +99,7 @@ async def romergo_search_assets(
         return AssetList(assets=[asset_item(view) for view in part], room=room_note(call.actor))
 
     paging_key = f"search_assets:{project_id}:{kind}:{query}"
-    return paged(paging_key, views, [view.asset.id for view in views], build, page)
+    return await paged_aside(paging_key, views, [view.asset.id for view in views], build, page)
 
 
 @tools.tool(

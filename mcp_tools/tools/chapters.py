@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import Envelope
-from mcp_tools.paging import paged
+from mcp_tools.paging import paged_aside
 from mcp_tools.tools.common import (
     ADDS,
     READ_ONLY,
@@ -62,7 +62,7 @@ async def romergo_get_chapter(
         return ChapterData(**chapter, scenes=[SceneItem.model_validate(scene) for scene in scenes])
 
     scenes = outline.scenes
-    return paged(f"get_chapter:{outline.chapter.id}", scenes, [s.id for s in scenes], build, page)
+    return await paged_aside(f"get_chapter:{outline.chapter.id}", scenes, [s.id for s in scenes], build, page)
 
 
 @tools.tool(

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import Envelope
-from mcp_tools.paging import paged
+from mcp_tools.paging import paged_aside
 from mcp_tools.tools.common import READ_ONLY, Page, ProjectId, RoomListing, room_note
 from romergo.story import Problem
 
@@ -58,4 +58,4 @@ async def romergo_check_story(
         )
 
     keys = [f"{p.code}:{p.scene_id}:{p.message}" for p in problems]
-    return paged(f"check_story:{project_id}", problems, keys, build, page)
+    return await paged_aside(f"check_story:{project_id}", problems, keys, build, page)

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import Envelope
-from mcp_tools.paging import paged
+from mcp_tools.paging import paged_aside
 from mcp_tools.tools.common import READ_ONLY, Page, SceneId
 from romergo.story.views import AssetSlot, LineView, SceneView
 
@@ -47,7 +47,7 @@ async def romergo_preview_scene(
 
     # Keys: each shown line with its place, so any change between pages is noticed.
     keys = [f"{index}:{text}" for index, text in enumerate(shown)]
-    return paged(f"preview_scene:{view.scene.id}", shown, keys, build, page)
+    return await paged_aside(f"preview_scene:{view.scene.id}", shown, keys, build, page)
 
 
 def screen_of(view: SceneView) -> list[str]:

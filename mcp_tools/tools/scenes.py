@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import Envelope
-from mcp_tools.paging import paged
+from mcp_tools.paging import paged_aside
 from mcp_tools.tools.common import (
     ADDS,
     READ_ONLY,
@@ -135,7 +135,7 @@ async def romergo_get_scene(
         return SceneData(scene=header, background=background, music=music, lines=items, choices=choices)
 
     keys = [line.line.id for line in view.lines]
-    return paged(f"get_scene:{view.scene.id}", view.lines, keys, build, page)
+    return await paged_aside(f"get_scene:{view.scene.id}", view.lines, keys, build, page)
 
 
 @tools.tool(

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import Envelope
-from mcp_tools.paging import paged
+from mcp_tools.paging import paged_aside
 from mcp_tools.tools.common import READ_ONLY, Page, ProjectId, RoomListing, room_note
 from romergo.story.patterns import MAX_QUERY_CHARS, SearchQuery
 from romergo.story.search import FIELDS, Hit, SearchField, SearchResults
@@ -86,7 +86,7 @@ async def romergo_search_story(
 
     keys = [f"{hit.field}:{hit.entity_id}" for _, hit in rows]
     key = f"search_story:{project_id}:{query}:{match_case}:{whole_word}:{regex}:{sorted(fields or FIELDS)}"
-    return paged(key, rows, keys, build, page)
+    return await paged_aside(key, rows, keys, build, page)
 
 
 def _rows(results: SearchResults) -> list[Row]:

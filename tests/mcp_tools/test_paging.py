@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import base64
 import itertools
+import threading
 from typing import Any
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
 from mcp_tools import paging
 from tests.support import media
@@ -71,7 +73,12 @@ def merged_outline(pages):
     return {"project": pages[0]["project"], "chapters": chapters, "characters": characters}
 
 
-async def test_every_paged_tool_pages_through_its_whole_result(services, author, actor, monkeypatch):
+@pytest.mark.parametrize("long_list", [paging.LONG_LIST, 0], ids=["on the loop", "in a worker thread"])
+async def test_every_paged_tool_pages_through_its_whole_result(
+    services, author, actor, monkeypatch, long_list
+):
+    # With LONG_LIST at 0 every list counts as long: each tool's pages are fitted in a worker thread.
+    monkeypatch.setattr(paging, "LONG_LIST", long_list)
     story = await bigger_story(services, actor)
     calls = {
         "outline": ("romergo_get_project_outline", {"project_id": story.project_id}),
@@ -226,3 +233,26 @@ def test_a_long_list_is_measured_in_a_few_pages_near_the_page_size():
     assert 600 + totals[end] <= 64_000 < 600 + totals[end + 1]
     assert len(probes) <= 5, probes
     assert max(probes) <= 1.1 * end, probes  # never a page much larger than the one sent
+
+
+async def test_a_long_list_is_paged_off_the_event_loop_and_a_short_one_on_it(monkeypatch):
+    # Fitting a page of a long list (the check of 2,000 scenes) renders a few pages of it: that
+    # work must not hold every other call on the loop (issue 16).
+    monkeypatch.setattr(paging, "new_nonce", lambda: "0123456789abcdef")  # answers comparable
+    threads: list[int] = []
+
+    def build(part):
+        threads.append(threading.get_ident())
+        return Listed(items=list(part))
+
+    for count in (paging.LONG_LIST, paging.LONG_LIST + 1):
+        items = [f"item {n} " + "words " * 30 for n in range(count)]  # more than one page
+        threads.clear()
+        sent = await paging.paged_aside(f"list:{count}", items, items, build, None)
+        assert (threading.get_ident() in threads) is (count == paging.LONG_LIST), count
+        assert untrusted(sent)["next_page"]
+        assert sent == paging.paged(f"list:{count}", items, items, build, None)
+
+
+class Listed(BaseModel):
+    items: list[str]
