@@ -79,12 +79,12 @@ class Database:
     async def read_in_thread(self, work: Callable[[Session], T]) -> T:
         """`work` run as one read (one snapshot on SQLite), off the event loop where it can be.
 
-        For reads of a whole project (the check, the map, the check page: 50,000 lines at 2,000
-        scenes), which on the loop's own thread held every other call for up to 0.2 s (issue 16).
-        On a SQLite file `work` runs in a worker thread on a connection of that thread's own (WAL
-        lets it read beside the loop's writers). The thread shares the interpreter's lock with the
-        loop, which still gets its turn every few milliseconds. On PostgreSQL the statements await
-        the network anyway: `work` runs on the loop, in an ordinary read."""
+        For reads of a whole project (the check, the map, the pages: 50,000 lines at 2,000
+        scenes), which on the loop's own thread held every other call for ~0.1 s each (issue 16).
+        On SQLite `work` runs in a worker thread, on a connection of a second engine on the same
+        file (WAL lets it read beside the loop's writers). The thread shares the interpreter's lock
+        with the loop, which still gets its turn every few milliseconds. On PostgreSQL the
+        statements await the network anyway: `work` runs on the loop, in an ordinary read."""
         threads_engine = self._threads_engine
         if threads_engine is None:
             async with self.read() as session:

@@ -15,7 +15,7 @@ from sqlalchemy import event
 
 from romergo.actors import user_actor
 from romergo.errors import RomergoError
-from romergo.story.search import SearchQuery
+from romergo.story.patterns import SearchQuery
 from tests.support.story import small_story
 
 
