@@ -55,6 +55,7 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
     assert all(len(samples) == 2 and min(samples) > 0 for samples in views.values())
     story = results["long_story"]
     assert set(story["tools_ms"]) == {"outline", "check", "get_scene"}
+    assert story["beside_check_ms"] and min(story["beside_check_ms"]) > 0
     assert all(page["dom_elements"] > 0 for page in story["pages"].values())
     across = results["instances_ms"]
     assert set(across) == {"same instance", "across instances"}

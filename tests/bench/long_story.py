@@ -1,7 +1,8 @@
 """Benchmark: a story of 2,000 scenes and 50,000 dialogue lines, over HTTP and in Chromium.
 
 The story is written into a fresh data directory before the server starts (tests/support/big_story.py);
-then the outline, the check and one scene are read through the agent's tools, and the project
+then the outline, the check and one scene are read through the agent's tools, one agent's scene
+reads are timed while another agent runs the check (the check's read must not stall them), and the project
 page, the check page and the story map are opened in Debian's Chromium: time from navigation
 until the tree (the problem list, the map's canvas) is shown, and how many DOM elements the page
 has. Server RSS is read after.
@@ -9,6 +10,7 @@ has. Server RSS is read after.
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import tempfile
 import time
@@ -24,7 +26,7 @@ from romergo.services import build_services
 from storage.migrate import upgrade
 from tests.bench.process import rss_mb
 from tests.browser.conftest import CHROMIUM_ARGS, sign_in
-from tests.support.agents import agent
+from tests.support.agents import Agent, agent
 from tests.support.big_story import BigStory, big_story
 from tests.support.server import RunningServer
 
@@ -47,6 +49,7 @@ async def measure(
             assert server.process is not None
             result: dict[str, Any] = {"scenes": scenes, "lines": scenes * lines_per_scene}
             result["tools_ms"] = await _tools(server, token, story, rounds)
+            result["beside_check_ms"] = await _beside_the_check(server, token, story, rounds)
             progress("tools read; opening the pages in Chromium")
             result["pages"] = await _pages(server, story, rounds)
             result["server_rss_mb"] = rss_mb(server.process.pid)
@@ -83,6 +86,27 @@ async def _tools(server: RunningServer, token: str, story: BigStory, rounds: int
                 await me.call(tool, **arguments)
                 times[name].append((time.perf_counter() - started) * 1000)
     return times
+
+
+async def _beside_the_check(server: RunningServer, token: str, story: BigStory, checks: int) -> list[float]:
+    """One agent's `romergo_get_scene` round trips while another runs `checks` story checks in a
+    row: what a long story's whole-project reads cost everyone else (issue 16)."""
+    scene_id = story.scene_ids[len(story.scene_ids) // 2]
+    async with agent(server.base_url, token) as reader, agent(server.base_url, token) as checker:
+        await reader.call("romergo_get_scene", scene_id=scene_id)
+        checking = asyncio.ensure_future(_checks(checker, story.project_id, checks))
+        times: list[float] = []
+        while not checking.done() or not times:
+            started = time.perf_counter()
+            await reader.call("romergo_get_scene", scene_id=scene_id)
+            times.append((time.perf_counter() - started) * 1000)
+        await checking
+    return times
+
+
+async def _checks(checker: Agent, project_id: str, count: int) -> None:
+    for _ in range(count):
+        await checker.call("romergo_check_story", project_id=project_id)
 
 
 async def _pages(server: RunningServer, story: BigStory, rounds: int) -> dict[str, dict[str, Any]]:

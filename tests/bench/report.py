@@ -69,6 +69,11 @@ def table(results: dict[str, Any]) -> str:
     rows += ["", f"a story of {story['scenes']} scenes, {story['lines']} lines (p50)"]
     for name, samples in story["tools_ms"].items():
         rows.append(f"  tool {name:<22} {statistics.median(samples):8.0f} ms")
+    beside = story["beside_check_ms"]
+    rows.append(
+        f"  tool get_scene beside a check {statistics.median(beside):5.0f} ms, max {max(beside):.0f} ms"
+        f" ({len(beside)} calls while another agent checked the story)"
+    )
     for name, shown in story["pages"].items():
         rows.append(
             f"  {name:<27} {statistics.median(shown['ms']):8.0f} ms  {shown['dom_elements']} DOM elements"
