@@ -120,8 +120,8 @@ async def whole_project(
     store: StoryStore, actor: Actor, project_id: str, *, shape_only: bool = False, with_text: bool = True
 ) -> ProjectData:
     """The whole project as a read of its own, for the actor (else `not_found`): off the event loop
-    where the database allows (`Database.read_in_thread`; a long story's read held every other
-    call for up to 0.2 s). See `load_project` for `shape_only` and `with_text`."""
+    where the database allows (`Database.read_in_thread`: on the loop, a long story's read held
+    every other call for ~0.1 s). See `load_project` for `shape_only` and `with_text`."""
     return await store.db.read_in_thread(
         lambda session: owned_project_data(
             session, actor.user_id, project_id, shape_only=shape_only, with_text=with_text
