@@ -18,7 +18,9 @@ from storage.tables import (
     ChannelEvent,
     ChannelMember,
     Command,
+    DialogueLine,
     RateCount,
+    Revision,
     ServerSetting,
     User,
 )
@@ -38,6 +40,8 @@ CHANNELS = core_table(Channel)
 CHANNEL_EVENTS = core_table(ChannelEvent)
 CHANNEL_MEMBERS = core_table(ChannelMember)
 COMMANDS = core_table(Command)
+DIALOGUE_LINES = core_table(DialogueLine)
 RATE_COUNTS = core_table(RateCount)
+REVISIONS = core_table(Revision)
 SERVER_SETTINGS = core_table(ServerSetting)
 USERS = core_table(User)

@@ -7,10 +7,12 @@ the history shows the import and undo could take it back.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Sequence
+from typing import Any
 
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from romergo.clock import utcnow
 from romergo.errors import invalid
@@ -26,29 +28,31 @@ from romergo.interchange.document import (
     VariableDoc,
 )
 from romergo.story import snapshots
-from romergo.story.base import Mutation, UnitOfWork
+from romergo.story.base import Mutation
 from romergo.story.characters import PALETTE
 from romergo.story.media_types import decodes, sniff
-from romergo.story.reads import load_project
-from romergo.story.state.variables import DEFAULTS, project_variables
+from romergo.story.state.variables import DEFAULTS
 from romergo.story.views import ProjectData
+from storage.core_tables import DIALOGUE_LINES
 from storage.tables import (
     Asset,
     AssetBlob,
     Chapter,
     Character,
     Choice,
-    DialogueLine,
     Project,
     Scene,
     StoryVariable,
 )
 
+SCENES_PER_FLUSH = 100
+"""How many scenes' choices an import writes before it lets the event loop go (`_written_so_far`)."""
 
-async def document_of(uow: UnitOfWork, project_id: str) -> StoryDocument:
-    """The whole project, media bytes included (its live assets only)."""
-    data = await load_project(uow, project_id)
-    blobs = await _blobs(uow, [asset.blob_id for asset in data.assets])
+
+def document_of(session: Session, data: ProjectData) -> StoryDocument:
+    """The whole project, media bytes included (its live assets only): `data` with its assets'
+    bytes read on `session` (a read in a worker thread: `InterchangeService.export_project`)."""
+    blobs = _blobs(session, [asset.blob_id for asset in data.assets])
     speakers = {character.id: character.name for character in data.characters}
     chapters = [
         ChapterDoc(
@@ -72,7 +76,7 @@ async def document_of(uow: UnitOfWork, project_id: str) -> StoryDocument:
         ],
         variables=[
             VariableDoc(v.name, v.type, v.initial, v.description)
-            for v in await _in_made_order(uow, project_id)
+            for v in sorted(data.variables, key=lambda v: v.created_at)
         ],
     )
 
@@ -130,12 +134,27 @@ async def create_project(tx: Mutation, document: StoryDocument) -> Project:
             (_add_scene(tx, chapter, index, scene_doc, scene_ids, assets), scene_doc)
             for index, scene_doc in enumerate(chapter_doc.scenes)
         ]
+        await _written_so_far(tx)
     # Every scene exists before any choice points at one (the flush orders no rows by their keys).
+    lines: list[dict[str, Any]] = []
+    for done, (scene, scene_doc) in enumerate(contents, start=1):
+        lines += _add_contents(tx, scene, scene_doc, scene_ids, characters)
+        if done % SCENES_PER_FLUSH == 0:
+            await _written_so_far(tx)
     await tx.session.flush()
-    for scene, scene_doc in contents:
-        _add_contents(tx, scene, scene_doc, scene_ids, characters)
-    await tx.session.flush()
+    # A long story's lines (tens of thousands) as rows, not entities: see `created_in_bulk`.
+    await tx.created_in_bulk("dialogue_line", DIALOGUE_LINES, lines, snapshots.line_values)
     return project
+
+
+async def _written_so_far(tx: Mutation) -> None:
+    """Write what was added so far, and let the event loop serve other calls before going on.
+
+    SQLite runs on the loop's thread, so one flush of a long story (2,000 scenes, ~4,000 choices)
+    held every other call for a second. Other writers wait their turn meanwhile, as for any write
+    transaction (`WriteTurns`); readers see the story once the import commits."""
+    await tx.session.flush()
+    await asyncio.sleep(0)
 
 
 def _add_scene(
@@ -167,8 +186,8 @@ def _add_scene(
 
 def _add_contents(
     tx: Mutation, scene: Scene, doc: SceneDoc, scene_ids: dict[str, str], characters: dict[str, str]
-) -> None:
-    """The scene's choices (recorded with it: they are undone with it) and its lines."""
+) -> list[dict[str, Any]]:
+    """The scene's choices (recorded with it: they are undone with it), and its lines' rows."""
     now = utcnow()
     choices = [
         Choice(
@@ -185,20 +204,20 @@ def _add_contents(
     ]
     tx.session.add_all(choices)
     tx.record("scene", scene.id, "created", None, snapshots.scene(scene, choices))
-    for index, line_doc in enumerate(doc.lines):
-        line = DialogueLine(
-            id=new_id("lin"),
-            project_id=scene.project_id,
-            scene_id=scene.id,
-            position=index,
-            character_id=characters.get((line_doc.speaker or "").casefold()),
-            text=line_doc.text,
-            condition=line_doc.condition,
-            created_at=now,
-            updated_at=now,
-        )
-        tx.session.add(line)
-        tx.record("dialogue_line", line.id, "created", None, snapshots.line(line))
+    return [
+        {
+            "id": new_id("lin"),
+            "project_id": scene.project_id,
+            "scene_id": scene.id,
+            "position": index,
+            "character_id": characters.get((line_doc.speaker or "").casefold()),
+            "text": line_doc.text,
+            "condition": line_doc.condition,
+            "created_at": now,
+            "updated_at": now,
+        }
+        for index, line_doc in enumerate(doc.lines)
+    ]
 
 
 async def _add_assets(tx: Mutation, documents: Sequence[AssetDoc]) -> dict[str, str]:
@@ -268,12 +287,8 @@ def _add_variables(tx: Mutation, documents: Sequence[VariableDoc]) -> None:
         tx.record("variable", row.id, "created", None, snapshots.variable(row))
 
 
-async def _in_made_order(uow: UnitOfWork, project_id: str) -> list[StoryVariable]:
-    return sorted(await project_variables(uow, project_id), key=lambda v: v.created_at)
-
-
-async def _blobs(uow: UnitOfWork, blob_ids: list[str]) -> dict[str, bytes]:
+def _blobs(session: Session, blob_ids: list[str]) -> dict[str, bytes]:
     if not blob_ids:
         return {}
-    rows = await uow.session.exec(select(AssetBlob).where(col(AssetBlob.id).in_(blob_ids)))
+    rows = session.exec(select(AssetBlob).where(col(AssetBlob.id).in_(blob_ids)))
     return {blob.id: blob.data for blob in rows.all()}

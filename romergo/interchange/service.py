@@ -9,9 +9,12 @@ leaves out.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass, field
 from typing import Literal
+
+from sqlmodel import Session
 
 from romergo.actors import Actor
 from romergo.config import Limits
@@ -20,6 +23,7 @@ from romergo.interchange import archive, twee, yarn
 from romergo.interchange.document import StoryDocument, check_document
 from romergo.interchange.projects import create_project, document_of
 from romergo.story.base import StoryStore
+from romergo.story.reads import owned_project_data
 from storage.tables import Project
 
 Format = Literal["archive", "twee", "yarn"]
@@ -56,30 +60,47 @@ class InterchangeService:
 
     async def export_project(self, actor: Actor, project_id: str, format: str) -> Exported:
         chosen = _format(format)
-        async with self.store.read(actor) as uow:
-            document = await document_of(uow, project_id)
-        notes: list[str] = []
-        if chosen == "archive":
-            data = archive.write_archive(document)
-        elif chosen == "twee":
-            text, notes = twee.write_twee(document)
-            data = text.encode("utf-8")
-        else:
-            text, notes = yarn.write_yarn(document)
-            data = text.encode("utf-8")
-        return Exported(_filename(document.title, chosen), MEDIA_TYPES[chosen], data, notes)
+
+        def read(session: Session) -> StoryDocument:
+            return document_of(session, owned_project_data(session, actor.user_id, project_id))
+
+        # Off the event loop, the read and the writing both: a long story's export held every other
+        # call for 0.13-0.22 s (2,000 scenes; issue 16).
+        document = await self.store.db.read_in_thread(read)
+        return await asyncio.to_thread(_written, document, chosen)
 
     async def import_file(
         self, actor: Actor, filename: str, data: bytes, format: str | None = None
     ) -> Imported:
         chosen = _format(format) if format else detect_format(filename, data)
-        document = read_document(chosen, data)
-        if not document.title.strip():
-            document.title = _title_from(filename)
-        check_document(document, self.limits)
+        # Reading and checking a whole story is pure Python (~0.3 s at 2,000 scenes): off the loop.
+        document = await asyncio.to_thread(_checked_document, chosen, data, filename, self.limits)
         async with self.store.write(actor) as tx:
             project = await create_project(tx, document)
         return Imported(project, chosen, len(document.scenes()), list(document.notes))
+
+
+def _written(document: StoryDocument, chosen: Format) -> Exported:
+    """The file of a format for a document, with the notes on what the format could not hold."""
+    notes: list[str] = []
+    if chosen == "archive":
+        data = archive.write_archive(document)
+    elif chosen == "twee":
+        text, notes = twee.write_twee(document)
+        data = text.encode("utf-8")
+    else:
+        text, notes = yarn.write_yarn(document)
+        data = text.encode("utf-8")
+    return Exported(_filename(document.title, chosen), MEDIA_TYPES[chosen], data, notes)
+
+
+def _checked_document(chosen: Format, data: bytes, filename: str, limits: Limits) -> StoryDocument:
+    """The file's story, titled after the file if it has no title, held to the editor's rules."""
+    document = read_document(chosen, data)
+    if not document.title.strip():
+        document.title = _title_from(filename)
+    check_document(document, limits)
+    return document
 
 
 def read_document(chosen: Format, data: bytes) -> StoryDocument:

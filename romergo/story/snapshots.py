@@ -46,6 +46,11 @@ def line(row: DialogueLine) -> dict[str, Any]:
     return snapshot(LineEntity.model_validate(row))
 
 
+def line_values(values: dict[str, Any]) -> dict[str, Any]:
+    """`line` of a line's column values (a row written without an entity: an import's)."""
+    return snapshot(LineEntity.model_validate(values))
+
+
 def character(row: Character) -> dict[str, Any]:
     return snapshot(CharacterEntity.model_validate(row))
 

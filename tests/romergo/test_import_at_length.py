@@ -1,0 +1,88 @@
+"""An import of a long story (issue 16): its lines written as rows, the loop free meanwhile, and
+the history the same as if each line had been written on its own."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from sqlmodel import select
+
+from romergo.interchange import projects, service
+from romergo.story import base, snapshots
+from storage.tables import DialogueLine
+from tests.support.big_story import big_story
+from tests.support.story import revisions
+
+
+async def test_each_imported_line_has_the_revision_an_edit_would_write(services, actor):
+    story = await big_story(services, actor, scenes=6, lines_per_scene=4, chapters=2)
+    twee = (await services.interchange.export_project(actor, story.project_id, "twee")).data
+    imported = await services.interchange.import_file(actor, "copy.twee", twee)
+    data = await services.reads.project_data(actor, imported.project.id)
+    written = await revisions(services, imported.project.id)
+    by_line = {r.entity_id: r for r in written if r.entity_type == "dialogue_line"}
+    assert len(data.lines) == len(by_line) == 24
+    async with services.db.read() as session:
+        for line in data.lines:
+            revision = by_line[line.id]
+            stored = await session.get(DialogueLine, line.id)
+            assert (revision.action, revision.before) == ("created", None)
+            assert revision.after == snapshots.line(stored)
+    assert {r.batch_id for r in written} == {written[0].batch_id}  # one write: one undo takes it back
+    assert {(r.actor_type, r.actor_id) for r in written} == {("user", actor.user_id)}
+
+
+async def test_an_import_is_taken_back_by_one_undo(services, actor):
+    story = await big_story(services, actor, scenes=6, lines_per_scene=4, chapters=2)
+    twee = (await services.interchange.export_project(actor, story.project_id, "twee")).data
+    imported = await services.interchange.import_file(actor, "copy.twee", twee)
+    batch = (await revisions(services, imported.project.id))[0].batch_id
+    outcome = await services.undo.undo(actor, f"batch:{batch}")
+    assert outcome.reverted > 0 and not outcome.conflicts
+    async with services.db.read() as session:
+        left = await session.exec(select(DialogueLine).where(DialogueLine.project_id == imported.project.id))
+        assert left.all() == []
+
+
+async def test_other_calls_are_answered_while_a_long_story_is_written(services, actor, monkeypatch):
+    # SQLite runs on the event loop's thread: an import that never let the loop go held every other
+    # call until it was done (12 s at 2,000 scenes). Small batches here, so a small story spans many.
+    monkeypatch.setattr(base, "BULK_ROWS", 20)
+    monkeypatch.setattr(projects, "SCENES_PER_FLUSH", 5)
+    story = await big_story(services, actor, scenes=40, lines_per_scene=10, chapters=4)
+    twee = (await services.interchange.export_project(actor, story.project_id, "twee")).data
+    writing, written = asyncio.Event(), asyncio.Event()
+    create = projects.create_project
+
+    async def creating(tx, document):
+        writing.set()
+        try:
+            return await create(tx, document)
+        finally:
+            written.set()
+
+    monkeypatch.setattr(service, "create_project", creating)
+    importing = asyncio.ensure_future(services.interchange.import_file(actor, "copy.twee", twee))
+    await asyncio.wait_for(writing.wait(), 30)
+    outline = await services.reads.outline(actor, story.project_id)
+    answered_meanwhile = not written.is_set()
+    imported = await importing
+    assert answered_meanwhile, "the outline waited until the import was written"
+    assert len(outline.chapters) == 4
+    data = await services.reads.project_data(actor, imported.project.id)
+    assert len(data.lines) == 400
+
+
+@pytest.mark.parametrize("rows", [1, 499, 500, 501, 1001])
+async def test_bulk_writes_every_row_once_whatever_the_batch_boundaries(services, actor, rows, monkeypatch):
+    monkeypatch.setattr(base, "BULK_ROWS", 500)
+    story = await big_story(services, actor, scenes=1, lines_per_scene=rows, chapters=1)
+    twee = (await services.interchange.export_project(actor, story.project_id, "twee")).data
+    imported = await services.interchange.import_file(actor, "copy.twee", twee)
+    data = await services.reads.project_data(actor, imported.project.id)
+    lines = [r for r in await revisions(services, imported.project.id) if r.entity_type == "dialogue_line"]
+    assert len(data.lines) == len(lines) == len({r.entity_id for r in lines}) == rows
+    original = await services.reads.project_data(actor, story.project_id)
+    texts = [line.text for line in original.lines_of(story.scene_ids[0])]
+    assert [line.text for line in data.lines_of(data.scenes[0].id)] == texts
