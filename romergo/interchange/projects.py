@@ -27,7 +27,7 @@ from romergo.interchange.document import (
     StoryDocument,
     VariableDoc,
 )
-from romergo.story import snapshots
+from romergo.story import bulk, snapshots
 from romergo.story.base import Mutation
 from romergo.story.characters import PALETTE
 from romergo.story.media_types import decodes, sniff
@@ -142,8 +142,8 @@ async def create_project(tx: Mutation, document: StoryDocument) -> Project:
         if done % SCENES_PER_FLUSH == 0:
             await _written_so_far(tx)
     await tx.session.flush()
-    # A long story's lines (tens of thousands) as rows, not entities: see `created_in_bulk`.
-    await tx.created_in_bulk("dialogue_line", DIALOGUE_LINES, lines, snapshots.line_values)
+    # A long story's lines (tens of thousands) as rows, not entities: see `story.bulk`.
+    await bulk.created_in_bulk(tx, "dialogue_line", DIALOGUE_LINES, lines, snapshots.line_values)
     return project
 
 

@@ -9,15 +9,14 @@ transaction; the change event is published only after the commit.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal, TypeVar
 
-from sqlalchemy import Table, bindparam, insert
+from sqlalchemy import bindparam
 from sqlmodel import SQLModel, col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -28,7 +27,6 @@ from romergo.errors import RomergoError, invalid, not_found, project_not_found
 from romergo.ids import new_id
 from romergo.story.owners import LABELS
 from storage import Database
-from storage.core_tables import REVISIONS
 from storage.tables import (
     Asset,
     Chapter,
@@ -46,8 +44,6 @@ EntityType = Literal[
 ]
 Action = Literal["created", "updated", "deleted", "moved"]
 Row = TypeVar("Row", bound=SQLModel)
-BULK_ROWS = 500
-"""Rows `Mutation.created_in_bulk` writes between two turns of the event loop (~60 ms of work)."""
 
 
 @dataclass(frozen=True)
@@ -230,34 +226,10 @@ class Mutation(UnitOfWork):
         before: dict[str, Any] | None,
         after: dict[str, Any] | None,
     ) -> None:
-        self.session.add(Revision(**self._revision(entity_type, entity_id, action, before, after)))
-        self._changed(EntityChange(entity_type, entity_id, action))
+        self.session.add(Revision(**self.revision_values(entity_type, entity_id, action, before, after)))
+        self.note_change(EntityChange(entity_type, entity_id, action))
 
-    async def created_in_bulk(
-        self,
-        entity_type: EntityType,
-        table: Table,
-        rows: list[dict[str, Any]],
-        after: Callable[[dict[str, Any]], dict[str, Any]],
-    ) -> None:
-        """Many new rows of one table, each with its "created" revision (`after(row)`), written by
-        multi-row INSERTs: an import's 50,000 lines made an ORM object of every row and of every
-        revision, ~10 s of the event loop's thread (issue 16).
-
-        Written BULK_ROWS at a time, with the event loop let go between: SQLite runs on the loop's
-        thread, and other calls (reads, pages) go on meanwhile; other writers wait their turn
-        (`WriteTurns`), as for any write transaction."""
-        for start in range(0, len(rows), BULK_ROWS):
-            if start:
-                await asyncio.sleep(0)
-            part = rows[start : start + BULK_ROWS]
-            await self.session.exec(insert(table), params=part)
-            revisions = [self._revision(entity_type, row["id"], "created", None, after(row)) for row in part]
-            await self.session.exec(insert(REVISIONS), params=revisions)
-            for row in part:
-                self._changed(EntityChange(entity_type, row["id"], "created"))
-
-    def _revision(
+    def revision_values(
         self,
         entity_type: EntityType,
         entity_id: str,
@@ -265,7 +237,7 @@ class Mutation(UnitOfWork):
         before: dict[str, Any] | None,
         after: dict[str, Any] | None,
     ) -> dict[str, Any]:
-        """A revision's columns, as `record` writes them."""
+        """A revision's columns, as `record` writes them (`story.bulk` writes many at once)."""
         if self.project is None:
             raise RuntimeError("record() before the project was loaded")
         return {
@@ -285,7 +257,7 @@ class Mutation(UnitOfWork):
             "reverts": self.reverts,
         }
 
-    def _changed(self, change: EntityChange) -> None:
+    def note_change(self, change: EntityChange) -> None:
         self.changes.append(change)
         collected = _collected.get()
         if collected is not None:

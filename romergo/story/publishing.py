@@ -5,6 +5,7 @@ Publishing again refreshes the snapshot and keeps the link; unpublishing kills t
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +30,9 @@ class PublishingService:
     async def publish_project(self, actor: Actor, project_id: str) -> Project:
         """Freeze the story as it is now into a snapshot behind a (kept or new) share link."""
         async with self.store.write(actor) as tx:
-            snapshot = published_story(await load_project(tx, project_id))
+            data = await load_project(tx, project_id)
+            # Pure Python over the whole story: in a worker thread, while the loop serves others.
+            snapshot = await asyncio.to_thread(published_story, data)
             project = await tx.project_by_id(project_id)
             _change_publication(tx, project, snapshot)
         return project

@@ -19,6 +19,7 @@ from romergo.shapes import (
     VariableEntity,
     snapshot,
 )
+from romergo.story.views import LineRow
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene, StoryVariable
 
 
@@ -43,6 +44,11 @@ def choice(row: Choice) -> dict[str, Any]:
 
 
 def line(row: DialogueLine) -> dict[str, Any]:
+    return snapshot(LineEntity.model_validate(row))
+
+
+def line_row(row: LineRow) -> dict[str, Any]:
+    """`line` of a line as a whole-project read holds it (a replace across a long story's lines)."""
     return snapshot(LineEntity.model_validate(row))
 
 

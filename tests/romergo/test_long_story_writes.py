@@ -1,5 +1,5 @@
-"""An import of a long story (issue 16): its lines written as rows, the loop free meanwhile, and
-the history the same as if each line had been written on its own."""
+"""Writes across a long story (issue 16): an import and a replace across every line write lines as
+rows, leave the event loop free meanwhile, and keep the history an edit of each line would write."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pytest
 from sqlmodel import select
 
 from romergo.interchange import projects, service
-from romergo.story import base, snapshots
+from romergo.story import bulk, snapshots
+from romergo.story.patterns import SearchQuery
 from storage.tables import DialogueLine
 from tests.support.big_story import big_story
 from tests.support.story import revisions
@@ -48,7 +49,7 @@ async def test_an_import_is_taken_back_by_one_undo(services, actor):
 async def test_other_calls_are_answered_while_a_long_story_is_written(services, actor, monkeypatch):
     # SQLite runs on the event loop's thread: an import that never let the loop go held every other
     # call until it was done (12 s at 2,000 scenes). Small batches here, so a small story spans many.
-    monkeypatch.setattr(base, "BULK_ROWS", 20)
+    monkeypatch.setattr(bulk, "BULK_ROWS", 20)
     monkeypatch.setattr(projects, "SCENES_PER_FLUSH", 5)
     story = await big_story(services, actor, scenes=40, lines_per_scene=10, chapters=4)
     twee = (await services.interchange.export_project(actor, story.project_id, "twee")).data
@@ -76,7 +77,7 @@ async def test_other_calls_are_answered_while_a_long_story_is_written(services, 
 
 @pytest.mark.parametrize("rows", [1, 499, 500, 501, 1001])
 async def test_bulk_writes_every_row_once_whatever_the_batch_boundaries(services, actor, rows, monkeypatch):
-    monkeypatch.setattr(base, "BULK_ROWS", 500)
+    monkeypatch.setattr(bulk, "BULK_ROWS", 500)
     story = await big_story(services, actor, scenes=1, lines_per_scene=rows, chapters=1)
     twee = (await services.interchange.export_project(actor, story.project_id, "twee")).data
     imported = await services.interchange.import_file(actor, "copy.twee", twee)
@@ -86,3 +87,58 @@ async def test_bulk_writes_every_row_once_whatever_the_batch_boundaries(services
     original = await services.reads.project_data(actor, story.project_id)
     texts = [line.text for line in original.lines_of(story.scene_ids[0])]
     assert [line.text for line in data.lines_of(data.scenes[0].id)] == texts
+
+
+async def test_a_replace_across_every_line_keeps_the_history_an_edit_would_write(services, actor):
+    story = await big_story(services, actor, scenes=5, lines_per_scene=4, chapters=1)
+    before = {line.id: line for line in (await services.reads.project_data(actor, story.project_id)).lines}
+    async with services.db.read() as session:
+        old = {line_id: snapshots.line(await session.get(DialogueLine, line_id)) for line_id in before}
+    done = await services.search.replace(actor, story.project_id, SearchQuery("harbour"), "harbor")
+    assert (done.texts, done.matches) == (20, 20)
+    written = [r for r in await revisions(services, story.project_id) if r.batch_id == done.batch_id]
+    assert sorted(r.entity_id for r in written) == sorted(before)
+    async with services.db.read() as session:
+        for revision in written:
+            stored = await session.get(DialogueLine, revision.entity_id)
+            assert "harbor lights" in stored.text
+            assert (revision.action, revision.before) == ("updated", old[stored.id])
+            assert revision.after == snapshots.line(stored)
+    undone = await services.undo.undo(actor, f"batch:{done.batch_id}")
+    assert undone.reverted == 20 and not undone.conflicts
+    again = await services.reads.project_data(actor, story.project_id)
+    assert {line.id: line.text for line in again.lines} == {i: line.text for i, line in before.items()}
+
+
+async def test_a_replace_that_changes_no_text_writes_nothing(services, actor):
+    story = await big_story(services, actor, scenes=2, lines_per_scene=3, chapters=1)
+    state = len(await revisions(services, story.project_id))
+    done = await services.search.replace(actor, story.project_id, SearchQuery("harbour"), "harbour")
+    assert done.batch_id is None
+    assert len(await revisions(services, story.project_id)) == state
+
+
+async def test_other_calls_are_answered_while_a_long_replace_is_written(services, actor, monkeypatch):
+    monkeypatch.setattr(bulk, "BULK_ROWS", 20)
+    story = await big_story(services, actor, scenes=40, lines_per_scene=10, chapters=4)
+    other = await big_story(services, actor, scenes=2, lines_per_scene=1, chapters=1)
+    writing, written = asyncio.Event(), asyncio.Event()
+    update = bulk.updated_in_bulk
+
+    async def updating(tx, *args, **kwargs):
+        writing.set()
+        try:
+            return await update(tx, *args, **kwargs)
+        finally:
+            written.set()
+
+    monkeypatch.setattr(bulk, "updated_in_bulk", updating)
+    replacing = asyncio.ensure_future(
+        services.search.replace(actor, story.project_id, SearchQuery("harbour"), "harbor")
+    )
+    await asyncio.wait_for(writing.wait(), 30)
+    outline = await services.reads.outline(actor, other.project_id)
+    answered_meanwhile = not written.is_set()
+    done = await replacing
+    assert answered_meanwhile, "the outline waited until the replace was written"
+    assert len(outline.chapters) == 1 and done.texts == 400
