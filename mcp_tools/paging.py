@@ -50,7 +50,7 @@ def paged(
     limit = TEXT_LIMIT_BYTES if limit is None else limit
     if len(keys) != len(items):
         raise ValueError("one key per item")
-    listed = _Listed(call, keys)
+    listed = Listed(call, keys)
     start = read_token(page, listed)
     nonce = new_nonce()
     pages: dict[int, tuple[object, str]] = {}
@@ -122,11 +122,7 @@ async def paged_aside(
     return await asyncio.to_thread(paged, call, items, keys, build, page)
 
 
-def make_token(call: str, keys: Sequence[str], offset: int) -> str:
-    return _Listed(call, keys).token(offset)
-
-
-class _Listed:
+class Listed:
     """One call's list, whose digests every token of it carries: taken once per call, not once per
     page rendered (a digest goes over every key; a long check renders several pages to fit one)."""
 
@@ -140,7 +136,7 @@ class _Listed:
         return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
-def read_token(page: str | None, listed: _Listed) -> int:
+def read_token(page: str | None, listed: Listed) -> int:
     """The offset a page token points at; 0 without one. Anything not made by us is refused."""
     if page is None:
         return 0

@@ -143,7 +143,7 @@ async def create_project(tx: Mutation, document: StoryDocument) -> Project:
             await _written_so_far(tx)
     await tx.session.flush()
     # A long story's lines (tens of thousands) as rows, not entities: see `story.bulk`.
-    await bulk.created_in_bulk(tx, "dialogue_line", DIALOGUE_LINES, lines, snapshots.line_values)
+    await bulk.created_in_bulk(tx, "dialogue_line", DIALOGUE_LINES, lines, snapshots.line)
     return project
 
 

@@ -62,7 +62,7 @@ class StoryReads:
             return data, _stored_media(session, project_id)
 
         data, media = await self.store.db.read_in_thread(read)
-        problems = await _checked(data, media)
+        problems = await asyncio.to_thread(check.check_story, data, media)  # see `story_map`
         if actor.reach is None:
             return problems
         return [p for p in problems if p.chapter_id is None or p.chapter_id in actor.reach]
@@ -70,7 +70,9 @@ class StoryReads:
     async def story_map(self, actor: Actor, project_id: str) -> StoryMap:
         """The map of the whole story, marked with the story check's problems."""
         data = await whole_project(self.store, actor, project_id, with_text=False)
-        # The check and the layout with it: igraph lays a new shape of 2,000 scenes out in ~0.1 s.
+        # The check and the layout are pure Python over the whole story (~0.1 s each at 2,000 scenes):
+        # in a worker thread, as on the loop every other call waited for them. The thread shares the
+        # interpreter's lock with the loop, which gets its turn every few ms.
         return await asyncio.to_thread(lambda: self.layouts.story_map(data, check.check_story(data)))
 
     async def simulate(
@@ -209,15 +211,6 @@ def _plain_rows(session: Session, table: Any, project_id: str, columns: list[Any
         return list(result.cursor.fetchall())
     finally:
         result.close()
-
-
-async def _checked(
-    data: ProjectData, media: Mapping[str, check.StoredMedia] | None = None
-) -> list[check.Problem]:
-    """The story check, in a worker thread: it is pure Python over the whole story (~0.1 s at 2,000
-    scenes), and on the event loop every other call (an agent's tool call, another tab) waited for
-    it. The thread shares the interpreter's lock with the loop, which gets its turn every few ms."""
-    return await asyncio.to_thread(check.check_story, data, media)
 
 
 def outline_of(data: ProjectData) -> Outline:

@@ -208,7 +208,7 @@ def _edits(
     line_changes: list[BulkUpdate] = []
     for hit, text in edits:
         if hit.field == "line":
-            before = snapshots.line_row(lines[hit.entity_id])
+            before = snapshots.line(lines[hit.entity_id])
             after = {**before, "text": text}
             line_changes.append(BulkUpdate(hit.entity_id, before, after, {"text": text, "updated_at": now}))
     return edits, matches, line_changes

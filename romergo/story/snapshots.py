@@ -6,6 +6,7 @@ row agree on every name. Stored revisions keep reading: the keys are the ones th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from romergo.shapes import (
@@ -43,18 +44,10 @@ def choice(row: Choice) -> dict[str, Any]:
     return snapshot(ChoiceEntity.model_validate(row))
 
 
-def line(row: DialogueLine) -> dict[str, Any]:
+def line(row: DialogueLine | LineRow | Mapping[str, Any]) -> dict[str, Any]:
+    """A line as an entity, as a whole-project read holds it (a replace across a long story), or
+    as the column values of a row written without an entity (an import's)."""
     return snapshot(LineEntity.model_validate(row))
-
-
-def line_row(row: LineRow) -> dict[str, Any]:
-    """`line` of a line as a whole-project read holds it (a replace across a long story's lines)."""
-    return snapshot(LineEntity.model_validate(row))
-
-
-def line_values(values: dict[str, Any]) -> dict[str, Any]:
-    """`line` of a line's column values (a row written without an entity: an import's)."""
-    return snapshot(LineEntity.model_validate(values))
 
 
 def character(row: Character) -> dict[str, Any]:

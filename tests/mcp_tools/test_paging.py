@@ -107,7 +107,7 @@ async def test_every_paged_tool_pages_through_its_whole_result(
 
 
 def forged(offset, call, keys):
-    return paging.make_token(call, keys, offset)
+    return paging.Listed(call, keys).token(offset)
 
 
 async def test_page_values_that_are_not_this_calls_next_page_are_invalid(
