@@ -33,8 +33,21 @@ class Project(SQLModel, table=True):
     published: bool = False
     share_id: str | None = Field(default=None, unique=True)
     published_at: datetime | None = None
-    published_snapshot: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     deleted_at: datetime | None = None
+
+
+class PublishedStory(SQLModel, table=True):
+    """The frozen public copy of a published project, behind its share link.
+
+    A table of its own, not a column of `projects`: at 2,000 scenes it is megabytes. As a column it
+    was read and decoded with every project row the story services load (each scene view, each
+    edit), and SQLite rewrites a whole row on UPDATE, so each edit, which stamps the project's
+    `updated_at`, wrote it to disk again: ~30× slower views and edits of a published long story
+    (issue 16, docs/performance.md)."""
+
+    __tablename__ = "published_stories"
+    project_id: str = Field(primary_key=True, foreign_key="projects.id")
+    snapshot: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
 
 
 class Chapter(SQLModel, table=True):

@@ -54,7 +54,7 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
     assert set(views) == {"report → panel", "tool edit → editor"}
     assert all(len(samples) == 2 and min(samples) > 0 for samples in views.values())
     story = results["long_story"]
-    assert set(story["tools_ms"]) == {"outline", "check", "get_scene"}
+    assert set(story["tools_ms"]) == {"outline", "check", "get_scene", "update_dialogue_line"}
     assert story["beside_check_ms"] and min(story["beside_check_ms"]) > 0
     assert all(page["dom_elements"] > 0 for page in story["pages"].values())
     across = results["instances_ms"]

@@ -12,6 +12,7 @@ from romergo.config import Limits
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import StoryStore
+from romergo.story.publishing import put_published_story
 from storage.tables import Project
 
 
@@ -64,6 +65,6 @@ class ProjectService:
             project.deleted_at = utcnow()
             project.published = False
             project.share_id = None
-            project.published_snapshot = None
+            await put_published_story(tx, project.id, None)
             tx.session.add(project)
             tx.record("project", project.id, "deleted", before, None)

@@ -9,6 +9,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import delete
 from sqlmodel import col, select
 
 from romergo.actors import Actor
@@ -20,7 +21,7 @@ from romergo.story.base import Mutation, StoryStore
 from romergo.story.media_rules import effective_media
 from romergo.story.reads import load_project
 from romergo.story.views import ProjectData
-from storage.tables import Asset, AssetBlob, Chapter, Project, Scene
+from storage.tables import Asset, AssetBlob, Chapter, Project, PublishedStory, Scene
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class PublishingService:
             # Pure Python over the whole story: in a worker thread, while the loop serves others.
             snapshot = await asyncio.to_thread(published_story, data)
             project = await tx.project_by_id(project_id)
-            _change_publication(tx, project, snapshot)
+            await _change_publication(tx, project, snapshot)
         return project
 
     async def unpublish_project(self, actor: Actor, project_id: str) -> Project:
@@ -42,7 +43,7 @@ class PublishingService:
             project = await tx.project_by_id(project_id)
             if not project.published:
                 raise RomergoError("conflict", f'Project "{project.title}" is not published.')
-            _change_publication(tx, project, None)
+            await _change_publication(tx, project, None)
         return project
 
     async def published_snapshot(self, share_id: str) -> dict[str, Any] | None:
@@ -50,11 +51,15 @@ class PublishingService:
         if not isinstance(share_id, str) or not share_id:
             return None
         async with self.store.read_public() as session:
-            statement = select(Project).where(Project.share_id == share_id, col(Project.published))
-            project = (await session.exec(statement)).first()
-            if project is None or project.deleted_at is not None:
-                return None
-            return project.published_snapshot
+            statement = (
+                select(PublishedStory.snapshot)
+                .join(Project, col(Project.id) == col(PublishedStory.project_id))
+                .where(
+                    Project.share_id == share_id, col(Project.published), col(Project.deleted_at).is_(None)
+                )
+            )
+            found = (await session.exec(statement)).first()
+            return None if found is None else dict(found)
 
     async def published_asset_content(self, share_id: str, asset_id: str) -> tuple[Asset, bytes] | None:
         """Bytes of an asset that the published snapshot behind `share_id` really uses."""
@@ -121,11 +126,11 @@ def _with_state(item: dict[str, Any], **state: str | None) -> dict[str, Any]:
     return item | {key: value for key, value in state.items() if value}
 
 
-def _change_publication(tx: Mutation, project: Project, snapshot: dict[str, Any] | None) -> None:
+async def _change_publication(tx: Mutation, project: Project, snapshot: dict[str, Any] | None) -> None:
     """Publish `snapshot` (keeping an existing share link), or unpublish with None."""
     before = snapshots.project(project)
     project.published = snapshot is not None
-    project.published_snapshot = snapshot
+    await put_published_story(tx, project.id, snapshot)
     if snapshot is None:
         project.share_id = None
         project.published_at = None
@@ -134,3 +139,11 @@ def _change_publication(tx: Mutation, project: Project, snapshot: dict[str, Any]
         project.published_at = utcnow()
     tx.session.add(project)
     tx.record("project", project.id, "updated", before, snapshots.project(project))
+
+
+async def put_published_story(tx: Mutation, project_id: str, snapshot: dict[str, Any] | None) -> None:
+    """The project's public copy becomes `snapshot`; None takes it down. The old copy is deleted
+    unread (loading megabytes only to replace them would cost what the table is there to spare)."""
+    await tx.session.exec(delete(PublishedStory).where(col(PublishedStory.project_id) == project_id))
+    if snapshot is not None:
+        tx.session.add(PublishedStory(project_id=project_id, snapshot=snapshot))

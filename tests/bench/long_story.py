@@ -1,11 +1,12 @@
 """Benchmark: a story of 2,000 scenes and 50,000 dialogue lines, over HTTP and in Chromium.
 
-The story is written into a fresh data directory before the server starts (tests/support/big_story.py);
-then the outline, the check and one scene are read through the agent's tools, one agent's scene
-reads are timed while another agent runs the check (the check's read must not stall them), and the project
-page, the check page and the story map are opened in Debian's Chromium: time from navigation
-until the tree (the problem list, the map's canvas) is shown, and how many DOM elements the page
-has. Server RSS is read after.
+The story is written into a fresh data directory before the server starts (tests/support/big_story.py)
+and published: an author's long story usually is, and its public copy is megabytes. Then the
+outline, the check and one scene are read, and one of its lines edited, through the agent's tools;
+one agent's scene reads are timed while another agent runs the check (the check's read must not
+stall them); and the project page, the check page and the story map are opened in Debian's
+Chromium: time from navigation until the tree (the problem list, the map's canvas) is shown, and
+how many DOM elements the page has. Server RSS is read after.
 """
 
 from __future__ import annotations
@@ -63,9 +64,9 @@ async def _prepare(folder: Path, scenes: int, lines_per_scene: int) -> tuple[Big
     services = build_services(Settings(data_dir=folder))
     try:
         user = await services.accounts.create_user("ada", PASSWORD)
-        story = await big_story(
-            services, user_actor(user.id, user.username), scenes, lines_per_scene, max(1, scenes // 50)
-        )
+        author = user_actor(user.id, user.username)
+        story = await big_story(services, author, scenes, lines_per_scene, max(1, scenes // 50))
+        await services.publishing.publish_project(author, story.project_id)
         token, _ = await services.agents.personal.create("ada", name="Bench")
         return story, token
     finally:
@@ -73,13 +74,18 @@ async def _prepare(folder: Path, scenes: int, lines_per_scene: int) -> tuple[Big
 
 
 async def _tools(server: RunningServer, token: str, story: BigStory, rounds: int) -> dict[str, list[float]]:
-    calls = {
-        "outline": ("romergo_get_project_outline", {"project_id": story.project_id}),
-        "check": ("romergo_check_story", {"project_id": story.project_id}),
-        "get_scene": ("romergo_get_scene", {"scene_id": story.scene_ids[len(story.scene_ids) // 2]}),
-    }
-    times: dict[str, list[float]] = {name: [] for name in calls}
+    scene_id = story.scene_ids[len(story.scene_ids) // 2]
     async with agent(server.base_url, token) as me:
+        line_id = (await me.call("romergo_get_scene", scene_id=scene_id))["untrusted_content"]["data"][
+            "lines"
+        ][0]["id"]
+        calls = {
+            "outline": ("romergo_get_project_outline", {"project_id": story.project_id}),
+            "check": ("romergo_check_story", {"project_id": story.project_id}),
+            "get_scene": ("romergo_get_scene", {"scene_id": scene_id}),
+            "update_dialogue_line": ("romergo_update_dialogue_line", {"line_id": line_id, "text": "Again."}),
+        }
+        times: dict[str, list[float]] = {name: [] for name in calls}
         for _ in range(rounds):
             for name, (tool, arguments) in calls.items():
                 started = time.perf_counter()

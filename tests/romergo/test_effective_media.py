@@ -104,7 +104,7 @@ async def test_every_reader_falls_back_to_the_chapter_when_the_scenes_own_asset_
     play = from_project(await services.reads.project_data(actor, story.project_id))
     assert [scene.background_asset_id for scene in play.scenes] == [harbor.id, harbor.id]
     published = await services.publishing.publish_project(actor, story.project_id)
-    snapshot = published.published_snapshot or {}
+    snapshot = await services.publishing.published_snapshot(published.share_id or "") or {}
     assert [s["background_asset_id"] for s in snapshot["chapters"][0]["scenes"]] == [harbor.id, harbor.id]
     assert snapshot["asset_ids"] == [harbor.id]
 

@@ -6,6 +6,7 @@ import pytest
 
 from romergo.actors import user_actor
 from romergo.errors import RomergoError
+from tests.support.statements import counting
 from tests.support.story import database_state, revisions, small_story
 
 
@@ -108,3 +109,34 @@ async def test_publish_freezes_a_snapshot_and_unpublish_removes_it(services, act
     with pytest.raises(RomergoError) as refused:
         await services.publishing.unpublish_project(actor, story.project_id)
     assert refused.value.code == "conflict"
+
+
+async def test_a_published_storys_edits_and_views_leave_its_public_copy_alone(services, actor):
+    """The public copy is megabytes for a long story: a scene view or an edit neither reads nor
+    writes it (issue 16), and publishing again replaces it in place, behind the same link."""
+    story = await small_story(services, actor)
+    line = await services.lines.add_line(actor, story.first_scene_id, "Hello there.", story.hero_id)
+    first = await services.publishing.publish_project(actor, story.project_id)
+
+    with counting(services) as seen:
+        await services.scenes.scene_view(actor, story.first_scene_id)
+        await services.lines.update_line(actor, line.id, text="Hello again.")
+    assert not [sql for sql in seen.sql if "published_stories" in sql], str(seen)
+
+    again = await services.publishing.publish_project(actor, story.project_id)
+    assert again.share_id == first.share_id and again.share_id is not None
+    snapshot = await services.publishing.published_snapshot(again.share_id)
+    assert snapshot is not None
+    assert snapshot["chapters"][0]["scenes"][0]["lines"][0]["text"] == "Hello again."
+    assert len((await database_state(services))["published_stories"]) == 1
+
+
+async def test_deleting_a_published_story_takes_its_public_copy_down(services, actor):
+    story = await small_story(services, actor)
+    project = await services.publishing.publish_project(actor, story.project_id)
+    assert project.share_id is not None
+
+    await services.projects.delete_project(actor, story.project_id)
+
+    assert await services.publishing.published_snapshot(project.share_id) is None
+    assert (await database_state(services))["published_stories"] == []

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import text
+from sqlalchemy import inspect, text
+from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlmodel import SQLModel
 
@@ -84,3 +88,58 @@ async def test_upgrading_twice_is_harmless(empty_database):
     await upgrade(url)
     await upgrade(url)
     assert await current_revision(url) == head()
+
+
+async def test_a_published_snapshot_moves_to_its_own_table_and_back(empty_database):
+    """0011 takes the snapshot out of the project's row (issue 16); what was published stays so."""
+    url = empty_database
+    await upgrade(url, "0010")
+    engine = create_async_engine(url)
+    async with engine.begin() as connection:
+        await connection.execute(
+            text("INSERT INTO users (id, username, created_at) VALUES ('usr_1', 'ada', '2026-01-01')")
+        )
+        for project_id, snapshot in (("prj_1", '{"title": "Old story", "chapters": []}'), ("prj_2", None)):
+            await connection.execute(
+                text(
+                    "INSERT INTO projects (id, owner_id, title, created_at, updated_at, published, "
+                    "published_snapshot) VALUES (:id, 'usr_1', 'Old story', '2026-01-01', '2026-01-02', "
+                    ":published, :snapshot)"
+                ),
+                {"id": project_id, "published": snapshot is not None, "snapshot": snapshot},
+            )
+
+    await upgrade(url)
+
+    async with engine.connect() as connection:
+        moved = (await connection.execute(text("SELECT project_id, snapshot FROM published_stories"))).all()
+        columns = await connection.run_sync(lambda sync: inspect(sync).get_columns("projects"))
+    assert [(project_id, _json(snapshot)) for project_id, snapshot in moved] == [
+        ("prj_1", {"title": "Old story", "chapters": []})
+    ]
+    assert "published_snapshot" not in {column["name"] for column in columns}
+
+    async with engine.begin() as connection:
+        await connection.run_sync(_downgrade, "0010")
+    async with engine.connect() as connection:
+        back = (
+            await connection.execute(text("SELECT id, published_snapshot FROM projects ORDER BY id"))
+        ).all()
+        tables = await connection.run_sync(lambda sync: inspect(sync).get_table_names())
+    await engine.dispose()
+    assert [(project_id, _json(snapshot)) for project_id, snapshot in back] == [
+        ("prj_1", {"title": "Old story", "chapters": []}),
+        ("prj_2", None),
+    ]
+    assert "published_stories" not in tables
+
+
+def _downgrade(connection: Connection, revision: str) -> None:
+    config = alembic_config()
+    config.attributes["connection"] = connection
+    command.downgrade(config, revision)
+
+
+def _json(value: object) -> object:
+    """A JSON column's value as read by a plain SELECT: text on SQLite, decoded on PostgreSQL."""
+    return json.loads(value) if isinstance(value, str) else value
