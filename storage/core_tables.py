@@ -6,7 +6,8 @@ goes through; the busy path's prebuilt statements are written on these (docs/per
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from sqlalchemy import Table
 
@@ -24,6 +25,8 @@ from storage.tables import (
     ServerSetting,
     User,
 )
+
+M = TypeVar("M")
 
 
 def core_table(model: type[Any]) -> Table:
@@ -45,3 +48,29 @@ RATE_COUNTS = core_table(RateCount)
 REVISIONS = core_table(Revision)
 SERVER_SETTINGS = core_table(ServerSetting)
 USERS = core_table(User)
+
+
+def loaded(model: type[M], values: Sequence[Any]) -> M:
+    """An entity of `model` from a row of its table's columns, in table order (`select(core_table(
+    model))`), made the way SQLAlchemy's loader makes one: no constructor, no validation.
+
+    For views read on the driver (`Database.read_rows`): the entity belongs to no session and is
+    for reading; building it costs ~2 µs, against ~80 µs for a statement through the ORM."""
+    entity: M = model._sa_class_manager.new_instance()  # type: ignore[attr-defined]
+    entity.__dict__.update(zip(_column_keys(model), values, strict=True))
+    return entity
+
+
+def width(model: type[Any]) -> int:
+    """How many columns `model`'s table has: where its part of a joined row ends."""
+    return len(_column_keys(model))
+
+
+def _column_keys(model: type[Any]) -> tuple[str, ...]:
+    keys = _COLUMN_KEYS.get(model)
+    if keys is None:
+        keys = _COLUMN_KEYS[model] = tuple(column.key for column in core_table(model).columns)
+    return keys
+
+
+_COLUMN_KEYS: dict[type[Any], tuple[str, ...]] = {}

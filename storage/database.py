@@ -9,7 +9,9 @@ locks in the statements, and a read runs its statements in autocommit (see `read
 SQLite runs on the event loop's own thread (`storage.inline_sqlite`: no hand-off to a driver
 thread per statement), so writers in this process take turns on the loop before `BEGIN IMMEDIATE`.
 The one exception is `read_in_thread`: a read of a whole project, which would hold the loop for
-tenths of a second, runs in a worker thread on a connection of its own.
+tenths of a second, runs in a worker thread on a connection of its own. The busy path's short reads
+(`read_rows`, `first_row`: the token, the caller's rooms, a scene) run on SQLite's driver itself,
+without SQLAlchemy's machinery around each statement (`storage.driver_reads`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import CursorResult, Engine, Row, Table, create_engine, event, text
+from sqlalchemy import CursorResult, Engine, Row, Select, Table, create_engine, event, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -28,6 +30,7 @@ from sqlalchemy.sql import Executable
 from sqlmodel import Session
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from storage.driver_reads import Found, Rows, SQLiteReads, alchemy_rows
 from storage.inline_sqlite import WriteTurns, database_file, inline_url
 
 BUSY_TIMEOUT_MS = 15_000
@@ -53,6 +56,9 @@ class Database:
             _install_sqlite_hooks(self.engine.sync_engine)
             self._file: str | None = database_file(url)
             self._threads_engine: Engine | None = _threads_engine(url)
+            self.driver_reads: SQLiteReads | None = (
+                None if self._file is None else SQLiteReads(self._file, self.engine.dialect, BUSY_TIMEOUT_MS)
+            )
         else:
             # No ping before each checkout (a round trip per transaction, on the busy path): when
             # the server restarts, the wake-up listener notices and the pool is dropped
@@ -61,6 +67,7 @@ class Database:
             self.engine = create_async_engine(url, pool_size=10, max_overflow=10)
             self._file = None
             self._threads_engine = None
+            self.driver_reads = None
         self._writer = self.engine.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
         # PostgreSQL only: a single statement is a transaction of its own (see `read`).
         self._autocommit = None if self.is_sqlite else self.engine.execution_options(**_AUTOCOMMIT)
@@ -103,14 +110,28 @@ class Database:
         own = [self.engine.sync_engine]
         return own if self._threads_engine is None else [*own, self._threads_engine]
 
+    async def read_rows(self, work: Callable[[Rows], T]) -> T:
+        """`work` as one short read of Core statements' rows (one snapshot on SQLite).
+
+        For the busy path (a scene, the caller's rooms): on a SQLite file the statements run on the
+        driver, on the loop's thread, without SQLAlchemy's machinery around each one
+        (`storage.driver_reads`); `work` is synchronous and must stay short. On PostgreSQL they run
+        through SQLAlchemy, each on its own as in `read`."""
+        if self.driver_reads is not None:
+            return self.driver_reads.read(work)
+        async with self._reader.connect() as connection:
+            return await connection.run_sync(lambda sync: work(alchemy_rows(sync)))
+
     async def first_row(
-        self, statement: Executable, params: Mapping[str, Any] | None = None
-    ) -> Row[Any] | None:
-        """The first row of one Core statement, read without an ORM session.
+        self, statement: Select[Any], params: Mapping[str, Any] | None = None
+    ) -> Found | None:
+        """The first row of one Core statement, read without an ORM session or a transaction.
 
         For the busy path's single reads (the bearer check on every MCP call): one statement is
         its own snapshot, and a session's set-up, begin and commit cost about as much again as
         the statement (issue 16, docs/performance.md)."""
+        if self.driver_reads is not None:
+            return self.driver_reads.first(statement, params)
         async with self._reader.connect() as connection:
             return await connection.run_sync(lambda sync: sync.execute(statement, params).first())
 
@@ -187,6 +208,8 @@ class Database:
 
     async def dispose(self) -> None:
         await self.engine.dispose()
+        if self.driver_reads is not None:
+            self.driver_reads.close()
         if self._threads_engine is not None:
             self._threads_engine.dispose()
 

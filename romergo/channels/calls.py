@@ -15,19 +15,24 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import bindparam
-from sqlmodel import col, or_, select
-
 from romergo.channels.behind import Happenings, PendingEvents, StartedIfSlow
 from romergo.channels.changes import command_changes
 from romergo.channels.confirmations import Confirmations, needs_confirmation
 from romergo.channels.events import EntityRef, Payload, ToolBlocked, ToolFailed, ToolFinished, ToolStarted
-from romergo.channels.fence import Membership, closed_on, memberships, record_refusal, standing, stopped
+from romergo.channels.fence import (
+    Membership,
+    closed_on,
+    memberships,
+    record_refusal,
+    standing,
+    standing_of_call,
+    stopped,
+)
 from romergo.channels.models import Caller
 from romergo.channels.reach import Locator, Target, check_reach, scope_chapters
 from romergo.channels.store import ChannelStore, command_not_found, ensure_holder
 from romergo.channels.tx import ChannelTx, EventActor
-from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, FINISHED_STATES, EventKind
+from romergo.channels.vocabulary import FINISHED_STATES, EventKind
 from romergo.errors import RomergoError
 from romergo.ratelimit import rate_limit
 from romergo.story.base import EntityChange, collect_changes
@@ -149,9 +154,10 @@ class CallGuard:
 
     async def project_of_command(self, caller: Caller, command_id: str) -> str:
         """The project of a command in one of the caller's channels (else `not_found`)."""
-        async with self.store.db.read() as session:
-            _, channel = await self.store.owned_command(session, caller.user_id, command_id)
-        return channel.project_id
+        project_id = await self.store.project_of_command(caller.user_id, command_id)
+        if project_id is None:
+            raise command_not_found(command_id)
+        return project_id
 
     async def changes_of_command(self, caller: Caller, command_id: str) -> list[dict[str, Any]]:
         """What the server recorded for a command, for the agent that holds (or held) it."""
@@ -164,8 +170,9 @@ class CallGuard:
     async def rooms_of(self, caller: Caller) -> list[Channel]:
         """The live channels whose rules bind this client (joined once, whether or not it left)."""
         now = self.store.now()
-        async with self.store.db.read() as session:
-            rooms = await standing(session, caller.user_id, caller.client_id, None, now)
+        rooms = await self.store.db.read_rows(
+            lambda rows: standing(rows, caller.user_id, caller.client_id, None, now)
+        )
         return [room.channel for room in rooms if room.binds(now)]
 
     async def record_revoked_call(self, user_id: str, client_id: str, agent_name: str, tool: str) -> None:
@@ -272,20 +279,15 @@ class CallGuard:
     async def _standing(
         self, call: ToolCall, now: datetime
     ) -> tuple[list[Membership], list[Command], tuple[Command, Channel] | None]:
-        """The caller's rooms; then the command the call names (with its room: read in the same
-        session, so a room just read comes from the session, not the database), or for a call
-        that names none, the unfinished commands it holds in the live rooms. One read for what
-        every call needs; whether the named command may be used is decided after the rooms'."""
-        async with self.store.db.read() as session:
-            joined = await standing(session, call.caller.user_id, call.caller.client_id, call.project_id, now)
-            if call.command_id is not None:
-                named = await self.store.find_owned_command(session, call.caller.user_id, call.command_id)
-                return joined, [], named
-            live = [room.channel.id for room in joined if room.binds(now)]
-            if not live:
-                return joined, [], None
-            held = await session.exec(_HELD, params={"live": live, "client_id": call.caller.client_id})
-            return joined, list(held.all()), None
+        """The caller's rooms; then the command the call names (with its room), or for a call that
+        names none, the unfinished commands it holds in the live rooms. One read on the driver for
+        what every call needs; whether the named command may be used is decided after the rooms'."""
+        caller = call.caller
+        return await self.store.db.read_rows(
+            lambda rows: standing_of_call(
+                rows, caller.user_id, caller.client_id, call.project_id, call.command_id, now
+            )
+        )
 
     async def _started(self, call: ToolCall, command: Command) -> None:
         async with self.store.tx() as tx:
@@ -382,18 +384,3 @@ def _changed(changes: list[EntityChange]) -> list[EntityRef]:
 
 def _agent(call: ToolCall) -> EventActor:
     return EventActor("agent", call.caller.client_id, call.caller.client_name)
-
-
-# Built once: a call that names no command looks for the one it holds (issue 16). The live rooms
-# are bound as a list: through them the (channel, state) index finds the few held commands, where
-# the client's own index would walk every command it ever took.
-_HELD = (
-    select(Command)
-    .where(
-        col(Command.channel_id).in_(bindparam("live", expanding=True)),
-        col(Command.claimed_by) == bindparam("client_id"),
-        # Equalities, not IN: an IN list is expanded into the SQL at every execution.
-        or_(*(col(Command.state) == state for state in ATTRIBUTABLE_STATES)),
-    )
-    .order_by(col(Command.seq))
-)

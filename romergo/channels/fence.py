@@ -15,15 +15,18 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import bindparam, func
+from sqlalchemy import select as sa_select
 from sqlmodel import and_, col, or_, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.channels.events import ToolBlocked
-from romergo.channels.store import channel_state
+from romergo.channels.store import channel_state, owned_command_rows
 from romergo.channels.tx import ChannelTx, EventActor
-from romergo.channels.vocabulary import PUT_OUT, EventKind
+from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, PUT_OUT, EventKind
 from romergo.errors import RomergoError
-from storage.tables import Channel, ChannelEvent, ChannelMember
+from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, loaded, width
+from storage.driver_reads import Rows
+from storage.tables import Channel, ChannelEvent, ChannelMember, Command
 
 MAX_RECORDED = 50
 
@@ -50,16 +53,38 @@ async def memberships(session: AsyncSession, user_id: str, client_id: str) -> li
     return [Membership(channel, member) for channel, member in rows.all()]
 
 
-async def standing(
-    session: AsyncSession, user_id: str, client_id: str, project_id: str | None, now: datetime
+def standing(
+    rows: Rows, user_id: str, client_id: str, project_id: str | None, now: datetime
 ) -> list[Membership]:
     """What a call's checks need of the client's rooms, newest first: the rooms not yet ended or
     expired, and the newest room on `project_id` (which says why the project is closed when no
     room binds there). All that `closed_on` and the live rooms need, however many rooms the client
-    joined before: a call's cost does not grow with the agent's history (issue 16)."""
+    joined before: a call's cost does not grow with the agent's history (issue 16).
+
+    Read on the driver (`Database.read_rows`), with whatever else the call's check reads."""
     params = {"client_id": client_id, "user_id": user_id, "project_id": project_id, "now": now}
-    rows = await session.exec(_STANDING, params=params)
-    return [Membership(channel, member) for channel, member in rows.all()]
+    return [
+        Membership(loaded(Channel, row[:_CHANNEL_END]), loaded(ChannelMember, row[_CHANNEL_END:]))
+        for row in rows.all(_STANDING, params)
+    ]
+
+
+def standing_of_call(
+    rows: Rows, user_id: str, client_id: str, project_id: str | None, command_id: str | None, now: datetime
+) -> tuple[list[Membership], list[Command], tuple[Command, Channel] | None]:
+    """What a tool call's check reads, in one read: the caller's rooms (`standing`); then the command
+    the call names, with its room, or for a call that names none, the unfinished commands it holds
+    in the live rooms, oldest first. Whether the named command may be used is decided after."""
+    joined = standing(rows, user_id, client_id, project_id, now)
+    if command_id is not None:
+        return joined, [], owned_command_rows(rows, user_id, command_id)
+    held = [
+        loaded(Command, row)
+        for room in joined
+        if room.binds(now)
+        for row in rows.all(_HELD, {"channel_id": room.channel.id, "client_id": client_id})
+    ]
+    return joined, sorted(held, key=lambda command: command.seq), None
 
 
 # Built once: every guarded tool call reads the caller's rooms (issue 16).
@@ -71,25 +96,32 @@ _MEMBERSHIPS = (
     .where(*_MINE)
     .order_by(*_NEWEST_FIRST)
 )
+# On the tables' columns, for the driver: the same conditions.
+_CHANNEL_END = width(Channel)
+_MINE_ROWS = (
+    CHANNEL_MEMBERS.c.client_id == bindparam("client_id"),
+    CHANNELS.c.user_id == bindparam("user_id"),
+)
+_NEWEST_FIRST_ROWS = (CHANNELS.c.created_at.desc(), CHANNELS.c.id.desc())
 _NEWEST_ON_PROJECT = (
-    select(Channel.id)
-    .join(ChannelMember, col(ChannelMember.channel_id) == col(Channel.id))
-    .where(*_MINE, col(Channel.project_id) == bindparam("project_id"))
-    .order_by(*_NEWEST_FIRST)
+    sa_select(CHANNELS.c.id)
+    .join(CHANNEL_MEMBERS, CHANNEL_MEMBERS.c.channel_id == CHANNELS.c.id)
+    .where(*_MINE_ROWS, CHANNELS.c.project_id == bindparam("project_id"))
+    .order_by(*_NEWEST_FIRST_ROWS)
     .limit(1)
     .scalar_subquery()
 )
 _STANDING = (
-    select(Channel, ChannelMember)
-    .join(ChannelMember, col(ChannelMember.channel_id) == col(Channel.id))
+    sa_select(CHANNELS, CHANNEL_MEMBERS)
+    .join(CHANNEL_MEMBERS, CHANNEL_MEMBERS.c.channel_id == CHANNELS.c.id)
     .where(
-        *_MINE,
+        *_MINE_ROWS,
         or_(
-            and_(col(Channel.ended_at).is_(None), col(Channel.expires_at) > bindparam("now")),
-            col(Channel.id) == _NEWEST_ON_PROJECT,
+            and_(CHANNELS.c.ended_at.is_(None), CHANNELS.c.expires_at > bindparam("now")),
+            CHANNELS.c.id == _NEWEST_ON_PROJECT,
         ),
     )
-    .order_by(*_NEWEST_FIRST)
+    .order_by(*_NEWEST_FIRST_ROWS)
 )
 
 
@@ -138,3 +170,13 @@ async def record_refusal(tx: ChannelTx, room: Membership, agent: EventActor, too
     )
     await tx.event(room.channel.id, EventKind.TOOL_BLOCKED, agent, ToolBlocked(tool=tool, reason=reason))
     return True
+
+
+# A call that names no command looks for the one it holds in each live room: through the room the
+# (channel, state) index finds the few held commands, where the client's own index would walk every
+# command it ever took. Equalities, not IN: the driver takes no expanding list.
+_HELD = sa_select(COMMANDS).where(
+    COMMANDS.c.channel_id == bindparam("channel_id"),
+    COMMANDS.c.claimed_by == bindparam("client_id"),
+    or_(*(COMMANDS.c.state == state for state in ATTRIBUTABLE_STATES)),
+)

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, Literal, NamedTuple, Protocol
 
 from sqlalchemy import Row, bindparam, update
+from sqlalchemy import select as sa_select
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -24,8 +25,21 @@ from romergo.clock import Clock, SystemClock
 from romergo.config import Settings
 from romergo.errors import RomergoError
 from storage import Database
-from storage.core_tables import CHANNELS, USERS
+from storage.core_tables import CHANNELS, COMMANDS, USERS, loaded, width
+from storage.driver_reads import Rows
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command, User
+
+
+def owned_command_rows(rows: Rows, user_id: str, command_id: object) -> tuple[Command, Channel] | None:
+    """The command with its channel, if the channel is this owner's: `find_owned_command` for a
+    read on the driver (`Database.read_rows`), in one statement."""
+    if not isinstance(command_id, str) or not command_id:
+        return None
+    found = rows.first(_COMMAND_WITH_CHANNEL, {"command_id": command_id})
+    if found is None:
+        return None
+    command, channel = loaded(Command, found[:_COMMAND_END]), loaded(Channel, found[_COMMAND_END:])
+    return (command, channel) if channel.user_id == user_id else None
 
 
 def channel_topic(channel_id: str) -> str:
@@ -130,6 +144,11 @@ class ChannelStore:
         if command is None or channel is None or channel.user_id != user_id:
             return None
         return command, channel
+
+    async def project_of_command(self, user_id: str, command_id: object) -> str | None:
+        """The project of a command in one of this owner's channels; None when there is none."""
+        found = await self.db.read_rows(lambda rows: owned_command_rows(rows, user_id, command_id))
+        return None if found is None else found[1].project_id
 
     async def owner_actor(self, session: AsyncSession, user_id: str) -> EventActor:
         user = await session.get(User, user_id)
@@ -299,4 +318,12 @@ _NUMBERED_POST = (
         _OWNER_NAME,
         CHANNELS.c.last_seq,
     )
+)
+
+# A command and its channel, on the tables' columns for the driver (`owned_command_rows`).
+_COMMAND_END = width(Command)
+_COMMAND_WITH_CHANNEL = (
+    sa_select(COMMANDS, CHANNELS)
+    .join(CHANNELS, CHANNELS.c.id == COMMANDS.c.channel_id)
+    .where(COMMANDS.c.id == bindparam("command_id"))
 )

@@ -1,75 +1,127 @@
-"""One scene as the editor and the tools show it: lines with speakers, choices, effective media."""
+"""One scene as the editor and the tools show it: lines with speakers, choices, effective media.
+
+Read on the driver (`Database.read_rows`): a scene view runs on every `romergo_get_scene` and every
+editor refresh, and through the ORM its five statements cost ~0.8 ms of SQLAlchemy for ~0.05 ms of
+SQLite (issue 16, docs/performance.md). The statements are built once, on the tables' columns; the
+entities are made from their rows for reading.
+"""
 
 from __future__ import annotations
 
-from sqlalchemy import bindparam
-from sqlmodel import col, select
+from typing import Any
 
-from romergo.story.base import UnitOfWork
+from sqlalchemy import and_, bindparam, select
+
+from romergo.actors import Actor
+from romergo.errors import not_found
 from romergo.story.media_rules import MEDIA_SLOTS, MediaSlot, asset_in_slot, effective_media
+from romergo.story.owners import LABELS
 from romergo.story.views import AssetSlot, ChoiceView, LineView, SceneView
-from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Scene
+from storage import Database
+from storage.core_tables import core_table, loaded, width
+from storage.driver_reads import Found, Rows
+from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene
 
 
-async def load_scene_view(uow: UnitOfWork, scene_id: str) -> SceneView:
-    scene, chapter = await uow.scene_in_chapter(scene_id)
-    assert uow.project is not None
-    lines = await uow.ordered(DialogueLine, col(DialogueLine.scene_id), scene.id)
-    choices = await uow.choices_of(scene.id)
-    characters = list((await uow.session.exec(_CHARACTERS, params={"project_id": scene.project_id})).all())
-    by_id = {c.id: c for c in characters}
-    media = await _live_media(uow, scene, chapter)
+async def read_scene_view(db: Database, actor: Actor, scene_id: str) -> SceneView:
+    """The scene `scene_id` if the actor owns its project (else `not_found`), in one snapshot."""
+    if not isinstance(scene_id, str) or not scene_id:
+        raise not_found(LABELS["scene"], str(scene_id))
+    found = await db.read_rows(lambda rows: _scene_rows(rows, actor.user_id, scene_id))
+    if found is None:
+        raise not_found(LABELS["scene"], scene_id)
+    scene, chapter, project, lines, choices, characters, media = found
+    people = {row.id: row for row in (loaded(Character, values) for values in characters)}
+    assets = {asset.id: asset for asset in (loaded(Asset, values) for values in media)}
     return SceneView(
-        project=uow.project,
+        project=project,
         chapter=chapter,
         scene=scene,
-        background=_slot(scene, chapter, "background", media),
-        music=_slot(scene, chapter, "music", media),
-        lines=[_line_view(line, by_id) for line in lines],
-        choices=await _choice_views(uow, scene, choices),
-        characters=sorted(characters, key=lambda c: c.name.casefold()),
+        background=_slot(scene, chapter, "background", assets),
+        music=_slot(scene, chapter, "music", assets),
+        lines=[_line_view(loaded(DialogueLine, values), people) for values in lines],
+        choices=[_choice_view(values) for values in choices],
+        characters=sorted(people.values(), key=lambda c: c.name.casefold()),
     )
 
 
-# Built once: a scene view runs on every `romergo_get_scene` and every editor refresh, and building
-# these cost about as much as running them (issue 16).
-_CHARACTERS = select(Character).where(col(Character.project_id) == bindparam("project_id"))
-_TARGETS = select(col(Scene.id), col(Scene.title), col(Scene.chapter_id)).where(
-    col(Scene.project_id) == bindparam("project_id"), col(Scene.id).in_(bindparam("ids", expanding=True))
+SceneRows = tuple[Scene, Chapter, Project, list[Found], list[Found], list[Found], list[Found]]
+
+
+def _scene_rows(rows: Rows, user_id: str, scene_id: str) -> SceneRows | None:
+    """The scene with its chapter and project, then (if the user owns it) its lines, choices, the
+    project's characters and the live media its slots name."""
+    head = rows.first(_HEAD, {"scene_id": scene_id})
+    if head is None:
+        return None
+    project = loaded(Project, head[_CHAPTER_END:])
+    if project.owner_id != user_id or project.deleted_at is not None:
+        return None  # the same words whether it is missing, someone else's or deleted
+    scene = loaded(Scene, head[:_SCENE_END])
+    chapter = loaded(Chapter, head[_SCENE_END:_CHAPTER_END])
+    named = [asset_in_slot(row, slot) for row in (scene, chapter) for slot in MEDIA_SLOTS]
+    of_scene, of_project = {"scene_id": scene.id}, {"project_id": project.id}
+    media = (
+        rows.all(_LIVE_MEDIA, of_project | {f"asset_{n}": asset_id for n, asset_id in enumerate(named)})
+        if any(named)
+        else []
+    )
+    return (
+        scene,
+        chapter,
+        project,
+        rows.all(_LINES, of_scene),
+        rows.all(_CHOICES, of_scene),
+        rows.all(_CHARACTERS, of_project),
+        media,
+    )
+
+
+# Built once, on the tables' columns: the driver compiles each once (storage.driver_reads).
+_SCENES, _CHAPTERS, _PROJECTS = core_table(Scene), core_table(Chapter), core_table(Project)
+_LINES_TABLE, _CHOICES_TABLE = core_table(DialogueLine), core_table(Choice)
+_CHARACTERS_TABLE, _ASSETS = core_table(Character), core_table(Asset)
+_TARGETS = _SCENES.alias("target")
+_SCENE_END = width(Scene)
+_CHAPTER_END = _SCENE_END + width(Chapter)
+_CHOICE_END = width(Choice)
+
+_HEAD = (
+    select(_SCENES, _CHAPTERS, _PROJECTS)
+    .join(_CHAPTERS, _CHAPTERS.c.id == _SCENES.c.chapter_id)
+    .join(_PROJECTS, _PROJECTS.c.id == _SCENES.c.project_id)
+    .where(_SCENES.c.id == bindparam("scene_id"))
 )
-_LIVE_MEDIA = select(Asset).where(
-    col(Asset.project_id) == bindparam("project_id"),
-    col(Asset.id).in_(bindparam("ids", expanding=True)),
-    col(Asset.deleted_at).is_(None),
+_LINES = (
+    select(_LINES_TABLE)
+    .where(_LINES_TABLE.c.scene_id == bindparam("scene_id"))
+    .order_by(_LINES_TABLE.c.position)
+)
+# Each choice with its target's title and chapter: the view needs no more of the target than that.
+_CHOICES = (
+    select(_CHOICES_TABLE, _TARGETS.c.title, _TARGETS.c.chapter_id)
+    .outerjoin(
+        _TARGETS,
+        and_(
+            _TARGETS.c.id == _CHOICES_TABLE.c.target_scene_id,
+            _TARGETS.c.project_id == _CHOICES_TABLE.c.project_id,
+        ),
+    )
+    .where(_CHOICES_TABLE.c.scene_id == bindparam("scene_id"))
+    .order_by(_CHOICES_TABLE.c.position)
+)
+_CHARACTERS = select(_CHARACTERS_TABLE).where(_CHARACTERS_TABLE.c.project_id == bindparam("project_id"))
+# The undeleted assets the scene's and its chapter's slots name: at most four, a fixed list.
+_LIVE_MEDIA = select(_ASSETS).where(
+    _ASSETS.c.project_id == bindparam("project_id"),
+    _ASSETS.c.id.in_([bindparam(f"asset_{n}") for n in range(2 * len(MEDIA_SLOTS))]),
+    _ASSETS.c.deleted_at.is_(None),
 )
 
 
-async def _choice_views(uow: UnitOfWork, scene: Scene, choices: list[Choice]) -> list[ChoiceView]:
-    wanted = [c.target_scene_id for c in choices if c.target_scene_id]
-    if not wanted:
-        return [ChoiceView(choice, None, None) for choice in choices]
-    found = await uow.session.exec(_TARGETS, params={"project_id": scene.project_id, "ids": wanted})
-    # (title, chapter) by scene id: the view needs no more of the target than that.
-    targets = {scene_id: (title, chapter_id) for scene_id, title, chapter_id in found.all()}
-    views = []
-    for choice in choices:
-        title, chapter_id = targets.get(choice.target_scene_id or "", (None, None))
-        views.append(ChoiceView(choice, title, chapter_id))
-    return views
-
-
-async def _live_media(uow: UnitOfWork, scene: Scene, chapter: Chapter) -> dict[str, Asset]:
-    """The undeleted assets the scene's and its chapter's slots name, in one statement."""
-    named = {
-        asset_id
-        for row in (scene, chapter)
-        for slot in MEDIA_SLOTS
-        if (asset_id := asset_in_slot(row, slot)) is not None
-    }
-    if not named:
-        return {}
-    found = await uow.session.exec(_LIVE_MEDIA, params={"project_id": scene.project_id, "ids": list(named)})
-    return {asset.id: asset for asset in found.all()}
+def _choice_view(values: Any) -> ChoiceView:
+    title, chapter_id = values[_CHOICE_END], values[_CHOICE_END + 1]
+    return ChoiceView(loaded(Choice, values[:_CHOICE_END]), title, chapter_id)
 
 
 def _slot(scene: Scene, chapter: Chapter, slot: MediaSlot, media: dict[str, Asset]) -> AssetSlot:

@@ -16,7 +16,7 @@ from romergo.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Action, Mutation, StoryStore, renumber
 from romergo.story.media_rules import MediaSlot, put_in_slot
-from romergo.story.scene_view import load_scene_view
+from romergo.story.scene_view import read_scene_view
 from romergo.story.state.variables import checked_condition, checked_effects, declared
 from romergo.story.trees import delete_scene_rows, scene_tree
 from romergo.story.views import SceneView
@@ -41,8 +41,7 @@ class SceneService:
     limits: Limits
 
     async def scene_view(self, actor: Actor, scene_id: str) -> SceneView:
-        async with self.store.read(actor) as uow:
-            return await load_scene_view(uow, scene_id)
+        return await read_scene_view(self.store.db, actor, scene_id)
 
     async def add_scene(
         self, actor: Actor, chapter_id: str, title: str, position: int | None = None

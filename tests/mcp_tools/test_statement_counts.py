@@ -17,25 +17,27 @@ from tests.support.channels import Room, open_room
 from tests.support.statements import counting
 from tests.support.tools import ALL_SCOPES, agent, data_of
 
-# Outside a channel: the token, where the scene lies, the caller's rooms, then the scene itself
-# (scene with its chapter and project in one, lines, choices, characters).
-GET_SCENE_ALONE = (7, 4)
+# Outside a channel: the token and where the scene lies (one statement each, no transaction), the
+# caller's rooms (one read), then the scene itself (one read: scene with its chapter and project in
+# one, lines, choices, characters). All of it read on SQLite's driver (storage.driver_reads).
+GET_SCENE_ALONE = (7, 2)
 # Holding a command: the held command joins the rooms' read; the tool events are one write (the
 # command's state moved from the state just read, both sequence numbers in one UPDATE, both events
 # in one INSERT; the command is read afresh only when someone moved it meanwhile).
-GET_SCENE_IN_A_COMMAND = (11, 5)
+GET_SCENE_IN_A_COMMAND = (11, 3)
 # Channel with membership and any held command (one statement), the conditional claim of the oldest
 # queued one (it moves the state and returns the row), sequence, event, presence: one write.
 DELIVERY = (5, 1)
 # The owned channel with the owner's name and the command's number taken (one UPDATE … RETURNING),
 # then the command (written once, already numbered) and its event: one write.
 POST_COMMAND = (3, 1)
-# Token, the command with its room and membership (one join), then state + sequence + event.
-STATUS_REPORT = (5, 2)
+# Token and the command's project (one statement each), then the command with its room and
+# membership (one join), state + sequence + event: one write.
+STATUS_REPORT = (5, 1)
 # A change inside the command it names: the token, where the line lies, the caller's rooms with the
 # named command (its room comes from the rooms just read), the change (the line, the line written,
 # the project's time, the revision), then the tool events (state, sequence, the events).
-EDIT_IN_A_COMMAND = (11, 5)
+EDIT_IN_A_COMMAND = (11, 3)
 
 
 async def test_get_scene_outside_a_channel_stays_within_its_statements(services, actor):

@@ -398,7 +398,8 @@ async def test_a_call_reads_only_the_live_rooms_and_the_newest_on_its_project(se
 
 
 async def standing_rooms(services, agent, project_id) -> set[str]:
-    async with services.db.read() as session:
-        now = services.channels.store.now()
-        rooms = await standing(session, agent.user_id, agent.client_id, project_id, now)
+    now = services.channels.store.now()
+    rooms = await services.db.read_rows(
+        lambda rows: standing(rows, agent.user_id, agent.client_id, project_id, now)
+    )
     return {membership.channel.id for membership in rooms}

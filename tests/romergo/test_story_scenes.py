@@ -500,3 +500,61 @@ async def test_bad_choice_labels_change_nothing(services, actor):
             )
         assert refused.value.code == "invalid_argument", label
     assert await database_state(services) == before
+
+
+async def test_a_scene_view_carries_the_rows_the_orm_would_load(services, actor):
+    """The view is read on the driver (issue 16): its entities hold what the ORM loads, value for
+    value and type for type, with speakers, choice targets and the chapter's inherited music."""
+    story = await small_story(services, actor)
+    line = await services.lines.add_line(actor, story.first_scene_id, "Hello.", story.hero_id)
+    await services.lines.add_line(actor, story.first_scene_id, "Narration.")
+    backdrop = await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
+    theme = await services.assets.import_asset(actor, story.project_id, "music", "Theme", TINY_WAV)
+    await services.scenes.set_scene_background(actor, story.first_scene_id, backdrop.id)
+    await services.chapters.set_chapter_music(actor, story.chapter_id, theme.id)
+    await services.scenes.set_choices(
+        actor, story.first_scene_id, [ChoiceSpec("On", story.second_scene_id), ChoiceSpec("Nowhere", None)]
+    )
+    await services.scenes.update_scene(actor, story.first_scene_id, is_ending=True)
+
+    view = await services.scenes.scene_view(actor, story.first_scene_id)
+
+    async with services.db.read() as session:
+        for entity in (view.project, view.chapter, view.scene, *view.characters, view.background.asset):
+            stored = await session.get(type(entity), entity.id)
+            assert stored is not None
+            assert stored.model_dump() == entity.model_dump()  # values and their types
+    assert view.scene.is_ending is True and view.scene.created_at.tzinfo is not None
+    assert [(lv.line.text, lv.speaker) for lv in view.lines] == [("Hello.", "Hero"), ("Narration.", None)]
+    assert view.lines[0].line.id == line.id
+    assert [(c.choice.label, c.target_title, c.target_chapter_id) for c in view.choices] == [
+        ("On", "Closing", story.chapter_id),
+        ("Nowhere", None, None),
+    ]
+    assert (view.background.asset and view.background.asset.id, view.background.source) == (
+        backdrop.id,
+        "scene",
+    )
+    assert (view.music.asset and view.music.asset.id, view.music.source) == (theme.id, "chapter")
+
+
+@pytest.mark.parametrize("whose", ["missing", "not a string", "another author's", "in a deleted story"])
+async def test_a_scene_view_of_a_scene_the_reader_cannot_see_is_not_found(services, actor, whose):
+    story = await small_story(services, actor)
+    stranger = user_actor((await services.accounts.create_user("stranger")).id, "stranger")
+    reader = actor
+    scene_id: object = story.first_scene_id
+    if whose == "missing":
+        scene_id = "scn_missing"
+    elif whose == "not a string":
+        scene_id = 42
+    elif whose == "another author's":
+        reader = stranger
+    else:
+        await services.projects.delete_project(actor, story.project_id)
+
+    with pytest.raises(RomergoError) as refused:
+        await services.scenes.scene_view(reader, scene_id)
+
+    assert refused.value.code == "not_found"
+    assert refused.value.message.startswith("Scene ")

@@ -34,7 +34,7 @@ class Statements:
 @contextmanager
 def counting(services: Services) -> Iterator[Statements]:
     """Every statement the services' database runs inside the block (its own BEGINs excluded), on
-    the event loop and in `read_in_thread`'s worker threads."""
+    the event loop, in `read_in_thread`'s worker threads and on SQLite's driver (`read_rows`)."""
     engines = services.db.sync_engines()
     seen = Statements()
 
@@ -48,9 +48,28 @@ def counting(services: Services) -> Iterator[Statements]:
     for engine in engines:
         event.listen(engine, "before_cursor_execute", on_execute)
         event.listen(engine, "begin", on_begin)
+    driver = services.db.driver_reads
+    listener = _Listener(seen)
+    if driver is not None:
+        driver.listeners.append(listener)
     try:
         yield seen
     finally:
         for engine in engines:
             event.remove(engine, "before_cursor_execute", on_execute)
             event.remove(engine, "begin", on_begin)
+        if driver is not None:
+            driver.listeners.remove(listener)
+
+
+@dataclass
+class _Listener:
+    """The statements and transactions of reads on SQLite's driver (`storage.driver_reads`)."""
+
+    seen: Statements
+
+    def began(self) -> None:
+        self.seen.transactions += 1
+
+    def ran(self, sql: str) -> None:
+        self.seen.sql.append(sql)
