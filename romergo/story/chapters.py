@@ -12,6 +12,7 @@ from romergo.config import Limits
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Action, Mutation, StoryStore, renumber
+from romergo.story.chapter_view import read_chapter_outline
 from romergo.story.media_rules import MediaSlot, put_in_slot
 from romergo.story.trees import delete_scene_rows, scene_tree
 from romergo.story.views import ChapterOutline
@@ -24,10 +25,7 @@ class ChapterService:
     limits: Limits
 
     async def chapter_outline(self, actor: Actor, chapter_id: str) -> ChapterOutline:
-        async with self.store.read(actor) as uow:
-            chapter = await uow.chapter(chapter_id)
-            scenes = await uow.ordered(Scene, col(Scene.chapter_id), chapter.id)
-            return ChapterOutline(chapter, scenes)
+        return await read_chapter_outline(self.store.db, actor, chapter_id)
 
     async def add_chapter(
         self, actor: Actor, project_id: str, title: str, position: int | None = None

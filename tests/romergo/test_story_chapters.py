@@ -334,3 +334,39 @@ async def test_a_change_is_announced_after_the_commit_and_a_refusal_is_not(servi
         ("chapter", story.chapter_id, "updated")
     ]
     assert event.actor == actor
+
+
+async def test_a_chapter_outline_carries_the_rows_the_orm_would_load(services, actor):
+    """Read on the driver (issue 16): the chapter and its scenes in order, as the ORM loads them."""
+    story = await small_story(services, actor)
+    await services.scenes.update_scene(actor, story.second_scene_id, is_ending=True)
+
+    outline = await services.chapters.chapter_outline(actor, story.chapter_id)
+
+    assert [scene.id for scene in outline.scenes] == [story.first_scene_id, story.second_scene_id]
+    async with services.db.read() as session:
+        for entity in (outline.chapter, *outline.scenes):
+            stored = await session.get(type(entity), entity.id)
+            assert stored is not None and stored.model_dump() == entity.model_dump()
+    assert outline.scenes[1].is_ending is True and outline.chapter.updated_at.tzinfo is not None
+
+
+@pytest.mark.parametrize("whose", ["missing", "not a string", "another author's", "in a deleted story"])
+async def test_a_chapter_outline_the_reader_cannot_see_is_not_found(services, actor, whose):
+    story = await small_story(services, actor)
+    reader = actor
+    chapter_id: object = story.chapter_id
+    if whose == "missing":
+        chapter_id = "chp_missing"
+    elif whose == "not a string":
+        chapter_id = None
+    elif whose == "another author's":
+        reader = user_actor((await services.accounts.create_user("stranger")).id, "stranger")
+    else:
+        await services.projects.delete_project(actor, story.project_id)
+
+    with pytest.raises(RomergoError) as refused:
+        await services.chapters.chapter_outline(reader, chapter_id)
+
+    assert refused.value.code == "not_found"
+    assert refused.value.message.startswith("Chapter ")

@@ -1,0 +1,52 @@
+"""One chapter with its scenes in order, as `romergo_get_chapter` shows it.
+
+Read on the driver (`Database.read_rows`), like the scene view: two prebuilt statements, where
+the ORM spent most of the call's server time around them (issue 16).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import bindparam, select
+
+from romergo.actors import Actor
+from romergo.errors import not_found
+from romergo.story.owners import LABELS
+from romergo.story.views import ChapterOutline
+from storage import Database
+from storage.core_tables import core_table, loaded, width
+from storage.driver_reads import Rows
+from storage.tables import Chapter, Project, Scene
+
+
+async def read_chapter_outline(db: Database, actor: Actor, chapter_id: str) -> ChapterOutline:
+    """The chapter `chapter_id` if the actor owns its project (else `not_found`), in one snapshot."""
+    if not isinstance(chapter_id, str) or not chapter_id:
+        raise not_found(LABELS["chapter"], str(chapter_id))
+    found = await db.read_rows(lambda rows: _chapter_rows(rows, actor.user_id, chapter_id))
+    if found is None:
+        raise not_found(LABELS["chapter"], chapter_id)
+    return found
+
+
+def _chapter_rows(rows: Rows, user_id: str, chapter_id: str) -> ChapterOutline | None:
+    head = rows.first(_HEAD, {"chapter_id": chapter_id})
+    if head is None:
+        return None
+    project = loaded(Project, head[_CHAPTER_END:])
+    if project.owner_id != user_id or project.deleted_at is not None:
+        return None  # the same words whether it is missing, someone else's or deleted
+    chapter = loaded(Chapter, head[:_CHAPTER_END])
+    scenes = [loaded(Scene, values) for values in rows.all(_SCENES_IN_ORDER, {"chapter_id": chapter.id})]
+    return ChapterOutline(chapter, scenes)
+
+
+_CHAPTERS, _PROJECTS, _SCENES = core_table(Chapter), core_table(Project), core_table(Scene)
+_CHAPTER_END = width(Chapter)
+_HEAD = (
+    select(_CHAPTERS, _PROJECTS)
+    .join(_PROJECTS, _PROJECTS.c.id == _CHAPTERS.c.project_id)
+    .where(_CHAPTERS.c.id == bindparam("chapter_id"))
+)
+_SCENES_IN_ORDER = (
+    select(_SCENES).where(_SCENES.c.chapter_id == bindparam("chapter_id")).order_by(_SCENES.c.position)
+)
