@@ -25,7 +25,7 @@ from romergo.bus import EventBus, project_topic, user_topic
 from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid, not_found, project_not_found
 from romergo.ids import new_id
-from romergo.story.owners import LABELS
+from romergo.story.owners import LABELS, readable_by
 from storage import Database
 from storage.tables import (
     Asset,
@@ -147,7 +147,7 @@ class UnitOfWork:
         if found is None:
             raise not_found(LABELS["scene"], scene_id)
         scene, chapter, project = found
-        if project.owner_id != self.actor.user_id or project.deleted_at is not None:
+        if not readable_by(project, self.actor.user_id):
             raise not_found(LABELS["scene"], scene_id)
         self._bind(project)
         return scene, chapter
@@ -174,7 +174,7 @@ class UnitOfWork:
         if found is None:
             raise not_found(kind, entity_id)
         row, project = found
-        if project.owner_id != self.actor.user_id or project.deleted_at is not None:
+        if not readable_by(project, self.actor.user_id):
             raise not_found(kind, entity_id)
         self._bind(project)
         owned: Row = row
@@ -337,7 +337,7 @@ class StoryStore:
 def owned(project: Project | None, user_id: str, project_id: object) -> Project:
     """The project if `user_id` owns it and it is not deleted, else `not_found` (the same words
     whether it is missing, someone else's or deleted)."""
-    if project is None or project.owner_id != user_id or project.deleted_at is not None:
+    if project is None or not readable_by(project, user_id):
         raise project_not_found(project_id)
     return project
 

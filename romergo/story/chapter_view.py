@@ -9,8 +9,7 @@ from __future__ import annotations
 from sqlalchemy import bindparam, select
 
 from romergo.actors import Actor
-from romergo.errors import not_found
-from romergo.story.owners import LABELS
+from romergo.story.owners import read_owned, readable_by
 from romergo.story.views import ChapterOutline
 from storage import Database
 from storage.core_tables import core_table, loaded, width
@@ -19,22 +18,16 @@ from storage.tables import Chapter, Project, Scene
 
 
 async def read_chapter_outline(db: Database, actor: Actor, chapter_id: str) -> ChapterOutline:
-    """The chapter `chapter_id` if the actor owns its project (else `not_found`), in one snapshot."""
-    if not isinstance(chapter_id, str) or not chapter_id:
-        raise not_found(LABELS["chapter"], str(chapter_id))
-    found = await db.read_rows(lambda rows: _chapter_rows(rows, actor.user_id, chapter_id))
-    if found is None:
-        raise not_found(LABELS["chapter"], chapter_id)
-    return found
+    """The chapter `chapter_id` if the actor may see it (else `not_found`), in one snapshot."""
+    return await read_owned(
+        db, "chapter", chapter_id, lambda rows, found: _chapter_rows(rows, actor.user_id, found)
+    )
 
 
 def _chapter_rows(rows: Rows, user_id: str, chapter_id: str) -> ChapterOutline | None:
     head = rows.first(_HEAD, {"chapter_id": chapter_id})
-    if head is None:
+    if head is None or not readable_by(loaded(Project, head[_CHAPTER_END:]), user_id):
         return None
-    project = loaded(Project, head[_CHAPTER_END:])
-    if project.owner_id != user_id or project.deleted_at is not None:
-        return None  # the same words whether it is missing, someone else's or deleted
     chapter = loaded(Chapter, head[:_CHAPTER_END])
     scenes = [loaded(Scene, values) for values in rows.all(_SCENES_IN_ORDER, {"chapter_id": chapter.id})]
     return ChapterOutline(chapter, scenes)

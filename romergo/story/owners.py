@@ -9,13 +9,15 @@ give: `not_found` for anything missing, deleted or someone else's, revealing not
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from sqlalchemy import Select, bindparam, select
 
 from romergo.errors import not_found, project_not_found
 from storage.core_tables import core_table
 from storage.database import Database
+from storage.driver_reads import Rows
 from storage.tables import Asset, Chapter, Character, DialogueLine, Project, Scene, StoryVariable
 
 
@@ -30,6 +32,28 @@ async def project_of(db: Database, user_id: str, entity_type: str, entity_id: st
             raise project_not_found(entity_id)
         raise not_found(LABELS[entity_type], str(entity_id))
     return str(found.project_id)
+
+
+T = TypeVar("T")
+
+
+async def read_owned(
+    db: Database, entity_type: str, entity_id: object, read: Callable[[Rows, str], T | None]
+) -> T:
+    """One read on the driver (`Database.read_rows`) of something that lies in a project:
+    `read(rows, entity_id)` gives None when it is missing or not the reader's to see
+    (`readable_by`), and both are `not_found` in the same words."""
+    if not isinstance(entity_id, str) or not entity_id:
+        raise not_found(LABELS[entity_type], str(entity_id))
+    found = await db.read_rows(lambda rows: read(rows, entity_id))
+    if found is None:
+        raise not_found(LABELS[entity_type], entity_id)
+    return found
+
+
+def readable_by(project: Project, user_id: str) -> bool:
+    """Whether `user_id` may see what lies in `project`: its owner, while it is not deleted."""
+    return project.owner_id == user_id and project.deleted_at is None
 
 
 LABELS = {

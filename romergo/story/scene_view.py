@@ -13,9 +13,8 @@ from typing import Any
 from sqlalchemy import and_, bindparam, select
 
 from romergo.actors import Actor
-from romergo.errors import not_found
 from romergo.story.media_rules import MEDIA_SLOTS, MediaSlot, asset_in_slot, effective_media
-from romergo.story.owners import LABELS
+from romergo.story.owners import read_owned, readable_by
 from romergo.story.views import AssetSlot, ChoiceView, LineView, SceneView
 from storage import Database
 from storage.core_tables import core_table, loaded, width
@@ -24,12 +23,10 @@ from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Proj
 
 
 async def read_scene_view(db: Database, actor: Actor, scene_id: str) -> SceneView:
-    """The scene `scene_id` if the actor owns its project (else `not_found`), in one snapshot."""
-    if not isinstance(scene_id, str) or not scene_id:
-        raise not_found(LABELS["scene"], str(scene_id))
-    found = await db.read_rows(lambda rows: _scene_rows(rows, actor.user_id, scene_id))
-    if found is None:
-        raise not_found(LABELS["scene"], scene_id)
+    """The scene `scene_id` if the actor may see it (else `not_found`), in one snapshot."""
+    found = await read_owned(
+        db, "scene", scene_id, lambda rows, found: _scene_rows(rows, actor.user_id, found)
+    )
     scene, chapter, project, lines, choices, characters, media = found
     people = {row.id: row for row in (loaded(Character, values) for values in characters)}
     assets = {asset.id: asset for asset in (loaded(Asset, values) for values in media)}
@@ -55,8 +52,8 @@ def _scene_rows(rows: Rows, user_id: str, scene_id: str) -> SceneRows | None:
     if head is None:
         return None
     project = loaded(Project, head[_CHAPTER_END:])
-    if project.owner_id != user_id or project.deleted_at is not None:
-        return None  # the same words whether it is missing, someone else's or deleted
+    if not readable_by(project, user_id):
+        return None
     scene = loaded(Scene, head[:_SCENE_END])
     chapter = loaded(Chapter, head[_SCENE_END:_CHAPTER_END])
     named = [asset_in_slot(row, slot) for row in (scene, chapter) for slot in MEDIA_SLOTS]
