@@ -177,8 +177,7 @@ class CallGuard:
 
     async def record_revoked_call(self, user_id: str, client_id: str, agent_name: str, tool: str) -> None:
         """A call with a token of a revoked grant: written on the room it was revoked from."""
-        async with self.store.db.read() as session:
-            rooms = await memberships(session, user_id, client_id)
+        rooms = await self.store.db.read_rows(lambda rows: memberships(rows, user_id, client_id))
         revoked = next((room for room in rooms if room.member.left_reason == "revoked"), None)
         if revoked is not None:
             async with self.store.tx() as tx:

@@ -17,7 +17,6 @@ from datetime import datetime
 from sqlalchemy import bindparam, func
 from sqlalchemy import select as sa_select
 from sqlmodel import and_, col, or_, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.channels.events import ToolBlocked
 from romergo.channels.store import channel_state, owned_command_rows
@@ -25,7 +24,7 @@ from romergo.channels.tx import ChannelTx, EventActor
 from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, PUT_OUT, EventKind
 from romergo.errors import RomergoError
 from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, loaded, width
-from storage.driver_reads import Rows
+from storage.driver_reads import Found, Rows
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command
 
 MAX_RECORDED = 50
@@ -47,10 +46,9 @@ class Membership:
         return self.channel.ended_at or min(self.channel.expires_at, now)
 
 
-async def memberships(session: AsyncSession, user_id: str, client_id: str) -> list[Membership]:
+def memberships(rows: Rows, user_id: str, client_id: str) -> list[Membership]:
     """Every room of this owner the client ever joined, newest first."""
-    rows = await session.exec(_MEMBERSHIPS, params={"client_id": client_id, "user_id": user_id})
-    return [Membership(channel, member) for channel, member in rows.all()]
+    return [_membership(row) for row in rows.all(_MEMBERSHIPS, {"client_id": client_id, "user_id": user_id})]
 
 
 def standing(
@@ -63,10 +61,7 @@ def standing(
 
     Read on the driver (`Database.read_rows`), with whatever else the call's check reads."""
     params = {"client_id": client_id, "user_id": user_id, "project_id": project_id, "now": now}
-    return [
-        Membership(loaded(Channel, row[:_CHANNEL_END]), loaded(ChannelMember, row[_CHANNEL_END:]))
-        for row in rows.all(_STANDING, params)
-    ]
+    return [_membership(row) for row in rows.all(_STANDING, params)]
 
 
 def standing_of_call(
@@ -87,27 +82,26 @@ def standing_of_call(
     return joined, sorted(held, key=lambda command: command.seq), None
 
 
-# Built once: every guarded tool call reads the caller's rooms (issue 16).
-_MINE = (col(ChannelMember.client_id) == bindparam("client_id"), col(Channel.user_id) == bindparam("user_id"))
-_NEWEST_FIRST = (col(Channel.created_at).desc(), col(Channel.id).desc())
+def _membership(row: Found) -> Membership:
+    return Membership(loaded(Channel, row[:_CHANNEL_END]), loaded(ChannelMember, row[_CHANNEL_END:]))
+
+
+# Built once, on the tables' columns for the driver: every guarded tool call reads the caller's
+# rooms (issue 16).
+_CHANNEL_END = width(Channel)
+_MINE = (CHANNEL_MEMBERS.c.client_id == bindparam("client_id"), CHANNELS.c.user_id == bindparam("user_id"))
+_NEWEST_FIRST = (CHANNELS.c.created_at.desc(), CHANNELS.c.id.desc())
 _MEMBERSHIPS = (
-    select(Channel, ChannelMember)
-    .join(ChannelMember, col(ChannelMember.channel_id) == col(Channel.id))
+    sa_select(CHANNELS, CHANNEL_MEMBERS)
+    .join(CHANNEL_MEMBERS, CHANNEL_MEMBERS.c.channel_id == CHANNELS.c.id)
     .where(*_MINE)
     .order_by(*_NEWEST_FIRST)
 )
-# On the tables' columns, for the driver: the same conditions.
-_CHANNEL_END = width(Channel)
-_MINE_ROWS = (
-    CHANNEL_MEMBERS.c.client_id == bindparam("client_id"),
-    CHANNELS.c.user_id == bindparam("user_id"),
-)
-_NEWEST_FIRST_ROWS = (CHANNELS.c.created_at.desc(), CHANNELS.c.id.desc())
 _NEWEST_ON_PROJECT = (
     sa_select(CHANNELS.c.id)
     .join(CHANNEL_MEMBERS, CHANNEL_MEMBERS.c.channel_id == CHANNELS.c.id)
-    .where(*_MINE_ROWS, CHANNELS.c.project_id == bindparam("project_id"))
-    .order_by(*_NEWEST_FIRST_ROWS)
+    .where(*_MINE, CHANNELS.c.project_id == bindparam("project_id"))
+    .order_by(*_NEWEST_FIRST)
     .limit(1)
     .scalar_subquery()
 )
@@ -115,13 +109,13 @@ _STANDING = (
     sa_select(CHANNELS, CHANNEL_MEMBERS)
     .join(CHANNEL_MEMBERS, CHANNEL_MEMBERS.c.channel_id == CHANNELS.c.id)
     .where(
-        *_MINE_ROWS,
+        *_MINE,
         or_(
             and_(CHANNELS.c.ended_at.is_(None), CHANNELS.c.expires_at > bindparam("now")),
             CHANNELS.c.id == _NEWEST_ON_PROJECT,
         ),
     )
-    .order_by(*_NEWEST_FIRST_ROWS)
+    .order_by(*_NEWEST_FIRST)
 )
 
 
