@@ -135,23 +135,6 @@ class UnitOfWork:
             raise invalid(f'Asset "{asset.name}" is a {asset.kind} asset; this needs a {wanted} asset.')
         return asset.id
 
-    async def scene_in_chapter(self, scene_id: str) -> tuple[Scene, Chapter]:
-        """A scene and its chapter: on a unit of work's first lookup, one statement with the
-        project (every scene view starts here, issue 16)."""
-        if self.project is not None:
-            scene = await self.scene(scene_id)
-            return scene, await self.chapter(scene.chapter_id)
-        if not isinstance(scene_id, str) or not scene_id:
-            raise not_found(LABELS["scene"], str(scene_id))
-        found = (await self.session.exec(_SCENE_IN_CHAPTER, params={"entity_id": scene_id})).first()
-        if found is None:
-            raise not_found(LABELS["scene"], scene_id)
-        scene, chapter, project = found
-        if not readable_by(project, self.actor.user_id):
-            raise not_found(LABELS["scene"], scene_id)
-        self._bind(project)
-        return scene, chapter
-
     async def ordered(self, model: type[Row], parent_column: Any, parent_id: str) -> list[Row]:
         statement = _children_in_order(model, parent_column.key)
         return list((await self.session.exec(statement, params={"parent_id": parent_id})).all())
@@ -200,14 +183,6 @@ def _with_project(model: type[Row]) -> Any:
         .join(Project, col(Project.id) == model.project_id)  # type: ignore[attr-defined]
         .where(col(model.id) == bindparam("entity_id"))  # type: ignore[attr-defined]
     )
-
-
-_SCENE_IN_CHAPTER = (
-    select(Scene, Chapter, Project)
-    .join(Chapter, col(Chapter.id) == col(Scene.chapter_id))
-    .join(Project, col(Project.id) == col(Scene.project_id))
-    .where(col(Scene.id) == bindparam("entity_id"))
-)
 
 
 class Mutation(UnitOfWork):

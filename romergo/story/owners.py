@@ -10,7 +10,8 @@ give: `not_found` for anything missing, deleted or someone else's, revealing not
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from datetime import datetime
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import Select, bindparam, select
 
@@ -27,7 +28,7 @@ async def project_of(db: Database, user_id: str, entity_type: str, entity_id: st
     if statement is None:
         raise ValueError(f"no project lookup for {entity_type}")
     found = await db.first_row(statement, {"entity_id": entity_id}) if entity_id else None
-    if found is None or found.owner_id != user_id or found.deleted_at is not None:
+    if found is None or not readable_by(found, user_id):
         if entity_type == "project":
             raise project_not_found(entity_id)
         raise not_found(LABELS[entity_type], str(entity_id))
@@ -51,8 +52,14 @@ async def read_owned(
     return found
 
 
-def readable_by(project: Project, user_id: str) -> bool:
-    """Whether `user_id` may see what lies in `project`: its owner, while it is not deleted."""
+class _OwnedProject(Protocol):
+    owner_id: str
+    deleted_at: datetime | None
+
+
+def readable_by(project: _OwnedProject, user_id: str) -> bool:
+    """Whether `user_id` may see what lies in `project` (a project, or a row with its owner and
+    deletion): its owner, while it is not deleted."""
     return project.owner_id == user_id and project.deleted_at is None
 
 
