@@ -10,8 +10,9 @@ SQLite runs on the event loop's own thread (`storage.inline_sqlite`: no hand-off
 thread per statement), so writers in this process take turns on the loop before `BEGIN IMMEDIATE`.
 The one exception is `read_in_thread`: a read of a whole project, which would hold the loop for
 tenths of a second, runs in a worker thread on a connection of its own. The busy path's short reads
-(`read_rows`, `first_row`: the token, the caller's rooms, a scene) run on SQLite's driver itself,
-without SQLAlchemy's machinery around each statement (`storage.driver_reads`).
+(`read_rows`, `first_row`: the token, the caller's rooms, a scene) and small writes (`write_rows`: a
+wait's check) run on SQLite's driver itself, without SQLAlchemy's machinery around each statement
+(`storage.sqlite_driver`).
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ from sqlalchemy.sql import Executable
 from sqlmodel import Session
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from storage.driver_reads import Found, Rows, SQLiteReads, alchemy_rows
 from storage.inline_sqlite import WriteTurns, database_file, inline_url
+from storage.sqlite_driver import Found, Rows, SQLiteDriver, Writes, alchemy_rows
 
 BUSY_TIMEOUT_MS = 15_000
 _BEGIN_OPTION = "romergo_sqlite_begin"
@@ -56,8 +57,8 @@ class Database:
             _install_sqlite_hooks(self.engine.sync_engine)
             self._file: str | None = database_file(url)
             self._threads_engine: Engine | None = _threads_engine(url)
-            self.driver_reads: SQLiteReads | None = (
-                None if self._file is None else SQLiteReads(self._file, self.engine.dialect, BUSY_TIMEOUT_MS)
+            self.driver: SQLiteDriver | None = (
+                None if self._file is None else SQLiteDriver(self._file, self.engine.dialect, BUSY_TIMEOUT_MS)
             )
         else:
             # No ping before each checkout (a round trip per transaction, on the busy path): when
@@ -67,7 +68,7 @@ class Database:
             self.engine = create_async_engine(url, pool_size=10, max_overflow=10)
             self._file = None
             self._threads_engine = None
-            self.driver_reads = None
+            self.driver = None
         self._writer = self.engine.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
         # PostgreSQL only: a single statement is a transaction of its own (see `read`).
         self._autocommit = None if self.is_sqlite else self.engine.execution_options(**_AUTOCOMMIT)
@@ -115,11 +116,25 @@ class Database:
 
         For the busy path (a scene, the caller's rooms): on a SQLite file the statements run on the
         driver, on the loop's thread, without SQLAlchemy's machinery around each one
-        (`storage.driver_reads`); `work` is synchronous and must stay short. On PostgreSQL they run
+        (`storage.sqlite_driver`); `work` is synchronous and must stay short. On PostgreSQL they run
         through SQLAlchemy, each on its own as in `read`."""
-        if self.driver_reads is not None:
-            return self.driver_reads.read(work)
+        if self.driver is not None:
+            return self.driver.read(work)
         async with self._reader.connect() as connection:
+            return await connection.run_sync(lambda sync: work(alchemy_rows(sync)))
+
+    async def write_rows(self, work: Callable[[Writes], T]) -> T:
+        """`work` as one short write transaction of Core statements: committed when it returns,
+        rolled back when it raises.
+
+        For the busy path's small writes (the check of every agent's wait, a thousand idle re-polls
+        included): on a SQLite file the statements run on the driver, on the loop's thread, in the
+        process's write turn (`storage.sqlite_driver`); `work` is synchronous and must stay short.
+        On PostgreSQL they run through SQLAlchemy in an ordinary transaction."""
+        if self.driver is not None and self._file is not None:
+            async with WriteTurns.for_file(self._file).turn():
+                return self.driver.write(work)
+        async with self._writer.begin() as connection:
             return await connection.run_sync(lambda sync: work(alchemy_rows(sync)))
 
     async def first_row(
@@ -130,8 +145,8 @@ class Database:
         For the busy path's single reads (the bearer check on every MCP call): one statement is
         its own snapshot, and a session's set-up, begin and commit cost about as much again as
         the statement (issue 16, docs/performance.md)."""
-        if self.driver_reads is not None:
-            return self.driver_reads.first(statement, params)
+        if self.driver is not None:
+            return self.driver.first(statement, params)
         async with self._reader.connect() as connection:
             return await connection.run_sync(lambda sync: sync.execute(statement, params).first())
 
@@ -208,8 +223,8 @@ class Database:
 
     async def dispose(self) -> None:
         await self.engine.dispose()
-        if self.driver_reads is not None:
-            self.driver_reads.close()
+        if self.driver is not None:
+            self.driver.close()
         if self._threads_engine is not None:
             self._threads_engine.dispose()
 

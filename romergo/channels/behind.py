@@ -1,18 +1,20 @@
-"""A read's tool events, written just after the call has answered (issue 16).
+"""A tool call's events, written just after the call has answered (issue 16).
 
-A read changes nothing, yet its `tool_started` and `tool_finished` events were a write transaction
-inside the call: a quarter of a read's time. They only tell the panel what the agent looked at, so
-the call now answers first and the events follow a few milliseconds later, several reads in one
-transaction.
+A call's `tool_started` and `tool_finished` (or `tool_failed`) only tell the panel what the agent
+did: the change itself, and its revision with the command's id, are committed by the call. Written
+inside the call they were a write transaction of their own: a quarter of a read's time, and of a
+change's. The call now answers first and the events follow a few milliseconds later, several
+calls' in one transaction.
 
 Order is kept: every write of events about a command (`ChannelTx.command_events`, `tool_events`)
 first writes what is still pending for it, inside its own transaction. That is only sound where a
 process's write transactions take turns, one at a time: SQLite, whose writers wait for their turn
 on the database file (`storage.inline_sqlite.WriteTurns`). On PostgreSQL, whose transactions run side
-by side and whose calls may land on another instance, reads still write their events in the call.
+by side and whose calls may land on another instance, the events are still written in the call.
 
 What is pending is lost if the process dies within those milliseconds: the panel would miss that
-the agent read something; the story, the command and every change are untouched.
+the agent read or changed something; the story, the command, every change and its revision are
+untouched (the reply's check and the review read the revisions).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ if TYPE_CHECKING:  # tx.py writes what this module keeps, so it imports this one
 logger = logging.getLogger(__name__)
 
 WINDOW_SECONDS = 0.005
-"""How long the first pending read waits for others to share its transaction (and for its own
+"""How long the first pending call waits for others to share its transaction (and for its own
 answer to leave first)."""
 
 Happenings = list[tuple[EventKind, Payload | None]]
@@ -48,20 +50,20 @@ class PendingEvents:
     happenings: Happenings
 
 
-class ReadEvents:
-    """What reads have yet to write, by command, and the task that writes it."""
+class PendingToolEvents:
+    """What calls have yet to write, by command, and the task that writes it."""
 
     def __init__(self) -> None:
         self._pending: dict[str, list[PendingEvents]] = {}
         self._writing: asyncio.Task[None] | None = None
         self._in_window = False
         self.write: Callable[[], Awaitable[None]] | None = None
-        """Writes everything pending in one transaction (`ChannelStore.write_read_events`)."""
+        """Writes everything pending in one transaction (`ChannelStore.write_pending_tool_events`)."""
 
     def add(self, pending: PendingEvents) -> None:
         self._pending.setdefault(pending.command.id, []).append(pending)
         if self._writing is None or self._writing.done():
-            self._writing = asyncio.get_running_loop().create_task(self._soon(), name="read events")
+            self._writing = asyncio.get_running_loop().create_task(self._soon(), name="tool events")
 
     def waiting(self, command_id: str) -> int:
         """How many calls' events for this command are not written yet."""
@@ -98,7 +100,7 @@ class ReadEvents:
             try:
                 await self.write()
             except Exception:  # the caller has its answer already; nobody else would see this
-                logger.exception("Writing the tool events of reads failed")
+                logger.exception("Writing the tool events of calls that answered failed")
                 return
 
 

@@ -126,9 +126,11 @@ class CallGuard:
         execute: Callable[[Admission], Awaitable[T]],
         admission: Admission,
     ) -> T:
-        """`execute` with its tool events. A read's started and finished events are written together
-        after it (it takes milliseconds: the panel loses nothing, the call saves a write, issue 16),
-        and so are a change's unless it is still running after a moment (`StartedIfSlow`)."""
+        """`execute` with its tool events. A call's started and finished (or failed) events are
+        written together just after it has answered (it takes milliseconds: the panel loses nothing,
+        the call saves a write, issue 16); a change still running after a moment shows as started
+        meanwhile (`StartedIfSlow`). Where the process's writes do not take turns (PostgreSQL), they
+        are written before the call answers (`channels.behind`)."""
         read = call.category in READ_CATEGORIES
         start = None if read else StartedIfSlow(lambda: self._started(call, command))
         with collect_changes() as changes:
@@ -149,7 +151,7 @@ class CallGuard:
                 raise
         finished = ToolFinished(tool=call.tool, changed=_changed(changes))
         together = read or not await _stopped(start)
-        await self._ended(call, command, EventKind.TOOL_FINISHED, finished, together, after_answer=read)
+        await self._ended(call, command, EventKind.TOOL_FINISHED, finished, together)
         return result
 
     async def project_of_command(self, caller: Caller, command_id: str) -> str:
@@ -293,21 +295,14 @@ class CallGuard:
             await tx.tool_events(command, _agent(call), [(EventKind.TOOL_STARTED, _start(call))])
 
     async def _ended(
-        self,
-        call: ToolCall,
-        command: Command,
-        kind: EventKind,
-        payload: Payload,
-        with_start: bool,
-        *,
-        after_answer: bool = False,
+        self, call: ToolCall, command: Command, kind: EventKind, payload: Payload, with_start: bool
     ) -> None:
-        """Write the call's closing event (and its start, `with_start`); `after_answer`: leave it to
-        be written just after the call answers, where the process's writes allow (`channels.behind`)."""
+        """The call's closing event (and its start, `with_start`): left to be written just after the
+        call answers where the process's writes allow it (`channels.behind`), else written now."""
         happenings: Happenings = [(kind, payload)]
         if with_start:
             happenings.insert(0, (EventKind.TOOL_STARTED, _start(call)))
-        if after_answer and self.store.behind is not None:
+        if self.store.behind is not None:
             self.store.behind.add(PendingEvents(command, _agent(call), happenings))
             return
         async with self.store.tx() as tx:

@@ -8,6 +8,7 @@ finishes it. The claim is a conditional update, so two agents never both win a c
 from __future__ import annotations
 
 from datetime import datetime
+from enum import Enum
 from typing import Any, NamedTuple
 
 from sqlalchemy import ColumnElement, Row, bindparam
@@ -18,8 +19,8 @@ from sqlmodel.sql.expression import Select as Rows
 from romergo.channels.events import Claimed, Nothing
 from romergo.channels.models import Caller, WaitResult
 from romergo.channels.presence import PRESENCE
-from romergo.channels.store import ChannelStore, channel_state, command_view
-from romergo.channels.tx import ChannelTx, EventActor
+from romergo.channels.store import ChannelStore, channel_state, channel_topic, command_view
+from romergo.channels.tx import ChannelTx, EventActor, write_event
 from romergo.channels.vocabulary import (
     FINISHED_STATES,
     HELD_STATES,
@@ -30,6 +31,7 @@ from romergo.channels.vocabulary import (
 )
 from romergo.errors import RomergoError
 from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS
+from storage.sqlite_driver import Writes
 from storage.tables import Channel, ChannelMember, Command
 
 NOT_MEMBER = "You are not a member of this channel. Join it with its code first."
@@ -44,25 +46,30 @@ class Delivery:
     ) -> WaitResult | None:
         """The command to hand `caller` now, `channel_ended`, or None (nothing yet: park, and the
         agent counts as listening until `listening_until`)."""
-        # Every wait's check runs this, a thousand idle agents' re-polls included, and it mostly
-        # finds nothing: its statements are Core (rows, not entities), so nothing goes through the
-        # ORM's loading and bulk-update steps unless a command is handed over (issue 16).
+        db = self.store.db
+        if db.driver is not None:
+            # Every wait's check runs this, a thousand idle agents' re-polls included. On SQLite it
+            # runs as one write on the driver (issue 16); only what that leaves to the ORM (a command
+            # handed over again, an answer to a question) goes on to the transaction below.
+            now = self.store.now()
+            checked = await db.write_rows(
+                lambda rows: _check_on_driver(rows, caller, channel_id, cursor, listening_until, now)
+            )
+            if checked is not _Next.FULL_CHECK:
+                if checked is not None and checked.status == "command":
+                    self.store.bus.publish(channel_topic(channel_id))  # its `claimed` event
+                return checked
+        # Its statements are Core (rows, not entities), so nothing goes through the ORM's loading
+        # and bulk-update steps unless a command is handed over (issue 16).
         async with self.store.tx() as tx:
             now = tx.now()
-            who = caller.client_id
+            params = {"channel": channel_id, "who": caller.client_id}
             found = (
-                (await tx.session.exec(_ROOM, params={"channel": channel_id, "who": who})).first()
-                if isinstance(channel_id, str)
-                else None
+                (await tx.session.exec(_ROOM, params=params)).first() if isinstance(channel_id, str) else None
             )
-            room = None if found is None else _Room._make(found)
-            if room is None or room.user_id != caller.user_id:
-                raise RomergoError("not_member", NOT_MEMBER)
-            if channel_state(room, now) != "live" or room.left_reason in PUT_OUT:
-                # Ended for everyone, or for this agent: the owner removed or revoked it.
-                return WaitResult("channel_ended", room.last_seq)
-            if room.member is None or room.left_at is not None:
-                raise RomergoError("not_member", NOT_MEMBER)
+            room, ended = _room_verdict(found, caller, now)
+            if ended is not None:
+                return ended
             result = await self._deliver(tx, channel_id, caller, cursor, room.held)
             # Listening until the wait's window ends, unless this wait ends now with a command.
             until = None if result else listening_until
@@ -163,6 +170,50 @@ def agent_actor(caller: Caller) -> EventActor:
     return EventActor("agent", caller.client_id, caller.client_name)
 
 
+class _Next(Enum):
+    FULL_CHECK = "full check"
+    """What the check on the driver leaves to the ORM's transaction."""
+
+
+def _check_on_driver(
+    rows: Writes, caller: Caller, channel_id: object, cursor: int, until: datetime, now: datetime
+) -> WaitResult | _Next | None:
+    """A wait's check as one write on SQLite's driver: the room's verdict, then the oldest command
+    queued for the caller claimed with its `claimed` event, and the presence. `FULL_CHECK` when the
+    caller still holds a command (handed over again) or the next one answers a question (it moves
+    the question too): nothing is written then, and `next_for`'s transaction does it."""
+    params = {"channel": channel_id, "who": caller.client_id, "after": cursor}
+    found = rows.first(_ROOM_AND_NEXT, params) if isinstance(channel_id, str) else None
+    room, ended = _room_verdict(None if found is None else found[:_ROOM_COLUMNS], caller, now)
+    if ended is not None:
+        return ended
+    next_id, answers = (None, None) if found is None else found[_ROOM_COLUMNS:]
+    if room.held is not None or answers is not None:
+        return _Next.FULL_CHECK
+    claimed = None if next_id is None else rows.first(_CLAIM, params | {"at": now})
+    rows.run(PRESENCE, params | {"seen": now, "until": None if claimed else until})
+    if claimed is None:
+        return None
+    assert isinstance(channel_id, str)
+    write_event(
+        rows, channel_id, agent_actor(caller), EventKind.CLAIMED, _claimed(caller, False), claimed.id, now
+    )
+    return WaitResult("command", claimed.seq, command_view(claimed))
+
+
+def _room_verdict(found: Any, caller: Caller, now: datetime) -> tuple[_Room, WaitResult | None]:
+    """The room of a wait's check, with `channel_ended` when it ended for everyone or for this
+    agent (the owner removed or revoked it); `not_member` when the caller is not in it."""
+    room = None if found is None else _Room._make(found)
+    if room is None or room.user_id != caller.user_id:
+        raise RomergoError("not_member", NOT_MEMBER)
+    if channel_state(room, now) != "live" or room.left_reason in PUT_OUT:
+        return room, WaitResult("channel_ended", room.last_seq)
+    if room.member is None or room.left_at is not None:
+        raise RomergoError("not_member", NOT_MEMBER)
+    return room, None
+
+
 async def _mark_answered(tx: ChannelTx, question_id: str, caller: Caller) -> None:
     question = await tx.session.get(Command, question_id)
     if question is not None and question.state == CommandState.AWAITING_ANSWER:
@@ -241,6 +292,19 @@ _ROOM: Rows[*tuple[Any, ...]] = (
     .outerjoin(CHANNEL_MEMBERS, CALLERS_MEMBERSHIP)
     .where(CHANNELS.c.id == bindparam("channel"))
 )
+_NEXT_QUEUED = (
+    select(COMMANDS.c.id, COMMANDS.c.in_reply_to)
+    .where(*_queued_for(bindparam("channel"), bindparam("who")), COMMANDS.c.seq > bindparam("after"))
+    .order_by(COMMANDS.c.seq)
+    .limit(1)
+    .subquery()
+)
+_ROOM_COLUMNS = len(_Room._fields)
+_ROOM_AND_NEXT = _ROOM.add_columns(
+    select(_NEXT_QUEUED.c.id).scalar_subquery().label("next_id"),
+    select(_NEXT_QUEUED.c.in_reply_to).scalar_subquery().label("answers"),
+)
+"""The room, with the command the claim would take next and the question it answers, if any."""
 _OLDEST_QUEUED = (
     select(COMMANDS.c.id)
     .where(*_queued_for(bindparam("channel"), bindparam("who")), COMMANDS.c.seq > bindparam("after"))

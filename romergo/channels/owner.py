@@ -15,9 +15,10 @@ from sqlmodel import col, select
 
 from romergo.channels.confirmations import cancel_confirmations
 from romergo.channels.context import clean_context
-from romergo.channels.events import ChannelEnded, CommandPosted, CommandUndone, SettingsChanged
+from romergo.channels.events import ChannelEnded, CommandUndone, SettingsChanged
 from romergo.channels.models import ChannelView, CommandView, EventView
 from romergo.channels.parking import park
+from romergo.channels.posting import post_on_driver, posted_payload
 from romergo.channels.reach import chapter_order, clean_scope, keep_to_reach
 from romergo.channels.revocation import end_memberships, remove_member
 from romergo.channels.store import ChannelStore, channel_topic, command_view
@@ -177,6 +178,10 @@ class OwnerSide:
         in_reply_to: str | None = None,
     ) -> CommandView:
         clean = _command_text(text)
+        if in_reply_to is None and (
+            posted := await post_on_driver(self.store, user_id, channel_id, clean, context)
+        ):
+            return posted
         async with self.store.tx() as tx:
             # The command's number is taken first, with the channel (one statement); whatever is
             # refused below rolls it back with the rest.
@@ -304,12 +309,7 @@ class OwnerSide:
         # One Core INSERT of the row: the command is not changed again in this transaction, so it
         # needs no unit-of-work flush (issue 16: the flush cost more than the statement).
         await tx.session.exec(insert(COMMANDS), params=command.model_dump())
-        posted = CommandPosted(
-            text=command.text,
-            context=command.context,
-            in_reply_to=command.in_reply_to,
-            retry_of=command.retry_of,
-        )
+        posted = posted_payload(command)
         await tx.write_events(channel_id, [command.seq], owner, [(EventKind.COMMAND, posted)], command.id)
         return command_view(command)
 

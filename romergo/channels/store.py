@@ -17,7 +17,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.bus import EventBus
-from romergo.channels.behind import ReadEvents, merged
+from romergo.channels.behind import PendingToolEvents, merged
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
 from romergo.channels.tx import ChannelTx, EventActor
 from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, CommandState, EventKind
@@ -26,7 +26,7 @@ from romergo.config import Settings
 from romergo.errors import RomergoError
 from storage import Database
 from storage.core_tables import CHANNELS, COMMANDS, USERS, loaded, width
-from storage.driver_reads import Rows
+from storage.sqlite_driver import Rows
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command, User
 
 
@@ -70,21 +70,21 @@ class ChannelStore:
         self.clock: Clock = clock or SystemClock()
         self.numbered_inserts = db.data_modifying_ctes
         """Number and write a run of events in one statement (`channels.numbering`)."""
-        self.behind: ReadEvents | None = None
-        """Reads write their tool events after answering, where a process's writes take turns."""
+        self.behind: PendingToolEvents | None = None
+        """Tool calls write their events after answering, where a process's writes take turns."""
         if db.is_sqlite and not settings.many_instances:
-            self.behind = ReadEvents()
-            self.behind.write = self.write_read_events
+            self.behind = PendingToolEvents()
+            self.behind.write = self.write_pending_tool_events
 
-    async def write_read_events(self) -> None:
-        """Everything reads left pending, in one transaction."""
+    async def write_pending_tool_events(self) -> None:
+        """Every event calls left pending, in one transaction."""
         async with self.tx() as tx:
             assert self.behind is not None
             for pending in merged(self.behind.take_all()):  # taken in the write turn: order kept
                 await tx.tool_events(pending.command, pending.actor, pending.happenings)
 
     async def settled(self) -> None:
-        """Every read's tool events written (before stopping; tests that read events next)."""
+        """Every call's tool events written (before stopping; tests that read events next)."""
         if self.behind is not None:
             await self.behind.settled()
 
@@ -116,14 +116,11 @@ class ChannelStore:
         as the event's actor: one `UPDATE … RETURNING` of the columns posting reads (the busy
         path, issue 16). A channel that is not the owner's changes nothing and is `not_found`."""
         row = (
-            (await session.exec(_NUMBERED_POST, params={"channel": channel_id, "owner": user_id})).first()
+            (await session.exec(NUMBERED_POST, params={"channel": channel_id, "owner": user_id})).first()
             if isinstance(channel_id, str) and channel_id
             else None
         )
-        if row is None:
-            raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
-        room = PostingRoom._make(row)
-        return room, EventActor("user", user_id, room.owner_name)
+        return posting_room(row, user_id, channel_id)
 
     async def owned_command(
         self, session: AsyncSession, user_id: str, command_id: object
@@ -301,10 +298,19 @@ class PostingRoom(NamedTuple):
     """The event number taken for the posted command."""
 
 
+def posting_room(row: Any, user_id: str, channel_id: object) -> tuple[PostingRoom, EventActor]:
+    """What `NUMBERED_POST` returned, with the owner as the posted command's actor; `not_found`
+    when it matched nothing (not a channel of this owner's)."""
+    if row is None:
+        raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
+    room = PostingRoom._make(row)
+    return room, EventActor("user", user_id, room.owner_name)
+
+
 # Built once: posting a command runs it (issue 16: building it cost about as much as running it).
 # The owner is bound, not correlated: SQLite's RETURNING drops table names from its columns.
 _OWNER_NAME = select(USERS.c.username).where(USERS.c.id == bindparam("owner")).scalar_subquery()
-_NUMBERED_POST = (
+NUMBERED_POST = (
     update(CHANNELS)
     .where(CHANNELS.c.id == bindparam("channel"), CHANNELS.c.user_id == bindparam("owner"))
     .values(last_seq=CHANNELS.c.last_seq + 1)

@@ -19,12 +19,13 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.actors import ActorType
-from romergo.channels.behind import ReadEvents, merged
+from romergo.channels.behind import PendingToolEvents, merged
 from romergo.channels.events import Payload, dump
 from romergo.channels.numbering import MAX_AT_ONCE, numbered_insert, numbered_params
 from romergo.channels.vocabulary import FINISHED_STATES, CommandState, EventKind, next_state
 from romergo.clock import Clock
 from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS
+from storage.sqlite_driver import Writes
 from storage.tables import Command, Confirmation
 
 
@@ -55,8 +56,8 @@ class ChannelTx:
     touched: set[str] = field(default_factory=set)
     rooms: set[str] = field(default_factory=set)
     """Projects whose rooms changed in this transaction (published as `rooms_topic` after it)."""
-    behind: ReadEvents | None = None
-    """Reads' tool events not written yet (SQLite): each command's go first (`channels.behind`)."""
+    behind: PendingToolEvents | None = None
+    """Calls' tool events not written yet (SQLite): each command's go first (`channels.behind`)."""
     numbered_inserts: bool = False
     """Number and write a run of events in one statement (PostgreSQL: `channels.numbering`)."""
 
@@ -122,16 +123,7 @@ class ChannelTx:
         happenings: list[tuple[EventKind, Payload | None]],
         command_id: str | None,
     ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """A run's columns: those its events share, and each one's own."""
-        shared = {
-            "channel_id": channel_id,
-            "command_id": command_id,
-            "actor_type": actor.type,
-            "actor_id": actor.id,
-            "actor_name": actor.name,
-            "at": self.now(),
-        }
-        return shared, [{"kind": kind.value, "data": dump(kind, payload)} for kind, payload in happenings]
+        return event_rows(channel_id, actor, happenings, command_id, self.now())
 
     async def command_event(
         self,
@@ -158,7 +150,7 @@ class ChannelTx:
         if self.behind is not None and (earlier := self.behind.take(command.id)):
             for pending in merged(earlier):
                 await self._tool_events(pending.command, pending.actor, pending.happenings)
-            await self.session.refresh(command)  # moved on by those reads' events
+            await self.session.refresh(command)  # moved on by those calls' events
         await self._move(command, happenings, redelivered=redelivered)
         return await self.events(command.channel_id, actor, happenings, command.id)
 
@@ -170,7 +162,7 @@ class ChannelTx:
         read (one conditional UPDATE); if the owner or the sweeper moved it meanwhile, it is read
         afresh and moved from there. Saves re-reading the command on every tool call (issue 16).
 
-        A read's events still pending for this command go first, in the same write when the same
+        Earlier calls' events still pending for this command go first, in the same write when the same
         agent made them (which is every time but after a change of hands)."""
         for pending in merged(self.behind.take(command.id) if self.behind is not None else []):
             if pending.actor == actor:
@@ -231,9 +223,63 @@ class ChannelTx:
 # Built once: every event is numbered by it (issue 16: building it cost about as much as running it).
 # Core, on the table: the ORM's bulk-update path cost several times the statement, and nothing reads
 # a loaded channel's `last_seq` after its numbers are taken.
+def event_rows(
+    channel_id: str,
+    actor: EventActor,
+    happenings: list[tuple[EventKind, Payload | None]],
+    command_id: str | None,
+    at: datetime,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A run's columns: those its events share, and each one's own."""
+    shared = {
+        "channel_id": channel_id,
+        "command_id": command_id,
+        "actor_type": actor.type,
+        "actor_id": actor.id,
+        "actor_name": actor.name,
+        "at": at,
+    }
+    return shared, [{"kind": kind.value, "data": dump(kind, payload)} for kind, payload in happenings]
+
+
+def write_event(
+    rows: Writes,
+    channel_id: str,
+    actor: EventActor,
+    kind: EventKind,
+    payload: Payload | None,
+    command_id: str | None,
+    at: datetime,
+    seq: int | None = None,
+) -> int:
+    """One event written in a write on SQLite's driver (`Database.write_rows`): its number taken
+    from the channel's sequence (unless taken already: `seq`), then its row. The caller publishes
+    the channel after the commit."""
+    if seq is None:
+        taken = rows.first(_TAKE_NUMBERS, {"channel": channel_id, "count": 1})
+        if taken is None:
+            raise NoResultFound(f"No channel {channel_id} to number events in.")
+        seq = int(taken.last_seq)
+    shared, [own] = event_rows(channel_id, actor, [(kind, payload)], command_id, at)
+    rows.run(_INSERT_EVENT, shared | own | {"seq": seq})
+    return seq
+
+
 _TAKE_NUMBERS = (
     update(CHANNELS)
     .where(CHANNELS.c.id == bindparam("channel"))
     .values(last_seq=CHANNELS.c.last_seq + bindparam("count", type_=Integer))
     .returning(CHANNELS.c.last_seq)
 )
+_EVENT_COLUMNS = (
+    "channel_id",
+    "seq",
+    "kind",
+    "command_id",
+    "actor_type",
+    "actor_id",
+    "actor_name",
+    "data",
+    "at",
+)
+_INSERT_EVENT = insert(CHANNEL_EVENTS).values({name: bindparam(name) for name in _EVENT_COLUMNS})

@@ -18,7 +18,7 @@ from romergo.story.owners import read_owned, readable_by
 from romergo.story.views import AssetSlot, ChoiceView, LineView, SceneView
 from storage import Database
 from storage.core_tables import core_table, loaded, width
-from storage.driver_reads import Found, Rows
+from storage.sqlite_driver import Found, Rows
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene
 
 
@@ -74,7 +74,7 @@ def _scene_rows(rows: Rows, user_id: str, scene_id: str) -> SceneRows | None:
     )
 
 
-# Built once, on the tables' columns: the driver compiles each once (storage.driver_reads).
+# Built once, on the tables' columns: the driver compiles each once (storage.sqlite_driver).
 _SCENES, _CHAPTERS, _PROJECTS = core_table(Scene), core_table(Chapter), core_table(Project)
 _LINES_TABLE, _CHOICES_TABLE = core_table(DialogueLine), core_table(Choice)
 _CHARACTERS_TABLE, _ASSETS = core_table(Character), core_table(Asset)

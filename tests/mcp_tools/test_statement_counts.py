@@ -6,6 +6,9 @@ transaction to the busy path fails here, long before anyone notices it in a benc
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+
 from mcp import Client
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -13,21 +16,25 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp_tools.oauth_provider import RomergoOAuthProvider
 from mcp_tools.server import build_server
 from romergo.channels import AgentRef
-from tests.support.channels import Room, open_room
+from tests.support.channels import Room, open_room, parked_wait
 from tests.support.statements import counting
 from tests.support.tools import ALL_SCOPES, agent, data_of
 
 # Outside a channel: the token and where the scene lies (one statement each, no transaction), the
 # caller's rooms (one read), then the scene itself (one read: scene with its chapter and project in
-# one, lines, choices, characters). All of it read on SQLite's driver (storage.driver_reads).
+# one, lines, choices, characters). All of it read on SQLite's driver (storage.sqlite_driver).
 GET_SCENE_ALONE = (7, 2)
 # Holding a command: the held command joins the rooms' read; the tool events are one write (the
 # command's state moved from the state just read, both sequence numbers in one UPDATE, both events
 # in one INSERT; the command is read afresh only when someone moved it meanwhile).
 GET_SCENE_IN_A_COMMAND = (11, 3)
-# Channel with membership and any held command (one statement), the conditional claim of the oldest
-# queued one (it moves the state and returns the row), sequence, event, presence: one write.
+# Channel with membership, any held command and the next queued one (one statement), the conditional
+# claim of it (it moves the state and returns the row), sequence, event, presence: one write (on
+# SQLite's driver; PostgreSQL's has no look at the next one, and takes number and event in one).
 DELIVERY = (5, 1)
+# A wait's check that finds nothing to hand over (every idle re-poll): the same first statement,
+# then the presence.
+IDLE_CHECK = (2, 1)
 # The owned channel with the owner's name and the command's number taken (one UPDATE … RETURNING),
 # then the command (written once, already numbered) and its event: one write.
 POST_COMMAND = (3, 1)
@@ -75,7 +82,22 @@ async def test_posting_a_command_writes_each_row_once(services, actor):
     assert (await room.kinds())[-1] == "command"
 
 
-async def test_a_delivery_is_one_transaction(services, actor):
+async def test_a_delivery_to_a_parked_wait_is_one_transaction(services, actor):
+    room = await open_room(services, actor)
+    helper = room.agent("helper")
+    cursor = (await services.channels.agent.join(helper, room.code)).cursor
+    waiting = await parked_wait(services, helper, room.channel.channel_id, cursor, 5)
+    with counting(services) as seen:
+        await room.send("Tidy the opening")
+        got = await waiting
+    assert got.status == "command"
+    assert (seen.count, seen.transactions) <= _plus(POST_COMMAND, DELIVERY), str(seen)
+    # The delivery itself said the agent no longer listens: nothing was left for after the return.
+    members = (await services.channels.owner.get_channel(actor.user_id, room.channel.channel_id)).members
+    assert [member.polling for member in members] == [False]
+
+
+async def test_a_wait_that_finds_a_command_queued_claims_it_in_one_transaction(services, actor):
     room = await open_room(services, actor)
     helper = room.agent("helper")
     cursor = (await services.channels.agent.join(helper, room.code)).cursor
@@ -84,9 +106,24 @@ async def test_a_delivery_is_one_transaction(services, actor):
         got = await services.channels.agent.wait(helper, room.channel.channel_id, cursor, 1)
     assert got.status == "command"
     assert (seen.count, seen.transactions) <= DELIVERY, str(seen)
-    # The delivery itself said the agent no longer listens: nothing was left for after the return.
+
+
+async def test_an_idle_check_is_one_short_transaction(services, actor):
+    room = await open_room(services, actor)
+    helper = room.agent("helper")
+    cursor = (await services.channels.agent.join(helper, room.code)).cursor
+    with counting(services) as seen:
+        waiting = await parked_wait(services, helper, room.channel.channel_id, cursor, 5)
+    assert (seen.count, seen.transactions) <= IDLE_CHECK, str(seen)
+    # Its one write is the presence: that nothing waits to be claimed was seen, not tried.
+    writes = [sql for sql in seen.sql if not sql.lstrip().upper().startswith("SELECT")]
+    assert len(writes) == 1 and writes[0].startswith("UPDATE channel_members"), str(seen)
+    # It said the agent listens (the presence the panel shows).
     members = (await services.channels.owner.get_channel(actor.user_id, room.channel.channel_id)).members
-    assert [member.polling for member in members] == [False]
+    assert [member.polling for member in members] == [True]
+    waiting.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await waiting
 
 
 async def test_a_status_report_stays_within_its_statements(services, actor):
@@ -145,3 +182,7 @@ async def holding_a_command(services, actor) -> tuple[Room, str, str]:
     got = await services.channels.agent.wait(helper_ref, room.channel.channel_id, cursor, 1)
     assert got.command is not None
     return room, token, got.command.command_id
+
+
+def _plus(first: tuple[int, int], second: tuple[int, int]) -> tuple[int, int]:
+    return first[0] + second[0], first[1] + second[1]

@@ -100,6 +100,8 @@ async def test_a_quick_change_writes_its_started_and_finished_events_together(se
     agent, _ = await claim(services, room)
     with counting(services) as seen:
         await services.channels.guard.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
+        # On SQLite they are written just after the call answered (`channels.behind`).
+        await services.channels.store.settled()
     # (On PostgreSQL the INSERT carries its numbering in a CTE: `channels.numbering`.)
     event_inserts = [sql for sql in seen.sql if "INSERT INTO channel_events" in sql]
     assert len(event_inserts) == 1, str(seen)  # both events in one INSERT, after the change
@@ -290,6 +292,35 @@ async def test_a_reads_events_follow_its_answer_and_keep_their_place_before_the_
     reply = kinds.index("reply")
     assert kinds[reply - 4 : reply + 1] == ["tool_started", "tool_finished"] * 2 + ["reply"], kinds
     assert (await services.channels.owner.get_command(actor.user_id, command.command_id)).state == "done"
+
+
+async def test_a_changes_events_follow_its_answer_and_the_reply_still_sees_the_change(services, actor):
+    room = await open_room(services, actor)
+    agent, command = await claim(services, room)
+    behind = services.channels.store.behind
+
+    renamed = await services.channels.guard.run_tool_call(
+        rename_call(agent, room), renamer(services, agent, room)
+    )
+
+    # The change is written when the call answers; on SQLite its events follow a moment later.
+    assert renamed.title == "Dawn"
+    assert (behind.waiting(command.command_id) if behind else 0) == (1 if services.db.is_sqlite else 0)
+    summary = {
+        "status": "success",
+        "description": "Renamed.",
+        "changed_entities": [{"type": "scene", "id": room.story.first_scene_id}],
+    }
+    await services.channels.agent.report(agent, command.command_id, "reply", "Done", summary)
+
+    events = await room.events()
+    kinds = [event.kind for event in events]
+    reply = kinds.index("reply")
+    assert kinds[reply - 2 : reply + 1] == ["tool_started", "tool_finished", "reply"], kinds
+    assert events[reply - 1].data["changed"] == [
+        {"entity_type": "scene", "entity_id": room.story.first_scene_id}
+    ]
+    assert "summary_mismatch" not in kinds  # what was recorded matches what the agent said
 
 
 async def test_reads_close_together_write_their_events_in_one_transaction(services, actor, monkeypatch):

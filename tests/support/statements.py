@@ -48,7 +48,7 @@ def counting(services: Services) -> Iterator[Statements]:
     for engine in engines:
         event.listen(engine, "before_cursor_execute", on_execute)
         event.listen(engine, "begin", on_begin)
-    driver = services.db.driver_reads
+    driver = services.db.driver
     listener = _Listener(seen)
     if driver is not None:
         driver.listeners.append(listener)
@@ -64,7 +64,7 @@ def counting(services: Services) -> Iterator[Statements]:
 
 @dataclass
 class _Listener:
-    """The statements and transactions of reads on SQLite's driver (`storage.driver_reads`)."""
+    """The statements and transactions of reads on SQLite's driver (`storage.sqlite_driver`)."""
 
     seen: Statements
 

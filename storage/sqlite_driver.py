@@ -1,4 +1,4 @@
-"""Short reads run on SQLite's driver itself: the busy path's reads without SQLAlchemy's machinery.
+"""The busy path's short reads and writes on SQLite's driver itself, without SQLAlchemy's machinery.
 
 Every agent call reads a few rows: the token, the caller's rooms, the scene it asks for. SQLite
 answers each statement in 10-30 µs; SQLAlchemy spent ~80 µs more around each one (compiled-cache
@@ -7,13 +7,16 @@ server time (issue 16, docs/performance.md). Here a Core `SELECT` is compiled on
 on a `sqlite3` connection of this module's own with SQLAlchemy's type conversions for its
 parameters and columns, looked up once per statement: the same values SQLAlchemy would return.
 
-What it asks of its callers (kept by `storage.database.Database.read_rows`):
+What it asks of its callers (kept by `storage.database.Database.read_rows` and `write_rows`):
 - Statements are built once (module constants), select columns (no ORM entities) and have no
   expanding `IN` parameters; the compiled form is kept per statement.
-- `work` is synchronous: it runs on the event loop's thread start to finish, as one snapshot
-  (`BEGIN` … `COMMIT`), and must stay short. Whole-project reads go to `read_in_thread`.
-- The connection only reads (`PRAGMA query_only`); one per thread, so a transaction is never
-  shared.
+- `work` is synchronous: it runs on the event loop's thread start to finish and must stay short.
+  A read is one snapshot (`BEGIN` … `COMMIT`); whole-project reads go to `read_in_thread`.
+- Reads run on a connection that only reads (`PRAGMA query_only`), one per thread, so a transaction
+  is never shared. Writes run on a connection of their own in `BEGIN IMMEDIATE` … `COMMIT` (or
+  `ROLLBACK` when `work` raises), after the caller took the process's write turn
+  (`storage.inline_sqlite.WriteTurns`): `work` never awaits, so SQLite's write lock is never held
+  across a pause of the loop.
 """
 
 from __future__ import annotations
@@ -24,8 +27,9 @@ from collections import namedtuple
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
-from sqlalchemy import BindParameter, Select
+from sqlalchemy import BindParameter, Executable, Select
 from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.sql.dml import UpdateBase
 
 T = TypeVar("T")
 Found = Any
@@ -47,14 +51,28 @@ class Rows(Protocol):
     def first(self, statement: Select[Any], params: Mapping[str, Any] | None = None) -> Found | None: ...
 
 
-class SQLiteReads:
-    """The SQLite file's driver-level reader (one per `Database`)."""
+class Writes(Rows, Protocol):
+    """What a write's `work` is handed: reads as in `Rows`, and statements that change rows."""
+
+    def first(
+        self, statement: Select[Any] | UpdateBase, params: Mapping[str, Any] | None = None
+    ) -> Found | None:
+        """A SELECT's first row, or the first row an INSERT, UPDATE or DELETE returns (`RETURNING`)."""
+        ...
+
+    def run(self, statement: UpdateBase, params: Mapping[str, Any] | None = None) -> int:
+        """Run an INSERT, UPDATE or DELETE; how many rows it matched."""
+        ...
+
+
+class SQLiteDriver:
+    """The SQLite file's driver-level reader and writer (one per `Database`)."""
 
     def __init__(self, file: str, dialect: Dialect, busy_timeout_ms: int) -> None:
         self._file = file
         self._dialect = dialect
         self._busy_timeout_ms = busy_timeout_ms
-        self._compiled: dict[Select[Any], _Compiled] = {}
+        self._compiled: dict[Executable, _Compiled] = {}
         self._local = threading.local()
         self._opened: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
@@ -74,6 +92,29 @@ class SQLiteReads:
             cursor.close()
         return result
 
+    def write(self, work: Callable[[Writes], T]) -> T:
+        """`work` as one write transaction: committed when it returns, rolled back when it raises.
+        The caller holds the process's write turn."""
+        cursor = self._connection(writer=True).cursor()
+        cursor.execute("BEGIN IMMEDIATE")
+        for listener in self.listeners:
+            listener.began()
+        try:
+            result = work(_CursorRows(cursor, self._compile, self.listeners))
+        except BaseException:
+            cursor.execute("ROLLBACK")
+            cursor.close()
+            raise
+        try:
+            cursor.execute("COMMIT")
+        except BaseException:
+            if cursor.connection.in_transaction:
+                cursor.execute("ROLLBACK")
+            raise
+        finally:
+            cursor.close()
+        return result
+
     def first(self, statement: Select[Any], params: Mapping[str, Any] | None = None) -> Found | None:
         """One statement's first row; a single statement is its own snapshot, no BEGIN needed."""
         cursor = self._connection().cursor()
@@ -89,8 +130,9 @@ class SQLiteReads:
             connection.close()
         self._local = threading.local()
 
-    def _connection(self) -> sqlite3.Connection:
-        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+    def _connection(self, *, writer: bool = False) -> sqlite3.Connection:
+        name = "writer" if writer else "connection"
+        connection: sqlite3.Connection | None = getattr(self._local, name, None)
         if connection is None:
             connection = sqlite3.connect(
                 self._file, isolation_level=None, check_same_thread=False, cached_statements=256
@@ -98,13 +140,18 @@ class SQLiteReads:
             connection.execute(f"PRAGMA busy_timeout={self._busy_timeout_ms}")
             # As the engines' connections do: in WAL a read never waits for a writer, nor a writer for it.
             connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA query_only=ON")
-            self._local.connection = connection
+            if writer:
+                # As the engines' writers: the same durability, and the same foreign keys enforced.
+                connection.execute("PRAGMA synchronous=NORMAL")
+                connection.execute("PRAGMA foreign_keys=ON")
+            else:
+                connection.execute("PRAGMA query_only=ON")
+            setattr(self._local, name, connection)
             with self._lock:
                 self._opened.append(connection)
         return connection
 
-    def _compile(self, statement: Select[Any]) -> _Compiled:
+    def _compile(self, statement: Executable) -> _Compiled:
         compiled = self._compiled.get(statement)
         if compiled is None:
             if len(self._compiled) >= _MOST_STATEMENTS:
@@ -115,8 +162,8 @@ class SQLiteReads:
         return compiled
 
 
-def alchemy_rows(connection: Connection) -> Rows:
-    """The same reads through SQLAlchemy (PostgreSQL, where a statement awaits the network)."""
+def alchemy_rows(connection: Connection) -> Writes:
+    """The same reads and writes through SQLAlchemy (PostgreSQL, where a statement awaits the network)."""
     return _AlchemyRows(connection)
 
 
@@ -124,19 +171,24 @@ class _Compiled:
     """A statement in the driver's terms: its SQL, where each parameter comes from and how it is
     converted, and its columns' conversions and names."""
 
-    def __init__(self, statement: Select[Any], dialect: Dialect) -> None:
+    def __init__(self, statement: Executable, dialect: Dialect) -> None:
+        # A SELECT's columns, or what an INSERT, UPDATE or DELETE returns (none without RETURNING).
+        assert isinstance(statement, Select | UpdateBase), (
+            f"the driver runs SELECT and DML, not {statement!r}"
+        )
         compiled = statement.compile(dialect=dialect)
         if "POSTCOMPILE" in compiled.string:
             raise TypeError("driver reads take no expanding IN parameters; join or use a fixed list")
         self.sql = compiled.string
         self._binds = [_Bind(compiled.binds[name], dialect) for name in compiled.positiontup or []]
-        columns = list(statement.selected_columns)
+        exported = statement.exported_columns
+        columns = list(exported)
         self._columns = [
             column.type.dialect_impl(dialect).result_processor(dialect, None) for column in columns
         ]
         self._converts = any(convert is not None for convert in self._columns)
         # Rows read like SQLAlchemy's: by position, or by column name as an attribute.
-        self._row: Any = namedtuple("Found", list(statement.selected_columns.keys()), rename=True)  # type: ignore[misc]
+        self._row: Any = namedtuple("Found", list(map(str, exported.keys())), rename=True)  # type: ignore[misc]
 
     def parameters(self, params: Mapping[str, Any] | None) -> list[Any]:
         given = params or {}
@@ -179,7 +231,7 @@ class _Bind:
 
 class _CursorRows:
     def __init__(
-        self, cursor: sqlite3.Cursor, compile: Callable[[Select[Any]], _Compiled], listeners: list[Listener]
+        self, cursor: sqlite3.Cursor, compile: Callable[[Executable], _Compiled], listeners: list[Listener]
     ) -> None:
         self._cursor = cursor
         self._compile = compile
@@ -188,18 +240,29 @@ class _CursorRows:
     def all(self, statement: Select[Any], params: Mapping[str, Any] | None = None) -> list[Found]:
         return self._compiled_rows(statement, params, None)
 
-    def first(self, statement: Select[Any], params: Mapping[str, Any] | None = None) -> Found | None:
+    def first(
+        self, statement: Select[Any] | UpdateBase, params: Mapping[str, Any] | None = None
+    ) -> Found | None:
         found = self._compiled_rows(statement, params, 1)
         return found[0] if found else None
 
+    def run(self, statement: UpdateBase, params: Mapping[str, Any] | None = None) -> int:
+        return self._execute(statement, params).rowcount
+
     def _compiled_rows(
-        self, statement: Select[Any], params: Mapping[str, Any] | None, most: int | None
+        self, statement: Select[Any] | UpdateBase, params: Mapping[str, Any] | None, most: int | None
     ) -> list[Found]:
         compiled = self._compile(statement)
+        cursor = self._execute(statement, params, compiled)
+        return compiled.rows(cursor.fetchall() if most is None else cursor.fetchmany(most))
+
+    def _execute(
+        self, statement: Executable, params: Mapping[str, Any] | None, compiled: _Compiled | None = None
+    ) -> sqlite3.Cursor:
+        compiled = compiled or self._compile(statement)
         for listener in self._listeners:
             listener.ran(compiled.sql)
-        cursor = self._cursor.execute(compiled.sql, compiled.parameters(params))
-        return compiled.rows(cursor.fetchall() if most is None else cursor.fetchmany(most))
+        return self._cursor.execute(compiled.sql, compiled.parameters(params))
 
 
 class _AlchemyRows:
@@ -209,5 +272,10 @@ class _AlchemyRows:
     def all(self, statement: Select[Any], params: Mapping[str, Any] | None = None) -> list[Found]:
         return list(self._connection.execute(statement, params).all())
 
-    def first(self, statement: Select[Any], params: Mapping[str, Any] | None = None) -> Found | None:
+    def first(
+        self, statement: Select[Any] | UpdateBase, params: Mapping[str, Any] | None = None
+    ) -> Found | None:
         return self._connection.execute(statement, params).first()
+
+    def run(self, statement: UpdateBase, params: Mapping[str, Any] | None = None) -> int:
+        return int(self._connection.execute(statement, params).rowcount)

@@ -1,18 +1,20 @@
-"""Reads on SQLite's driver give what SQLAlchemy gives, in one snapshot (issue 16).
+"""Reads and writes on SQLite's driver do what SQLAlchemy does (issue 16).
 
-`Database.read_rows` and `first_row` run Core statements on the driver itself on a SQLite file, and
-through SQLAlchemy on PostgreSQL; callers must not be able to tell which, so each test compares the
-rows with SQLAlchemy's own for the same statement, on both databases.
+`Database.read_rows`, `first_row` and `write_rows` run Core statements on the driver itself on a
+SQLite file, and through SQLAlchemy on PostgreSQL; callers must not be able to tell which, so each
+test compares with SQLAlchemy's own rows for the same statement, on both databases.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import bindparam, literal, select
+from sqlalchemy import bindparam, insert, literal, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import col
 
 from storage import Database
@@ -32,6 +34,19 @@ TAGGED = select(ASSETS.c.id, ASSETS.c.tags, ASSETS.c.deleted_at, literal("asset"
     ASSETS.c.project_id == bindparam("project_id")
 )
 ONE = select(PROJECTS.c.id, PROJECTS.c.title).order_by(PROJECTS.c.id).limit(1)
+RETAG = (
+    update(ASSETS)
+    .where(ASSETS.c.project_id == bindparam("project"))
+    .values(tags=bindparam("tags"), deleted_at=bindparam("gone"))
+)
+NEW_PROJECT = insert(PROJECTS).values(
+    id=bindparam("id"),
+    owner_id=bindparam("owner"),
+    title="New",
+    created_at=bindparam("at"),
+    updated_at=bindparam("at"),
+    published=False,
+)
 
 
 @pytest.fixture
@@ -140,7 +155,7 @@ async def test_the_reader_cannot_write(tmp_path):
     url = f"sqlite+aiosqlite:///{tmp_path / 'readonly.db'}"
     await upgrade(url)
     db = Database(url)
-    assert db.driver_reads is not None
+    assert db.driver is not None
     try:
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
             await db.read_rows(
@@ -148,5 +163,75 @@ async def test_the_reader_cannot_write(tmp_path):
                     "INSERT INTO users (id, username, created_at) VALUES ('usr_x', 'x', '2026-01-01')"
                 )
             )
+    finally:
+        await db.dispose()
+
+
+async def test_a_write_stores_what_sqlalchemy_reads_back(db):
+    gone = CREATED + timedelta(hours=1)
+
+    def retag_and_add(rows):
+        matched = rows.run(RETAG, {"project": "prj_1", "tags": ["day"], "gone": gone})
+        rows.run(NEW_PROJECT, {"id": "prj_3", "owner": "usr_1", "at": CREATED})
+        return matched, rows.first(ONE)
+
+    matched, first = await db.write_rows(retag_and_add)
+
+    assert matched == 1 and first.id == "prj_1"
+    async with db.read() as session:
+        asset = await session.get(Asset, "ast_1")
+        project = await session.get(Project, "prj_3")
+    assert asset is not None and asset.tags == ["day"] and asset.deleted_at == gone
+    assert project is not None and project.created_at == CREATED and project.published is False
+
+
+async def test_a_write_that_fails_changes_nothing(db):
+    def retag_then_fail(rows):
+        rows.run(RETAG, {"project": "prj_1", "tags": ["lost"], "gone": None})
+        rows.run(NEW_PROJECT, {"id": "prj_9", "owner": "usr_nobody", "at": CREATED})  # no such owner
+
+    with pytest.raises((sqlite3.IntegrityError, IntegrityError)):
+        await db.write_rows(retag_then_fail)
+
+    async with db.read() as session:
+        asset = await session.get(Asset, "ast_1")
+        assert asset is not None and asset.tags == ["calm", "night"]
+        assert await session.get(Project, "prj_9") is None
+    # Nothing was left open: the next write goes through.
+    assert (
+        await db.write_rows(lambda rows: rows.run(RETAG, {"project": "prj_1", "tags": [], "gone": None})) == 1
+    )
+
+
+async def test_a_driver_write_waits_for_the_process_write_turn(tmp_path):
+    url = f"sqlite+aiosqlite:///{tmp_path / 'turns.db'}"
+    await upgrade(url)
+    db = Database(url)
+    order: list[str] = []
+    holding = asyncio.Event()
+    release = asyncio.Event()
+
+    async def session_writer():
+        async with db.write() as session:
+            session.add(User(id="usr_1", username="ada", created_at=CREATED))
+            await session.flush()
+            holding.set()
+            await release.wait()  # holds SQLite's write lock across a pause of the loop
+            order.append("session committed")
+
+    def add_project(rows):
+        order.append("driver wrote")
+        return rows.run(NEW_PROJECT, {"id": "prj_1", "owner": "usr_1", "at": CREATED})
+
+    try:
+        holder = asyncio.create_task(session_writer())
+        await holding.wait()
+        driver_write = asyncio.create_task(db.write_rows(add_project))
+        await asyncio.sleep(0.05)
+        assert order == []  # waiting on the loop for its turn, not in SQLite's busy handler
+        release.set()
+        await holder
+        assert await driver_write == 1
+        assert order == ["session committed", "driver wrote"]
     finally:
         await db.dispose()

@@ -1,0 +1,102 @@
+"""Posting a command on SQLite's driver: the owner's busiest step, and where every delivery starts.
+
+A post takes the command's number with the channel, writes the command and its `command` event. In
+the ORM's transaction that cost ~1 ms of the loop's time per command, most of it SQLAlchemy's work
+around five statements; as one write on the driver (`Database.write_rows`) it costs a fraction
+(issue 16, docs/performance.md). `OwnerSide.post_command` uses it first where it applies:
+- on SQLite only (PostgreSQL's statements await the network anyway);
+- not for an answer to a question, which reads and checks the question first;
+- not when the room has a reach limit and the context has a selection: where the selection lies
+  is read in the ORM (`reach.keep_to_reach`). The post then raises `_LeftToTheSession` inside
+  the write, which rolls back the number it took, and the ORM's transaction posts it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import bindparam, insert
+
+from romergo.channels.context import clean_context
+from romergo.channels.events import CommandPosted
+from romergo.channels.models import CommandView
+from romergo.channels.reach import scope_chapters
+from romergo.channels.store import NUMBERED_POST, ChannelStore, channel_topic, command_view, posting_room
+from romergo.channels.tx import write_event
+from romergo.channels.vocabulary import CommandState, EventKind, next_state
+from romergo.ids import new_id
+from storage.core_tables import COMMANDS
+from storage.sqlite_driver import Writes
+from storage.tables import Command
+
+
+async def post_on_driver(
+    store: ChannelStore, user_id: str, channel_id: object, text: str, context: object
+) -> CommandView | None:
+    """The command posted (its text checked already), or None where the ORM's transaction must
+    post it (see the module's docstring). Refusals (`not_found`, `channel_ended`, a bad context)
+    are raised as the ORM's would be, with nothing written."""
+    if store.db.driver is None:
+        return None
+    now = store.now()
+    try:
+        posted = await store.db.write_rows(
+            lambda rows: _post(rows, store, user_id, channel_id, text, context, now)
+        )
+    except _LeftToTheSession:
+        return None
+    store.bus.publish(channel_topic(posted.channel_id))
+    return posted
+
+
+def posted_payload(command: Command) -> CommandPosted:
+    """What a `command` event carries of the command it posts."""
+    return CommandPosted(
+        text=command.text, context=command.context, in_reply_to=command.in_reply_to, retry_of=command.retry_of
+    )
+
+
+class _LeftToTheSession(Exception):
+    """This post reads more than the driver's write does: the ORM's transaction posts it."""
+
+
+def _post(
+    rows: Writes,
+    store: ChannelStore,
+    user_id: str,
+    channel_id: object,
+    text: str,
+    context: object,
+    now: datetime,
+) -> CommandView:
+    found = (
+        rows.first(NUMBERED_POST, {"channel": channel_id, "owner": user_id}) if _an_id(channel_id) else None
+    )
+    channel, owner = posting_room(found, user_id, channel_id)
+    store.ensure_live(channel)
+    data = clean_context(context, channel.project_id, store.settings.limits, now)
+    if scope_chapters(channel.scope) is not None and data.get("selection") is not None:
+        raise _LeftToTheSession
+    command = Command(
+        id=new_id("cmd"),
+        channel_id=channel.id,
+        seq=channel.seq,
+        text=text,
+        context=data,
+        state=next_state(CommandState.QUEUED, EventKind.COMMAND),
+        created_at=now,
+        last_activity_at=now,
+    )
+    rows.run(_INSERT_COMMAND, command.model_dump())
+    write_event(
+        rows, channel.id, owner, EventKind.COMMAND, posted_payload(command), command.id, now, seq=command.seq
+    )
+    return command_view(command)
+
+
+def _an_id(channel_id: object) -> bool:
+    return isinstance(channel_id, str) and bool(channel_id)
+
+
+# Built once, every column bound (the driver compiles a statement once, not per set of keys).
+_INSERT_COMMAND = insert(COMMANDS).values({column.name: bindparam(column.name) for column in COMMANDS.c})

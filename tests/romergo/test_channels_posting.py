@@ -1,0 +1,70 @@
+"""Posting a command: what is written, and that a refused post writes nothing.
+
+On SQLite a post is one write on the driver (`channels.posting`), on PostgreSQL the ORM's
+transaction: each test runs on both, so the two must agree.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from romergo.errors import RomergoError
+from tests.support.channels import open_room
+
+PAGE = {"route": "/projects", "surface": "project"}
+
+
+async def test_a_posted_command_is_queued_under_the_next_number_with_its_event(services, actor):
+    room = await open_room(services, actor)
+    before = await room.events()
+
+    posted = await room.send("Tidy the opening", context=PAGE)
+
+    events = await room.events()
+    assert posted.seq == before[-1].seq + 1 == events[-1].seq
+    assert posted.state == "queued" and posted.text == "Tidy the opening"
+    assert posted.context["route"] == "/projects" and posted.context["project_id"] == room.story.project_id
+    event = events[-1]
+    assert (event.kind, event.command_id, event.actor_type) == ("command", posted.command_id, "user")
+    assert event.actor_name == "writer" and event.data["text"] == "Tidy the opening"
+    stored = await services.channels.owner.get_command(actor.user_id, posted.command_id)
+    assert (stored.seq, stored.state, stored.context) == (posted.seq, "queued", posted.context)
+
+
+@pytest.mark.parametrize(
+    ("case", "code"),
+    [
+        ("context not an object", "invalid_argument"),
+        ("context of another project", "invalid_argument"),
+        ("no such channel", "not_found"),
+        ("channel id not a string", "not_found"),
+        ("another owner's channel", "not_found"),
+        ("ended channel", "channel_ended"),
+    ],
+)
+async def test_a_refused_post_takes_no_number_and_writes_nothing(services, actor, case, code):
+    room = await open_room(services, actor)
+    user_id = actor.user_id
+    channel_id: object = room.channel.channel_id
+    context: object = PAGE
+    if case == "context not an object":
+        context = ["not", "an", "object"]
+    elif case == "context of another project":
+        context = {**PAGE, "project_id": "prj_elsewhere"}
+    elif case == "no such channel":
+        channel_id = "chn_nothing"
+    elif case == "channel id not a string":
+        channel_id = 42
+    elif case == "another owner's channel":
+        user_id = (await services.accounts.create_user("stranger")).id
+    else:
+        await services.channels.owner.end_channel(actor.user_id, room.channel.channel_id)
+    before = await room.events()
+
+    with pytest.raises(RomergoError) as refused:
+        await services.channels.owner.post_command(user_id, channel_id, "Tidy the opening", context)
+
+    assert refused.value.code == code
+    assert await room.events() == before
+    if case != "ended channel":
+        assert (await room.send("Now a good one")).seq == before[-1].seq + 1
