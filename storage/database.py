@@ -11,8 +11,8 @@ thread per statement), so writers in this process take turns on the loop before 
 The one exception is `read_in_thread`: a read of a whole project, which would hold the loop for
 tenths of a second, runs in a worker thread on a connection of its own. The busy path's short reads
 (`read_rows`, `first_row`: the token, the caller's rooms, a scene) and small writes (`write_rows`: a
-wait's check) run on SQLite's driver itself, without SQLAlchemy's machinery around each statement
-(`storage.sqlite_driver`).
+wait's check, a post) run on the database's driver itself, without SQLAlchemy's machinery around
+each statement (`storage.driver`: `sqlite3` on the loop's thread, or asyncpg on a pool of its own).
 """
 
 from __future__ import annotations
@@ -31,8 +31,10 @@ from sqlalchemy.sql import Executable
 from sqlmodel import Session
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from storage.driver import Found, Listener, Rows, Writes, alchemy_rows
 from storage.inline_sqlite import WriteTurns, database_file, inline_url
-from storage.sqlite_driver import Found, Rows, SQLiteDriver, Writes, alchemy_rows
+from storage.postgres_driver import PostgresDriver
+from storage.sqlite_driver import SQLiteDriver
 
 BUSY_TIMEOUT_MS = 15_000
 _BEGIN_OPTION = "romergo_sqlite_begin"
@@ -57,7 +59,7 @@ class Database:
             _install_sqlite_hooks(self.engine.sync_engine)
             self._file: str | None = database_file(url)
             self._threads_engine: Engine | None = _threads_engine(url)
-            self.driver: SQLiteDriver | None = (
+            self.sqlite_driver: SQLiteDriver | None = (
                 None if self._file is None else SQLiteDriver(self._file, self.engine.dialect, BUSY_TIMEOUT_MS)
             )
         else:
@@ -68,7 +70,8 @@ class Database:
             self.engine = create_async_engine(url, pool_size=10, max_overflow=10)
             self._file = None
             self._threads_engine = None
-            self.driver = None
+            self.sqlite_driver = None
+        self.postgres_driver = None if self.is_sqlite else PostgresDriver(url, self.engine.dialect)
         self._writer = self.engine.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
         # PostgreSQL only: a single statement is a transaction of its own (see `read`).
         self._autocommit = None if self.is_sqlite else self.engine.execution_options(**_AUTOCOMMIT)
@@ -112,28 +115,32 @@ class Database:
         return own if self._threads_engine is None else [*own, self._threads_engine]
 
     async def read_rows(self, work: Callable[[Rows], T]) -> T:
-        """`work` as one short read of Core statements' rows (one snapshot on SQLite).
+        """`work` as one short read of Core statements' rows, on the database's driver.
 
         For the busy path (a scene, the caller's rooms): on a SQLite file the statements run on the
-        driver, on the loop's thread, without SQLAlchemy's machinery around each one
-        (`storage.sqlite_driver`); `work` is synchronous and must stay short. On PostgreSQL they run
-        through SQLAlchemy, each on its own as in `read`."""
-        if self.driver is not None:
-            return self.driver.read(work)
+        driver, on the loop's thread, as one snapshot (`storage.sqlite_driver`); on PostgreSQL on
+        asyncpg, each on its own as in `read` (`storage.postgres_driver`). `work` is synchronous
+        and must stay short."""
+        if self.sqlite_driver is not None:
+            return self.sqlite_driver.read(work)
+        if self.postgres_driver is not None:
+            return await self.postgres_driver.read(work)
         async with self._reader.connect() as connection:
             return await connection.run_sync(lambda sync: work(alchemy_rows(sync)))
 
     async def write_rows(self, work: Callable[[Writes], T]) -> T:
-        """`work` as one short write transaction of Core statements: committed when it returns,
-        rolled back when it raises.
+        """`work` as one short write transaction of Core statements, on the database's driver:
+        committed when it returns, rolled back when it raises.
 
-        For the busy path's small writes (the check of every agent's wait, a thousand idle re-polls
-        included): on a SQLite file the statements run on the driver, on the loop's thread, in the
-        process's write turn (`storage.sqlite_driver`); `work` is synchronous and must stay short.
-        On PostgreSQL they run through SQLAlchemy in an ordinary transaction."""
-        if self.driver is not None and self._file is not None:
+        For the busy path's small writes (every agent's wait checks its room with one, a thousand
+        idle re-polls included; every post is one): on a SQLite file the statements run on the
+        loop's thread in the process's write turn (`storage.sqlite_driver`), on PostgreSQL on
+        asyncpg (`storage.postgres_driver`). `work` is synchronous and must stay short."""
+        if self.sqlite_driver is not None and self._file is not None:
             async with WriteTurns.for_file(self._file).turn():
-                return self.driver.write(work)
+                return self.sqlite_driver.write(work)
+        if self.postgres_driver is not None:
+            return await self.postgres_driver.write(work)
         async with self._writer.begin() as connection:
             return await connection.run_sync(lambda sync: work(alchemy_rows(sync)))
 
@@ -145,10 +152,18 @@ class Database:
         For the busy path's single reads (the bearer check on every MCP call): one statement is
         its own snapshot, and a session's set-up, begin and commit cost about as much again as
         the statement (issue 16, docs/performance.md)."""
-        if self.driver is not None:
-            return self.driver.first(statement, params)
+        if self.sqlite_driver is not None:
+            return self.sqlite_driver.first(statement, params)
+        if self.postgres_driver is not None:
+            return await self.postgres_driver.first(statement, params)
         async with self._reader.connect() as connection:
             return await connection.run_sync(lambda sync: sync.execute(statement, params).first())
+
+    @property
+    def driver_listeners(self) -> list[Listener]:
+        """Who is told of every statement run on the driver (the tests' statement counts)."""
+        driver = self.sqlite_driver or self.postgres_driver
+        return [] if driver is None else driver.listeners
 
     async def write_statement(self, statement: Executable, params: Mapping[str, Any] | None = None) -> int:
         """Run one Core write statement as a transaction of its own, without an ORM session; the
@@ -220,11 +235,15 @@ class Database:
     async def drop_pooled_connections(self) -> None:
         """Close the idle pooled connections; those in use are closed when they come back."""
         await self.engine.dispose()
+        if self.postgres_driver is not None:
+            await self.postgres_driver.expire()
 
     async def dispose(self) -> None:
         await self.engine.dispose()
-        if self.driver is not None:
-            self.driver.close()
+        if self.sqlite_driver is not None:
+            self.sqlite_driver.close()
+        if self.postgres_driver is not None:
+            await self.postgres_driver.close()
         if self._threads_engine is not None:
             self._threads_engine.dispose()
 

@@ -8,7 +8,6 @@ finishes it. The claim is a conditional update, so two agents never both win a c
 from __future__ import annotations
 
 from datetime import datetime
-from enum import Enum
 from typing import Any, NamedTuple
 
 from sqlalchemy import ColumnElement, Row, bindparam
@@ -31,7 +30,7 @@ from romergo.channels.vocabulary import (
 )
 from romergo.errors import RomergoError
 from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS
-from storage.sqlite_driver import Writes
+from storage.driver import Writes
 from storage.tables import Channel, ChannelMember, Command
 
 NOT_MEMBER = "You are not a member of this channel. Join it with its code first."
@@ -46,19 +45,20 @@ class Delivery:
     ) -> WaitResult | None:
         """The command to hand `caller` now, `channel_ended`, or None (nothing yet: park, and the
         agent counts as listening until `listening_until`)."""
-        db = self.store.db
-        if db.driver is not None:
-            # Every wait's check runs this, a thousand idle agents' re-polls included. On SQLite it
-            # runs as one write on the driver (issue 16); only what that leaves to the ORM (a command
-            # handed over again, an answer to a question) goes on to the transaction below.
-            now = self.store.now()
-            checked = await db.write_rows(
+        # Every wait's check runs this, a thousand idle agents' re-polls included: it runs as one
+        # write on the database's driver (issues 16, 17). What that leaves to the ORM (a command
+        # handed over again, an answer to a question) goes on to the transaction below.
+        now = self.store.now()
+        try:
+            checked = await self.store.db.write_rows(
                 lambda rows: _check_on_driver(rows, caller, channel_id, cursor, listening_until, now)
             )
-            if checked is not _Next.FULL_CHECK:
-                if checked is not None and checked.status == "command":
-                    self.store.bus.publish(channel_topic(channel_id))  # its `claimed` event
-                return checked
+        except _LeftToTheSession:
+            pass
+        else:
+            if checked is not None and checked.status == "command":
+                self.store.bus.publish(channel_topic(channel_id))  # its `claimed` event
+            return checked
         # Its statements are Core (rows, not entities), so nothing goes through the ORM's loading
         # and bulk-update steps unless a command is handed over (issue 16).
         async with self.store.tx() as tx:
@@ -170,18 +170,17 @@ def agent_actor(caller: Caller) -> EventActor:
     return EventActor("agent", caller.client_id, caller.client_name)
 
 
-class _Next(Enum):
-    FULL_CHECK = "full check"
-    """What the check on the driver leaves to the ORM's transaction."""
+class _LeftToTheSession(Exception):
+    """The check on the driver found what the ORM's transaction hands over; it wrote nothing."""
 
 
 def _check_on_driver(
     rows: Writes, caller: Caller, channel_id: object, cursor: int, until: datetime, now: datetime
-) -> WaitResult | _Next | None:
-    """A wait's check as one write on SQLite's driver: the room's verdict, then the oldest command
-    queued for the caller claimed with its `claimed` event, and the presence. `FULL_CHECK` when the
-    caller still holds a command (handed over again) or the next one answers a question (it moves
-    the question too): nothing is written then, and `next_for`'s transaction does it."""
+) -> WaitResult | None:
+    """A wait's check as one write on the database's driver: the room's verdict, then the oldest
+    command queued for the caller claimed with its `claimed` event, and the presence. Raises
+    `_LeftToTheSession` (the write rolls back) when the caller still holds a command (handed over
+    again) or the command answers a question (it moves the question too)."""
     params = {"channel": channel_id, "who": caller.client_id, "after": cursor}
     found = rows.first(_ROOM_AND_NEXT, params) if isinstance(channel_id, str) else None
     room, ended = _room_verdict(None if found is None else found[:_ROOM_COLUMNS], caller, now)
@@ -189,8 +188,10 @@ def _check_on_driver(
         return ended
     next_id, answers = (None, None) if found is None else found[_ROOM_COLUMNS:]
     if room.held is not None or answers is not None:
-        return _Next.FULL_CHECK
+        raise _LeftToTheSession
     claimed = None if next_id is None else rows.first(_CLAIM, params | {"at": now})
+    if claimed is not None and claimed.in_reply_to is not None:
+        raise _LeftToTheSession  # another instance took the one looked at (PostgreSQL), and this answers
     rows.run(PRESENCE, params | {"seen": now, "until": None if claimed else until})
     if claimed is None:
         return None

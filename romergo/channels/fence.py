@@ -24,7 +24,7 @@ from romergo.channels.tx import ChannelTx, EventActor
 from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, PUT_OUT, EventKind
 from romergo.errors import RomergoError
 from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, loaded, width
-from storage.sqlite_driver import Found, Rows
+from storage.driver import Found, Rows
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command
 
 MAX_RECORDED = 50

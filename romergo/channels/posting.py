@@ -1,10 +1,9 @@
-"""Posting a command on SQLite's driver: the owner's busiest step, and where every delivery starts.
+"""Posting a command on the database's driver: the owner's busiest step, where every delivery starts.
 
 A post takes the command's number with the channel, writes the command and its `command` event. In
 the ORM's transaction that cost ~1 ms of the loop's time per command, most of it SQLAlchemy's work
 around five statements; as one write on the driver (`Database.write_rows`) it costs a fraction
-(issue 16, docs/performance.md). `OwnerSide.post_command` uses it first where it applies:
-- on SQLite only (PostgreSQL's statements await the network anyway);
+(issues 16 and 17, docs/performance.md). `OwnerSide.post_command` uses it first where it applies:
 - not for an answer to a question, which reads and checks the question first;
 - not when the room has a reach limit and the context has a selection: where the selection lies
   is read in the ORM (`reach.keep_to_reach`). The post then raises `_LeftToTheSession` inside
@@ -26,7 +25,7 @@ from romergo.channels.tx import write_event
 from romergo.channels.vocabulary import CommandState, EventKind, next_state
 from romergo.ids import new_id
 from storage.core_tables import COMMANDS
-from storage.sqlite_driver import Writes
+from storage.driver import Writes
 from storage.tables import Command
 
 
@@ -36,8 +35,6 @@ async def post_on_driver(
     """The command posted (its text checked already), or None where the ORM's transaction must
     post it (see the module's docstring). Refusals (`not_found`, `channel_ended`, a bad context)
     are raised as the ORM's would be, with nothing written."""
-    if store.db.driver is None:
-        return None
     now = store.now()
     try:
         posted = await store.db.write_rows(

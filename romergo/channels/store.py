@@ -26,7 +26,7 @@ from romergo.config import Settings
 from romergo.errors import RomergoError
 from storage import Database
 from storage.core_tables import CHANNELS, COMMANDS, USERS, loaded, width
-from storage.sqlite_driver import Rows
+from storage.driver import Rows
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command, User
 
 

@@ -25,7 +25,7 @@ from romergo.channels.numbering import MAX_AT_ONCE, numbered_insert, numbered_pa
 from romergo.channels.vocabulary import FINISHED_STATES, CommandState, EventKind, next_state
 from romergo.clock import Clock
 from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS
-from storage.sqlite_driver import Writes
+from storage.driver import Writes
 from storage.tables import Command, Confirmation
 
 

@@ -13,7 +13,7 @@ from romergo.story.owners import read_owned, readable_by
 from romergo.story.views import ChapterOutline
 from storage import Database
 from storage.core_tables import core_table, loaded, width
-from storage.sqlite_driver import Rows
+from storage.driver import Rows
 from storage.tables import Chapter, Project, Scene
 
 

@@ -18,7 +18,7 @@ from sqlalchemy import Select, bindparam, select
 from romergo.errors import not_found, project_not_found
 from storage.core_tables import core_table
 from storage.database import Database
-from storage.sqlite_driver import Rows
+from storage.driver import Rows
 from storage.tables import Asset, Chapter, Character, DialogueLine, Project, Scene, StoryVariable
 
 

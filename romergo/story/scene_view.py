@@ -18,7 +18,7 @@ from romergo.story.owners import read_owned, readable_by
 from romergo.story.views import AssetSlot, ChoiceView, LineView, SceneView
 from storage import Database
 from storage.core_tables import core_table, loaded, width
-from storage.sqlite_driver import Found, Rows
+from storage.driver import Found, Rows
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene
 
 

@@ -48,23 +48,21 @@ def counting(services: Services) -> Iterator[Statements]:
     for engine in engines:
         event.listen(engine, "before_cursor_execute", on_execute)
         event.listen(engine, "begin", on_begin)
-    driver = services.db.driver
+    listeners = services.db.driver_listeners
     listener = _Listener(seen)
-    if driver is not None:
-        driver.listeners.append(listener)
+    listeners.append(listener)
     try:
         yield seen
     finally:
         for engine in engines:
             event.remove(engine, "before_cursor_execute", on_execute)
             event.remove(engine, "begin", on_begin)
-        if driver is not None:
-            driver.listeners.remove(listener)
+        listeners.remove(listener)
 
 
 @dataclass
 class _Listener:
-    """The statements and transactions of reads on SQLite's driver (`storage.sqlite_driver`)."""
+    """The statements and transactions of reads on SQLite's driver (`storage.driver`)."""
 
     seen: Statements
 

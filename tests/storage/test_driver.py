@@ -1,8 +1,9 @@
-"""Reads and writes on SQLite's driver do what SQLAlchemy does (issue 16).
+"""Reads and writes on the database's driver do what SQLAlchemy does (issues 16 and 17).
 
-`Database.read_rows`, `first_row` and `write_rows` run Core statements on the driver itself on a
-SQLite file, and through SQLAlchemy on PostgreSQL; callers must not be able to tell which, so each
-test compares with SQLAlchemy's own rows for the same statement, on both databases.
+`Database.read_rows`, `first_row` and `write_rows` run Core statements on the driver itself:
+`sqlite3` on a SQLite file, asyncpg on PostgreSQL. Callers must not be able to tell the driver from
+SQLAlchemy, so each test compares with SQLAlchemy's own rows for the same statement, on both
+databases. Errors are the driver's own (`sqlite3.Error`, `asyncpg.PostgresError`).
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
+import asyncpg
 import pytest
 from sqlalchemy import bindparam, insert, literal, select, update
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import col
 
 from storage import Database
@@ -155,7 +156,7 @@ async def test_the_reader_cannot_write(tmp_path):
     url = f"sqlite+aiosqlite:///{tmp_path / 'readonly.db'}"
     await upgrade(url)
     db = Database(url)
-    assert db.driver is not None
+    assert db.sqlite_driver is not None
     try:
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
             await db.read_rows(
@@ -190,7 +191,7 @@ async def test_a_write_that_fails_changes_nothing(db):
         rows.run(RETAG, {"project": "prj_1", "tags": ["lost"], "gone": None})
         rows.run(NEW_PROJECT, {"id": "prj_9", "owner": "usr_nobody", "at": CREATED})  # no such owner
 
-    with pytest.raises((sqlite3.IntegrityError, IntegrityError)):
+    with pytest.raises((sqlite3.IntegrityError, asyncpg.IntegrityConstraintViolationError)):
         await db.write_rows(retag_then_fail)
 
     async with db.read() as session:
