@@ -56,7 +56,7 @@ class PendingToolEvents:
     def __init__(self) -> None:
         self._pending: dict[str, list[PendingEvents]] = {}
         self._writing: asyncio.Task[None] | None = None
-        self._in_window = False
+        self._in_write = False
         self.write: Callable[[], Awaitable[None]] | None = None
         """Writes everything pending in one transaction (`ChannelStore.write_pending_tool_events`)."""
 
@@ -80,28 +80,29 @@ class PendingToolEvents:
 
     async def settled(self) -> None:
         """Every pending event written now (a clean stop, or a test that reads the events next):
-        a write under way is waited for, one still waiting for its window is done at once."""
+        a write under way is waited for; one not begun yet (waiting for its window, or not even
+        started) is done at once."""
         writing = self._writing
         if writing is not None and not writing.done():
-            if self._in_window:
-                writing.cancel()
-            else:
+            if self._in_write:
                 await asyncio.shield(writing)
+            else:
+                writing.cancel()
         if self._pending and self.write is not None:
             await self.write()
 
     async def _soon(self) -> None:
-        self._in_window = True
+        await asyncio.sleep(WINDOW_SECONDS)
+        self._in_write = True
         try:
-            await asyncio.sleep(WINDOW_SECONDS)
+            while self._pending and self.write is not None:
+                try:
+                    await self.write()
+                except Exception:  # the caller has its answer already; nobody else would see this
+                    logger.exception("Writing the tool events of calls that answered failed")
+                    return
         finally:
-            self._in_window = False
-        while self._pending and self.write is not None:
-            try:
-                await self.write()
-            except Exception:  # the caller has its answer already; nobody else would see this
-                logger.exception("Writing the tool events of calls that answered failed")
-                return
+            self._in_write = False
 
 
 def merged(taken: list[PendingEvents]) -> list[PendingEvents]:
