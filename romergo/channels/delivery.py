@@ -49,9 +49,12 @@ class Delivery:
         # write on the database's driver (issues 16, 17). What that leaves to the ORM (a command
         # handed over again, an answer to a question) goes on to the transaction below.
         now = self.store.now()
+        numbered = self.store.numbered_inserts
         try:
             checked = await self.store.db.write_rows(
-                lambda rows: _check_on_driver(rows, caller, channel_id, cursor, listening_until, now)
+                lambda rows: _check_on_driver(
+                    rows, caller, channel_id, cursor, listening_until, now, numbered
+                )
             )
         except _LeftToTheSession:
             pass
@@ -175,7 +178,13 @@ class _LeftToTheSession(Exception):
 
 
 def _check_on_driver(
-    rows: Writes, caller: Caller, channel_id: object, cursor: int, until: datetime, now: datetime
+    rows: Writes,
+    caller: Caller,
+    channel_id: object,
+    cursor: int,
+    until: datetime,
+    now: datetime,
+    numbered_inserts: bool,
 ) -> WaitResult | None:
     """A wait's check as one write on the database's driver: the room's verdict, then the oldest
     command queued for the caller claimed with its `claimed` event, and the presence. Raises
@@ -196,8 +205,17 @@ def _check_on_driver(
     if claimed is None:
         return None
     assert isinstance(channel_id, str)
+    claimed_event = _claimed(caller, False)
+    actor = agent_actor(caller)
     write_event(
-        rows, channel_id, agent_actor(caller), EventKind.CLAIMED, _claimed(caller, False), claimed.id, now
+        rows,
+        channel_id,
+        actor,
+        EventKind.CLAIMED,
+        claimed_event,
+        claimed.id,
+        now,
+        numbered_inserts=numbered_inserts,
     )
     return WaitResult("command", claimed.seq, command_view(claimed))
 

@@ -85,9 +85,8 @@ def _post(
         last_activity_at=now,
     )
     rows.run(_INSERT_COMMAND, command.model_dump())
-    write_event(
-        rows, channel.id, owner, EventKind.COMMAND, posted_payload(command), command.id, now, seq=command.seq
-    )
+    posted = posted_payload(command)
+    write_event(rows, channel.id, owner, EventKind.COMMAND, posted, command.id, now, seq=command.seq)
     return command_view(command)
 
 

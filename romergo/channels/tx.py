@@ -250,17 +250,25 @@ def write_event(
     payload: Payload | None,
     command_id: str | None,
     at: datetime,
+    *,
     seq: int | None = None,
+    numbered_inserts: bool = False,
 ) -> int:
-    """One event written in a write on SQLite's driver (`Database.write_rows`): its number taken
-    from the channel's sequence (unless taken already: `seq`), then its row. The caller publishes
-    the channel after the commit."""
+    """One event written in a write on the database's driver (`Database.write_rows`): its number
+    taken from the channel's sequence (unless taken already: `seq`), then its row; with
+    `numbered_inserts` (PostgreSQL) both in one statement. The caller publishes the channel after
+    the commit."""
+    shared, [own] = event_rows(channel_id, actor, [(kind, payload)], command_id, at)
+    if seq is None and numbered_inserts:
+        written = rows.first(numbered_insert(1), numbered_params(shared, [own]))
+        if written is None:
+            raise NoResultFound(f"No channel {channel_id} to number events in.")
+        return int(written.seq)
     if seq is None:
         taken = rows.first(_TAKE_NUMBERS, {"channel": channel_id, "count": 1})
         if taken is None:
             raise NoResultFound(f"No channel {channel_id} to number events in.")
         seq = int(taken.last_seq)
-    shared, [own] = event_rows(channel_id, actor, [(kind, payload)], command_id, at)
     rows.run(_INSERT_EVENT, shared | own | {"seq": seq})
     return seq
 
