@@ -13,7 +13,7 @@ into the contract's tool error text (CONTRACT.md §1): `[code] message`, never a
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -205,9 +205,9 @@ def actor_caller(actor: Actor) -> AgentRef:
 def _heartbeat(ctx: Context[Any, Any] | None, tool: str) -> Heartbeat | None:
     """MCP progress while a call waits (for the owner's confirmation): clients keep the call open.
 
-    Reaches the client only when it sent a progress token; harmless otherwise.
+    Only when the client sent a progress token (`wants_progress`): without one nothing would reach it.
     """
-    if ctx is None:
+    if ctx is None or not wants_progress(ctx):
         return None
     beats = 0
 
@@ -217,6 +217,15 @@ def _heartbeat(ctx: Context[Any, Any] | None, tool: str) -> Heartbeat | None:
         await ctx.report_progress(beats, None, f"{tool}: waiting for the owner")
 
     return beat
+
+
+def wants_progress(ctx: Context[Any, Any]) -> bool:
+    """Whether the call asked for progress notifications (a progress token in its `_meta`).
+
+    A parked call without one beats no heartbeat at all: the SDK would send nothing, and a thousand
+    idle agents' beats woke the loop a hundred times a second for nothing (issue 16)."""
+    meta: Mapping[str, Any] = ctx.request_context.meta or {}
+    return meta.get("progress_token", meta.get("progressToken")) is not None
 
 
 def error_result(tool: str, error: ToolError) -> CallToolResult:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import NOTICE, DataT, Envelope, Untrusted, envelope, new_nonce, render
-from mcp_tools.tooling import actor_caller
+from mcp_tools.tooling import actor_caller, wants_progress
 from romergo.channels import Summary, wire
 from romergo.channels.instructions import JOIN_INSTRUCTIONS
 from romergo.channels.vocabulary import MAX_REPORT_CHARS, EntityType, ReportKind
@@ -187,8 +187,9 @@ async def romergo_wait_for_builder_command(
         if ctx is not None:
             await ctx.report_progress(0, None, "waiting for the owner's next command")
 
+    beats = keep_alive if ctx is not None and wants_progress(ctx) else None
     result = await call.channels.agent.wait(
-        actor_caller(call.actor), channel_id, cursor, timeout_seconds, keep_alive
+        actor_caller(call.actor), channel_id, cursor, timeout_seconds, beats
     )
     command = None
     if result.command is not None:

@@ -10,6 +10,7 @@ import logging
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from pydantic import BaseModel
 
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.server import build_server
+from mcp_tools.tooling import wants_progress
 from romergo.actors import user_actor
 from romergo.errors import RomergoError
 
@@ -191,3 +193,18 @@ async def test_an_unknown_tool_is_a_malformed_request(services, author):
         await build_server(services).call_tool("romergo_nope", {})
     assert refused.value.error.code == INVALID_PARAMS
     assert "There is no tool named 'romergo_nope'" in refused.value.error.message
+
+
+@pytest.mark.parametrize(
+    ("meta", "wanted"),
+    [
+        (None, False),
+        ({}, False),
+        ({"progress_token": "wait-1"}, True),
+        ({"progress_token": 0}, True),  # 0 is a token too
+        ({"progressToken": 7}, True),
+    ],
+)
+def test_a_parked_call_beats_only_when_the_client_asked_for_progress(meta, wanted):
+    ctx = SimpleNamespace(request_context=SimpleNamespace(meta=meta))
+    assert wants_progress(ctx) is wanted
