@@ -23,11 +23,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import CursorResult, Engine, Row, Select, Table, create_engine, event, text
+from sqlalchemy import Engine, Select, Table, create_engine, event, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
-from sqlalchemy.sql import Executable
+from sqlalchemy.sql.dml import UpdateBase
 from sqlmodel import Session
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -165,36 +165,26 @@ class Database:
         driver = self.sqlite_driver or self.postgres_driver
         return [] if driver is None else driver.listeners
 
-    async def write_statement(self, statement: Executable, params: Mapping[str, Any] | None = None) -> int:
-        """Run one Core write statement as a transaction of its own, without an ORM session; the
-        number of rows it matched.
+    async def write_statement(self, statement: UpdateBase, params: Mapping[str, Any] | None = None) -> int:
+        """Run one Core write statement (built once) as a transaction of its own, on the database's
+        driver; the number of rows it matched.
 
         For the busy path's single writes (the "last used" stamp a bearer check leaves at most
-        once a minute, a presence cleared): an ORM session's set-up and bulk-update machinery
-        cost several times the statement (issue 16, docs/performance.md)."""
-        return await self._write_one(statement, params, lambda result: int(result.rowcount))
+        once a minute, a presence cleared, a shared rate limit counted): at 1,000 idle agents the
+        stamps alone came to one write every re-poll, each costing several times its statement
+        through SQLAlchemy (issue 16, docs/performance.md). On PostgreSQL one statement is atomic
+        by itself: it runs without BEGIN and COMMIT round trips."""
+        if self.postgres_driver is not None:
+            return await self.postgres_driver.run_one(statement, params)
+        return await self.write_rows(lambda rows: rows.run(statement, params))
 
     async def write_returning(
-        self, statement: Executable, params: Mapping[str, Any] | None = None
-    ) -> Row[Any] | None:
+        self, statement: UpdateBase, params: Mapping[str, Any] | None = None
+    ) -> Found | None:
         """Like `write_statement`, for a statement with `RETURNING`: the first row it returned."""
-        return await self._write_one(statement, params, lambda result: result.first())
-
-    async def _write_one(
-        self, statement: Executable, params: Mapping[str, Any] | None, read: Callable[[CursorResult[Any]], T]
-    ) -> T:
-        def run(sync: Connection) -> T:
-            return read(sync.execute(statement, params))
-
-        if self._autocommit is not None:
-            # One statement is atomic by itself: no BEGIN and COMMIT round trips around it.
-            async with self._autocommit.connect() as connection:
-                return await connection.run_sync(run)
-        if self._file is None:
-            async with self._writer.begin() as connection:
-                return await connection.run_sync(run)
-        async with WriteTurns.for_file(self._file).turn(), self._writer.begin() as connection:
-            return await connection.run_sync(run)
+        if self.postgres_driver is not None:
+            return await self.postgres_driver.first_returned(statement, params)
+        return await self.write_rows(lambda rows: rows.first(statement, params))
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:

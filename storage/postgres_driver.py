@@ -46,22 +46,27 @@ class PostgresDriver:
 
     async def read(self, work: Callable[[Rows], T]) -> T:
         """`work`'s statements, each on its own (autocommit)."""
-        async with (await self._opened_pool()).acquire() as connection:
-            return await greenlet_spawn(
-                work, _RecordRows(connection, self._statements.compiled, self.listeners)
-            )
+        return await self._each_on_its_own(work)
 
     async def first(self, statement: Select[Any], params: Mapping[str, Any] | None = None) -> Found | None:
-        return await self.read(lambda rows: rows.first(statement, params))
+        return await self._each_on_its_own(lambda rows: rows.first(statement, params))
+
+    async def run_one(self, statement: UpdateBase, params: Mapping[str, Any] | None = None) -> int:
+        """One INSERT, UPDATE or DELETE on its own (atomic by itself: no BEGIN, no COMMIT)."""
+        return await self._each_on_its_own(lambda rows: rows.run(statement, params))
+
+    async def first_returned(
+        self, statement: UpdateBase, params: Mapping[str, Any] | None = None
+    ) -> Found | None:
+        """`run_one` for a statement with `RETURNING`: the first row it returned."""
+        return await self._each_on_its_own(lambda rows: rows.first(statement, params))
 
     async def write(self, work: Callable[[Writes], T]) -> T:
         """`work` as one transaction: committed when it returns, rolled back when it raises."""
         async with (await self._opened_pool()).acquire() as connection, connection.transaction():
             for listener in self.listeners:
                 listener.began()
-            return await greenlet_spawn(
-                work, _RecordRows(connection, self._statements.compiled, self.listeners)
-            )
+            return await greenlet_spawn(work, self._rows(connection))
 
     async def expire(self) -> None:
         """Connections in the pool are replaced before their next use (the server restarted)."""
@@ -72,6 +77,10 @@ class PostgresDriver:
         if self._pool is not None:
             pool, self._pool = self._pool, None
             await pool.close()
+
+    async def _each_on_its_own(self, work: Callable[[_RecordRows], T]) -> T:
+        async with (await self._opened_pool()).acquire() as connection:
+            return await greenlet_spawn(work, self._rows(connection))
 
     def _rows(self, connection: asyncpg.Connection) -> _RecordRows:
         return _RecordRows(connection, self._statements.compiled, self.listeners)
