@@ -23,6 +23,7 @@ from functools import partial
 from typing import Any
 
 import asyncpg
+from sqlalchemy import String, bindparam, func, select
 from sqlalchemy.engine import make_url
 
 log = logging.getLogger(__name__)
@@ -114,10 +115,18 @@ class PostgresWakeups:
             self._up.clear()
             log.warning("wake-up listener lost its connection; reconnecting")
 
+    def notice(self, topic: str) -> tuple[Any, dict[str, Any]]:
+        """`send`'s NOTIFY as a statement for a write transaction: sent when it commits, not at all
+        when it rolls back, and without a round trip of its own."""
+        return _NOTIFY, {"channel": CHANNEL, "payload": f"{self.origin}|{topic}"}
+
     def _on_notify(self, _connection: Any, _pid: int, _channel: str, payload: str) -> None:
         origin, _, topic = payload.partition("|")
         if origin != self.origin and topic:
             self._deliver(topic)
+
+
+_NOTIFY = select(func.pg_notify(bindparam("channel", type_=String), bindparam("payload", type_=String)))
 
 
 def _set(event: asyncio.Event, _connection: Any) -> None:

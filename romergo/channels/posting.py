@@ -13,6 +13,7 @@ around five statements; as one write on the driver (`Database.write_rows`) it co
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import bindparam, insert
 
@@ -36,13 +37,15 @@ async def post_on_driver(
     post it (see the module's docstring). Refusals (`not_found`, `channel_ended`, a bad context)
     are raised as the ORM's would be, with nothing written."""
     now = store.now()
+    # The other instances hear of it at the commit (the agent's wait may be parked on one of them).
+    notices = store.bus.notices(channel_topic(channel_id)) if isinstance(channel_id, str) else []
     try:
         posted = await store.db.write_rows(
-            lambda rows: _post(rows, store, user_id, channel_id, text, context, now)
+            lambda rows: _post(rows, store, user_id, channel_id, text, context, now, notices)
         )
     except _LeftToTheSession:
         return None
-    store.bus.publish(channel_topic(posted.channel_id))
+    store.bus.deliver(channel_topic(posted.channel_id))
     return posted
 
 
@@ -65,6 +68,7 @@ def _post(
     text: str,
     context: object,
     now: datetime,
+    notices: list[tuple[Any, dict[str, Any]]],
 ) -> CommandView:
     found = (
         rows.first(NUMBERED_POST, {"channel": channel_id, "owner": user_id}) if _an_id(channel_id) else None
@@ -87,6 +91,8 @@ def _post(
     rows.run(_INSERT_COMMAND, command.model_dump())
     posted = posted_payload(command)
     write_event(rows, channel.id, owner, EventKind.COMMAND, posted, command.id, now, seq=command.seq)
+    for statement, params in notices:
+        rows.first(statement, params)
     return command_view(command)
 
 

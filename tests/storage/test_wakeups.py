@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
+from storage import Database
 from storage.wakeups import PostgresWakeups, asyncpg_args
 from tests.support.databases import PostgresDatabases
 
@@ -83,3 +84,25 @@ async def test_a_killed_listener_reconnects_says_so_and_hears_the_next_wake_up(t
     assert b.connections == 2
     a.send("channel:after")
     await heard_b.until(lambda: "channel:after" in heard_b.topics)
+
+
+async def test_a_notice_in_a_write_is_heard_when_it_commits_and_never_when_it_rolls_back(
+    two_processes, database
+):
+    a, heard_a, _b, heard_b = two_processes
+    db = Database(database)
+
+    def notify_then_fail(rows):
+        rows.first(*a.notice("channel:chn_rolled_back"))
+        raise RuntimeError("the write fails after its notice")
+
+    try:
+        with pytest.raises(RuntimeError):
+            await db.write_rows(notify_then_fail)
+        await db.write_rows(lambda rows: rows.first(*a.notice("channel:chn_committed")))
+        await heard_b.until(lambda: bool(heard_b.topics))
+    finally:
+        await db.dispose()
+    # Notifications arrive in commit order: had the rolled-back one been sent, it would be first.
+    assert heard_b.topics == ["channel:chn_committed"]
+    assert heard_a.topics == []  # the sender's own process wakes itself (`EventBus.deliver`), not by NOTIFY
