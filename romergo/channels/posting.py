@@ -21,7 +21,14 @@ from romergo.channels.context import clean_context
 from romergo.channels.events import CommandPosted
 from romergo.channels.models import CommandView
 from romergo.channels.reach import scope_chapters
-from romergo.channels.store import NUMBERED_POST, ChannelStore, channel_topic, command_view, posting_room
+from romergo.channels.store import (
+    NUMBERED_POST,
+    ChannelStore,
+    PostingRoom,
+    channel_topic,
+    command_view,
+    posting_room,
+)
 from romergo.channels.tx import write_event
 from romergo.channels.vocabulary import CommandState, EventKind, next_state
 from romergo.ids import new_id
@@ -47,6 +54,31 @@ async def post_on_driver(
         return None
     store.bus.deliver(channel_topic(posted.channel_id))
     return posted
+
+
+def posted_command(
+    channel: PostingRoom,
+    text: str,
+    context: dict[str, Any],
+    now: datetime,
+    *,
+    in_reply_to: str | None = None,
+    reserved_for: str | None = None,
+) -> Command:
+    """The command a post writes: under the number it took with its channel, queued as its
+    `command` event leaves it."""
+    return Command(
+        id=new_id("cmd"),
+        channel_id=channel.id,
+        seq=channel.seq,
+        text=text,
+        context=context,
+        state=next_state(CommandState.QUEUED, EventKind.COMMAND),
+        reserved_for=reserved_for,
+        in_reply_to=in_reply_to,
+        created_at=now,
+        last_activity_at=now,
+    )
 
 
 def posted_payload(command: Command) -> CommandPosted:
@@ -78,16 +110,7 @@ def _post(
     data = clean_context(context, channel.project_id, store.settings.limits, now)
     if scope_chapters(channel.scope) is not None and data.get("selection") is not None:
         raise _LeftToTheSession
-    command = Command(
-        id=new_id("cmd"),
-        channel_id=channel.id,
-        seq=channel.seq,
-        text=text,
-        context=data,
-        state=next_state(CommandState.QUEUED, EventKind.COMMAND),
-        created_at=now,
-        last_activity_at=now,
-    )
+    command = posted_command(channel, text, data, now)
     rows.run(_INSERT_COMMAND, command.model_dump())
     posted = posted_payload(command)
     write_event(rows, channel.id, owner, EventKind.COMMAND, posted, command.id, now, seq=command.seq)
