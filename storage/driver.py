@@ -83,7 +83,8 @@ _MOST_STATEMENTS = 512
 
 
 def alchemy_rows(connection: Connection) -> Writes:
-    """The same reads and writes through SQLAlchemy (PostgreSQL, where a statement awaits the network)."""
+    """The same reads and writes through SQLAlchemy, for a database without a driver here (an
+    in-memory SQLite, which a connection of the driver's own would not share)."""
     return _AlchemyRows(connection)
 
 
