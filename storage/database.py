@@ -31,7 +31,7 @@ from sqlalchemy.sql.dml import UpdateBase
 from sqlmodel import Session
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from storage.driver import Found, Listener, Rows, Writes, alchemy_rows
+from storage.driver import Found, Listener, Rows, Writes
 from storage.inline_sqlite import WriteTurns, database_file, inline_url
 from storage.postgres_driver import PostgresDriver
 from storage.sqlite_driver import SQLiteDriver
@@ -59,8 +59,8 @@ class Database:
             _install_sqlite_hooks(self.engine.sync_engine)
             self._file: str | None = database_file(url)
             self._threads_engine: Engine | None = _threads_engine(url)
-            self.sqlite_driver: SQLiteDriver | None = (
-                None if self._file is None else SQLiteDriver(self._file, self.engine.dialect, BUSY_TIMEOUT_MS)
+            self.sqlite_driver: SQLiteDriver | None = SQLiteDriver(
+                self._file, self.engine.dialect, BUSY_TIMEOUT_MS
             )
         else:
             # No ping before each checkout (a round trip per transaction, on the busy path): when
@@ -123,10 +123,7 @@ class Database:
         and must stay short."""
         if self.sqlite_driver is not None:
             return self.sqlite_driver.read(work)
-        if self.postgres_driver is not None:
-            return await self.postgres_driver.read(work)
-        async with self._reader.connect() as connection:
-            return await connection.run_sync(lambda sync: work(alchemy_rows(sync)))
+        return await self._postgres.read(work)
 
     async def write_rows(self, work: Callable[[Writes], T]) -> T:
         """`work` as one short write transaction of Core statements, on the database's driver:
@@ -139,10 +136,7 @@ class Database:
         if self.sqlite_driver is not None and self._file is not None:
             async with WriteTurns.for_file(self._file).turn():
                 return self.sqlite_driver.write(work)
-        if self.postgres_driver is not None:
-            return await self.postgres_driver.write(work)
-        async with self._writer.begin() as connection:
-            return await connection.run_sync(lambda sync: work(alchemy_rows(sync)))
+        return await self._postgres.write(work)
 
     async def first_row(
         self, statement: Select[Any], params: Mapping[str, Any] | None = None
@@ -154,16 +148,18 @@ class Database:
         the statement (issue 16, docs/performance.md)."""
         if self.sqlite_driver is not None:
             return self.sqlite_driver.first(statement, params)
-        if self.postgres_driver is not None:
-            return await self.postgres_driver.first(statement, params)
-        async with self._reader.connect() as connection:
-            return await connection.run_sync(lambda sync: sync.execute(statement, params).first())
+        return await self._postgres.first(statement, params)
 
     @property
     def driver_listeners(self) -> list[Listener]:
         """Who is told of every statement run on the driver (the tests' statement counts)."""
-        driver = self.sqlite_driver or self.postgres_driver
-        return [] if driver is None else driver.listeners
+        return (self.sqlite_driver or self._postgres).listeners
+
+    @property
+    def _postgres(self) -> PostgresDriver:
+        """The driver where there is no SQLite file: every `Database` has one of the two."""
+        assert self.postgres_driver is not None
+        return self.postgres_driver
 
     async def write_statement(self, statement: UpdateBase, params: Mapping[str, Any] | None = None) -> int:
         """Run one Core write statement (built once) as a transaction of its own, on the database's
@@ -174,17 +170,17 @@ class Database:
         stamps alone came to one write every re-poll, each costing several times its statement
         through SQLAlchemy (issue 16, docs/performance.md). On PostgreSQL one statement is atomic
         by itself: it runs without BEGIN and COMMIT round trips."""
-        if self.postgres_driver is not None:
-            return await self.postgres_driver.run_one(statement, params)
-        return await self.write_rows(lambda rows: rows.run(statement, params))
+        if self.sqlite_driver is not None:
+            return await self.write_rows(lambda rows: rows.run(statement, params))
+        return await self._postgres.run_one(statement, params)
 
     async def write_returning(
         self, statement: UpdateBase, params: Mapping[str, Any] | None = None
     ) -> Found | None:
         """Like `write_statement`, for a statement with `RETURNING`: the first row it returned."""
-        if self.postgres_driver is not None:
-            return await self.postgres_driver.first_returned(statement, params)
-        return await self.write_rows(lambda rows: rows.first(statement, params))
+        if self.sqlite_driver is not None:
+            return await self.write_rows(lambda rows: rows.first(statement, params))
+        return await self._postgres.first_returned(statement, params)
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:

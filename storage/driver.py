@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import BindParameter, Executable, Select
-from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.dml import UpdateBase
 
 T = TypeVar("T")
@@ -80,12 +80,6 @@ class Statements:
 
 
 _MOST_STATEMENTS = 512
-
-
-def alchemy_rows(connection: Connection) -> Writes:
-    """The same reads and writes through SQLAlchemy, for a database without a driver here (an
-    in-memory SQLite, which a connection of the driver's own would not share)."""
-    return _AlchemyRows(connection)
 
 
 class Compiled:
@@ -148,19 +142,3 @@ class _Bind:
         else:
             value = self.own()
         return value if self.convert is None else self.convert(value)
-
-
-class _AlchemyRows:
-    def __init__(self, connection: Connection) -> None:
-        self._connection = connection
-
-    def all(self, statement: Select[Any], params: Mapping[str, Any] | None = None) -> list[Found]:
-        return list(self._connection.execute(statement, params).all())
-
-    def first(
-        self, statement: Select[Any] | UpdateBase, params: Mapping[str, Any] | None = None
-    ) -> Found | None:
-        return self._connection.execute(statement, params).first()
-
-    def run(self, statement: UpdateBase, params: Mapping[str, Any] | None = None) -> int:
-        return int(self._connection.execute(statement, params).rowcount)
