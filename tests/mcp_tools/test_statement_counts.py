@@ -30,7 +30,7 @@ GET_SCENE_ALONE = (7, 2)
 GET_SCENE_IN_A_COMMAND = (11, 3)
 # Channel with membership, any held command and the next queued one (one statement), the conditional
 # claim of it (it moves the state and returns the row), sequence, event, presence: one write (on
-# SQLite's driver; PostgreSQL's has no look at the next one, and takes number and event in one).
+# SQLite's driver; on PostgreSQL's the event's number and row are one statement).
 DELIVERY = (5, 1)
 # A wait's check that finds nothing to hand over (every idle re-poll): the same first statement,
 # then the presence.

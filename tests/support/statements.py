@@ -34,7 +34,8 @@ class Statements:
 @contextmanager
 def counting(services: Services) -> Iterator[Statements]:
     """Every statement the services' database runs inside the block (its own BEGINs excluded), on
-    the event loop, in `read_in_thread`'s worker threads and on SQLite's driver (`read_rows`)."""
+    the event loop, in `read_in_thread`'s worker threads and on the database's driver (`read_rows`,
+    `write_rows`, `first_row`)."""
     engines = services.db.sync_engines()
     seen = Statements()
 
@@ -62,7 +63,7 @@ def counting(services: Services) -> Iterator[Statements]:
 
 @dataclass
 class _Listener:
-    """The statements and transactions of reads on SQLite's driver (`storage.driver`)."""
+    """The statements and transactions run on the database's driver (`storage.driver`)."""
 
     seen: Statements
 
