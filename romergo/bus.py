@@ -29,7 +29,7 @@ class Relay(Protocol):
 
     def notice(self, topic: str) -> tuple[Any, dict[str, Any]]:
         """A statement and its parameters that tell the other processes about `topic` when the
-        write transaction it runs in commits (`publish_in`)."""
+        write transaction it runs in commits (`EventBus.notices`)."""
         ...
 
 

@@ -21,7 +21,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from romergo.actors import ActorType
 from romergo.channels.behind import PendingToolEvents, merged
 from romergo.channels.events import Payload, dump
-from romergo.channels.numbering import MAX_AT_ONCE, numbered_insert, numbered_params
+from romergo.channels.numbering import COLUMNS, MAX_AT_ONCE, numbered_insert, numbered_params
 from romergo.channels.vocabulary import FINISHED_STATES, CommandState, EventKind, next_state
 from romergo.clock import Clock
 from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS
@@ -220,9 +220,6 @@ class ChannelTx:
         return True
 
 
-# Built once: every event is numbered by it (issue 16: building it cost about as much as running it).
-# Core, on the table: the ORM's bulk-update path cost several times the statement, and nothing reads
-# a loaded channel's `last_seq` after its numbers are taken.
 def event_rows(
     channel_id: str,
     actor: EventActor,
@@ -273,21 +270,13 @@ def write_event(
     return seq
 
 
+# Built once: every event is numbered by it (issue 16: building it cost about as much as running it).
+# Core, on the table: the ORM's bulk-update path cost several times the statement, and nothing reads
+# a loaded channel's `last_seq` after its numbers are taken.
 _TAKE_NUMBERS = (
     update(CHANNELS)
     .where(CHANNELS.c.id == bindparam("channel"))
     .values(last_seq=CHANNELS.c.last_seq + bindparam("count", type_=Integer))
     .returning(CHANNELS.c.last_seq)
 )
-_EVENT_COLUMNS = (
-    "channel_id",
-    "seq",
-    "kind",
-    "command_id",
-    "actor_type",
-    "actor_id",
-    "actor_name",
-    "data",
-    "at",
-)
-_INSERT_EVENT = insert(CHANNEL_EVENTS).values({name: bindparam(name) for name in _EVENT_COLUMNS})
+_INSERT_EVENT = insert(CHANNEL_EVENTS).values({name: bindparam(name) for name in COLUMNS})
