@@ -60,6 +60,11 @@ class Writes(Rows, Protocol):
         """Run an INSERT, UPDATE or DELETE; how many rows it matched."""
         ...
 
+    def run_many(self, statement: UpdateBase, each: Sequence[Mapping[str, Any]]) -> None:
+        """Run an INSERT, UPDATE or DELETE once for each set of parameters, as one statement sent
+        (the driver's `executemany`)."""
+        ...
+
 
 class Statements:
     """Each statement compiled once for one dialect."""

@@ -19,7 +19,7 @@ wait's check and a post run here.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import asyncpg
@@ -157,6 +157,10 @@ class _RecordRows:
         status: str = await_only(self._connection.execute(compiled.sql, *compiled.parameters(params)))
         # "UPDATE 3", "DELETE 0", "INSERT 0 1": the count of rows is the last word.
         return int(status.rsplit(" ", 1)[-1])
+
+    def run_many(self, statement: UpdateBase, each: Sequence[Mapping[str, Any]]) -> None:
+        compiled = self._compiled(statement)
+        await_only(self._connection.executemany(compiled.sql, [compiled.parameters(p) for p in each]))
 
     def _compiled(self, statement: Executable) -> Compiled:
         compiled = self._compile(statement)

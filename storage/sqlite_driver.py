@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Executable, Select
@@ -129,6 +129,12 @@ class _CursorRows:
 
     def run(self, statement: UpdateBase, params: Mapping[str, Any] | None = None) -> int:
         return self._execute(statement, params).rowcount
+
+    def run_many(self, statement: UpdateBase, each: Sequence[Mapping[str, Any]]) -> None:
+        compiled = self._compile(statement)
+        for listener in self._listeners:
+            listener.ran(compiled.sql)
+        self._cursor.executemany(compiled.sql, [compiled.parameters(params) for params in each])
 
     def _compiled_rows(
         self, statement: Select[Any] | UpdateBase, params: Mapping[str, Any] | None, most: int | None

@@ -78,6 +78,11 @@ class PendingToolEvents:
         self._pending.clear()
         return taken
 
+    def restore(self, taken: list[PendingEvents]) -> None:
+        """Put back what `take_all` took and nothing wrote (before anything else was added)."""
+        for pending in taken:
+            self._pending.setdefault(pending.command.id, []).append(pending)
+
     async def settled(self) -> None:
         """Every pending event written now (a clean stop, or a test that reads the events next):
         a write under way is waited for; one not begun yet (waiting for its window, or not even

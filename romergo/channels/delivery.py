@@ -19,7 +19,7 @@ from romergo.channels.events import Claimed, Nothing
 from romergo.channels.models import Caller, WaitResult
 from romergo.channels.presence import PRESENCE
 from romergo.channels.store import ChannelStore, channel_state, channel_topic, command_view
-from romergo.channels.tx import ChannelTx, EventActor, write_event
+from romergo.channels.tx import ChannelTx, EventActor, LeftToTheSession, write_event
 from romergo.channels.vocabulary import (
     FINISHED_STATES,
     HELD_STATES,
@@ -56,7 +56,7 @@ class Delivery:
                     rows, caller, channel_id, cursor, listening_until, now, numbered
                 )
             )
-        except _LeftToTheSession:
+        except LeftToTheSession:
             pass
         else:
             if checked is not None and checked.status == "command":
@@ -173,10 +173,6 @@ def agent_actor(caller: Caller) -> EventActor:
     return EventActor("agent", caller.client_id, caller.client_name)
 
 
-class _LeftToTheSession(Exception):
-    """The check on the driver found what the ORM's transaction hands over; it wrote nothing."""
-
-
 def _check_on_driver(
     rows: Writes,
     caller: Caller,
@@ -188,7 +184,7 @@ def _check_on_driver(
 ) -> WaitResult | None:
     """A wait's check as one write on the database's driver: the room's verdict, then the oldest
     command queued for the caller claimed with its `claimed` event, and the presence. Raises
-    `_LeftToTheSession` (the write rolls back) when the caller still holds a command (handed over
+    `LeftToTheSession` (the write rolls back) when the caller still holds a command (handed over
     again) or the command answers a question (it moves the question too)."""
     params = {"channel": channel_id, "who": caller.client_id, "after": cursor}
     found = rows.first(_ROOM_AND_NEXT, params) if isinstance(channel_id, str) else None
@@ -197,10 +193,10 @@ def _check_on_driver(
         return ended
     next_id, answers = (None, None) if found is None else found[_ROOM_COLUMNS:]
     if room.held is not None or answers is not None:
-        raise _LeftToTheSession
+        raise LeftToTheSession
     claimed = None if next_id is None else rows.first(_CLAIM, params | {"at": now})
     if claimed is not None and claimed.in_reply_to is not None:
-        raise _LeftToTheSession  # another instance took the one looked at (PostgreSQL), and this answers
+        raise LeftToTheSession  # another instance took the one looked at (PostgreSQL), and this answers
     rows.run(PRESENCE, params | {"seen": now, "until": None if claimed else until})
     if claimed is None:
         return None

@@ -6,7 +6,7 @@ around five statements; as one write on the driver (`Database.write_rows`) it co
 (issues 16 and 17, docs/performance.md). `OwnerSide.post_command` uses it first where it applies:
 - not for an answer to a question, which reads and checks the question first;
 - not when the room has a reach limit and the context has a selection: where the selection lies
-  is read in the ORM (`reach.keep_to_reach`). The post then raises `_LeftToTheSession` inside
+  is read in the ORM (`reach.keep_to_reach`). The post then raises `LeftToTheSession` inside
   the write, which rolls back the number it took, and the ORM's transaction posts it.
 """
 
@@ -29,7 +29,7 @@ from romergo.channels.store import (
     command_view,
     posting_room,
 )
-from romergo.channels.tx import write_event
+from romergo.channels.tx import LeftToTheSession, write_event
 from romergo.channels.vocabulary import CommandState, EventKind, next_state
 from romergo.ids import new_id
 from storage.core_tables import COMMANDS
@@ -50,7 +50,7 @@ async def post_on_driver(
         posted = await store.db.write_rows(
             lambda rows: _post(rows, store, user_id, channel_id, text, context, now, notices)
         )
-    except _LeftToTheSession:
+    except LeftToTheSession:
         return None
     store.bus.deliver(channel_topic(posted.channel_id))
     return posted
@@ -88,10 +88,6 @@ def posted_payload(command: Command) -> CommandPosted:
     )
 
 
-class _LeftToTheSession(Exception):
-    """This post reads more than the driver's write does: the ORM's transaction posts it."""
-
-
 def _post(
     rows: Writes,
     store: ChannelStore,
@@ -109,7 +105,7 @@ def _post(
     store.ensure_live(channel)
     data = clean_context(context, channel.project_id, store.settings.limits, now)
     if scope_chapters(channel.scope) is not None and data.get("selection") is not None:
-        raise _LeftToTheSession
+        raise LeftToTheSession
     command = posted_command(channel, text, data, now)
     rows.run(_INSERT_COMMAND, command.model_dump())
     posted = posted_payload(command)

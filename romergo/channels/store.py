@@ -19,14 +19,15 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from romergo.bus import EventBus
 from romergo.channels.behind import PendingToolEvents, merged
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
-from romergo.channels.tx import ChannelTx, EventActor
+from romergo.channels.pending_writes import write_pending
+from romergo.channels.tx import ChannelTx, EventActor, LeftToTheSession
 from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, CommandState, EventKind
 from romergo.clock import Clock, SystemClock
 from romergo.config import Settings
 from romergo.errors import RomergoError
 from storage import Database
 from storage.core_tables import CHANNELS, COMMANDS, USERS, loaded, width
-from storage.driver import Rows
+from storage.driver import Rows, Writes
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command, User
 
 
@@ -77,7 +78,27 @@ class ChannelStore:
             self.behind.write = self.write_pending_tool_events
 
     async def write_pending_tool_events(self) -> None:
-        """Every event calls left pending, in one transaction."""
+        """Every event calls left pending, in one transaction: on the database's driver, unless a
+        command needs the ORM's (`channels.pending_writes`)."""
+        behind = self.behind
+        assert behind is not None
+
+        def on_driver(rows: Writes) -> set[str]:
+            taken = behind.take_all()  # taken in the write turn: order kept
+            try:
+                return write_pending(rows, taken, self.now())
+            except LeftToTheSession:
+                behind.restore(taken)  # nothing ran since they were taken: still first in line
+                raise
+
+        try:
+            touched = await self.db.write_rows(on_driver)
+        except LeftToTheSession:
+            pass
+        else:
+            for channel_id in touched:
+                self.bus.publish(channel_topic(channel_id))
+            return
         async with self.tx() as tx:
             assert self.behind is not None
             for pending in merged(self.behind.take_all()):  # taken in the write turn: order kept

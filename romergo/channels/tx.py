@@ -41,12 +41,12 @@ SYSTEM_ACTOR = EventActor("system", "romergo", "Romergo")
 
 # Built once: a tool call moves its command twice, and building the statement cost more than
 # running it (issue 16).
-_MOVE_COMMAND = (
+MOVE_COMMAND = (
     update(COMMANDS)
     .where(COMMANDS.c.id == bindparam("command_id"))
     .values(state=bindparam("to_state"), last_activity_at=bindparam("at"), finished_at=bindparam("finished"))
 )
-_MOVE_COMMAND_FROM = _MOVE_COMMAND.where(COMMANDS.c.state == bindparam("from_state"))
+MOVE_COMMAND_FROM = MOVE_COMMAND.where(COMMANDS.c.state == bindparam("from_state"))
 
 
 @dataclass
@@ -198,26 +198,47 @@ class ChannelTx:
                 .select_from(Confirmation)
                 .where(col(Confirmation.command_id) == command.id, col(Confirmation.state) == "pending")
             )
-        state = CommandState(command.state)
-        for kind, _ in happenings:
-            state = next_state(state, kind, redelivered=redelivered, waiting_confirmations=waiting or 0)
         now = self.now()
-        finished_at = command.finished_at
-        if state in FINISHED_STATES or state == CommandState.CANCELLED:
-            finished_at = finished_at or now
-        moved = {"state": state, "last_activity_at": now, "finished_at": finished_at}
-        values = {"command_id": command.id, "to_state": state.value, "at": now, "finished": finished_at}
+        values = command_moved(command, happenings, now, waiting=waiting or 0, redelivered=redelivered)
+        moved = {
+            "state": CommandState(values["to_state"]),
+            "last_activity_at": now,
+            "finished_at": values["finished"],
+        }
         if expected is None:
-            await self.session.exec(_MOVE_COMMAND, params=values)
+            await self.session.exec(MOVE_COMMAND, params=values)
         else:
-            done = await self.session.exec(
-                _MOVE_COMMAND_FROM, params={**values, "from_state": expected.value}
-            )
+            done = await self.session.exec(MOVE_COMMAND_FROM, params={**values, "from_state": expected.value})
             if done.rowcount == 0:
                 return False
         for name, value in moved.items():  # the object says what the row says, without a flush
             set_committed_value(command, name, value)
         return True
+
+
+class LeftToTheSession(Exception):
+    """Raised inside a write on the driver (`Database.write_rows`) that met a case only the ORM's
+    transaction handles: the write rolls back, having changed nothing, and the caller takes its ORM
+    path instead."""
+
+
+def command_moved(
+    command: Command,
+    happenings: list[tuple[EventKind, Payload | None]],
+    now: datetime,
+    *,
+    waiting: int = 0,
+    redelivered: bool = False,
+) -> dict[str, Any]:
+    """The command's row after `happenings` (`waiting`: its confirmations still pending), as
+    `MOVE_COMMAND`'s parameters."""
+    state = CommandState(command.state)
+    for kind, _ in happenings:
+        state = next_state(state, kind, redelivered=redelivered, waiting_confirmations=waiting)
+    finished_at = command.finished_at
+    if state in FINISHED_STATES or state == CommandState.CANCELLED:
+        finished_at = finished_at or now
+    return {"command_id": command.id, "to_state": state.value, "at": now, "finished": finished_at}
 
 
 def event_rows(
@@ -268,6 +289,27 @@ def write_event(
         seq = int(taken.last_seq)
     rows.run(_INSERT_EVENT, shared | own | {"seq": seq})
     return seq
+
+
+def write_events(
+    rows: Writes,
+    channel_id: str,
+    actor: EventActor,
+    happenings: list[tuple[EventKind, Payload | None]],
+    command_id: str | None,
+    at: datetime,
+) -> list[int]:
+    """A run of events written in a write on the database's driver: their numbers taken in one
+    `UPDATE … RETURNING`, then each row. The caller publishes the channel after the commit."""
+    taken = rows.first(_TAKE_NUMBERS, {"channel": channel_id, "count": len(happenings)})
+    if taken is None:
+        raise NoResultFound(f"No channel {channel_id} to number events in.")
+    last = int(taken.last_seq)
+    numbers = list(range(last - len(happenings) + 1, last + 1))
+    shared, own = event_rows(channel_id, actor, happenings, command_id, at)
+    each = [shared | event | {"seq": seq} for seq, event in zip(numbers, own, strict=True)]
+    rows.run_many(_INSERT_EVENT, each)
+    return numbers
 
 
 # Built once: every event is numbered by it (issue 16: building it cost about as much as running it).

@@ -1,0 +1,39 @@
+"""Calls' tool events, written after the calls answered, in one write on the database's driver.
+
+Every agent call in a room leaves a `tool_started` and a `tool_finished` behind it
+(`channels.behind`). Written through the ORM's transaction, that write cost about as much of the
+server's time as the read the agent asked for (issue 16, docs/performance.md). Each command's run
+of events is one conditional UPDATE of its state and its events' rows, prebuilt Core statements on
+the driver (`Database.write_rows`).
+
+A command's next state can depend on more than the run: one awaiting a confirmation moves on by how
+many confirmations still wait, and a command the owner or the sweeper moved since the call read it
+moves on from its state now. Both are rare, and the ORM's transaction (`ChannelTx.tool_events`)
+already handles them: the write then rolls back and everything pending goes there instead.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from romergo.channels.behind import PendingEvents, merged
+from romergo.channels.tx import MOVE_COMMAND_FROM, LeftToTheSession, command_moved, write_events
+from romergo.channels.vocabulary import CommandState
+from storage.driver import Writes
+
+
+def write_pending(rows: Writes, taken: list[PendingEvents], now: datetime) -> set[str]:
+    """Write what calls left pending, command by command in the order taken; the channels whose
+    events were written (to publish after the commit). Raises `LeftToTheSession` as said above."""
+    touched: set[str] = set()
+    for pending in merged(taken):
+        command = pending.command
+        read_state = CommandState(command.state)
+        if read_state == CommandState.NEEDS_CONFIRMATION:
+            raise LeftToTheSession
+        moved = command_moved(command, pending.happenings, now)
+        if rows.run(MOVE_COMMAND_FROM, moved | {"from_state": read_state.value}) == 0:
+            raise LeftToTheSession
+        write_events(rows, command.channel_id, pending.actor, pending.happenings, command.id, now)
+        touched.add(command.channel_id)
+    return touched
