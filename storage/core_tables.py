@@ -20,6 +20,7 @@ from storage.tables import (
     ChannelMember,
     Command,
     DialogueLine,
+    Project,
     RateCount,
     Revision,
     ServerSetting,
@@ -44,6 +45,7 @@ CHANNEL_EVENTS = core_table(ChannelEvent)
 CHANNEL_MEMBERS = core_table(ChannelMember)
 COMMANDS = core_table(Command)
 DIALOGUE_LINES = core_table(DialogueLine)
+PROJECTS = core_table(Project)
 RATE_COUNTS = core_table(RateCount)
 REVISIONS = core_table(Revision)
 SERVER_SETTINGS = core_table(ServerSetting)

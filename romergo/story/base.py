@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal, TypeVar
 
-from sqlalchemy import bindparam
+from sqlalchemy import bindparam, insert, update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import SQLModel, col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -27,6 +28,7 @@ from romergo.errors import RomergoError, invalid, not_found, project_not_found
 from romergo.ids import new_id
 from romergo.story.owners import LABELS, readable_by
 from storage import Database
+from storage.core_tables import PROJECTS, REVISIONS
 from storage.tables import (
     Asset,
     Chapter,
@@ -34,7 +36,6 @@ from storage.tables import (
     Choice,
     DialogueLine,
     Project,
-    Revision,
     Scene,
     StoryVariable,
 )
@@ -192,6 +193,9 @@ class Mutation(UnitOfWork):
         self.batch_id = new_id("bat")
         self.reverts: str | None = None
         """Set by an undo: what its revisions take back (`command:<id>` or `batch:<id>`)."""
+        self._revisions: list[dict[str, Any]] = []
+        """Recorded, written at the end: as Core rows, not `Revision` entities, whose construction
+        and flush cost about as much as the change itself (issue 16)."""
 
     def record(
         self,
@@ -201,8 +205,15 @@ class Mutation(UnitOfWork):
         before: dict[str, Any] | None,
         after: dict[str, Any] | None,
     ) -> None:
-        self.session.add(Revision(**self.revision_values(entity_type, entity_id, action, before, after)))
+        self._revisions.append(self.revision_values(entity_type, entity_id, action, before, after))
         self.note_change(EntityChange(entity_type, entity_id, action))
+
+    async def write_revisions(self) -> None:
+        """The revisions recorded so far, in one INSERT (`finish` writes them; a bulk write first
+        writes them before its own, so their ids keep the order of the changes)."""
+        if self._revisions:
+            rows, self._revisions = self._revisions, []
+            await self.session.exec(insert(REVISIONS), params=rows)
 
     def revision_values(
         self,
@@ -265,10 +276,18 @@ class Mutation(UnitOfWork):
         return True
 
     async def finish(self) -> None:
+        """The project stamped as changed, and the revisions written (the changed rows are flushed
+        before the first statement)."""
         if self.changes and self.project is not None:
-            self.project.updated_at = utcnow()
-            self.session.add(self.project)
-            await self.session.flush()
+            now = utcnow()
+            await self.session.exec(_TOUCH_PROJECT, params={"project_id": self.project.id, "at": now})
+            set_committed_value(self.project, "updated_at", now)
+            await self.write_revisions()
+
+
+_TOUCH_PROJECT = (
+    update(PROJECTS).where(PROJECTS.c.id == bindparam("project_id")).values(updated_at=bindparam("at"))
+)
 
 
 class StoryStore:

@@ -80,6 +80,7 @@ async def _revisions(
 ) -> None:
     """The batch's revisions in one INSERT, then the loop let go before the next batch."""
     rows = [tx.revision_values(entity_type, entity_id, action, old, new) for entity_id, old, new in changed]
+    await tx.write_revisions()
     await tx.session.exec(insert(REVISIONS), params=rows)
     for entity_id, _, _ in changed:
         tx.note_change(EntityChange(entity_type, entity_id, action))
