@@ -13,6 +13,7 @@ from sqlalchemy import exists, or_, update
 from sqlmodel import col, select
 
 from romergo.agents.identity import AgentKind
+from romergo.agents.last_use import LastUses
 from romergo.agents.records import Connection
 from romergo.agents.scopes import ordered
 from romergo.clock import utcnow
@@ -24,6 +25,8 @@ from storage.tables import AgentClient, AgentGrant, AgentToken
 class Grants:
     def __init__(self, db: Database) -> None:
         self.db = db
+        self.last_uses = LastUses(db)
+        """When each grant was last used, noted by the bearer check and written a few at a time."""
 
     async def revoke(self, grant_ids: list[str]) -> int:
         """Revoke these grants (the ones still live); returns how many were."""
@@ -58,6 +61,8 @@ class Grants:
             ).all()
         merged: dict[str, Connection] = {}
         for grant, client in rows:
+            used = [moment for moment in (grant.last_used_at, self.last_uses.noted(grant.id)) if moment]
+            grant.last_used_at = max(used) if used else None  # what this process noted, not written yet
             merged[client.id] = _merge(merged.get(client.id), grant, client)
         return sorted(merged.values(), key=lambda c: c.last_used_at or c.created_at, reverse=True)
 

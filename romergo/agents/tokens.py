@@ -12,7 +12,6 @@ from typing import Any, NoReturn, TypeVar
 
 from sqlalchemy import Select, bindparam, or_, update
 from sqlalchemy import select as sa_select
-from sqlalchemy import update as sa_update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -152,8 +151,8 @@ class Tokens:
             return None
         if found.last_used_at is None or now - found.last_used_at >= TOUCH_EVERY:
             # The grant's stamp is what the settings page shows (one row per client); a client's
-            # tokens of one grant share it, so one statement serves them all.
-            await self.db.write_statement(_TOUCH_GRANT, {"grant_id": found.grant_id, "at": now})
+            # tokens of one grant share it. Written with others' a moment later (`last_use`).
+            self.grants.last_uses.note(found.grant_id, now)
         kind: AgentKind = "personal" if found.grant_kind == "personal" else "oauth"
         identity = AgentIdentity(
             user_id=found.user_id,
@@ -303,9 +302,4 @@ _BEARER: Select[*tuple[Any, ...]] = (
         # Equalities, not IN: an IN list is expanded into the SQL at every execution.
         or_(AGENT_TOKENS.c.kind == "access", AGENT_TOKENS.c.kind == "personal"),
     )
-)
-_TOUCH_GRANT = (
-    sa_update(AGENT_GRANTS)
-    .where(AGENT_GRANTS.c.id == bindparam("grant_id"))
-    .values(last_used_at=bindparam("at"))
 )

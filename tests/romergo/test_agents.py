@@ -11,13 +11,14 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from sqlalchemy import update
-from sqlmodel import col
+from sqlmodel import col, select
 
-from romergo.agents import AgentService, parse_scopes, redirects
+from romergo.agents import AgentService, last_use, parse_scopes, redirects
 from romergo.agents.scopes import CONTROL, DELETE, EDIT, MEDIA, OAUTH_SCOPES, PUBLISH, READ
 from romergo.clock import utcnow
 from romergo.errors import RomergoError
 from storage.tables import AgentGrant, AgentToken
+from tests.support.statements import counting
 
 CALLBACK = "http://127.0.0.1:33418/callback"
 CHALLENGE = base64.urlsafe_b64encode(hashlib.sha256(b"verifier" * 8).digest()).decode().rstrip("=")
@@ -312,6 +313,7 @@ async def test_last_use_is_recorded_at_most_once_a_minute(services, author):
     await agents.tokens.verify(token)
     first = (await agents.grants.connections(author.id))[0].last_used_at
     assert first is not None
+    await agents.grants.last_uses.write()  # as it is a few seconds later
     await agents.tokens.verify(token)
     assert (await agents.grants.connections(author.id))[0].last_used_at == first
 
@@ -323,6 +325,29 @@ async def test_last_use_is_recorded_at_most_once_a_minute(services, author):
         )
     await agents.tokens.verify(token)
     assert (await agents.grants.connections(author.id))[0].last_used_at > first
+
+
+async def test_last_uses_are_written_together_and_shown_before_they_are(services, author, monkeypatch):
+    monkeypatch.setattr(last_use, "WRITE_EVERY_SECONDS", 60.0)  # written when asked, however slow
+    agents = services.agents
+    tokens = [(await agents.personal.create("writer", name=f"token {n}"))[0] for n in range(3)]
+
+    with counting(services) as seen:
+        for token in tokens:
+            assert await agents.tokens.verify(token) is not None
+    assert not [sql for sql in seen.sql if not sql.startswith("SELECT")], str(seen)  # checks only read
+    shown = await agents.grants.connections(author.id)
+    assert len(shown) == 3 and all(connection.last_used_at is not None for connection in shown)
+    async with services.db.read() as session:
+        assert all(grant.last_used_at is None for grant in (await session.exec(select(AgentGrant))).all())
+
+    with counting(services) as seen:
+        await agents.grants.last_uses.write()
+    assert seen.transactions == 1 and len(seen.sql) == 1, str(seen)  # every stamp in one statement
+    async with services.db.read() as session:
+        written = {grant.last_used_at for grant in (await session.exec(select(AgentGrant))).all()}
+    assert written == {connection.last_used_at for connection in shown}
+    assert await agents.grants.connections(author.id) == shown
 
 
 async def test_the_settings_list_shows_live_connections_only(services, author):
