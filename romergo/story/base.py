@@ -208,12 +208,12 @@ class Mutation(UnitOfWork):
         self._revisions.append(self.revision_values(entity_type, entity_id, action, before, after))
         self.note_change(EntityChange(entity_type, entity_id, action))
 
-    async def write_revisions(self) -> None:
-        """The revisions recorded so far, in one INSERT (`finish` writes them; a bulk write first
-        writes them before its own, so their ids keep the order of the changes)."""
-        if self._revisions:
-            rows, self._revisions = self._revisions, []
-            await self.session.exec(insert(REVISIONS), params=rows)
+    async def write_revisions(self, more: Sequence[dict[str, Any]] = ()) -> None:
+        """The revisions recorded so far, then `more` (a bulk write's, from `revision_values`), in
+        one INSERT: their ids follow the order of the changes. `finish` writes what is left."""
+        rows, self._revisions = [*self._revisions, *more], []
+        if rows:
+            await self.session.exec(_INSERT_REVISIONS, params=rows)
 
     def revision_values(
         self,
@@ -285,6 +285,7 @@ class Mutation(UnitOfWork):
             await self.write_revisions()
 
 
+_INSERT_REVISIONS = insert(REVISIONS)
 _TOUCH_PROJECT = (
     update(PROJECTS).where(PROJECTS.c.id == bindparam("project_id")).values(updated_at=bindparam("at"))
 )

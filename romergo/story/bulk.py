@@ -18,7 +18,6 @@ from typing import Any, TypeVar
 from sqlalchemy import Table, bindparam, insert, update
 
 from romergo.story.base import Action, EntityChange, EntityType, Mutation
-from storage.core_tables import REVISIONS
 
 T = TypeVar("T")
 BULK_ROWS = 500
@@ -80,8 +79,7 @@ async def _revisions(
 ) -> None:
     """The batch's revisions in one INSERT, then the loop let go before the next batch."""
     rows = [tx.revision_values(entity_type, entity_id, action, old, new) for entity_id, old, new in changed]
-    await tx.write_revisions()
-    await tx.session.exec(insert(REVISIONS), params=rows)
+    await tx.write_revisions(rows)
     for entity_id, _, _ in changed:
         tx.note_change(EntityChange(entity_type, entity_id, action))
     await asyncio.sleep(0)
