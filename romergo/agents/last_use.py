@@ -31,6 +31,8 @@ class LastUses:
     def __init__(self, db: Database) -> None:
         self.db = db
         self._noted: dict[str, datetime] = {}
+        self._in_write: dict[str, datetime] = {}
+        """Taken by the write under way: still shown until it is committed."""
         self._writing: asyncio.Task[None] | None = None
 
     def note(self, grant_id: str, at: datetime) -> None:
@@ -42,15 +44,18 @@ class LastUses:
 
     def noted(self, grant_id: str) -> datetime | None:
         """The grant's use noted here and not written yet."""
-        return self._noted.get(grant_id)
+        return self._noted.get(grant_id) or self._in_write.get(grant_id)
 
     async def write(self) -> None:
         """Every stamp noted so far, in one write."""
         if not self._noted:
             return
-        stamps = [{"grant_id": grant_id, "at": at} for grant_id, at in self._noted.items()]
-        self._noted.clear()
-        await self.db.write_rows(lambda rows: rows.run_many(_STAMP, stamps))
+        self._in_write, self._noted = self._noted, {}
+        stamps = [{"grant_id": grant_id, "at": at} for grant_id, at in self._in_write.items()]
+        try:
+            await self.db.write_rows(lambda rows: rows.run_many(_STAMP, stamps))
+        finally:
+            self._in_write = {}
 
     async def close(self) -> None:
         """Write what is noted now (a clean stop), instead of after the wait."""
@@ -59,11 +64,14 @@ class LastUses:
         await self.write()
 
     async def _later(self) -> None:
-        await asyncio.sleep(WRITE_EVERY_SECONDS)
-        try:
-            await self.write()
-        except Exception:  # the calls were answered; only the settings page's "last used" is behind
-            logger.exception("Writing when grants were last used failed")
+        # Until nothing is left: what was noted while a write was under way goes in the next one.
+        while self._noted:
+            await asyncio.sleep(WRITE_EVERY_SECONDS)
+            try:
+                await self.write()
+            except Exception:  # the calls were answered; only the settings page's "last used" is behind
+                logger.exception("Writing when grants were last used failed")
+                return
 
 
 _STAMP = (

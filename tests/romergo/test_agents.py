@@ -19,6 +19,7 @@ from romergo.clock import utcnow
 from romergo.errors import RomergoError
 from storage.tables import AgentGrant, AgentToken
 from tests.support.statements import counting
+from tests.support.waiting import until
 
 CALLBACK = "http://127.0.0.1:33418/callback"
 CHALLENGE = base64.urlsafe_b64encode(hashlib.sha256(b"verifier" * 8).digest()).decode().rstrip("=")
@@ -348,6 +349,32 @@ async def test_last_uses_are_written_together_and_shown_before_they_are(services
         written = {grant.last_used_at for grant in (await session.exec(select(AgentGrant))).all()}
     assert written == {connection.last_used_at for connection in shown}
     assert await agents.grants.connections(author.id) == shown
+
+
+async def test_a_use_noted_while_the_stamps_are_written_goes_in_the_next_write(services, author, monkeypatch):
+    monkeypatch.setattr(last_use, "WRITE_EVERY_SECONDS", 0.01)
+    agents = services.agents
+    first, second = [(await agents.personal.create("writer", name=f"token {n}"))[0] for n in range(2)]
+    writing = services.db.write_rows
+    seen_during_write = []
+
+    async def write_rows(work):
+        if not seen_during_write:  # the first write: a use comes in while it is under way
+            await agents.tokens.verify(second)
+            seen_during_write.extend(await agents.grants.connections(author.id))
+        return await writing(work)
+
+    monkeypatch.setattr(services.db, "write_rows", write_rows)
+    await agents.tokens.verify(first)
+
+    async def both_written():
+        async with services.db.read() as session:
+            grants = (await session.exec(select(AgentGrant))).all()
+        return len(grants) == 2 and all(grant.last_used_at is not None for grant in grants)
+
+    await until(both_written, what="both grants stamped, the second by the write after the first")
+    # While the first write ran, the page showed both: the one being written and the one just noted.
+    assert len(seen_during_write) == 2 and all(c.last_used_at is not None for c in seen_during_write)
 
 
 async def test_the_settings_list_shows_live_connections_only(services, author):
