@@ -14,6 +14,7 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from romergo.agents import AgentService, last_use, parse_scopes, redirects
+from romergo.agents.records import Connection
 from romergo.agents.scopes import CONTROL, DELETE, EDIT, MEDIA, OAUTH_SCOPES, PUBLISH, READ
 from romergo.clock import utcnow
 from romergo.errors import RomergoError
@@ -356,7 +357,7 @@ async def test_a_use_noted_while_the_stamps_are_written_goes_in_the_next_write(s
     agents = services.agents
     first, second = [(await agents.personal.create("writer", name=f"token {n}"))[0] for n in range(2)]
     writing = services.db.write_rows
-    seen_during_write = []
+    seen_during_write: list[Connection] = []
 
     async def write_rows(work):
         if not seen_during_write:  # the first write: a use comes in while it is under way
