@@ -165,11 +165,9 @@ class Database:
         """Run one Core write statement (built once) as a transaction of its own, on the database's
         driver; the number of rows it matched.
 
-        For the busy path's single writes (the "last used" stamp a bearer check leaves at most
-        once a minute, a presence cleared, a shared rate limit counted): at 1,000 idle agents the
-        stamps alone came to one write every re-poll, each costing several times its statement
-        through SQLAlchemy (issue 16, docs/performance.md). On PostgreSQL one statement is atomic
-        by itself: it runs without BEGIN and COMMIT round trips."""
+        For the busy path's single writes (a presence cleared, a shared rate limit counted): each
+        cost several times its statement through SQLAlchemy (issue 16, docs/performance.md). On
+        PostgreSQL one statement is atomic by itself: it runs without BEGIN and COMMIT round trips."""
         if self.sqlite_driver is not None:
             return await self.write_rows(lambda rows: rows.run(statement, params))
         return await self._postgres.run_one(statement, params)
@@ -180,7 +178,7 @@ class Database:
         """Like `write_statement`, for a statement with `RETURNING`: the first row it returned."""
         if self.sqlite_driver is not None:
             return await self.write_rows(lambda rows: rows.first(statement, params))
-        return await self._postgres.first_returned(statement, params)
+        return await self._postgres.first(statement, params)
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:

@@ -48,18 +48,15 @@ class PostgresDriver:
         """`work`'s statements, each on its own (autocommit)."""
         return await self._each_on_its_own(work)
 
-    async def first(self, statement: Select[Any], params: Mapping[str, Any] | None = None) -> Found | None:
+    async def first(
+        self, statement: Select[Any] | UpdateBase, params: Mapping[str, Any] | None = None
+    ) -> Found | None:
+        """A SELECT's first row, or the first row a write with `RETURNING` returned, on its own."""
         return await self._each_on_its_own(lambda rows: rows.first(statement, params))
 
     async def run_one(self, statement: UpdateBase, params: Mapping[str, Any] | None = None) -> int:
         """One INSERT, UPDATE or DELETE on its own (atomic by itself: no BEGIN, no COMMIT)."""
         return await self._each_on_its_own(lambda rows: rows.run(statement, params))
-
-    async def first_returned(
-        self, statement: UpdateBase, params: Mapping[str, Any] | None = None
-    ) -> Found | None:
-        """`run_one` for a statement with `RETURNING`: the first row it returned."""
-        return await self._each_on_its_own(lambda rows: rows.first(statement, params))
 
     async def write(self, work: Callable[[Writes], T]) -> T:
         """`work` as one transaction: committed when it returns, rolled back when it raises."""

@@ -100,8 +100,7 @@ class ChannelStore:
                 self.bus.publish(channel_topic(channel_id))
             return
         async with self.tx() as tx:
-            assert self.behind is not None
-            for pending in merged(self.behind.take_all()):  # taken in the write turn: order kept
+            for pending in merged(behind.take_all()):  # taken in the write turn: order kept
                 await tx.tool_events(pending.command, pending.actor, pending.happenings)
 
     async def settled(self) -> None:
