@@ -138,6 +138,14 @@ class Database:
                 return self.sqlite_driver.write(work)
         return await self._postgres.write(work)
 
+    async def statements_alone(self, work: Callable[[Writes], T]) -> T:
+        """`work`'s statements each atomic on its own, on one connection of PostgreSQL's driver: for
+        busy work whose every write is a single statement that needs no transaction around it (a
+        post, a wait's check: `channels.posting`, `channels.wait_check`). It spares the BEGIN and
+        COMMIT round trips a `write_rows` costs there, and the pool hand-off each `first_row`
+        would. PostgreSQL only: SQLite's writes take the process's write turn (`write_rows`)."""
+        return await self._postgres.each_alone(work)
+
     async def first_row(
         self, statement: Select[Any], params: Mapping[str, Any] | None = None
     ) -> Found | None:
@@ -173,9 +181,10 @@ class Database:
         return await self._postgres.run_one(statement, params)
 
     async def write_returning(
-        self, statement: UpdateBase, params: Mapping[str, Any] | None = None
+        self, statement: UpdateBase | Select[Any], params: Mapping[str, Any] | None = None
     ) -> Found | None:
-        """Like `write_statement`, for a statement with `RETURNING`: the first row it returned."""
+        """Like `write_statement`, for a statement with `RETURNING` (or a SELECT whose CTEs write, on
+        PostgreSQL): the first row it returned."""
         if self.sqlite_driver is not None:
             return await self.write_rows(lambda rows: rows.first(statement, params))
         return await self._postgres.first(statement, params)

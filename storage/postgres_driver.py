@@ -58,6 +58,11 @@ class PostgresDriver:
         """One INSERT, UPDATE or DELETE on its own (atomic by itself: no BEGIN, no COMMIT)."""
         return await self._each_on_its_own(lambda rows: rows.run(statement, params))
 
+    async def each_alone(self, work: Callable[[Writes], T]) -> T:
+        """`work`'s statements, writes included, each atomic on its own (autocommit), on one
+        connection: no BEGIN or COMMIT round trips, one connection taken from the pool."""
+        return await self._each_on_its_own(work)
+
     async def write(self, work: Callable[[Writes], T]) -> T:
         """`work` as one transaction: committed when it returns, rolled back when it raises."""
         async with (await self._opened_pool()).acquire() as connection, connection.transaction():

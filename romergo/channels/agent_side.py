@@ -21,7 +21,7 @@ from sqlalchemy import bindparam
 from sqlmodel import col, select
 
 from romergo.channels.changes import command_changes, summary_mismatch
-from romergo.channels.delivery import CALLERS_MEMBERSHIP, NOT_MEMBER, Delivery, agent_actor, membership
+from romergo.channels.delivery import Delivery, membership
 from romergo.channels.events import AgentPresence, ChangesRecorded, RecordedChange, Report
 from romergo.channels.models import Caller, JoinResult, WaitResult
 from romergo.channels.parking import Heartbeat, park
@@ -43,6 +43,7 @@ from romergo.channels.vocabulary import (
     REPORTABLE_STATES,
     EventKind,
 )
+from romergo.channels.wait_check import CALLERS_MEMBERSHIP, NOT_MEMBER, agent_actor
 from romergo.errors import RomergoError, invalid
 from romergo.ids import sha256_hex
 from romergo.ratelimit import rate_limit

@@ -8,18 +8,28 @@ around five statements; as one write on the driver (`Database.write_rows`) it co
 - not when the room has a reach limit and the context has a selection: where the selection lies
   is read in the ORM (`reach.keep_to_reach`). The post then raises `LeftToTheSession` inside
   the write, which rolls back the number it took, and the ORM's transaction posts it.
+
+On PostgreSQL each statement, and the transaction's BEGIN and COMMIT, is a round trip (~150 µs
+here): the write above took six. There a post reads the room, checks it, and writes with one
+statement whose data-modifying CTEs take the number, write the command and its event and send the
+NOTIFY (`_POSTED_AT_ONCE`): two round trips, each statement atomic on its own, on one connection
+(`Database.statements_alone`). Its UPDATE repeats the room's checks (this
+owner's, not ended, not expired), so a channel ended in between matches nothing, writes nothing,
+and the write above answers with the refusal.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import bindparam, insert
+from sqlalchemy import Select, String, Table, bindparam, func, insert, select, update
 
 from romergo.channels.context import clean_context
-from romergo.channels.events import CommandPosted
+from romergo.channels.events import CommandPosted, Payload
 from romergo.channels.models import CommandView
+from romergo.channels.numbering import COLUMNS
 from romergo.channels.reach import scope_chapters
 from romergo.channels.store import (
     NUMBERED_POST,
@@ -29,10 +39,10 @@ from romergo.channels.store import (
     command_view,
     posting_room,
 )
-from romergo.channels.tx import LeftToTheSession, write_event
+from romergo.channels.tx import EventActor, LeftToTheSession, event_rows, write_event
 from romergo.channels.vocabulary import CommandState, EventKind, next_state
 from romergo.ids import new_id
-from storage.core_tables import COMMANDS
+from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS
 from storage.driver import Writes
 from storage.tables import Command
 
@@ -43,13 +53,16 @@ async def post_on_driver(
     """The command posted (its text checked already), or None where the ORM's transaction must
     post it (see the module's docstring). Refusals (`not_found`, `channel_ended`, a bad context)
     are raised as the ORM's would be, with nothing written."""
-    now = store.now()
+    post = _Post(user_id, channel_id, text, context, store.now())
     # The other instances hear of it at the commit (the agent's wait may be parked on one of them).
     notices = store.bus.notices(channel_topic(channel_id)) if isinstance(channel_id, str) else []
     try:
-        posted = await store.db.write_rows(
-            lambda rows: _post(rows, store, user_id, channel_id, text, context, now, notices)
-        )
+        posted = None
+        if store.numbered_inserts and len(notices) <= 1:
+            notice = notices[0][1] if notices else None
+            posted = await store.db.statements_alone(lambda rows: _post_at_once(rows, store, post, notice))
+        if posted is None:
+            posted = await store.db.write_rows(lambda rows: _post(rows, store, post, notices))
     except LeftToTheSession:
         return None
     store.bus.deliver(channel_topic(posted.channel_id))
@@ -88,36 +101,117 @@ def posted_payload(command: Command) -> CommandPosted:
     )
 
 
+class _Post(NamedTuple):
+    """What the owner asked to post."""
+
+    user_id: str
+    channel_id: object
+    text: str
+    context: object
+    now: datetime
+
+    @property
+    def room(self) -> dict[str, Any] | None:
+        """The parameters that find the owner's channel; None when `channel_id` cannot name one."""
+        if isinstance(self.channel_id, str) and self.channel_id:
+            return {"channel": self.channel_id, "owner": self.user_id}
+        return None
+
+    def command_in(self, store: ChannelStore, found: Any) -> tuple[Command, EventActor]:
+        """The command posted in the room `found` (a `PostingRoom` row), with the owner as its
+        actor; refusals raised, and `LeftToTheSession` where the ORM must post it."""
+        channel, owner = posting_room(found, self.user_id, self.channel_id)
+        store.ensure_live(channel)
+        data = clean_context(self.context, channel.project_id, store.settings.limits, self.now)
+        if scope_chapters(channel.scope) is not None and data.get("selection") is not None:
+            raise LeftToTheSession
+        return posted_command(channel, self.text, data, self.now), owner
+
+
 def _post(
-    rows: Writes,
-    store: ChannelStore,
-    user_id: str,
-    channel_id: object,
-    text: str,
-    context: object,
-    now: datetime,
-    notices: list[tuple[Any, dict[str, Any]]],
+    rows: Writes, store: ChannelStore, post: _Post, notices: list[tuple[Any, dict[str, Any]]]
 ) -> CommandView:
-    found = (
-        rows.first(NUMBERED_POST, {"channel": channel_id, "owner": user_id}) if _an_id(channel_id) else None
-    )
-    channel, owner = posting_room(found, user_id, channel_id)
-    store.ensure_live(channel)
-    data = clean_context(context, channel.project_id, store.settings.limits, now)
-    if scope_chapters(channel.scope) is not None and data.get("selection") is not None:
-        raise LeftToTheSession
-    command = posted_command(channel, text, data, now)
+    room = post.room
+    command, owner = post.command_in(store, None if room is None else rows.first(NUMBERED_POST, room))
     rows.run(_INSERT_COMMAND, command.model_dump())
     posted = posted_payload(command)
-    write_event(rows, channel.id, owner, EventKind.COMMAND, posted, command.id, now, seq=command.seq)
+    write_event(
+        rows, command.channel_id, owner, EventKind.COMMAND, posted, command.id, post.now, seq=command.seq
+    )
     for statement, params in notices:
         rows.first(statement, params)
     return command_view(command)
 
 
-def _an_id(channel_id: object) -> bool:
-    return isinstance(channel_id, str) and bool(channel_id)
+def _post_at_once(
+    rows: Writes, store: ChannelStore, post: _Post, notice: dict[str, Any] | None
+) -> CommandView | None:
+    """The post as a read and one write, each on its own (PostgreSQL, see the module's docstring);
+    None when the room changed in between (nothing was written)."""
+    room = post.room
+    command, owner = post.command_in(store, None if room is None else rows.first(_POSTING_ROOM, room))
+    happened: list[tuple[EventKind, Payload | None]] = [(EventKind.COMMAND, posted_payload(command))]
+    shared, [own] = event_rows(command.channel_id, owner, happened, command.id, post.now)
+    params: dict[str, Any] = {"channel": command.channel_id, "owner": post.user_id, "now": post.now}
+    if notice is not None:
+        params |= {"notify_channel": notice["channel"], "notify_payload": notice["payload"]}
+    params |= {f"command_{name}": value for name, value in command.model_dump().items()}
+    params |= {f"event_{name}": value for name, value in (shared | own).items()}
+    written = rows.first(_POSTED_AT_ONCE[notice is not None], params)
+    if written is None:
+        return None
+    command.seq = int(written.last_seq)
+    return command_view(command)
 
 
 # Built once, every column bound (the driver compiles a statement once, not per set of keys).
 _INSERT_COMMAND = insert(COMMANDS).values({column.name: bindparam(column.name) for column in COMMANDS.c})
+
+_POSTING_ROOM = select(*NUMBERED_POST.exported_columns).where(
+    CHANNELS.c.id == bindparam("channel"), CHANNELS.c.user_id == bindparam("owner")
+)
+"""`NUMBERED_POST`'s row read, without taking the number (PostgreSQL's post reads first)."""
+
+
+def _posted_at_once(notifying: bool) -> Select[Any]:
+    numbered = (
+        update(CHANNELS)
+        .where(
+            CHANNELS.c.id == bindparam("channel"),
+            CHANNELS.c.user_id == bindparam("owner"),
+            CHANNELS.c.ended_at.is_(None),
+            CHANNELS.c.expires_at > bindparam("now", type_=CHANNELS.c.expires_at.type),
+        )
+        .values(last_seq=CHANNELS.c.last_seq + 1)
+        .returning(CHANNELS.c.last_seq)
+        .cte("numbered")
+    )
+
+    def taking_the_number(table: Table, prefix: str, names: Sequence[str]) -> Select[Any]:
+        return select(
+            *(
+                numbered.c.last_seq
+                if name == "seq"
+                else bindparam(f"{prefix}_{name}", type_=table.c[name].type)
+                for name in names
+            )
+        ).select_from(numbered)
+
+    command_columns = [column.name for column in COMMANDS.c]
+    command = insert(COMMANDS).from_select(
+        command_columns, taking_the_number(COMMANDS, "command", command_columns)
+    )
+    event = insert(CHANNEL_EVENTS).from_select(COLUMNS, taking_the_number(CHANNEL_EVENTS, "event", COLUMNS))
+    notify = func.pg_notify(
+        bindparam("notify_channel", type_=String), bindparam("notify_payload", type_=String)
+    )
+    returned = (
+        select(numbered.c.last_seq, notify.label("notified")) if notifying else select(numbered.c.last_seq)
+    )
+    return returned.add_cte(command.cte("command")).add_cte(event.cte("event"))
+
+
+_POSTED_AT_ONCE = (_posted_at_once(notifying=False), _posted_at_once(notifying=True))
+"""The number taken, the command and its event written (and, where other processes listen, the
+NOTIFY sent), in one statement (PostgreSQL: SQLite has no data-modifying CTEs). It matches nothing
+when the channel is not this owner's live one."""

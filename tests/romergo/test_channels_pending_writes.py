@@ -10,11 +10,11 @@ from sqlalchemy import update
 
 from romergo.channels import ToolCall, behind
 from romergo.channels.behind import PendingEvents
-from romergo.channels.delivery import agent_actor
 from romergo.channels.events import ToolFinished, ToolStarted
 from romergo.channels.pending_writes import write_pending
 from romergo.channels.tx import LeftToTheSession
 from romergo.channels.vocabulary import EventKind
+from romergo.channels.wait_check import agent_actor
 from storage.core_tables import COMMANDS
 from storage.tables import Command
 from tests.support.channels import open_room

@@ -1,15 +1,21 @@
 """Posting a command: what is written, and that a refused post writes nothing.
 
-On SQLite a post is one write on the driver (`channels.posting`), on PostgreSQL the ORM's
-transaction: each test runs on both, so the two must agree.
+On SQLite a post is one write on the driver (`channels.posting`), on PostgreSQL a read of the room
+and one statement that writes: each test runs on both, so the two must agree.
 """
 
 from __future__ import annotations
 
-import pytest
+from typing import Any
 
+import pytest
+from sqlalchemy.util import await_only
+
+from romergo.channels import posting
+from romergo.channels.store import posting_room
 from romergo.errors import RomergoError
 from tests.support.channels import open_room
+from tests.support.statements import counting
 
 PAGE = {"route": "/projects", "surface": "project"}
 
@@ -68,3 +74,39 @@ async def test_a_refused_post_takes_no_number_and_writes_nothing(services, actor
     assert await room.events() == before
     if case != "ended channel":
         assert (await room.send("Now a good one")).seq == before[-1].seq + 1
+
+
+async def test_a_post_is_one_write_on_sqlite_and_a_read_and_one_statement_on_postgresql(services, actor):
+    room = await open_room(services, actor)
+
+    with counting(services) as seen:
+        await room.send("Tidy the opening")
+
+    if services.db.is_sqlite:
+        assert (seen.count, seen.transactions) == (3, 1), str(seen)  # number, command, event
+    else:  # the room read, then number, command and event in one statement, no BEGIN or COMMIT
+        assert (seen.count, seen.transactions) == (2, 0), str(seen)
+
+
+@pytest.mark.parametrize("database", ["postgresql"])  # only there is the room read before the write
+async def test_a_channel_ended_between_the_posts_read_and_its_write_refuses_it_and_writes_nothing(
+    services, actor, monkeypatch
+):
+    room = await open_room(services, actor)
+    before = await room.events()
+    room_of = posting_room
+
+    def ended_right_after_the_read(*args: Any) -> Any:
+        # The post runs in a greenlet (`Database.statements_alone`): the end is awaited from there.
+        monkeypatch.setattr(posting, "posting_room", room_of)
+        found = room_of(*args)
+        await_only(services.channels.owner.end_channel(actor.user_id, room.channel.channel_id))
+        return found
+
+    monkeypatch.setattr(posting, "posting_room", ended_right_after_the_read)
+
+    with pytest.raises(RomergoError) as refused:
+        await services.channels.owner.post_command(actor.user_id, room.channel.channel_id, "Too late", PAGE)
+
+    assert refused.value.code == "channel_ended"
+    assert [event.kind for event in (await room.events())[len(before) :]] == ["channel_ended"]
