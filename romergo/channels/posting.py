@@ -13,9 +13,9 @@ On PostgreSQL each statement, and the transaction's BEGIN and COMMIT, is a round
 here): the write above took six. There a post reads the room, checks it, and writes with one
 statement whose data-modifying CTEs take the number, write the command and its event and send the
 NOTIFY (`_POSTED_AT_ONCE`): two round trips, each statement atomic on its own, on one connection
-(`Database.statements_alone`). Its UPDATE repeats the room's checks (this
-owner's, not ended, not expired), so a channel ended in between matches nothing, writes nothing,
-and the write above answers with the refusal.
+(`Database.statements_alone`). Its UPDATE repeats the room's checks (this owner's, not ended, not
+expired), so a channel ended in between matches nothing, writes nothing, and the write above
+answers with the refusal.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ async def post_on_driver(
     notices = store.bus.notices(channel_topic(channel_id)) if isinstance(channel_id, str) else []
     try:
         posted = None
-        if store.numbered_inserts and len(notices) <= 1:
+        if store.db.data_modifying_ctes:  # PostgreSQL: at most one notice, its NOTIFY
             notice = notices[0][1] if notices else None
             posted = await store.db.statements_alone(lambda rows: _post_at_once(rows, store, post, notice))
         if posted is None:

@@ -98,12 +98,16 @@ async def measure_floor(count: int, idle_seconds: float, progress: Progress) -> 
         async with AsyncExitStack() as stack:
             connected = [await stack.enter_async_context(agent(echo.base_url, "none")) for _ in range(count)]
             waits = [asyncio.create_task(_wait_on_echo(me)) for me in connected]
-            rss_parked, idle_cpu = await _parked_and_idle(
-                pid, idle_seconds, progress, f"{count} agents parked on the bare server"
-            )
-            for wait in waits:
-                wait.cancel()
-            await asyncio.gather(*waits, return_exceptions=True)
+            try:
+                rss_parked, idle_cpu = await _parked_and_idle(
+                    pid, idle_seconds, progress, f"{count} agents parked on the bare server"
+                )
+            finally:
+                # Before the clients close, whatever happened: a thousand clients closing under
+                # calls still running each raised into the next, and the first error was lost.
+                for wait in waits:
+                    wait.cancel()
+                await asyncio.gather(*waits, return_exceptions=True)
     return FloorResult(agents=count, extra_mb=rss_parked - rss_before, idle_cpu_percent=idle_cpu)
 
 
