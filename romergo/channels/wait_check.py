@@ -71,13 +71,9 @@ def _check_in_one_write(
     `LeftToTheSession` (the write rolls back) when the caller still holds a command (handed over
     again) or the command answers a question (it moves the question too)."""
     params = {"channel": channel_id, "who": caller.client_id, "after": cursor}
-    found = rows.first(ROOM_AND_NEXT, params) if isinstance(channel_id, str) else None
-    room, ended = room_verdict(None if found is None else found[:ROOM_COLUMNS], caller, now)
+    ended, next_id = _room_read(rows, caller, params, now)
     if ended is not None:
         return ended
-    next_id, answers = (None, None) if found is None else found[ROOM_COLUMNS:]
-    if room.held is not None or answers is not None:
-        raise LeftToTheSession
     claimed = None if next_id is None else rows.first(CLAIM, params | {"at": now})
     if claimed is not None and claimed.in_reply_to is not None:
         raise LeftToTheSession  # another instance took the one looked at (PostgreSQL), and this answers
@@ -120,13 +116,9 @@ def _read_then_write(
     rows: Writes, caller: Caller, channel_id: object, cursor: int, until: datetime, now: datetime
 ) -> WaitResult | _ClaimedNothing | None:
     params = {"channel": channel_id, "who": caller.client_id, "after": cursor}
-    found = rows.first(ROOM_AND_NEXT, params) if isinstance(channel_id, str) else None
-    room, ended = room_verdict(None if found is None else found[:ROOM_COLUMNS], caller, now)
+    ended, next_id = _room_read(rows, caller, params, now)
     if ended is not None:
         return ended
-    next_id, answers = (None, None) if found is None else found[ROOM_COLUMNS:]
-    if room.held is not None or answers is not None:
-        raise LeftToTheSession
     if next_id is None:
         rows.run(PRESENCE, params | {"seen": now, "until": until})
         return None
@@ -145,6 +137,23 @@ class _ClaimedNothing:
 
 
 _CLAIMED_NOTHING = _ClaimedNothing()
+
+
+def _room_read(
+    rows: Writes, caller: Caller, params: dict[str, Any], now: datetime
+) -> tuple[WaitResult | None, str | None]:
+    """The room read with the command next in line: `channel_ended` if the wait ends so (else
+    None), and that command's id. Raises `LeftToTheSession` where the ORM must check (the caller
+    still holds a command, or the next one answers a question)."""
+    channel_id = params["channel"]
+    found = rows.first(ROOM_AND_NEXT, params) if isinstance(channel_id, str) else None
+    room, ended = room_verdict(None if found is None else found[:ROOM_COLUMNS], caller, now)
+    if ended is not None:
+        return ended, None
+    next_id, answers = (None, None) if found is None else found[ROOM_COLUMNS:]
+    if room.held is not None or answers is not None:
+        raise LeftToTheSession
+    return None, next_id
 
 
 def room_verdict(found: Any, caller: Caller, now: datetime) -> tuple[Room, WaitResult | None]:

@@ -4,14 +4,17 @@ a read and one statement on PostgreSQL, and what happens when the room moves in 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from sqlalchemy.util import await_only
 
-from romergo.channels import wait_check
+from romergo.actors import Actor
+from romergo.channels import AgentRef, wait_check
 from romergo.channels.models import CommandView, WaitResult
-from tests.support.channels import open_room
+from romergo.services import Services
+from tests.support.channels import Room, open_room
 from tests.support.statements import counting
 
 
@@ -28,6 +31,29 @@ def meanwhile(monkeypatch, happens: Callable[[], Awaitable[None]]) -> None:
         return judged
 
     monkeypatch.setattr(wait_check, "room_verdict", then_the_other_instance)
+
+
+@dataclass
+class TwoAgents:
+    services: Services
+    room: Room
+    a: AgentRef
+    b: AgentRef
+    cursor: int
+    """Where both start (they joined together)."""
+
+    async def check(self, agent: AgentRef, cursor: int | None = None) -> WaitResult | None:
+        """One wait's check for `agent`, which listens for 30 s if it finds nothing."""
+        side = self.services.channels.agent
+        at = self.cursor if cursor is None else cursor
+        until = side.presence.listening_until(30)
+        return await side.delivery.next_for(agent, self.room.channel.channel_id, at, until)
+
+
+async def two_agents(services: Services, actor: Actor) -> TwoAgents:
+    room = await open_room(services, actor)
+    (a, cursor), (b, _) = await joined(services, room, "a"), await joined(services, room, "b")
+    return TwoAgents(services, room, a, b, cursor)
 
 
 async def joined(services, room, name):
@@ -71,20 +97,17 @@ async def test_an_idle_check_and_a_claim_each_cost_two_statements(services, acto
 async def test_a_command_another_agent_claims_between_the_read_and_the_claim_goes_to_it_once(
     services, actor, monkeypatch
 ):
-    room = await open_room(services, actor)
-    (a, cursor), (b, _) = await joined(services, room, "a"), await joined(services, room, "b")
-    channel_id = room.channel.channel_id
-    delivery = services.channels.agent.delivery
-    until = services.channels.agent.presence.listening_until(30)
+    two = await two_agents(services, actor)
+    room, a, b, channel_id = two.room, two.a, two.b, two.room.channel.channel_id
     sent = await room.send("Only one of you")
     taken: list[WaitResult | None] = []
 
     async def b_claims_it() -> None:
-        taken.append(await delivery.next_for(b, channel_id, cursor, until))
+        taken.append(await two.check(b))
 
     meanwhile(monkeypatch, b_claims_it)
 
-    got = await delivery.next_for(a, channel_id, cursor, until)
+    got = await two.check(a)
 
     assert got is None  # a parks: it saw the command, but b had claimed it
     assert taken[0] is not None and taken[0].command is not None
@@ -104,25 +127,22 @@ async def test_a_command_another_agent_claims_between_the_read_and_the_claim_goe
 async def test_an_answer_that_became_the_next_command_meanwhile_also_moves_its_question(
     services, actor, monkeypatch
 ):
-    room = await open_room(services, actor)
-    (a, cursor), (b, _) = await joined(services, room, "a"), await joined(services, room, "b")
-    channel_id = room.channel.channel_id
-    delivery = services.channels.agent.delivery
-    until = services.channels.agent.presence.listening_until(30)
+    two = await two_agents(services, actor)
+    room, a, b = two.room, two.a, two.b
     asked = await room.send("Change the music")
-    held = await delivery.next_for(a, channel_id, cursor, until)
+    held = await two.check(a)
     assert held is not None
     await services.channels.agent.report(a, asked.command_id, "question", "Which chapter?")
     plain = await room.send("Plain")  # what a's check reads as next
     answers: list[CommandView] = []
 
     async def b_takes_it_and_the_owner_answers() -> None:
-        assert await delivery.next_for(b, channel_id, cursor, until) is not None
+        assert await two.check(b) is not None
         answers.append(await room.send("Chapter two", in_reply_to=asked.command_id))
 
     meanwhile(monkeypatch, b_takes_it_and_the_owner_answers)
 
-    got = await delivery.next_for(a, channel_id, held.cursor, until)
+    got = await two.check(a, held.cursor)
 
     assert got is not None and got.command is not None
     assert (got.command.command_id, got.command.in_reply_to) == (answers[0].command_id, asked.command_id)
