@@ -181,10 +181,9 @@ class Database:
         return await self._postgres.run_one(statement, params)
 
     async def write_returning(
-        self, statement: UpdateBase | Select[Any], params: Mapping[str, Any] | None = None
+        self, statement: UpdateBase, params: Mapping[str, Any] | None = None
     ) -> Found | None:
-        """Like `write_statement`, for a statement with `RETURNING` (or a SELECT whose CTEs write, on
-        PostgreSQL): the first row it returned."""
+        """Like `write_statement`, for a statement with `RETURNING`: the first row it returned."""
         if self.sqlite_driver is not None:
             return await self.write_rows(lambda rows: rows.first(statement, params))
         return await self._postgres.first(statement, params)
