@@ -7,12 +7,16 @@ server processes, the echo baseline, parked agents, a story in Chromium, the JSO
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from tests.bench import call_cpu
 from tests.bench.echo_server import running_echo
 from tests.support.agents import agent
 
@@ -84,3 +88,33 @@ async def test_the_bare_server_replays_an_answer_under_the_output_schema_it_was_
             async with agent(echo.base_url, "none") as replayer:
                 with pytest.raises(RuntimeError, match="Invalid structured content"):
                     await replayer.client.call_tool("replay", {})
+
+
+async def test_the_cpu_per_call_benchmark_measures_both_sides_of_each_kind_of_call():
+    rows = await call_cpu.measure(3)
+    assert [row.kind for row in rows] == ["echo", "replay", "read", "edit", "report"]
+    assert all(row.server_ms > 0 and row.agent_ms >= 0 and row.p50_ms > 0 for row in rows)
+
+
+def test_a_process_run_time_counts_its_other_threads_work():
+    """`run_seconds` sums the kernel's per-thread run times: work done in a thread of the process
+    (a live one: a server's pool threads) shows in it, to well under a millisecond."""
+    worked = threading.Event()
+    finish = threading.Event()
+    spent: list[float] = []
+
+    def work() -> None:
+        started = time.thread_time()
+        sum(range(3_000_000))
+        spent.append(time.thread_time() - started)
+        worked.set()
+        finish.wait()
+
+    before = call_cpu.run_seconds(os.getpid())
+    worker = threading.Thread(target=work)
+    worker.start()
+    worked.wait()
+    after = call_cpu.run_seconds(os.getpid())
+    finish.set()
+    worker.join()
+    assert after - before >= spent[0] > 0
