@@ -6,7 +6,8 @@ tenth of a second, each waiting its turn on the database file (issue 16, docs/pe
 The check now notes the moment here, and every `WRITE_EVERY_SECONDS` one write stamps every grant
 noted since. What this process has noted and not written yet is merged into what it reads
 (`Grants.connections`), so its own settings page is never behind; another instance's page may be,
-by that long. A stamp noted when the process dies is lost: the settings page shows an older use.
+by that long. A stamp noted when the process dies is lost: the settings page shows an older use. A
+write that fails, or that a clean stop interrupts, keeps its stamps for the next one.
 """
 
 from __future__ import annotations
@@ -54,13 +55,22 @@ class LastUses:
         stamps = [{"grant_id": grant_id, "at": at} for grant_id, at in self._in_write.items()]
         try:
             await self.db.write_rows(lambda rows: rows.run_many(_STAMP, stamps))
+        except BaseException:
+            # Not written (it failed, or a stop cancelled it): kept for the next write. A grant
+            # noted again meanwhile keeps that later moment.
+            for grant_id, at in self._in_write.items():
+                self._noted.setdefault(grant_id, at)
+            raise
         finally:
             self._in_write = {}
 
     async def close(self) -> None:
-        """Write what is noted now (a clean stop), instead of after the wait."""
-        if self._writing is not None and not self._writing.done():
-            self._writing.cancel()
+        """Write what is noted now (a clean stop), instead of after the wait. A write under way is
+        stopped first: what it had taken comes back (`write`) and goes in this one."""
+        writing = self._writing
+        if writing is not None and not writing.done():
+            writing.cancel()
+            await asyncio.gather(writing, return_exceptions=True)
         await self.write()
 
     async def _later(self) -> None:

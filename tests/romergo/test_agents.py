@@ -3,6 +3,7 @@ revocation, personal tokens and the settings page's list (real services on a rea
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import sqlite3
@@ -376,6 +377,53 @@ async def test_a_use_noted_while_the_stamps_are_written_goes_in_the_next_write(s
     await until(both_written, what="both grants stamped, the second by the write after the first")
     # While the first write ran, the page showed both: the one being written and the one just noted.
     assert len(seen_during_write) == 2 and all(c.last_used_at is not None for c in seen_during_write)
+
+
+async def test_a_failed_write_of_last_uses_keeps_them_for_the_next(services, author, monkeypatch):
+    monkeypatch.setattr(last_use, "WRITE_EVERY_SECONDS", 60.0)  # written when asked
+    agents = services.agents
+    token, _ = await agents.personal.create("writer")
+    await agents.tokens.verify(token)
+    noted = (await agents.grants.connections(author.id))[0].last_used_at
+    writing = services.db.write_rows
+
+    async def fails(work):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(services.db, "write_rows", fails)
+    with pytest.raises(sqlite3.OperationalError):
+        await agents.grants.last_uses.write()
+    assert (await agents.grants.connections(author.id))[0].last_used_at == noted  # still shown
+
+    monkeypatch.setattr(services.db, "write_rows", writing)
+    await agents.grants.last_uses.write()
+    assert await _stamps(services) == [noted]
+
+
+async def test_a_stop_during_the_write_of_last_uses_still_writes_them(services, author, monkeypatch):
+    monkeypatch.setattr(last_use, "WRITE_EVERY_SECONDS", 0.01)
+    agents = services.agents
+    token, _ = await agents.personal.create("writer")
+    writing = services.db.write_rows
+    entered = asyncio.Event()
+
+    async def stalls_the_first(work):
+        if not entered.is_set():
+            entered.set()
+            await asyncio.Event().wait()  # a write the stop interrupts
+        return await writing(work)
+
+    monkeypatch.setattr(services.db, "write_rows", stalls_the_first)
+    await agents.tokens.verify(token)
+    noted = (await agents.grants.connections(author.id))[0].last_used_at
+    await asyncio.wait_for(entered.wait(), 5)
+    await agents.grants.last_uses.close()
+    assert await _stamps(services) == [noted]
+
+
+async def _stamps(services) -> list[object]:
+    async with services.db.read() as session:
+        return [grant.last_used_at for grant in (await session.exec(select(AgentGrant))).all()]
 
 
 async def test_the_settings_list_shows_live_connections_only(services, author):
