@@ -32,7 +32,7 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
         timeout=300,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    assert "[5/5]" in run.stdout and "× echo" in run.stdout
+    assert "[6/6]" in run.stdout and "× echo" in run.stdout
 
     results = json.loads((tmp_path / "bench.json").read_text())
     assert list(results["loop_ms"]) == [
@@ -64,6 +64,10 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
     across = results["instances_ms"]
     assert set(across) == {"same instance", "across instances"}
     assert all(len(samples) == 3 and min(samples) > 0 for samples in across.values())
+    cpu = results["cpu_per_call"]
+    assert [row["kind"] for row in cpu] == ["echo", "replay", "read", "edit", "report"]
+    assert all(row["server_ms"] > 0 and row["p50_ms"] > 0 for row in cpu)
+    assert "CPU per call" in run.stdout
     assert (tmp_path / "latency.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 
@@ -88,12 +92,6 @@ async def test_the_bare_server_replays_an_answer_under_the_output_schema_it_was_
             async with agent(echo.base_url, "none") as replayer:
                 with pytest.raises(RuntimeError, match="Invalid structured content"):
                     await replayer.client.call_tool("replay", {})
-
-
-async def test_the_cpu_per_call_benchmark_measures_both_sides_of_each_kind_of_call():
-    rows = await call_cpu.measure(3)
-    assert [row.kind for row in rows] == ["echo", "replay", "read", "edit", "report"]
-    assert all(row.server_ms > 0 and row.agent_ms >= 0 and row.p50_ms > 0 for row in rows)
 
 
 def test_a_process_run_time_counts_its_other_threads_work():

@@ -16,13 +16,15 @@ import os
 import platform
 import sys
 import time
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tests.bench import instances, live_views, long_story, loop_latency, waiters
+from tests.bench import call_cpu, instances, live_views, long_story, loop_latency, waiters
 from tests.bench.report import plot, table
 
+STEPS = 6
 FULL = {
     "rounds": 30,
     "waiters": (100, 500, 1000),
@@ -32,6 +34,7 @@ FULL = {
     "pages": 3,
     "views": 20,
     "instances": 50,
+    "cpu_calls": 500,
 }
 QUICK = {
     "rounds": 3,
@@ -42,6 +45,7 @@ QUICK = {
     "pages": 1,
     "views": 2,
     "instances": 3,
+    "cpu_calls": 3,
 }
 
 
@@ -71,6 +75,8 @@ async def run(quick: bool, out: Path) -> dict[str, Any]:
     )
     _step(5, "delivery across two instances on one PostgreSQL database")
     results["instances_ms"] = await instances.measure(sizes["instances"], _progress)
+    _step(6, "CPU per call on the server's side and the agent's, beside the bare server")
+    results["cpu_per_call"] = [asdict(row) for row in await call_cpu.measure(sizes["cpu_calls"])]
     results["seconds"] = round(time.perf_counter() - started, 1)
     _write(results, out)
     return results
@@ -85,7 +91,7 @@ def _write(results: dict[str, Any], out: Path) -> None:
 
 
 def _step(number: int, what: str) -> None:
-    print(f"[{number}/5] {what}", flush=True)
+    print(f"[{number}/{STEPS}] {what}", flush=True)
 
 
 def _progress(message: str) -> None:

@@ -85,6 +85,13 @@ def table(results: dict[str, Any]) -> str:
         for name, samples in results["instances_ms"].items():
             p50, p95 = statistics.median(samples), percentile(samples, 95)
             rows.append(f"  {name:<27} p50 {p50:6.1f} ms  p95 {p95:6.1f} ms")
+    if "cpu_per_call" in results:
+        rows += ["", "CPU per call, back to back (echo and replay: the bare server; the rest: Romergo)"]
+        for found in results["cpu_per_call"]:
+            rows.append(
+                f"  {found['kind']:<8} server {found['server_ms']:5.2f} ms  agent {found['agent_ms']:5.2f} ms"
+                f"  p50 {found['p50_ms']:5.2f} ms"
+            )
     return "\n".join(rows)
 
 
