@@ -54,6 +54,7 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
     assert waiters["rss_parked_mb"] > 0
     floor = results["waiters_floor"]
     assert floor["agents"] == 5 and floor["idle_cpu_percent"] >= 0
+    assert waiters["idle_repolls"] >= 0 and floor["idle_repolls"] >= 0 and "re-polls" in run.stdout
     views = results["views_ms"]
     assert set(views) == {"report → panel", "tool edit → editor"}
     assert all(len(samples) == 2 and min(samples) > 0 for samples in views.values())

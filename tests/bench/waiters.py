@@ -8,11 +8,17 @@ to its agent.
 
 The full run's idle window (55 s) is longer than one whole wait (50 s, the longest CONTRACT.md
 allows): every agent's wait times out once inside it and the agent calls again, as it would all day,
-so the figure is the steady state. The same agents parked on a bare `MCPServer` whose `wait` tool
-only sleeps (`measure_floor`) give what the protocol itself costs at that rate. A window shorter
-than a wait, taken right after the agents parked, would see only heartbeats (the first slices
-measured 10 s, which is why their figures moved between runs with how long the agents took to
-connect).
+so the figure is the steady state. The agents' first waits run from 10 to 50 s, one length each
+(`first_wait`), so their re-polls come spread over the window as after a day of waiting. The same
+agents parked on a bare `MCPServer` whose `wait` tool only sleeps (`measure_floor`) give what the
+protocol itself costs at that rate. A window shorter than a wait, taken right after the agents
+parked, would see only heartbeats (the first slices measured 10 s, which is why their figures moved
+between runs with how long the agents took to connect).
+
+Both runs count the waits that timed out and were called again inside the window, and the server's
+CPU per re-poll compares the two at equal work. (Before the first waits were spread, the floor's
+agents all started at one moment and their re-polls came at the window's very end, where a fifth
+of them fell outside it: its idle CPU came out lower than its steady state.)
 """
 
 from __future__ import annotations
@@ -42,6 +48,10 @@ POSTERS = 8
 """Commands posted at once by the owner's side during the fan-out."""
 WAIT_SECONDS = 50
 """Each wait's length: the longest CONTRACT.md allows, as an agent that waits all day would ask."""
+FIRST_WAIT_FROM = 10
+"""The shortest first wait (s). First waits run from this to WAIT_SECONDS, one length per agent, so
+the agents' re-polls come spread over the idle window, as they would after a day of waiting, and
+not all at one moment near its end (where some fell outside it: the floor's did)."""
 JOINING = 20
 """Agents joining at once: a thousand at the same instant is a connection storm, not a room."""
 
@@ -53,6 +63,8 @@ class WaitersResult:
     rss_parked_mb: float
     idle_cpu_percent: float
     idle_seconds: float
+    idle_repolls: int
+    """Waits that timed out and were called again inside the idle window."""
     fan_out_seconds: float
     delivery_ms: list[float]
 
@@ -85,6 +97,8 @@ class FloorResult:
     agents: int
     extra_mb: float
     idle_cpu_percent: float
+    idle_seconds: float
+    idle_repolls: int
 
     def as_json(self) -> dict[str, object]:
         return asdict(self)
@@ -97,23 +111,42 @@ async def measure_floor(count: int, idle_seconds: float, progress: Progress) -> 
         rss_before = rss_mb(pid)
         async with AsyncExitStack() as stack:
             connected = [await stack.enter_async_context(agent(echo.base_url, "none")) for _ in range(count)]
-            waits = [asyncio.create_task(_wait_on_echo(me)) for me in connected]
+            repolls = Tally()
+            waits = [
+                asyncio.create_task(_wait_on_echo(me, first_wait(n, count), repolls))
+                for n, me in enumerate(connected)
+            ]
             try:
-                rss_parked, idle_cpu = await _parked_and_idle(
-                    pid, idle_seconds, progress, f"{count} agents parked on the bare server"
-                )
+                with _client_collecting_rarely():  # as in Romergo's run
+                    rss_parked, idle_cpu, idle_repolls = await _parked_and_idle(
+                        pid, idle_seconds, progress, f"{count} agents parked on the bare server", repolls
+                    )
             finally:
                 # Before the clients close, whatever happened: a thousand clients closing under
                 # calls still running each raised into the next, and the first error was lost.
                 for wait in waits:
                     wait.cancel()
                 await asyncio.gather(*waits, return_exceptions=True)
-    return FloorResult(agents=count, extra_mb=rss_parked - rss_before, idle_cpu_percent=idle_cpu)
+    return FloorResult(
+        agents=count,
+        extra_mb=rss_parked - rss_before,
+        idle_cpu_percent=idle_cpu,
+        idle_seconds=idle_seconds,
+        idle_repolls=idle_repolls,
+    )
 
 
-async def _wait_on_echo(me: Agent) -> None:
+async def _wait_on_echo(me: Agent, first: int, repolls: Tally) -> None:
+    seconds = first
     while True:
-        await me.call("wait", seconds=WAIT_SECONDS)
+        await me.call("wait", seconds=seconds)
+        repolls.count += 1
+        seconds = WAIT_SECONDS
+
+
+def first_wait(n: int, count: int) -> int:
+    """Agent `n`'s first wait (s): FIRST_WAIT_FROM for the first agent up to WAIT_SECONDS."""
+    return FIRST_WAIT_FROM + (WAIT_SECONDS - FIRST_WAIT_FROM) * n // max(1, count - 1)
 
 
 async def _run(
@@ -136,14 +169,19 @@ async def _run(
                 progress(f"{n + 1}/{len(agents)} agents connected")
         joining = asyncio.Semaphore(JOINING)
         joined = _Joined(len(agents))
+        repolls = Tally()
         waits = [
-            asyncio.create_task(_wait_for_one(me, channel_id, code, delivered, joining, joined))
-            for me, (_, channel_id, code) in zip(connected, agents, strict=True)
+            asyncio.create_task(
+                _wait_for_one(
+                    me, channel_id, code, first_wait(n, len(agents)), delivered, joining, joined, repolls
+                )
+            )
+            for n, (me, (_, channel_id, code)) in enumerate(zip(connected, agents, strict=True))
         ]
         await joined.everyone.wait()  # then `_until_quiet` sees their first waits parked
         with _client_collecting_rarely():
-            rss_parked, idle_cpu = await _parked_and_idle(
-                pid, idle_seconds, progress, f"{len(agents)} agents parked"
+            rss_parked, idle_cpu, idle_repolls = await _parked_and_idle(
+                pid, idle_seconds, progress, f"{len(agents)} agents parked", repolls
             )
         posted: dict[str, float] = {}
         fan_out_started = time.perf_counter()
@@ -157,6 +195,7 @@ async def _run(
         rss_parked_mb=rss_parked,
         idle_cpu_percent=idle_cpu,
         idle_seconds=idle_seconds,
+        idle_repolls=idle_repolls,
         fan_out_seconds=fan_out,
         delivery_ms=[(delivered[c] - posted[c]) * 1000 for c in posted],
     )
@@ -188,24 +227,28 @@ async def _wait_for_one(
     me: Agent,
     channel_id: str,
     code: str,
+    first: int,
     delivered: dict[str, float],
     joining: asyncio.Semaphore,
     joined: _Joined,
+    repolls: Tally,
 ) -> None:
     async with joining:
         cursor = (await me.call("romergo_join_builder_channel", code=code))["cursor"]
     joined.one()
+    seconds = first
     while True:
         got = await me.call(
             "romergo_wait_for_builder_command",
             channel_id=channel_id,
             cursor=cursor,
-            timeout_seconds=WAIT_SECONDS,
+            timeout_seconds=seconds,
         )
         if got["status"] == "command":
             delivered[channel_id] = time.perf_counter()
             return
-        cursor = got["cursor"]
+        repolls.count += 1
+        cursor, seconds = got["cursor"], WAIT_SECONDS
 
 
 async def _post_to_each(owner: OwnerApi, channel_ids: list[str], posted: dict[str, float]) -> None:
@@ -220,15 +263,20 @@ async def _post_to_each(owner: OwnerApi, channel_ids: list[str], posted: dict[st
     await asyncio.gather(*(poster() for _ in range(POSTERS)))
 
 
-async def _parked_and_idle(pid: int, seconds: float, progress: Progress, parked: str) -> tuple[float, float]:
-    """Once every wait has parked: the server's RSS (MB), then its CPU (% of a core) over `seconds`."""
+async def _parked_and_idle(
+    pid: int, seconds: float, progress: Progress, parked: str, repolls: Tally
+) -> tuple[float, float, int]:
+    """Once every wait has parked: the server's RSS (MB), then its CPU (% of a core) over `seconds`
+    and how many waits timed out and were called again meanwhile (the agents' own pace: a
+    thousand of them in this one process may call again later than their waits end)."""
     await _until_quiet(pid)
     progress(f"{parked}; measuring {seconds:.0f} s of idle")
     rss_parked = rss_mb(pid)
-    before = cpu_seconds(pid)
+    before, repolls_before = cpu_seconds(pid), repolls.count
     started = time.perf_counter()
     await asyncio.sleep(seconds)
-    return rss_parked, (cpu_seconds(pid) - before) / (time.perf_counter() - started) * 100
+    idle_cpu = (cpu_seconds(pid) - before) / (time.perf_counter() - started) * 100
+    return rss_parked, idle_cpu, repolls.count - repolls_before
 
 
 async def _until_quiet(pid: int, window: float = 0.5, limit: float = 120) -> None:
@@ -239,6 +287,11 @@ async def _until_quiet(pid: int, window: float = 0.5, limit: float = 120) -> Non
         await asyncio.sleep(window)
         if (cpu_seconds(pid) - before) / window < 0.05:
             return
+
+
+@dataclass
+class Tally:
+    count: int = 0
 
 
 class _Joined:
