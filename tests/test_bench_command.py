@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.bench import call_cpu
 from tests.bench.echo_server import running_echo
+from tests.bench.process import run_seconds
 from tests.support.agents import agent
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,11 +109,11 @@ def test_a_process_run_time_counts_its_other_threads_work():
         worked.set()
         finish.wait()
 
-    before = call_cpu.run_seconds(os.getpid())
+    before = run_seconds(os.getpid())
     worker = threading.Thread(target=work)
     worker.start()
     worked.wait()
-    after = call_cpu.run_seconds(os.getpid())
+    after = run_seconds(os.getpid())
     finish.set()
     worker.join()
     assert after - before >= spent[0] > 0

@@ -236,13 +236,15 @@ ROOM: Rows[*tuple[Any, ...]] = (
     .outerjoin(CHANNEL_MEMBERS, CALLERS_MEMBERSHIP)
     .where(CHANNELS.c.id == bindparam("channel"))
 )
-_NEXT_QUEUED = (
+_QUEUED_NEXT = (
     select(COMMANDS.c.id, COMMANDS.c.in_reply_to)
     .where(*queued_for(bindparam("channel"), bindparam("who")), COMMANDS.c.seq > bindparam("after"))
     .order_by(COMMANDS.c.seq)
     .limit(1)
-    .subquery()
 )
+"""The command queued next for the caller after its cursor: what the room read looks at, and what
+the claim takes (locking it)."""
+_NEXT_QUEUED = _QUEUED_NEXT.subquery()
 ROOM_COLUMNS = len(Room._fields)
 ROOM_AND_NEXT = ROOM.add_columns(
     select(_NEXT_QUEUED.c.id).scalar_subquery().label("next_id"),
@@ -250,12 +252,7 @@ ROOM_AND_NEXT = ROOM.add_columns(
 )
 """The room, with the command the claim would take next and the question it answers, if any."""
 _OLDEST_QUEUED = (
-    select(COMMANDS.c.id)
-    .where(*queued_for(bindparam("channel"), bindparam("who")), COMMANDS.c.seq > bindparam("after"))
-    .order_by(COMMANDS.c.seq)
-    .limit(1)
-    .with_for_update(skip_locked=True)
-    .scalar_subquery()
+    _QUEUED_NEXT.with_only_columns(COMMANDS.c.id).with_for_update(skip_locked=True).scalar_subquery()
 )
 CLAIM = (
     sa_update(COMMANDS)

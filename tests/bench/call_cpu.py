@@ -31,6 +31,7 @@ from pathlib import Path
 
 from tests.bench.echo_server import running_echo
 from tests.bench.loop_latency import _replaying
+from tests.bench.process import run_seconds
 from tests.support.agents import OwnerApi, agent
 from tests.support.oauth import add_user, personal_token
 from tests.support.server import RunningServer
@@ -127,20 +128,6 @@ async def _one_kind(kind: str, pid: int, call: Call, calls: int) -> CallCpu:
         agent_ms=(agent_after - agent_before) / calls * 1000,
         p50_ms=statistics.median(took),
     )
-
-
-def run_seconds(pid: int) -> float:
-    """CPU time the process's live threads have run, in seconds, to the nanosecond (schedstat's
-    first field), where `/proc/<pid>/stat` counts whole clock ticks (10 ms: longer than a call).
-    A thread that ended takes its time with it: the servers measured keep theirs (the loop's, the
-    database's and the pools')."""
-    total = 0
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            total += int((task / "schedstat").read_text().split()[0])
-        except (FileNotFoundError, ProcessLookupError):
-            continue  # a thread that ended meanwhile
-    return total / 1e9
 
 
 def _own_cpu_seconds() -> float:
