@@ -172,7 +172,7 @@ async def _note(services: Services, agent: AgentIdentity | None, tool: str, code
     if code in REFUSAL_CODES:
         await activity.refused(agent.user_id, agent.client_id, tool, code or "")
     else:
-        await activity.accepted(agent.user_id, agent.client_id, tool)
+        activity.accepted(agent.user_id, agent.client_id, tool)
 
 
 def _targets(spec: ToolSpec, arguments: dict[str, Any]) -> tuple[Target, ...]:

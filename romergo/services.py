@@ -114,6 +114,7 @@ class Services:
     async def close(self) -> None:
         await self.channels.store.settled()  # reads' tool events still on their way
         await self.agents.grants.last_uses.close()
+        await self.agents.activity.accepted_calls.close()
         await self.channels.agent.presence.close()
         if self.wakeups is not None:
             self.bus.relay = None

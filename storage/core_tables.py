@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Table
 
 from storage.tables import (
+    AgentActivity,
     AgentClient,
     AgentGrant,
     AgentToken,
@@ -37,6 +38,7 @@ def core_table(model: type[Any]) -> Table:
     return table
 
 
+AGENT_ACTIVITY = core_table(AgentActivity)
 AGENT_CLIENTS = core_table(AgentClient)
 AGENT_GRANTS = core_table(AgentGrant)
 AGENT_TOKENS = core_table(AgentToken)

@@ -13,7 +13,7 @@ from sqlalchemy import exists, or_, update
 from sqlmodel import col, select
 
 from romergo.agents.identity import AgentKind
-from romergo.agents.last_use import LastUses
+from romergo.agents.last_use import last_uses
 from romergo.agents.records import Connection
 from romergo.agents.scopes import ordered
 from romergo.clock import utcnow
@@ -25,7 +25,7 @@ from storage.tables import AgentClient, AgentGrant, AgentToken
 class Grants:
     def __init__(self, db: Database) -> None:
         self.db = db
-        self.last_uses = LastUses(db)
+        self.last_uses = last_uses(db)
         """When each grant was last used, noted by the bearer check and written a few at a time."""
 
     async def revoke(self, grant_ids: list[str]) -> int:

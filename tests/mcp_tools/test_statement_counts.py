@@ -61,7 +61,7 @@ async def test_get_scene_outside_a_channel_stays_within_its_statements(services,
 async def test_get_scene_while_holding_a_command_stays_within_its_statements(services, actor):
     room, token, _ = await holding_a_command(services, actor)
     async with agent(services, token) as helper:
-        # The first call also records the agent's activity (at most every 5 s, not per call).
+        # A first call, so that the one counted is like every later one.
         await helper.ok("romergo_get_scene", scene_id=room.story.first_scene_id)
         await services.channels.store.settled()
         with counting(services) as seen:

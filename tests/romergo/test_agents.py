@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col, select
 
-from romergo.agents import AgentService, last_use, parse_scopes, redirects
+from romergo.agents import AgentService, parse_scopes, redirects
 from romergo.agents.records import Connection
 from romergo.agents.scopes import CONTROL, DELETE, EDIT, MEDIA, OAUTH_SCOPES, PUBLISH, READ
 from romergo.clock import utcnow
@@ -331,7 +331,7 @@ async def test_last_use_is_recorded_at_most_once_a_minute(services, author):
 
 
 async def test_last_uses_are_written_together_and_shown_before_they_are(services, author, monkeypatch):
-    monkeypatch.setattr(last_use, "WRITE_EVERY_SECONDS", 60.0)  # written when asked, however slow
+    monkeypatch.setattr(services.agents.grants.last_uses, "every", 60.0)  # written when asked, however slow
     agents = services.agents
     tokens = [(await agents.personal.create("writer", name=f"token {n}"))[0] for n in range(3)]
 
@@ -354,7 +354,7 @@ async def test_last_uses_are_written_together_and_shown_before_they_are(services
 
 
 async def test_a_use_noted_while_the_stamps_are_written_goes_in_the_next_write(services, author, monkeypatch):
-    monkeypatch.setattr(last_use, "WRITE_EVERY_SECONDS", 0.01)
+    monkeypatch.setattr(services.agents.grants.last_uses, "every", 0.01)
     agents = services.agents
     first, second = [(await agents.personal.create("writer", name=f"token {n}"))[0] for n in range(2)]
     writing = services.db.write_rows
@@ -380,7 +380,7 @@ async def test_a_use_noted_while_the_stamps_are_written_goes_in_the_next_write(s
 
 
 async def test_a_failed_write_of_last_uses_keeps_them_for_the_next(services, author, monkeypatch):
-    monkeypatch.setattr(last_use, "WRITE_EVERY_SECONDS", 60.0)  # written when asked
+    monkeypatch.setattr(services.agents.grants.last_uses, "every", 60.0)  # written when asked
     agents = services.agents
     token, _ = await agents.personal.create("writer")
     await agents.tokens.verify(token)
@@ -401,7 +401,7 @@ async def test_a_failed_write_of_last_uses_keeps_them_for_the_next(services, aut
 
 
 async def test_a_stop_during_the_write_of_last_uses_still_writes_them(services, author, monkeypatch):
-    monkeypatch.setattr(last_use, "WRITE_EVERY_SECONDS", 0.01)
+    monkeypatch.setattr(services.agents.grants.last_uses, "every", 0.01)
     agents = services.agents
     token, _ = await agents.personal.create("writer")
     writing = services.db.write_rows
