@@ -39,7 +39,7 @@ async def test_accepted_calls_are_shown_at_once_and_written_together(services, a
         await activity.accepted_calls.write()
     assert seen.transactions == 1 and len(seen.sql) == 1, str(seen)  # every agent in one statement
     written = await _rows(services)
-    assert written == {client: (call.last_accepted_tool, call.last_accepted_at) for client, call in shown.items()}
+    assert written == {client: (c.last_accepted_tool, c.last_accepted_at) for client, c in shown.items()}
     assert await activity.of_user(author.id) == shown
 
 
