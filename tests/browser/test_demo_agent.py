@@ -230,6 +230,9 @@ async def test_killed_mid_command_the_agent_finishes_it_exactly_once(
     demo_agents.append(DemoProcess(author.server, code))
     await expect(shown.get_by_text("again (redelivered)")).to_be_visible(timeout=20_000)
     await shown.get_by_role("button", name="Allow once").click()
+    # The owner's decision lands before the agent's answer is awaited, so a failure says which of
+    # the two did not happen (a CI run once saw the card stay "needs your confirmation").
+    await expect(shown.get_by_test_id("confirmation"), "the Allow once click was decided").to_have_count(0)
     reply = await reply_of(page, number)
     assert "now plays" in reply
     await expect(shown.get_by_text("Romergo recorded 1 change")).to_be_visible()
