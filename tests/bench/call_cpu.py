@@ -29,12 +29,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.bench.echo_server import running_echo
-from tests.bench.loop_latency import _replaying
 from tests.bench.process import run_seconds
-from tests.support.agents import OwnerApi, agent
-from tests.support.oauth import add_user, personal_token
-from tests.support.server import RunningServer
+from tests.bench.room import bench_room, replaying
 
 Call = Callable[[], Awaitable[object]]
 SETTLE_SECONDS = 0.05
@@ -62,51 +58,38 @@ async def main(calls: int) -> None:
 
 async def measure(calls: int) -> list[CallCpu]:
     """CPU per call on both sides, for each kind of call (echo first: the floor)."""
-    with tempfile.TemporaryDirectory() as folder, running_echo() as echo:
-        server = RunningServer(Path(folder), env={"ROMERGO_RATE_LIMIT_PER_MINUTE": "1000000"}).start()
-        try:
-            assert server.process is not None
-            add_user(server, "ada")
-            owner = OwnerApi(server.base_url, personal_token(server, "ada", "--scopes", "read,control"))
-            token = personal_token(server, "ada")
-            project = (await owner("GET", "/projects"))["projects"][0]
-            async with agent(echo.base_url, "none") as floor, agent(server.base_url, token) as me:
-                channel = await owner("POST", "/channels", {"project_id": project["id"]})
-                channel_id = channel["channel_id"]
-                cursor = (await me.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
-                waiting = asyncio.create_task(me.wait(channel_id, cursor))
-                await asyncio.sleep(0.05)
-                await owner("POST", f"/channels/{channel_id}/commands", {"text": "Tidy the opening"})
-                command_id = (await waiting)["command"]["command_id"]
-                outline = await me.call("romergo_get_project_outline", project_id=project["id"])
-                scene_id = outline["untrusted_content"]["data"]["chapters"][0]["scenes"][0]["id"]
-                scene = await me.call("romergo_get_scene", scene_id=scene_id)
-                line_id = scene["untrusted_content"]["data"]["lines"][0]["id"]
-                async with _replaying(floor, me, echo.base_url, scene_id) as replayer:
-                    bare, romergo = echo.process.pid, server.process.pid
+    with tempfile.TemporaryDirectory() as folder:
+        async with bench_room(Path(folder), calls_per_minute=1_000_000) as room:
+            me, floor = room.me, room.floor
+            waiting = asyncio.create_task(me.wait(room.channel_id, room.cursor))
+            await asyncio.sleep(0.05)
+            await room.owner("POST", f"/channels/{room.channel_id}/commands", {"text": "Tidy the opening"})
+            command_id = (await waiting)["command"]["command_id"]
+            outline = await me.call("romergo_get_project_outline", project_id=room.project_id)
+            scene_id = outline["untrusted_content"]["data"]["chapters"][0]["scenes"][0]["id"]
+            scene = await me.call("romergo_get_scene", scene_id=scene_id)
+            line_id = scene["untrusted_content"]["data"]["lines"][0]["id"]
+            async with replaying(floor, me, room.echo.base_url, scene_id) as replayer:
+                bare, romergo = room.echo.process.pid, room.server_pid
 
-                    async def edit() -> object:
-                        return await me.call(
-                            "romergo_update_dialogue_line", line_id=line_id, text="Hi", command_id=command_id
-                        )
+                async def edit() -> object:
+                    return await me.call(
+                        "romergo_update_dialogue_line", line_id=line_id, text="Hi", command_id=command_id
+                    )
 
-                    async def report() -> object:
-                        return await me.call(
-                            "romergo_report_builder_event", command_id=command_id, kind="status", text="On it"
-                        )
+                async def report() -> object:
+                    return await me.call(
+                        "romergo_report_builder_event", command_id=command_id, kind="status", text="On it"
+                    )
 
-                    kinds: list[tuple[str, int, Call]] = [
-                        ("echo", bare, lambda: floor.call("echo", text="job")),
-                        ("replay", bare, lambda: replayer.call("replay")),
-                        ("read", romergo, lambda: me.call("romergo_get_scene", scene_id=scene_id)),
-                        ("edit", romergo, edit),
-                        ("report", romergo, report),
-                    ]
-                    rows = [await _one_kind(kind, pid, call, calls) for kind, pid, call in kinds]
-            await owner.close()
-            return rows
-        finally:
-            server.stop()
+                kinds: list[tuple[str, int, Call]] = [
+                    ("echo", bare, lambda: floor.call("echo", text="job")),
+                    ("replay", bare, lambda: replayer.call("replay")),
+                    ("read", romergo, lambda: me.call("romergo_get_scene", scene_id=scene_id)),
+                    ("edit", romergo, edit),
+                    ("report", romergo, report),
+                ]
+                return [await _one_kind(kind, pid, call, calls) for kind, pid, call in kinds]
 
 
 async def _one_kind(kind: str, pid: int, call: Call, calls: int) -> CallCpu:

@@ -30,7 +30,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -38,10 +38,8 @@ import httpx
 from romergo.actors import user_actor
 from romergo.config import Settings
 from romergo.services import build_services
-from tests.bench.echo_server import running_echo
-from tests.support.agents import Agent, OwnerApi, agent
-from tests.support.oauth import add_user, personal_token
-from tests.support.server import RunningServer
+from tests.bench.room import bench_room, replaying
+from tests.support.agents import Agent, OwnerApi
 
 
 def line(name: str, samples: list[float], floor: float) -> str:
@@ -63,111 +61,86 @@ async def main(rounds: int) -> None:
 
 async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None) -> dict[str, list[float]]:
     """Milliseconds per step, by step name ("echo" first: the floor of the others)."""
-    with tempfile.TemporaryDirectory() as folder, running_echo() as echo:
-        server = RunningServer(Path(folder), env={"ROMERGO_RATE_LIMIT_PER_MINUTE": "100000"}).start()
-        try:
-            add_user(server, "ada")
-            owner = OwnerApi(server.base_url, personal_token(server, "ada", "--scopes", "read,control"))
-            token = personal_token(server, "ada")
-            project = (await owner("GET", "/projects"))["projects"][0]
-            outline_scene = None
-            delivery: list[float] = []
-            ended: list[float] = []
-            removed: list[float] = []
-            reads: list[float] = []
-            reports: list[float] = []
-            edits: list[float] = []
-            echoes: list[float] = []
-            replays: list[float] = []
-            floor_deliveries: list[float] = []
-            line_id = ""
-            async with (
-                agent(echo.base_url, "none") as floor,
-                agent(server.base_url, token) as me,
-                contextlib.AsyncExitStack() as later,
-                httpx.AsyncClient(base_url=echo.base_url) as bare_owner,
-            ):
-                await floor.call("echo", text="warm-up")
-                channel = await owner("POST", "/channels", {"project_id": project["id"]})
-                channel_id = channel["channel_id"]
-                cursor = (await me.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
-                for n in range(rounds + 1):  # round 0 warms up: see the module's docstring
-                    waiting = asyncio.create_task(me.wait(channel_id, cursor))
-                    await asyncio.sleep(0.05)
-                    started = time.perf_counter()
-                    await owner("POST", f"/channels/{channel_id}/commands", {"text": f"job {n}"})
-                    got = await waiting
-                    delivery.append((time.perf_counter() - started) * 1000)
-                    cursor = got["cursor"]
-                    command_id = got["command"]["command_id"]
-                    started = time.perf_counter()
-                    await me.call(
-                        "romergo_report_builder_event", command_id=command_id, kind="status", text="on it"
+    with tempfile.TemporaryDirectory() as folder:
+        outline_scene = None
+        delivery: list[float] = []
+        ended: list[float] = []
+        removed: list[float] = []
+        reads: list[float] = []
+        reports: list[float] = []
+        edits: list[float] = []
+        echoes: list[float] = []
+        replays: list[float] = []
+        floor_deliveries: list[float] = []
+        line_id = ""
+        async with (
+            bench_room(Path(folder), calls_per_minute=100_000) as room,
+            contextlib.AsyncExitStack() as later,
+            httpx.AsyncClient(base_url=room.echo.base_url) as bare_owner,
+        ):
+            owner, floor, me, channel_id, cursor = (
+                room.owner,
+                room.floor,
+                room.me,
+                room.channel_id,
+                room.cursor,
+            )
+            for n in range(rounds + 1):  # round 0 warms up: see the module's docstring
+                waiting = asyncio.create_task(me.wait(channel_id, cursor))
+                await asyncio.sleep(0.05)
+                started = time.perf_counter()
+                await owner("POST", f"/channels/{channel_id}/commands", {"text": f"job {n}"})
+                got = await waiting
+                delivery.append((time.perf_counter() - started) * 1000)
+                cursor = got["cursor"]
+                command_id = got["command"]["command_id"]
+                started = time.perf_counter()
+                await me.call(
+                    "romergo_report_builder_event", command_id=command_id, kind="status", text="on it"
+                )
+                reports.append((time.perf_counter() - started) * 1000)
+                if n and n % 10 == 0:
+                    progress(f"round {n}/{rounds}")
+                if outline_scene is None:
+                    outline = await me.call("romergo_get_project_outline", project_id=room.project_id)
+                    outline_scene = outline["untrusted_content"]["data"]["chapters"][0]["scenes"][0]["id"]
+                    replayer = await later.enter_async_context(
+                        replaying(floor, me, room.echo.base_url, outline_scene)
                     )
-                    reports.append((time.perf_counter() - started) * 1000)
-                    if n and n % 10 == 0:
-                        progress(f"round {n}/{rounds}")
-                    if outline_scene is None:
-                        outline = await me.call("romergo_get_project_outline", project_id=project["id"])
-                        outline_scene = outline["untrusted_content"]["data"]["chapters"][0]["scenes"][0]["id"]
-                        replayer = await later.enter_async_context(
-                            _replaying(floor, me, echo.base_url, outline_scene)
-                        )
-                    started = time.perf_counter()
-                    scene = await me.call("romergo_get_scene", scene_id=outline_scene)
-                    reads.append((time.perf_counter() - started) * 1000)
-                    line_id = line_id or scene["untrusted_content"]["data"]["lines"][0]["id"]
-                    started = time.perf_counter()
-                    await me.call(
-                        "romergo_update_dialogue_line",
-                        line_id=line_id,
-                        text=f"Take {n}",
-                        command_id=command_id,
-                    )
-                    edits.append((time.perf_counter() - started) * 1000)
-                    started = time.perf_counter()
-                    await floor.call("echo", text="job")
-                    echoes.append((time.perf_counter() - started) * 1000)
-                    started = time.perf_counter()
-                    await replayer.call("replay")
-                    replays.append((time.perf_counter() - started) * 1000)
-                    # Last in the round, so its idle gap does not fall between Romergo's steps.
-                    floor_deliveries.append(await _bare_delivery(floor, bare_owner, f"job {n}"))
-                    await me.call(
-                        "romergo_report_builder_event",
-                        command_id=command_id,
-                        kind="reply",
-                        text="done",
-                        summary={"status": "no_changes"},
-                    )
-                first_delivery = [delivery.pop(0)]
-                for warm_up in (reports, reads, edits, echoes, replays, floor_deliveries):
-                    del warm_up[0]
-                for n in range(2 * max(5, rounds // 10)):
-                    channel = await owner("POST", "/channels", {"project_id": project["id"]})
-                    joined = await me.call("romergo_join_builder_channel", code=channel["code"])
-                    waiting = asyncio.create_task(
-                        me.call(
-                            "romergo_wait_for_builder_command",
-                            channel_id=channel["channel_id"],
-                            cursor=joined["cursor"],
-                            timeout_seconds=30,
-                        )
-                    )
-                    await asyncio.sleep(0.1)
-                    base = f"/channels/{channel['channel_id']}"
-                    started = time.perf_counter()
-                    if n % 2:
-                        client_id = (await owner("GET", base))["members"][0]["client_id"]
-                        started = time.perf_counter()
-                        await owner("DELETE", f"{base}/members/{client_id}")
-                    else:
-                        await owner("POST", f"{base}/end")
-                    assert (await waiting)["status"] == "channel_ended"
-                    (removed if n % 2 else ended).append((time.perf_counter() - started) * 1000)
-            await owner.close()
-        finally:
-            server.stop()
+                started = time.perf_counter()
+                scene = await me.call("romergo_get_scene", scene_id=outline_scene)
+                reads.append((time.perf_counter() - started) * 1000)
+                line_id = line_id or scene["untrusted_content"]["data"]["lines"][0]["id"]
+                started = time.perf_counter()
+                await me.call(
+                    "romergo_update_dialogue_line",
+                    line_id=line_id,
+                    text=f"Take {n}",
+                    command_id=command_id,
+                )
+                edits.append((time.perf_counter() - started) * 1000)
+                started = time.perf_counter()
+                await floor.call("echo", text="job")
+                echoes.append((time.perf_counter() - started) * 1000)
+                started = time.perf_counter()
+                await replayer.call("replay")
+                replays.append((time.perf_counter() - started) * 1000)
+                # Last in the round, so its idle gap does not fall between Romergo's steps.
+                floor_deliveries.append(await _bare_delivery(floor, bare_owner, f"job {n}"))
+                await me.call(
+                    "romergo_report_builder_event",
+                    command_id=command_id,
+                    kind="reply",
+                    text="done",
+                    summary={"status": "no_changes"},
+                )
+            first_delivery = [delivery.pop(0)]
+            for warm_up in (reports, reads, edits, echoes, replays, floor_deliveries):
+                del warm_up[0]
+            for n in range(2 * max(5, rounds // 10)):
+                (removed if n % 2 else ended).append(
+                    await _ended_wait(owner, me, room.project_id, n % 2 == 1)
+                )
         direct = await _direct_edits(Path(folder), line_id, rounds)
     return {
         "echo": echoes,
@@ -184,6 +157,32 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
     }
 
 
+async def _ended_wait(owner: OwnerApi, me: Agent, project_id: str, remove: bool) -> float:
+    """Milliseconds from the owner ending a fresh channel (or removing the agent from it) to the
+    agent's parked wait in it returning `channel_ended`."""
+    channel = await owner("POST", "/channels", {"project_id": project_id})
+    joined = await me.call("romergo_join_builder_channel", code=channel["code"])
+    waiting = asyncio.create_task(
+        me.call(
+            "romergo_wait_for_builder_command",
+            channel_id=channel["channel_id"],
+            cursor=joined["cursor"],
+            timeout_seconds=30,
+        )
+    )
+    await asyncio.sleep(0.1)
+    base = f"/channels/{channel['channel_id']}"
+    if remove:
+        client_id = (await owner("GET", base))["members"][0]["client_id"]
+        started = time.perf_counter()
+        await owner("DELETE", f"{base}/members/{client_id}")
+    else:
+        started = time.perf_counter()
+        await owner("POST", f"{base}/end")
+    assert (await waiting)["status"] == "channel_ended"
+    return (time.perf_counter() - started) * 1000
+
+
 async def _bare_delivery(floor: Agent, owner: httpx.AsyncClient, text: str) -> float:
     """Milliseconds from a POST to the bare server to its parked `wait_for_post` returning it."""
     waiting = asyncio.create_task(floor.call("wait_for_post", seconds=30))
@@ -196,22 +195,6 @@ async def _bare_delivery(floor: Agent, owner: httpx.AsyncClient, text: str) -> f
     took = (time.perf_counter() - started) * 1000
     assert got["text"] == text, got
     return took
-
-
-@contextlib.asynccontextmanager
-async def _replaying(floor: Agent, me: Agent, echo_url: str, scene_id: str) -> AsyncIterator[Agent]:
-    """A client of the bare server whose `replay` answers with this scene's `romergo_get_scene`
-    result, under that tool's output schema: the read tool's answer at the protocol's own cost."""
-    answer = await me.client.call_tool("romergo_get_scene", {"scene_id": scene_id})
-    listed = {tool.name: tool for tool in (await me.client.list_tools()).tools}
-    await floor.call(
-        "remember",
-        result=answer.model_dump(mode="json", by_alias=True, exclude_none=True),
-        output_schema=listed["romergo_get_scene"].output_schema,
-    )
-    # A client of its own: clients read a tool's output schema when they first meet the tool.
-    async with agent(echo_url, "none") as replayer:
-        yield replayer
 
 
 async def _direct_edits(folder: Path, line_id: str, rounds: int) -> list[float]:
