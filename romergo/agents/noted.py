@@ -83,10 +83,9 @@ class NotedWrites(Generic[K, V]):
             await self.db.write_rows(lambda rows: rows.run_many(self.statement, each))
         except BaseException:
             # Not written (it failed, or a stop cancelled it): kept for the next write. A key
-            # noted again meanwhile keeps the value its rule keeps.
+            # noted again meanwhile keeps that newer value.
             for key, value in self._in_write.items():
-                if self.keep_first or key not in self._noted:
-                    self._noted[key] = value
+                self._noted.setdefault(key, value)
             raise
         finally:
             self._in_write = {}
