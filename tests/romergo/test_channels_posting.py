@@ -6,15 +6,12 @@ and one statement that writes: each test runs on both, so the two must agree.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from sqlalchemy.util import await_only
 
 from romergo.channels import posting
-from romergo.channels.store import posting_room
 from romergo.errors import RomergoError
 from tests.support.channels import open_room
+from tests.support.meanwhile import right_after
 from tests.support.statements import counting
 
 PAGE = {"route": "/projects", "surface": "project"}
@@ -94,16 +91,12 @@ async def test_a_channel_ended_between_the_posts_read_and_its_write_refuses_it_a
 ):
     room = await open_room(services, actor)
     before = await room.events()
-    room_of = posting_room
-
-    def ended_right_after_the_read(*args: Any) -> Any:
-        # The post runs in a greenlet (`Database.statements_alone`): the end is awaited from there.
-        monkeypatch.setattr(posting, "posting_room", room_of)
-        found = room_of(*args)
-        await_only(services.channels.owner.end_channel(actor.user_id, room.channel.channel_id))
-        return found
-
-    monkeypatch.setattr(posting, "posting_room", ended_right_after_the_read)
+    right_after(
+        monkeypatch,
+        posting,
+        "posting_room",
+        lambda: services.channels.owner.end_channel(actor.user_id, room.channel.channel_id),
+    )
 
     with pytest.raises(RomergoError) as refused:
         await services.channels.owner.post_command(actor.user_id, room.channel.channel_id, "Too late", PAGE)

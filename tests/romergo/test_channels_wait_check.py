@@ -5,32 +5,22 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
 
 import pytest
-from sqlalchemy.util import await_only
 
 from romergo.actors import Actor
 from romergo.channels import AgentRef, wait_check
 from romergo.channels.models import CommandView, WaitResult
 from romergo.services import Services
 from tests.support.channels import Room, open_room
+from tests.support.meanwhile import right_after
 from tests.support.statements import counting
 
 
 def meanwhile(monkeypatch, happens: Callable[[], Awaitable[None]]) -> None:
     """`happens` runs once, between the next check's read of its room and its write: what another
-    instance does in that moment. The check runs in a greenlet (`Database.statements_alone`), so
-    its read's verdict awaits `happens` from there."""
-    verdict = wait_check.room_verdict
-
-    def then_the_other_instance(*args: Any) -> Any:
-        monkeypatch.setattr(wait_check, "room_verdict", verdict)
-        judged = verdict(*args)
-        await_only(happens())
-        return judged
-
-    monkeypatch.setattr(wait_check, "room_verdict", then_the_other_instance)
+    instance does in that moment."""
+    right_after(monkeypatch, wait_check, "room_verdict", happens)
 
 
 @dataclass
