@@ -162,14 +162,7 @@ async def _ended_wait(owner: OwnerApi, me: Agent, project_id: str, remove: bool)
     agent's parked wait in it returning `channel_ended`."""
     channel = await owner("POST", "/channels", {"project_id": project_id})
     joined = await me.call("romergo_join_builder_channel", code=channel["code"])
-    waiting = asyncio.create_task(
-        me.call(
-            "romergo_wait_for_builder_command",
-            channel_id=channel["channel_id"],
-            cursor=joined["cursor"],
-            timeout_seconds=30,
-        )
-    )
+    waiting = asyncio.create_task(me.wait(channel["channel_id"], joined["cursor"]))
     await asyncio.sleep(0.1)
     base = f"/channels/{channel['channel_id']}"
     if remove:
