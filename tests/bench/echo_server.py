@@ -86,7 +86,7 @@ class _Replayed:
         self.tool = Tool.from_function(replay, name="replay")
 
 
-async def serve() -> None:
+def serve() -> None:
     posted: asyncio.Queue[str] = asyncio.Queue()
     server = build(posted)
     app = server.streamable_http_app()
@@ -104,7 +104,10 @@ async def serve() -> None:
     listener.listen(2048)
     print(f"echo on http://127.0.0.1:{listener.getsockname()[1]}", flush=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
-    await uvicorn.Server(config).serve(sockets=[listener])
+    # Started as `romergo serve` starts (app._run): uvicorn makes the event loop, uvloop where it is
+    # installed (NiceGUI's dependencies bring it). Under `asyncio.run` the floor ran on asyncio's
+    # own loop while Romergo ran on uvloop.
+    uvicorn.Server(config).run(sockets=[listener])
 
 
 @dataclass
@@ -132,4 +135,4 @@ def running_echo() -> Iterator[EchoServer]:
 
 
 if __name__ == "__main__":
-    asyncio.run(serve())
+    serve()
