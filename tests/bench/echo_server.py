@@ -11,6 +11,7 @@ of this round trip, made by the same client in the same run.
 from __future__ import annotations
 
 import asyncio
+import gc
 import socket
 import subprocess
 import sys
@@ -27,6 +28,8 @@ from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+
+from app import GC_THRESHOLDS
 
 
 class Echoed(BaseModel):
@@ -104,9 +107,12 @@ def serve() -> None:
     listener.listen(2048)
     print(f"echo on http://127.0.0.1:{listener.getsockname()[1]}", flush=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
-    # Started as `romergo serve` starts (app._run): uvicorn makes the event loop, uvloop where it is
-    # installed (NiceGUI's dependencies bring it). Under `asyncio.run` the floor ran on asyncio's
-    # own loop while Romergo ran on uvloop.
+    # Started as `romergo serve` starts (app._run), so the floor is what Romergo's process would be
+    # with nothing of Romergo's behind it: the same collector settings, and uvicorn making the event
+    # loop (uvloop where it is installed: NiceGUI's dependencies bring it). Under `asyncio.run`, with
+    # the collector's defaults, the floor ran on asyncio's own loop while Romergo ran on uvloop.
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
     uvicorn.Server(config).run(sockets=[listener])
 
 
