@@ -28,6 +28,7 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from mcp_tools.envelope import Envelope, envelope
+from mcp_tools.schemas import plain_schema
 from mcp_tools.tooling import Category, ToolSpec, run_tool
 from romergo.actors import Actor
 from romergo.channels import ChannelService
@@ -106,11 +107,12 @@ def _sdk_tool(services: Services, declared: Declared) -> Tool:
         structured_output=True,
     )
     # The SDK has no per-argument opt-out of its JSON pre-parsing (see _TextKeepingMetadata), so
-    # the tool gets the same metadata with that one step replaced.
+    # the tool gets the same metadata with that one step replaced, and its output schema in the
+    # form agents check fastest (`schemas.plain_schema`).
     metadata = tool.fn_metadata
     keeping = _TextKeepingMetadata(
         arg_model=metadata.arg_model,
-        output_schema=metadata.output_schema,
+        output_schema=metadata.output_schema and plain_schema(metadata.output_schema),
         output_model=metadata.output_model,
         wrap_output=metadata.wrap_output,
     )
