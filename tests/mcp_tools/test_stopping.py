@@ -52,11 +52,13 @@ async def test_ending_the_channel_releases_the_wait_at_once_and_refuses_what_fol
         wait = await parked(services, helper, channel.channel_id, cursor)
         ended_at = time.perf_counter()
         await services.channels.owner.end_channel(actor.user_id, channel.channel_id)
+        # Released by the end, not by its own 30-s timeout: that would answer "timeout", and later
+        # than `wait_for` allows. How fast is the benchmark's business ("end", docs/performance.md):
+        # a bound here failed a CI run once at 1.2 s on a busy machine (50-130 ms is usual).
         released = await asyncio.wait_for(wait, 5)
         took = time.perf_counter() - ended_at
         print(f"\nwait released {took * 1000:.1f} ms after End channel")
         assert released.structured_content["status"] == "channel_ended"
-        assert took < 1.0  # the goal is 100 ms (docs/performance.md); generous on a shared machine
 
         texts = await try_three(helper, story)
         assert all(text.startswith("[channel_ended] ") for text in texts), texts
