@@ -12,7 +12,7 @@ from mcp import Client
 from pydantic import BaseModel
 
 from mcp_tools import declare
-from mcp_tools.schemas import plain_schema
+from mcp_tools.schemas import DEFS, NULL, plain_schema
 from mcp_tools.server import build_server
 from romergo.services import Services
 
@@ -111,13 +111,11 @@ def _mutations(instance: Any) -> Iterator[Any]:
 
 def _paths(instance: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
     yield path
-    children = (
-        instance.items()
-        if isinstance(instance, dict)
-        else enumerate(instance)
-        if isinstance(instance, list)
-        else ()
-    )
+    children: list[tuple[Any, Any]] = []
+    if isinstance(instance, dict):
+        children = list(instance.items())
+    elif isinstance(instance, list):
+        children = list(enumerate(instance))
     for key, child in children:
         yield from _paths(child, (*path, key))
 
@@ -139,14 +137,14 @@ def _at(instance: Any, path: tuple[Any, ...]) -> Any:
 def _example(node: Any, definitions: dict[str, Any], depth: int) -> Any:
     """A valid instance of `node`, every optional property present and not null."""
     if "$ref" in node:
-        return _example(definitions[node["$ref"].removeprefix("#/$defs/")], definitions, depth)
+        return _example(definitions[node["$ref"].removeprefix(DEFS)], definitions, depth)
     if "const" in node:
         return node["const"]
     if "enum" in node:
         return next(value for value in node["enum"] if value is not None)
     for choice in ("anyOf", "oneOf"):
         if choice in node:
-            branch = next(b for b in node[choice] if b != {"type": "null"})
+            branch = next(b for b in node[choice] if b != NULL)
             return _example(branch, definitions, depth)
     kind = node.get("type")
     kind = next(k for k in kind if k != "null") if isinstance(kind, list) else kind
