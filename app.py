@@ -191,6 +191,6 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 
 if __name__ == "__main__":
-    from cli import main
+    from cli.main import main
 
     sys.exit(main())

@@ -73,8 +73,10 @@ async def context(browser: Browser, request: pytest.FixtureRequest) -> AsyncIter
 
 
 @pytest.fixture
-async def page(context: BrowserContext) -> Page:
-    return await context.new_page()
+async def page(context: BrowserContext, request: pytest.FixtureRequest) -> Page:
+    opened = await context.new_page()
+    listen(opened, request.node)
+    return opened
 
 
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)
@@ -82,6 +84,35 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     outcome = yield
     report = outcome.get_result()  # type: ignore[attr-defined]
     setattr(item, f"rep_{report.when}", report)
+    if report.when == "call" and report.failed:
+        # CI runs on a clone that is gone afterwards, with test-artifacts/ in it: what the server
+        # and the pages said goes into the failure's report, which CI's output keeps.
+        report.sections.extend(_what_was_said(item))
+
+
+SERVER_LINES = 40
+CONSOLE: pytest.StashKey[list[str]] = pytest.StashKey()
+
+
+def listen(page: Page, item: pytest.Item) -> None:
+    """Keep what `page` logs, for the report of a test that fails."""
+    said = item.stash.setdefault(CONSOLE, [])
+    page.on("console", lambda message: said.append(f"{message.type}: {message.text}"))
+    page.on("pageerror", lambda error: said.append(f"page error: {error}"))
+
+
+def _what_was_said(item: pytest.Item) -> list[tuple[str, str]]:
+    sections = []
+    arguments = getattr(item, "funcargs", {}).values()
+    servers = {id(s): s for s in arguments if isinstance(s, RunningServer)}
+    servers |= {id(a.server): a.server for a in arguments if isinstance(a, Author)}
+    for server in servers.values():
+        tail = "".join(server.output[-SERVER_LINES:])
+        sections.append((f"the server's last {SERVER_LINES} lines", tail or "(nothing)"))
+    console = item.stash.get(CONSOLE, [])
+    if console:
+        sections.append(("the pages' console", "\n".join(console[-SERVER_LINES:])))
+    return sections
 
 
 @dataclass
@@ -186,6 +217,7 @@ async def open_page(browser: Browser, request: pytest.FixtureRequest) -> AsyncIt
         created.set_default_timeout(10_000)
         contexts.append(created)
         opened = await created.new_page()
+        listen(opened, request.node)
         await opened.goto(author.url(path))
         return opened
 
