@@ -246,14 +246,19 @@ class ChannelMember(SQLModel, table=True):
 
 class Command(SQLModel, table=True):
     __tablename__ = "commands"
-    __table_args__ = (Index("ix_commands_channel_state", "channel_id", "state", "seq"),)
+    __table_args__ = (
+        Index("ix_commands_channel_state", "channel_id", "state", "seq"),
+        # What a client holds in a room, reached through the room: its id alone would lead
+        # through every command it ever took, in every room (migration 0012).
+        Index("ix_commands_channel_claimer", "channel_id", "claimed_by", "state", "seq"),
+    )
     id: str = Field(primary_key=True)
     channel_id: str = Field(foreign_key="channels.id")
     seq: int
     text: str
     context: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     state: str
-    claimed_by: str | None = Field(default=None, index=True)
+    claimed_by: str | None = None
     reserved_for: str | None = None
     in_reply_to: str | None = None
     retry_of: str | None = None

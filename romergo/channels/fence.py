@@ -166,9 +166,9 @@ async def record_refusal(tx: ChannelTx, room: Membership, agent: EventActor, too
     return True
 
 
-# A call that names no command looks for the one it holds in each live room: through the room the
-# (channel, state) index finds the few held commands, where the client's own index would walk every
-# command it ever took. Equalities, not IN: the driver takes no expanding list.
+# A call that names no command looks for the one it holds in each live room: the (channel, client,
+# state) index leads straight to the few held commands, however many the client took before
+# (tests/romergo/test_channels_history.py). Equalities, not IN: the driver takes no expanding list.
 _HELD = sa_select(COMMANDS).where(
     COMMANDS.c.channel_id == bindparam("channel_id"),
     COMMANDS.c.claimed_by == bindparam("client_id"),

@@ -1,0 +1,101 @@
+"""A room's reads cost the same however many commands the agent took before.
+
+An agent's OAuth client keeps its id across channels and projects, so the commands it claimed
+pile up for as long as it is used. Every wait's check, and every call that names no command, looks
+for the one command the agent holds in the room; that lookup must find it through an index that
+leads there, not walk every command the client ever took (issue 16).
+
+Counted in SQLite's own units of work (virtual machine steps, through its progress handler), on the
+statements as the driver runs them. SQLite here has no statistics (no ANALYZE): its choice of index
+rests on the indexes alone, which is what this guards. PostgreSQL plans from its statistics, so
+the same measure there would say more about a near-empty table's plan than about the indexes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+import pytest
+from sqlalchemy import Executable
+from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
+from sqlalchemy.engine import make_url
+
+from romergo.channels import fence, wait_check
+from romergo.channels.vocabulary import CommandState
+from storage.driver import Statements
+from tests.support.channels import open_room
+
+SMALL, LARGE = 5, 2_000
+"""Commands of the agent's past in the room: a new agent's, and a long-used one's."""
+
+READS: dict[str, Executable] = {
+    "a wait's check (the room and the next command)": wait_check.ROOM_AND_NEXT,
+    "a wait's check in the ORM's transaction": wait_check.ROOM,
+    "a call that names no command": fence._HELD,
+}
+
+
+@pytest.fixture
+def database() -> str:
+    return "sqlite"  # see the module's docstring
+
+
+@pytest.mark.parametrize("read", list(READS))
+async def test_finding_what_the_agent_holds_costs_the_same_after_thousands_of_commands(services, actor, read):
+    room = await open_room(services, actor)
+    agent = room.agent("a")
+    await services.channels.agent.join(agent, room.code)
+    held = await room.send("The one it holds now")
+    assert await services.channels.agent.delivery.next_for(
+        agent, room.channel.channel_id, 0, services.channels.agent.presence.listening_until(30)
+    )
+    params = {
+        "channel": room.channel.channel_id,
+        "channel_id": room.channel.channel_id,
+        "who": agent.client_id,
+        "client_id": agent.client_id,
+        "after": held.seq,
+    }
+
+    with sqlite3.connect(make_url(services.db.url).database) as connection:
+        past(connection, room.channel.channel_id, agent.client_id, SMALL)
+        new_agents = steps(connection, READS[read], params)
+        past(connection, room.channel.channel_id, agent.client_id, LARGE - SMALL, start=SMALL)
+        long_used = steps(connection, READS[read], params)
+
+    assert long_used == new_agents, (
+        f"{read}: {new_agents} steps after {SMALL} commands, {long_used} after {LARGE}"
+    )
+
+
+def past(connection: sqlite3.Connection, channel_id: str, client_id: str, count: int, start: int = 0) -> None:
+    """`count` finished commands the client took in the room, numbered before everything else."""
+    connection.executemany(
+        "INSERT INTO commands (id, channel_id, seq, text, state, claimed_by, deliveries, created_at) "
+        "VALUES (?, ?, ?, 'done before', ?, ?, 1, '2026-01-01 00:00:00.000000')",
+        [
+            (f"cmd_past_{n}", channel_id, -1 - n, CommandState.DONE.value, client_id)
+            for n in range(start, start + count)
+        ],
+    )
+    connection.commit()
+
+
+def steps(connection: sqlite3.Connection, statement: Executable, params: dict[str, Any]) -> int:
+    """SQLite's virtual machine steps to run `statement` to its last row."""
+    compiled = Statements(SQLiteDialect_pysqlite()).compiled(statement)
+    counted = 0
+
+    def step() -> int:
+        nonlocal counted
+        counted += 1
+        return 0
+
+    connection.set_progress_handler(step, 1)
+    try:
+        rows = connection.execute(compiled.sql, compiled.parameters(params)).fetchall()
+    finally:
+        connection.set_progress_handler(None, 1)
+    assert rows, "the read found nothing: it would not show what it costs"
+    return counted
