@@ -212,9 +212,15 @@ class Channel(SQLModel, table=True):
     """A room: one owner, one project, a join code (hashed), settings, and one event sequence."""
 
     __tablename__ = "channels"
+    __table_args__ = (
+        # A call's rooms are found through the owner's open rooms and the project's newest, never
+        # by walking every room an agent joined or the owner opened (migration 0012).
+        Index("ix_channels_owner_open", "user_id", "ended_at", "expires_at"),
+        Index("ix_channels_project_owner_newest", "project_id", "user_id", "created_at", "id"),
+    )
     id: str = Field(primary_key=True)
-    user_id: str = Field(foreign_key="users.id", index=True)
-    project_id: str = Field(foreign_key="projects.id", index=True)
+    user_id: str = Field(foreign_key="users.id")
+    project_id: str = Field(foreign_key="projects.id")
     code_hash: str = Field(index=True)
     code_issued_at: datetime
     permissions: dict[str, bool] = Field(sa_column=Column(JSON, nullable=False))

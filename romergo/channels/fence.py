@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import bindparam, func
+from sqlalchemy import bindparam, func, union
 from sqlalchemy import select as sa_select
-from sqlmodel import and_, col, or_, select
+from sqlmodel import col, or_, select
 
 from romergo.channels.events import ToolBlocked
 from romergo.channels.store import channel_state, owned_command_rows
@@ -97,26 +97,34 @@ _MEMBERSHIPS = (
     .where(*_MINE)
     .order_by(*_NEWEST_FIRST)
 )
+_IN_ROOM = (CHANNEL_MEMBERS.c.channel_id == CHANNELS.c.id) & (
+    CHANNEL_MEMBERS.c.client_id == bindparam("client_id")
+)
+"""The caller's membership of a room, found by its key: the rooms lead, not the client's history."""
 _NEWEST_ON_PROJECT = (
     sa_select(CHANNELS.c.id)
-    .join(CHANNEL_MEMBERS, CHANNEL_MEMBERS.c.channel_id == CHANNELS.c.id)
-    .where(*_MINE, CHANNELS.c.project_id == bindparam("project_id"))
+    .join(CHANNEL_MEMBERS, _IN_ROOM)
+    .where(CHANNELS.c.user_id == bindparam("user_id"), CHANNELS.c.project_id == bindparam("project_id"))
     .order_by(*_NEWEST_FIRST)
     .limit(1)
     .scalar_subquery()
 )
+_STANDING_IDS = union(
+    sa_select(CHANNELS.c.id).where(
+        CHANNELS.c.user_id == bindparam("user_id"),
+        CHANNELS.c.ended_at.is_(None),
+        CHANNELS.c.expires_at > bindparam("now"),
+    ),
+    sa_select(_NEWEST_ON_PROJECT),
+)
 _STANDING = (
     sa_select(CHANNELS, CHANNEL_MEMBERS)
-    .join(CHANNEL_MEMBERS, CHANNEL_MEMBERS.c.channel_id == CHANNELS.c.id)
-    .where(
-        *_MINE,
-        or_(
-            and_(CHANNELS.c.ended_at.is_(None), CHANNELS.c.expires_at > bindparam("now")),
-            CHANNELS.c.id == _NEWEST_ON_PROJECT,
-        ),
-    )
+    .join(CHANNEL_MEMBERS, _IN_ROOM)
+    .where(CHANNELS.c.id.in_(_STANDING_IDS))
     .order_by(*_NEWEST_FIRST)
 )
+"""The rooms not yet ended or expired, and the newest on the project; each part is found through
+the owner's rooms, so a client's earlier rooms are never walked."""
 
 
 def closed_on(rooms: list[Membership], project_id: str | None, now: datetime) -> Membership | None:

@@ -1,9 +1,10 @@
-"""A room's reads cost the same however many commands the agent took before.
+"""A room's reads cost the same however many commands and rooms the agent had before.
 
-An agent's OAuth client keeps its id across channels and projects, so the commands it claimed
-pile up for as long as it is used. Every wait's check, and every call that names no command, looks
-for the one command the agent holds in the room; that lookup must find it through an index that
-leads there, not walk every command the client ever took (issue 16).
+An agent's OAuth client keeps its id across channels and projects, so the commands it claimed and
+the rooms it joined pile up for as long as it is used. Every wait's check, and every call that
+names no command, looks for the one command the agent holds in the room; every tool call reads the
+rooms the agent stands in. Those reads must go through indexes that lead there, not walk every
+command or room the client ever had (issue 16, migration 0012).
 
 Counted in SQLite's own units of work (virtual machine steps, through its progress handler), on the
 statements as the driver runs them. SQLite here has no statistics (no ANALYZE): its choice of index
@@ -28,6 +29,8 @@ from tests.support.channels import open_room
 
 SMALL, LARGE = 5, 2_000
 """Commands of the agent's past in the room: a new agent's, and a long-used one's."""
+SLACK = 10
+"""Steps a deeper index may add; walking the history adds ten or more for each row walked."""
 
 READS: dict[str, Executable] = {
     "a wait's check (the room and the next command)": wait_check.ROOM_AND_NEXT,
@@ -85,6 +88,7 @@ def past(connection: sqlite3.Connection, channel_id: str, client_id: str, count:
 def steps(connection: sqlite3.Connection, statement: Executable, params: dict[str, Any]) -> int:
     """SQLite's virtual machine steps to run `statement` to its last row."""
     compiled = Statements(SQLiteDialect_pysqlite()).compiled(statement)
+    connection.execute(compiled.sql, compiled.parameters(params)).fetchall()  # the schema read, once
     counted = 0
 
     def step() -> int:
@@ -99,3 +103,31 @@ def steps(connection: sqlite3.Connection, statement: Executable, params: dict[st
         connection.set_progress_handler(None, 1)
     assert rows, "the read found nothing: it would not show what it costs"
     return counted
+
+
+async def test_a_calls_rooms_cost_the_same_after_hundreds_of_rooms(services, actor):
+    room = await open_room(services, actor)
+    agent = room.agent("a")
+    owner = services.channels.owner
+
+    async def rooms_before(count: int) -> None:
+        for _ in range(count):
+            earlier = await owner.create_channel(actor.user_id, room.story.project_id)
+            assert earlier.code
+            await services.channels.agent.join(agent, earlier.code)
+            await owner.end_channel(actor.user_id, earlier.channel_id)
+
+    params = {
+        "client_id": agent.client_id,
+        "user_id": actor.user_id,
+        "project_id": room.story.project_id,
+        "now": services.channels.store.now(),
+    }
+    with sqlite3.connect(make_url(services.db.url).database) as connection:
+        await rooms_before(2)
+        await services.channels.agent.join(agent, room.code)
+        new_agents = steps(connection, fence._STANDING, params)
+        await rooms_before(150)
+        long_used = steps(connection, fence._STANDING, params)
+
+    assert long_used - new_agents <= SLACK, f"{new_agents} steps after 2 rooms, {long_used} after 152"
