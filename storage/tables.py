@@ -217,6 +217,7 @@ class Channel(SQLModel, table=True):
         # by walking every room an agent joined or the owner opened (migration 0012).
         Index("ix_channels_owner_open", "user_id", "ended_at", "expires_at"),
         Index("ix_channels_project_owner_newest", "project_id", "user_id", "created_at", "id"),
+        Index("ix_channels_open_expiry", "ended_at", "expires_at"),  # the sweeper's expiries
     )
     id: str = Field(primary_key=True)
     user_id: str = Field(foreign_key="users.id")
@@ -257,6 +258,8 @@ class Command(SQLModel, table=True):
         # What a client holds in a room, reached through the room: its id alone would lead
         # through every command it ever took, in every room (migration 0012).
         Index("ix_commands_channel_claimer", "channel_id", "claimed_by", "state", "seq"),
+        # The sweeper's: the few commands whose lease may have run out, not every command.
+        Index("ix_commands_lease", "state", "last_activity_at"),
     )
     id: str = Field(primary_key=True)
     channel_id: str = Field(foreign_key="channels.id")
@@ -296,7 +299,10 @@ class Confirmation(SQLModel, table=True):
     """An action waiting for the owner's "Allow once": bound to command, tool and argument fingerprint."""
 
     __tablename__ = "confirmations"
-    __table_args__ = (Index("ix_confirmations_match", "command_id", "tool", "fingerprint"),)
+    __table_args__ = (
+        Index("ix_confirmations_match", "command_id", "tool", "fingerprint"),
+        Index("ix_confirmations_open_expiry", "state", "expires_at"),  # the sweeper's expiries
+    )
     id: str = Field(primary_key=True)
     channel_id: str = Field(foreign_key="channels.id", index=True)
     command_id: str = Field(foreign_key="commands.id")

@@ -18,7 +18,7 @@ import sqlite3
 from typing import Any
 
 import pytest
-from sqlalchemy import Executable
+from sqlalchemy import Executable, event
 from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
 from sqlalchemy.engine import make_url
 
@@ -131,3 +131,72 @@ async def test_a_calls_rooms_cost_the_same_after_hundreds_of_rooms(services, act
         long_used = steps(connection, fence._STANDING, params)
 
     assert long_used - new_agents <= SLACK, f"{new_agents} steps after 2 rooms, {long_used} after 152"
+
+
+async def test_a_sweep_with_nothing_to_do_costs_the_same_after_a_long_history(services, actor):
+    """The sweeper runs every few seconds on every instance, inside a write transaction: finding
+    nothing to stall, expire or close must not mean reading every command, room and confirmation
+    there ever was."""
+    room = await open_room(services, actor)
+    agent = room.agent("a")
+    await services.channels.agent.join(agent, room.code)
+    channel_id = room.channel.channel_id
+    with sqlite3.connect(make_url(services.db.url).database) as connection:
+        history(connection, channel_id, agent.client_id, SMALL)
+        new_install = await sweep_steps(services)
+        history(connection, channel_id, agent.client_id, LARGE - SMALL, start=SMALL)
+        long_used = await sweep_steps(services)
+
+    assert long_used - new_install <= SLACK, (
+        f"{new_install} steps after {SMALL} of each, {long_used} after {LARGE}"
+    )
+
+
+def history(
+    connection: sqlite3.Connection, channel_id: str, client_id: str, count: int, start: int = 0
+) -> None:
+    """`count` finished commands, each with a decided confirmation, and `count` rooms that ended."""
+    past(connection, channel_id, client_id, count, start)
+    numbers = range(start, start + count)
+    connection.executemany(
+        "INSERT INTO channels (id, user_id, project_id, code_hash, code_issued_at, permissions, "
+        "confirmation_mode, last_seq, created_at, expires_at, ended_at, end_reason) "
+        "SELECT ?, user_id, project_id, ?, code_issued_at, permissions, confirmation_mode, 0, "
+        "created_at, expires_at, created_at, 'ended' FROM channels WHERE id = ?",
+        [(f"chn_past_{n}", f"hash_past_{n}", channel_id) for n in numbers],
+    )
+    connection.executemany(
+        "INSERT INTO confirmations (id, channel_id, command_id, client_id, tool, arguments, "
+        "fingerprint, action, state, created_at, expires_at, decided_at) VALUES (?, ?, ?, ?, "
+        "'romergo_update_chapter', '{}', 'f', 'Rename chapter', 'consumed', "
+        "'2026-01-01 00:00:00.000000', '2026-01-01 00:05:00.000000', '2026-01-01 00:01:00.000000')",
+        [(f"cnf_past_{n}", channel_id, f"cmd_past_{n}", client_id) for n in numbers],
+    )
+    connection.commit()
+
+
+async def sweep_steps(services) -> int:
+    """SQLite's virtual machine steps for one sweep, on the connection the sweep used."""
+    counted = 0
+
+    def step() -> int:
+        nonlocal counted
+        counted += 1
+        return 0
+
+    def counting(connection: Any, *_: Any) -> None:
+        connection.set_progress_handler(step, 1)
+
+    def done(connection: Any, *_: Any) -> None:
+        connection.set_progress_handler(None, 1)
+
+    assert await services.channels.sweeper.sweep() == (0, 0)  # the statements prepared, once
+    engine = services.db.engine.sync_engine
+    event.listen(engine, "checkout", counting)
+    event.listen(engine, "checkin", done)
+    try:
+        assert await services.channels.sweeper.sweep() == (0, 0)
+    finally:
+        event.remove(engine, "checkout", counting)
+        event.remove(engine, "checkin", done)
+    return counted

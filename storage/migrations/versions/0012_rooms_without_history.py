@@ -1,4 +1,4 @@
-"""Indexes that find an agent's rooms and held command without walking its history (issue 16).
+"""Indexes that find an agent's rooms and held command, and the sweeper's work, without walking history.
 
 An agent's OAuth client keeps its id across rooms, so the rooms it joined and the commands it
 claimed pile up for as long as it is used; an owner's rooms pile up too. Every tool call reads the
@@ -13,6 +13,12 @@ client joined, then every room the owner opened (tests/romergo/test_channels_his
   owner's rooms still open.
 - `ix_channels_project_owner_newest` (project, owner, created_at, id) replaces
   `ix_channels_project_id`: a project's rooms, newest first.
+
+The sweeper (every few seconds on every instance, in a write transaction) looked for commands whose
+lease ran out, rooms that expired and confirmations that expired by reading every command, room and
+confirmation there ever was: 22,000 steps a sweep with 2,000 of each. New indexes lead to the few
+still open: `ix_commands_lease` (state, last_activity_at), `ix_channels_open_expiry` (ended_at,
+expires_at) and `ix_confirmations_open_expiry` (state, expires_at).
 
 Revision ID: 0012
 Revises: 0011
@@ -32,6 +38,9 @@ _NEW = {
     "ix_commands_channel_claimer": ("commands", ["channel_id", "claimed_by", "state", "seq"]),
     "ix_channels_owner_open": ("channels", ["user_id", "ended_at", "expires_at"]),
     "ix_channels_project_owner_newest": ("channels", ["project_id", "user_id", "created_at", "id"]),
+    "ix_commands_lease": ("commands", ["state", "last_activity_at"]),
+    "ix_channels_open_expiry": ("channels", ["ended_at", "expires_at"]),
+    "ix_confirmations_open_expiry": ("confirmations", ["state", "expires_at"]),
 }
 _OLD = {
     "ix_commands_claimed_by": ("commands", ["claimed_by"]),
