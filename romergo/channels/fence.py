@@ -22,6 +22,7 @@ from romergo.channels.events import ToolBlocked
 from romergo.channels.store import channel_state, owned_command_rows
 from romergo.channels.tx import ChannelTx, EventActor
 from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, PUT_OUT, EventKind
+from romergo.channels.wait_check import CALLERS_MEMBERSHIP
 from romergo.errors import RomergoError
 from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, loaded, width
 from storage.driver import Found, Rows
@@ -60,7 +61,7 @@ def standing(
     joined before: a call's cost does not grow with the agent's history (issue 16).
 
     Read on the driver (`Database.read_rows`), with whatever else the call's check reads."""
-    params = {"client_id": client_id, "user_id": user_id, "project_id": project_id, "now": now}
+    params = {"who": client_id, "user_id": user_id, "project_id": project_id, "now": now}
     return [_membership(row) for row in rows.all(_STANDING, params)]
 
 
@@ -97,13 +98,9 @@ _MEMBERSHIPS = (
     .where(*_MINE)
     .order_by(*_NEWEST_FIRST)
 )
-_IN_ROOM = (CHANNEL_MEMBERS.c.channel_id == CHANNELS.c.id) & (
-    CHANNEL_MEMBERS.c.client_id == bindparam("client_id")
-)
-"""The caller's membership of a room, found by its key: the rooms lead, not the client's history."""
 _NEWEST_ON_PROJECT = (
     sa_select(CHANNELS.c.id)
-    .join(CHANNEL_MEMBERS, _IN_ROOM)
+    .join(CHANNEL_MEMBERS, CALLERS_MEMBERSHIP)
     .where(CHANNELS.c.user_id == bindparam("user_id"), CHANNELS.c.project_id == bindparam("project_id"))
     .order_by(*_NEWEST_FIRST)
     .limit(1)
@@ -119,12 +116,13 @@ _STANDING_IDS = union(
 )
 _STANDING = (
     sa_select(CHANNELS, CHANNEL_MEMBERS)
-    .join(CHANNEL_MEMBERS, _IN_ROOM)
+    .join(CHANNEL_MEMBERS, CALLERS_MEMBERSHIP)
     .where(CHANNELS.c.id.in_(_STANDING_IDS))
     .order_by(*_NEWEST_FIRST)
 )
-"""The rooms not yet ended or expired, and the newest on the project; each part is found through
-the owner's rooms, so a client's earlier rooms are never walked."""
+"""The rooms not yet ended or expired, and the newest on the project: found through the owner's
+rooms, each membership then by its key (`CALLERS_MEMBERSHIP`), so a client's earlier rooms are
+never walked."""
 
 
 def closed_on(rooms: list[Membership], project_id: str | None, now: datetime) -> Membership | None:

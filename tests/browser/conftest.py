@@ -90,7 +90,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.sections.extend(_what_was_said(item))
 
 
-SERVER_LINES = 40
+REPORTED_LINES = 40
 CONSOLE: pytest.StashKey[list[str]] = pytest.StashKey()
 
 
@@ -107,11 +107,11 @@ def _what_was_said(item: pytest.Item) -> list[tuple[str, str]]:
     servers = {id(s): s for s in arguments if isinstance(s, RunningServer)}
     servers |= {id(a.server): a.server for a in arguments if isinstance(a, Author)}
     for server in servers.values():
-        tail = "".join(server.output[-SERVER_LINES:])
-        sections.append((f"the server's last {SERVER_LINES} lines", tail or "(nothing)"))
+        tail = server.tail(REPORTED_LINES) or "(nothing)"
+        sections.append((f"the server's last {REPORTED_LINES} lines", tail))
     console = item.stash.get(CONSOLE, [])
     if console:
-        sections.append(("the pages' console", "\n".join(console[-SERVER_LINES:])))
+        sections.append(("the pages' console", "\n".join(console[-REPORTED_LINES:])))
     return sections
 
 

@@ -119,7 +119,7 @@ async def test_a_calls_rooms_cost_the_same_after_hundreds_of_rooms(services, act
             await owner.end_channel(actor.user_id, earlier.channel_id)
 
     params = {
-        "client_id": agent.client_id,
+        "who": agent.client_id,
         "user_id": actor.user_id,
         "project_id": room.story.project_id,
         "now": services.channels.store.now(),

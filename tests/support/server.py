@@ -107,6 +107,9 @@ class RunningServer:
     def log(self) -> str:
         return "".join(self.output)
 
+    def tail(self, lines: int) -> str:
+        return "".join(self.output[-lines:])
+
     def _pump(self, process: subprocess.Popen[str]) -> None:
         assert process.stdout is not None
         for line in process.stdout:
