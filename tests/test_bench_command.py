@@ -32,7 +32,7 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
         timeout=300,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    assert "[6/6]" in run.stdout and "× echo" in run.stdout
+    assert "[7/7]" in run.stdout and "× echo" in run.stdout
 
     results = json.loads((tmp_path / "bench.json").read_text())
     assert list(results["loop_ms"]) == [
@@ -69,6 +69,12 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
     assert [row["kind"] for row in cpu] == ["echo", "replay", "read", "edit", "report"]
     assert all(row["server_ms"] > 0 and row["p50_ms"] > 0 for row in cpu)
     assert "CPU per call" in run.stdout
+    served = results["in_process_us"]
+    assert {"bare: delivery", "romergo: delivery", "romergo: read"} <= set(served)
+    assert all(value > 0 for value in served.values())
+    stages = sum(value for name, value in served.items() if name.startswith("romergo:   "))
+    assert abs(stages - served["romergo: delivery"]) < 0.5 * served["romergo: delivery"]
+    assert "served in process" in run.stdout
     assert (tmp_path / "latency.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 

@@ -21,10 +21,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tests.bench import call_cpu, instances, live_views, long_story, loop_latency, waiters
+from tests.bench import call_cpu, in_process, instances, live_views, long_story, loop_latency, waiters
 from tests.bench.report import plot, table
 
-STEPS = 6
+STEPS = 7
 FULL = {
     "rounds": 30,
     "waiters": (100, 500, 1000),
@@ -35,6 +35,7 @@ FULL = {
     "views": 20,
     "instances": 50,
     "cpu_calls": 500,
+    "in_process": 300,
 }
 QUICK = {
     "rounds": 3,
@@ -46,6 +47,7 @@ QUICK = {
     "views": 2,
     "instances": 3,
     "cpu_calls": 3,
+    "in_process": 3,
 }
 
 
@@ -77,6 +79,8 @@ async def run(quick: bool, out: Path) -> dict[str, Any]:
     results["instances_ms"] = await instances.measure(sizes["instances"], _progress)
     _step(6, "CPU per call on the server's side and the agent's, beside the bare server")
     results["cpu_per_call"] = [asdict(row) for row in await call_cpu.measure(sizes["cpu_calls"])]
+    _step(7, "a delivery and a read served in process (no sockets), beside the bare server")
+    results["in_process_us"] = await asyncio.to_thread(in_process.measure, sizes["in_process"])
     results["seconds"] = round(time.perf_counter() - started, 1)
     _write(results, out)
     return results

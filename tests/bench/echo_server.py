@@ -25,6 +25,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult
 from pydantic import BaseModel
+from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -89,9 +90,9 @@ class _Replayed:
         self.tool = Tool.from_function(replay, name="replay")
 
 
-def serve() -> None:
-    posted: asyncio.Queue[str] = asyncio.Queue()
-    server = build(posted)
+def with_post_route(server: MCPServer[Any], posted: asyncio.Queue[str]) -> Starlette:
+    """The server's Streamable HTTP app with `/post`: a JSON POST whose text its parked
+    `wait_for_post` call answers with (what the owner's post is to Romergo's wait)."""
     app = server.streamable_http_app()
 
     async def post(request: Request) -> JSONResponse:
@@ -99,6 +100,12 @@ def serve() -> None:
         return JSONResponse({"posted": True})
 
     app.router.routes.append(Route("/post", post, methods=["POST"]))
+    return app
+
+
+def serve() -> None:
+    posted: asyncio.Queue[str] = asyncio.Queue()
+    app = with_post_route(build(posted), posted)
     # IPPROTO_TCP, or asyncio leaves Nagle on: see app.listening_socket.
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.bind(("127.0.0.1", 0))

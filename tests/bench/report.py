@@ -97,6 +97,9 @@ def table(results: dict[str, Any]) -> str:
                 f"  {found['kind']:<8} server {found['server_ms']:5.2f} ms  agent {found['agent_ms']:5.2f} ms"
                 f"  p50 {found['p50_ms']:5.2f} ms"
             )
+    if "in_process_us" in results:
+        rows += ["", "served in process, no sockets (p50 µs; Romergo's delivery by stage, indented)"]
+        rows += [f"  {name:<40} {value:7.0f} µs" for name, value in results["in_process_us"].items()]
     return "\n".join(rows)
 
 
