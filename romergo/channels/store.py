@@ -273,9 +273,34 @@ def ensure_holder(command: Command, client_id: str) -> None:
         )
 
 
-def command_view(command: Command | Row[Any], *, redelivered: bool = False) -> CommandView:
-    """A command as the agent and the panel see it, from its entity or a row of all its columns
-    (the claim's `RETURNING`)."""
+class CommandColumns(Protocol):
+    """What a command's view is made of: its entity's columns, or a post's (`PostedCommand`)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def channel_id(self) -> str: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def claimed_by(self) -> str | None: ...
+    @property
+    def in_reply_to(self) -> str | None: ...
+    @property
+    def retry_of(self) -> str | None: ...
+    @property
+    def created_at(self) -> datetime: ...
+    @property
+    def context(self) -> dict[str, Any] | None: ...
+
+
+def command_view(command: CommandColumns | Row[Any], *, redelivered: bool = False) -> CommandView:
+    """A command as the agent and the panel see it, from its entity, a post's values or a row of
+    all its columns (the claim's `RETURNING`)."""
     return CommandView(
         command_id=command.id,
         channel_id=command.channel_id,

@@ -6,10 +6,14 @@ and one statement that writes: each test runs on both, so the two must agree.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from romergo.channels import posting
+from romergo.channels.store import PostingRoom
 from romergo.errors import RomergoError
+from storage.core_tables import COMMANDS
 from tests.support.channels import open_room
 from tests.support.meanwhile import right_after
 from tests.support.statements import counting
@@ -32,6 +36,21 @@ async def test_a_posted_command_is_queued_under_the_next_number_with_its_event(s
     assert event.actor_name == "writer" and event.data["text"] == "Tidy the opening"
     stored = await services.channels.owner.get_command(actor.user_id, posted.command_id)
     assert (stored.seq, stored.state, stored.context) == (posted.seq, "queued", posted.context)
+
+
+def test_a_posts_values_fill_every_column_and_make_the_same_entity_the_orms_post_writes():
+    """The driver writes `PostedCommand.columns()` as the row; the ORM's transaction writes the
+    entity `posted_command` makes: a column missing from either would be written differently."""
+    room = PostingRoom("chn_x", "prj_x", None, None, None, datetime(2027, 1, 1, tzinfo=UTC), "writer", 7)
+    now = datetime(2026, 12, 6, 20, 0, tzinfo=UTC)
+
+    values = posting.new_post(room, "Tidy", {"route": "/"}, now, in_reply_to="cmd_q", reserved_for="c1")
+    entity = posting.posted_command(room, "Tidy", {"route": "/"}, now, in_reply_to="cmd_q", reserved_for="c1")
+
+    columns = values.columns()
+    assert set(columns) == {column.name for column in COMMANDS.c}
+    assert {**entity.model_dump(), "id": None} == {**columns, "id": None}
+    assert (columns["seq"], columns["state"], columns["last_activity_at"]) == (7, "queued", now)
 
 
 @pytest.mark.parametrize(
