@@ -18,7 +18,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.bus import EventBus
 from romergo.channels.behind import PendingToolEvents, merged
-from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
+from romergo.channels.models import ChannelView, CommandColumns, CommandView, EventView, MemberView
 from romergo.channels.pending_writes import write_pending
 from romergo.channels.tx import ChannelTx, EventActor, LeftToTheSession
 from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, CommandState, EventKind
@@ -271,31 +271,6 @@ def ensure_holder(command: Command, client_id: str) -> None:
         raise RomergoError(
             "command_finished", f"This command is already {command.state}; wait for the next one."
         )
-
-
-class CommandColumns(Protocol):
-    """What a command's view is made of: its entity's columns, or a post's (`PostedCommand`)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def channel_id(self) -> str: ...
-    @property
-    def seq(self) -> int: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def state(self) -> str: ...
-    @property
-    def claimed_by(self) -> str | None: ...
-    @property
-    def in_reply_to(self) -> str | None: ...
-    @property
-    def retry_of(self) -> str | None: ...
-    @property
-    def created_at(self) -> datetime: ...
-    @property
-    def context(self) -> dict[str, Any] | None: ...
 
 
 def command_view(command: CommandColumns | Row[Any], *, redelivered: bool = False) -> CommandView:

@@ -35,13 +35,10 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import httpx2
 import uvloop
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from app import GC_THRESHOLDS
 from romergo.actors import user_actor
@@ -49,12 +46,10 @@ from romergo.channels import AgentRef
 from romergo.config import Settings
 from romergo.services import Services, build_services, prepare_database
 from tests.bench import echo_server
+from tests.bench.asgi_requests import PORT, Recorder, Request, client, request_scope
 from tests.support.cli import romergo_here
 from tests.support.oauth import PASSWORD
 
-T = TypeVar("T")
-PORT = 8080
-BASE_URL = f"http://127.0.0.1:{PORT}"
 STAGES = (
     "to the core's post",
     "the core's post",
@@ -103,76 +98,6 @@ async def _measure(rounds: int) -> dict[str, float]:
             found["romergo: read"] = await romergo.calls(romergo.read, rounds)
             found["romergo: read, with what it leaves"] = await romergo.read_with_what_it_leaves(rounds)
             return found
-
-
-class Request:
-    """One HTTP request as an app receives it, to hand to it again and again."""
-
-    def __init__(self, scope: Scope, body: bytes) -> None:
-        self.scope = scope
-        self.body = body
-
-    def with_arguments(self, **arguments: Any) -> Request:
-        message = json.loads(self.body)
-        message["params"]["arguments"] |= arguments
-        return Request(self.scope, json.dumps(message).encode())
-
-    async def served_by(self, app: ASGIApp) -> tuple[bytes, float]:
-        """The response's body and when its last part was sent (`perf_counter`)."""
-        sent: dict[str, Any] = {}
-        delivered = False
-
-        async def receive() -> Message:
-            nonlocal delivered
-            if delivered:  # the client stays connected
-                await asyncio.Event().wait()
-            delivered = True
-            return {"type": "http.request", "body": self.body, "more_body": False}
-
-        async def send(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                sent["status"] = message["status"]
-            elif not message.get("more_body"):
-                sent["body"], sent["at"] = message.get("body", b""), time.perf_counter()
-
-        await app({**self.scope, "state": {}}, receive, send)
-        assert sent.get("status") in (200, 201), sent
-        return sent["body"], sent["at"]
-
-
-class _Recorder:
-    """An ASGI app in front of another that keeps the first request naming `wanted`."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-        self.wanted: str | None = None
-        self.kept: dict[str, Request] = {}
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        wanted = self.wanted
-        if scope["type"] != "http" or wanted is None:
-            await self.app(scope, receive, send)
-            return
-        parts: list[bytes] = []
-
-        async def recorded() -> Message:
-            message = await receive()
-            parts.append(message.get("body", b""))
-            return message
-
-        await self.app(scope, recorded, send)
-        body = b"".join(parts)
-        if f'"{wanted}"'.encode() in body:
-            self.kept.setdefault(wanted, Request(dict(scope), body))
-
-    async def capture(self, wanted: str, call: Awaitable[T]) -> tuple[Request, T]:
-        """The request `call` sent naming `wanted`, and what the call returned."""
-        self.wanted = wanted
-        try:
-            result = await call
-        finally:
-            self.wanted = None
-        return self.kept[wanted], result
 
 
 class _Romergo:
@@ -273,8 +198,8 @@ async def _romergo(folder: Path) -> AsyncIterator[_Romergo]:
         project_id = (await services.projects.list_projects(user_actor(user.id)))[0].id
         channel = await services.channels.owner.create_channel(user.id, project_id)
         romergo = _Romergo(services, app)
-        recorder = _Recorder(app)
-        async with app.state.mcp.running(), _client(recorder, agent_token) as agent:
+        recorder = Recorder(app)
+        async with app.state.mcp.running(), client(recorder, agent_token) as agent:
             joined = await agent.call_tool("romergo_join_builder_channel", {"code": channel.code})
             assert joined.structured_content is not None
             wait = {"channel_id": channel.channel_id, "cursor": joined.structured_content["cursor"]}
@@ -318,11 +243,12 @@ async def _romergo(folder: Path) -> AsyncIterator[_Romergo]:
 class _Bare:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.recorder = _Recorder(app)
+        self.recorder = Recorder(app)
         self.wait: Request
         self.echo: Request
         self.replay: Request
-        self.post = Request(_scope("POST", "/post", []), json.dumps({"text": "Tidy the opening"}).encode())
+        posted = json.dumps({"text": "Tidy the opening"}).encode()
+        self.post = Request(request_scope("POST", "/post", [], posted), posted)
 
     async def deliveries(self, rounds: int) -> float:
         took = []
@@ -341,10 +267,10 @@ class _Bare:
         return await _calls(self.app, request, rounds)
 
     async def captured_replay(self, answer: dict[str, Any], schema: dict[str, Any]) -> Request:
-        async with _client(self.recorder, "none") as remembering:
+        async with client(self.recorder, "none") as remembering:
             await remembering.call_tool("remember", {"result": answer, "output_schema": schema})
         # A client of its own: clients read a tool's output schema when they first meet the tool.
-        async with _client(self.recorder, "none") as replaying:
+        async with client(self.recorder, "none") as replaying:
             request, _ = await self.recorder.capture("replay", replaying.call_tool("replay", {}))
         return request
 
@@ -355,7 +281,7 @@ async def _bare() -> AsyncIterator[_Bare]:
     posted: asyncio.Queue[str] = asyncio.Queue()
     server = echo_server.build(posted)
     bare = _Bare(echo_server.with_post_route(server, posted))
-    async with server.session_manager.run(), _client(bare.recorder, "none") as floor:
+    async with server.session_manager.run(), client(bare.recorder, "none") as floor:
         bare.echo, _ = await bare.recorder.capture("echo", floor.call_tool("echo", {"text": "job"}))
         waiting = asyncio.create_task(
             bare.recorder.capture("wait_for_post", floor.call_tool("wait_for_post", {"seconds": 30}))
@@ -377,38 +303,10 @@ async def _calls(app: ASGIApp, request: Request, rounds: int) -> float:
     return statistics.median(took)
 
 
-@asynccontextmanager
-async def _client(app: ASGIApp, token: str) -> AsyncIterator[Client]:
-    """The SDK's client, its requests handed to `app` in this process."""
-    http = httpx2.AsyncClient(
-        transport=httpx2.ASGITransport(app=app), headers={"Authorization": f"Bearer {token}"}
-    )
-    async with Client(streamable_http_client(f"{BASE_URL}/mcp", http_client=http)) as client:
-        yield client
-
-
 def _owner_post(token: str, channel_id: str) -> Request:
     headers = [(b"authorization", f"Bearer {token}".encode())]
     body = json.dumps({"text": "Tidy the opening"}).encode()
-    return Request(_scope("POST", f"/api/v1/channels/{channel_id}/commands", headers, body), body)
-
-
-def _scope(method: str, path: str, headers: list[tuple[bytes, bytes]], body: bytes = b"") -> Scope:
-    headers = [(b"host", f"127.0.0.1:{PORT}".encode()), (b"content-type", b"application/json"), *headers]
-    return {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": method,
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": [*headers, (b"content-length", str(len(body)).encode())],
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", PORT),
-    }
+    return Request(request_scope("POST", f"/api/v1/channels/{channel_id}/commands", headers, body), body)
 
 
 def _warm_up(rounds: int) -> int:
