@@ -98,6 +98,11 @@ class PostedCommand:
         """The row to insert: one value per column of `commands`."""
         return {name: getattr(self, name) for name in self.__slots__}
 
+    def entity(self) -> Command:
+        """The same command as an entity, for the ORM's transaction (an answer to a question, a
+        post the driver left to it): both posts write the same values."""
+        return Command(**self.columns())
+
 
 def new_post(
     channel: PostingRoom,
@@ -122,21 +127,6 @@ def new_post(
         created_at=now,
         last_activity_at=now,
     )
-
-
-def posted_command(
-    channel: PostingRoom,
-    text: str,
-    context: dict[str, Any],
-    now: datetime,
-    *,
-    in_reply_to: str | None = None,
-    reserved_for: str | None = None,
-) -> Command:
-    """`new_post`'s command as an entity, for the ORM's transaction (an answer to a question,
-    a post the driver left to it)."""
-    posted = new_post(channel, text, context, now, in_reply_to=in_reply_to, reserved_for=reserved_for)
-    return Command(**posted.columns())
 
 
 def posted_payload(command: Command | PostedCommand) -> CommandPosted:
