@@ -42,7 +42,7 @@ from starlette.types import ASGIApp
 
 from app import GC_THRESHOLDS
 from romergo.actors import user_actor
-from romergo.channels import AgentRef
+from romergo.channels import AgentRef, presence_topic
 from romergo.config import Settings
 from romergo.services import Services, build_services, prepare_database
 from tests.bench import echo_server
@@ -108,6 +108,7 @@ class _Romergo:
         self.wait: Request
         self.read: Request
         self.post: Request
+        self.channel_id = ""
         self.cursor = 0
         self.held: str | None = None
         """The command the agent holds: the reads run inside the last one delivered."""
@@ -121,8 +122,10 @@ class _Romergo:
         for n in range(rounds + _warm_up(rounds)):
             await self._finish()
             self.marks.clear()
+            # Parked once it has announced itself (tasks start in the order they are made).
+            parked = asyncio.create_task(self.services.bus.wait(presence_topic(self.channel_id), 5))
             waiting = asyncio.create_task(self.wait.with_arguments(cursor=self.cursor).served_by(self.app))
-            await asyncio.sleep(0.003)  # parked
+            assert await parked, "the wait did not park"
             started = time.perf_counter()
             _, posted = await self.post.served_by(self.app)
             answer, answered = await waiting
@@ -213,6 +216,7 @@ async def _romergo(folder: Path) -> AsyncIterator[_Romergo]:
             await services.channels.owner.post_command(user.id, channel.channel_id, "Tidy the opening")
             romergo.wait, delivered = await waiting
             assert delivered.structured_content is not None
+            romergo.channel_id = channel.channel_id
             romergo.cursor = delivered.structured_content["cursor"]
             romergo.held = delivered.structured_content["command"]["command_id"]
             view = await services.channels.owner.get_channel(user.id, channel.channel_id)
