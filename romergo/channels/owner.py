@@ -18,7 +18,7 @@ from romergo.channels.context import clean_context
 from romergo.channels.events import ChannelEnded, CommandUndone, SettingsChanged
 from romergo.channels.models import ChannelView, CommandView, EventView
 from romergo.channels.parking import park
-from romergo.channels.posting import new_post, post_on_driver, posted_payload
+from romergo.channels.posting import post_on_driver, posted_command, posted_payload
 from romergo.channels.reach import chapter_order, clean_scope, keep_to_reach
 from romergo.channels.revocation import end_memberships, remove_member
 from romergo.channels.store import ChannelStore, channel_topic, command_view
@@ -201,9 +201,9 @@ class OwnerSide:
                 if question.state != CommandState.AWAITING_ANSWER:
                     raise RomergoError("conflict", "That command is not waiting for an answer.")
                 reserved_for = question.claimed_by
-            command = new_post(
+            command = posted_command(
                 channel, clean, data, tx.now(), in_reply_to=in_reply_to, reserved_for=reserved_for
-            ).entity()
+            )
             return await self._write_queued(tx, channel.id, command, owner)
 
     async def get_command(self, user_id: str, command_id: str) -> CommandView:

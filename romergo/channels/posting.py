@@ -21,7 +21,6 @@ answers with the refusal.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -43,7 +42,7 @@ from romergo.channels.store import (
 from romergo.channels.tx import EventActor, LeftToTheSession, event_rows, write_event
 from romergo.channels.vocabulary import CommandState, EventKind, next_state
 from romergo.ids import new_id
-from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS
+from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS, made
 from storage.driver import Writes
 from storage.tables import Command
 
@@ -70,41 +69,7 @@ async def post_on_driver(
     return posted
 
 
-@dataclass(frozen=True, slots=True)
-class PostedCommand:
-    """A command as a post writes it: every column of its row, as plain values.
-
-    The busy path's post writes it on the driver without an ORM entity: making a `Command`
-    (SQLModel's validation and SQLAlchemy's instrumented attributes) cost ~0.1 ms of every post,
-    more than the statements that write it (issue 16, docs/performance.md)."""
-
-    id: str
-    channel_id: str
-    seq: int
-    text: str
-    context: dict[str, Any] | None
-    state: str
-    reserved_for: str | None
-    in_reply_to: str | None
-    created_at: datetime
-    last_activity_at: datetime
-    claimed_by: str | None = None
-    retry_of: str | None = None
-    deliveries: int = 0
-    claimed_at: datetime | None = None
-    finished_at: datetime | None = None
-
-    def columns(self) -> dict[str, Any]:
-        """The row to insert: one value per column of `commands`."""
-        return {name: getattr(self, name) for name in self.__slots__}
-
-    def entity(self) -> Command:
-        """The same command as an entity, for the ORM's transaction (an answer to a question, a
-        post the driver left to it): both posts write the same values."""
-        return Command(**self.columns())
-
-
-def new_post(
+def posted_command(
     channel: PostingRoom,
     text: str,
     context: dict[str, Any],
@@ -112,10 +77,12 @@ def new_post(
     *,
     in_reply_to: str | None = None,
     reserved_for: str | None = None,
-) -> PostedCommand:
+) -> Command:
     """The command a post writes: under the number it took with its channel, queued as its
-    `command` event leaves it."""
-    return PostedCommand(
+    `command` event leaves it. Made without the entity's constructor (`made`): the driver's post
+    only dumps and views it, and the constructor cost more than the statements that write it."""
+    return made(
+        Command,
         id=new_id("cmd"),
         channel_id=channel.id,
         seq=channel.seq,
@@ -129,7 +96,7 @@ def new_post(
     )
 
 
-def posted_payload(command: Command | PostedCommand) -> CommandPosted:
+def posted_payload(command: Command) -> CommandPosted:
     """What a `command` event carries of the command it posts."""
     return CommandPosted(
         text=command.text, context=command.context, in_reply_to=command.in_reply_to, retry_of=command.retry_of
@@ -152,7 +119,7 @@ class _Post(NamedTuple):
             return {"channel": self.channel_id, "owner": self.user_id}
         return None
 
-    def command_in(self, store: ChannelStore, found: Any) -> tuple[PostedCommand, EventActor]:
+    def command_in(self, store: ChannelStore, found: Any) -> tuple[Command, EventActor]:
         """The command posted in the room `found` (a `PostingRoom` row), with the owner as its
         actor; refusals raised, and `LeftToTheSession` where the ORM must post it."""
         channel, owner = posting_room(found, self.user_id, self.channel_id)
@@ -160,7 +127,7 @@ class _Post(NamedTuple):
         data = clean_context(self.context, channel.project_id, store.settings.limits, self.now)
         if scope_chapters(channel.scope) is not None and data.get("selection") is not None:
             raise LeftToTheSession
-        return new_post(channel, self.text, data, self.now), owner
+        return posted_command(channel, self.text, data, self.now), owner
 
 
 def _post(
@@ -168,7 +135,7 @@ def _post(
 ) -> CommandView:
     room = post.room
     command, owner = post.command_in(store, None if room is None else rows.first(NUMBERED_POST, room))
-    rows.run(_INSERT_COMMAND, command.columns())
+    rows.run(_INSERT_COMMAND, command.model_dump())
     posted = posted_payload(command)
     write_event(
         rows, command.channel_id, owner, EventKind.COMMAND, posted, command.id, post.now, seq=command.seq
@@ -190,12 +157,13 @@ def _post_at_once(
     params: dict[str, Any] = {"channel": command.channel_id, "owner": post.user_id, "now": post.now}
     if notice is not None:
         params |= {"notify_channel": notice["channel"], "notify_payload": notice["payload"]}
-    params |= {f"command_{name}": value for name, value in command.columns().items()}
+    params |= {f"command_{name}": value for name, value in command.model_dump().items()}
     params |= {f"event_{name}": value for name, value in (shared | own).items()}
     written = rows.first(_POSTED_AT_ONCE[notice is not None], params)
     if written is None:
         return None
-    return command_view(replace(command, seq=int(written.last_seq)))
+    command.seq = int(written.last_seq)
+    return command_view(command)
 
 
 # Built once, every column bound (the driver compiles a statement once, not per set of keys).

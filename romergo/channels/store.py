@@ -18,7 +18,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.bus import EventBus
 from romergo.channels.behind import PendingToolEvents, merged
-from romergo.channels.models import ChannelView, CommandColumns, CommandView, EventView, MemberView
+from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
 from romergo.channels.pending_writes import write_pending
 from romergo.channels.tx import ChannelTx, EventActor, LeftToTheSession
 from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, CommandState, EventKind
@@ -273,9 +273,9 @@ def ensure_holder(command: Command, client_id: str) -> None:
         )
 
 
-def command_view(command: CommandColumns | Row[Any], *, redelivered: bool = False) -> CommandView:
-    """A command as the agent and the panel see it, from its entity, a post's values or a row of
-    all its columns (the claim's `RETURNING`)."""
+def command_view(command: Command | Row[Any], *, redelivered: bool = False) -> CommandView:
+    """A command as the agent and the panel see it, from its entity or a row of all its columns
+    (the claim's `RETURNING`)."""
     return CommandView(
         command_id=command.id,
         channel_id=command.channel_id,

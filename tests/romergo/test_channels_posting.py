@@ -14,6 +14,7 @@ from romergo.channels import posting
 from romergo.channels.store import PostingRoom
 from romergo.errors import RomergoError
 from storage.core_tables import COMMANDS
+from storage.tables import Command
 from tests.support.channels import open_room
 from tests.support.meanwhile import right_after
 from tests.support.statements import counting
@@ -38,19 +39,22 @@ async def test_a_posted_command_is_queued_under_the_next_number_with_its_event(s
     assert (stored.seq, stored.state, stored.context) == (posted.seq, "queued", posted.context)
 
 
-def test_a_posts_values_fill_every_column_and_make_the_same_entity_the_orms_post_writes():
-    """The driver writes `PostedCommand.columns()` as the row; the ORM's transaction writes the
-    entity made from them: a column missing from either would be written differently."""
+def test_a_posted_command_fills_every_column_as_the_entitys_constructor_would():
+    """The post makes its command without the constructor (`core_tables.made`), and the driver
+    writes its dump as the row: a column left out or defaulted differently would be written
+    differently from the entity the constructor makes."""
     room = PostingRoom("chn_x", "prj_x", None, None, None, datetime(2027, 1, 1, tzinfo=UTC), "writer", 7)
     now = datetime(2026, 12, 6, 20, 0, tzinfo=UTC)
 
-    values = posting.new_post(room, "Tidy", {"route": "/"}, now, in_reply_to="cmd_q", reserved_for="c1")
-    entity = values.entity()
+    command = posting.posted_command(
+        room, "Tidy", {"route": "/"}, now, in_reply_to="cmd_q", reserved_for="c1"
+    )
 
-    columns = values.columns()
+    columns = command.model_dump()
     assert set(columns) == {column.name for column in COMMANDS.c}
-    assert entity.model_dump() == columns
+    assert Command(**columns).model_dump() == columns
     assert (columns["seq"], columns["state"], columns["last_activity_at"]) == (7, "queued", now)
+    assert (columns["claimed_by"], columns["deliveries"], columns["finished_at"]) == (None, 0, None)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,73 @@
+"""Entities made without their constructor (`storage.core_tables.made`), for the busy path's writes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from storage.core_tables import made
+from storage.tables import ChannelEvent, Command
+
+AT = datetime(2026, 12, 6, 21, 0, tzinfo=UTC)
+POSTED = {
+    "id": "cmd_x",
+    "channel_id": "chn_x",
+    "seq": 3,
+    "text": "Tidy the opening",
+    "state": "queued",
+    "created_at": AT,
+}
+
+
+def test_a_made_entity_has_the_values_given_and_the_models_defaults_as_the_constructor_gives():
+    command = made(Command, **POSTED)
+
+    assert command.model_dump() == Command(**POSTED).model_dump()
+    assert (command.claimed_by, command.deliveries, command.context) == (None, 0, None)
+
+
+def test_a_default_factory_makes_a_fresh_value_for_each_entity():
+    first = made(
+        ChannelEvent,
+        channel_id="chn_x",
+        seq=1,
+        kind="status",
+        actor_type="agent",
+        actor_id="a",
+        actor_name="A",
+        at=AT,
+    )
+    second = made(
+        ChannelEvent,
+        channel_id="chn_x",
+        seq=2,
+        kind="status",
+        actor_type="agent",
+        actor_id="a",
+        actor_name="A",
+        at=AT,
+    )
+
+    first.data["text"] = "only mine"
+    assert second.data == {}
+
+
+def test_a_made_entity_can_be_changed_like_a_loaded_one():
+    command = made(Command, **POSTED)
+
+    command.state, command.seq = "claimed", 4
+
+    assert (command.model_dump()["state"], command.model_dump()["seq"]) == ("claimed", 4)
+
+
+@pytest.mark.parametrize(
+    ("values", "refusal"),
+    [
+        ({**POSTED, "colour": "red"}, "no columns \\['colour'\\]"),
+        ({key: value for key, value in POSTED.items() if key != "seq"}, "Command.seq has no default"),
+    ],
+)
+def test_an_unknown_column_or_a_missing_required_one_is_refused(values, refusal):
+    with pytest.raises(TypeError, match=refusal):
+        made(Command, **values)
