@@ -28,26 +28,9 @@ def test_a_made_entity_has_the_values_given_and_the_models_defaults_as_the_const
 
 
 def test_a_default_factory_makes_a_fresh_value_for_each_entity():
-    first = made(
-        ChannelEvent,
-        channel_id="chn_x",
-        seq=1,
-        kind="status",
-        actor_type="agent",
-        actor_id="a",
-        actor_name="A",
-        at=AT,
-    )
-    second = made(
-        ChannelEvent,
-        channel_id="chn_x",
-        seq=2,
-        kind="status",
-        actor_type="agent",
-        actor_id="a",
-        actor_name="A",
-        at=AT,
-    )
+    status = {"channel_id": "chn_x", "kind": "status", "actor_type": "agent", "actor_id": "a"}
+    first = made(ChannelEvent, **status, seq=1, actor_name="A", at=AT)
+    second = made(ChannelEvent, **status, seq=2, actor_name="A", at=AT)
 
     first.data["text"] = "only mine"
     assert second.data == {}
