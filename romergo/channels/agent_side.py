@@ -27,6 +27,7 @@ from romergo.channels.models import Caller, JoinResult, WaitResult
 from romergo.channels.parking import Heartbeat, park
 from romergo.channels.presence import Presence
 from romergo.channels.reach import chapter_order, chapters_words
+from romergo.channels.reporting import report_on_driver
 from romergo.channels.store import (
     ChannelStore,
     channel_topic,
@@ -130,13 +131,15 @@ class AgentSide:
                 "A reply needs a summary: status, description, changed_entities, checks, links.",
             )
         event_kind = EventKind(kind)
+        report = Report(text=text.strip(), summary=summary)
+        reported = await report_on_driver(self.store, caller, command_id, event_kind, report)
+        if reported is not None:
+            return reported
         async with self.store.tx() as tx:
             command, channel = await self._command_for_agent(tx, caller, command_id)
             if command.state not in REPORTABLE_STATES:
                 raise RomergoError("command_finished", f"This command is already {command.state}.")
-            await tx.command_event(
-                command, event_kind, agent_actor(caller), Report(text=text.strip(), summary=summary)
-            )
+            await tx.command_event(command, event_kind, agent_actor(caller), report)
             if event_kind in (EventKind.REPLY, EventKind.ERROR):
                 await self._record_changes(tx, channel.id, command.id, summary if kind == "reply" else None)
             return command.id, command.state

@@ -261,8 +261,9 @@ def command_not_found(command_id: object) -> RomergoError:
     return RomergoError("not_found", f'Command "{command_id}" does not exist.')
 
 
-def ensure_holder(command: Command, client_id: str) -> None:
-    """The agent may act on this command: it holds it, and it is neither cancelled nor finished."""
+def ensure_holder(command: Command | Row[Any], client_id: str) -> None:
+    """The agent may act on this command (its entity, or a row with its `state` and `claimed_by`):
+    it holds it, and it is neither cancelled nor finished."""
     if command.state == CommandState.CANCELLED:
         raise RomergoError("command_cancelled", "The owner cancelled this command. Stop working on it.")
     if command.claimed_by != client_id:

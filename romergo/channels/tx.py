@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, bindparam, func, insert, update
+from sqlalchemy import Integer, Row, bindparam, func, insert, update
 from sqlalchemy.exc import NoResultFound
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col, select
@@ -223,7 +223,7 @@ class LeftToTheSession(Exception):
 
 
 def command_moved(
-    command: Command,
+    command: Command | Row[Any],
     happenings: list[tuple[EventKind, Payload | None]],
     now: datetime,
     *,
@@ -231,7 +231,8 @@ def command_moved(
     redelivered: bool = False,
 ) -> dict[str, Any]:
     """The command's row after `happenings` (`waiting`: its confirmations still pending), as
-    `MOVE_COMMAND`'s parameters."""
+    `MOVE_COMMAND`'s parameters. `command`: its entity, or a row with its `id`, `state` and
+    `finished_at`."""
     state = CommandState(command.state)
     for kind, _ in happenings:
         state = next_state(state, kind, redelivered=redelivered, waiting_confirmations=waiting)

@@ -38,8 +38,8 @@ IDLE_CHECK = (2, 1)
 # The owned channel with the owner's name and the command's number taken (one UPDATE … RETURNING),
 # then the command (written once, already numbered) and its event: one write.
 POST_COMMAND = (3, 1)
-# Token and the command's project (one statement each), then the command with its room and
-# membership (one join), state + sequence + event: one write.
+# The token, then the command with its channel's owner and the caller's membership (one join), its
+# state, the event's number, the event: one write on the database's driver (`channels.reporting`).
 STATUS_REPORT = (5, 1)
 # A change inside the command it names: the token, where the line lies, the caller's rooms with the
 # named command (its room comes from the rooms just read), the change (the line, the line written,

@@ -1,0 +1,117 @@
+"""An agent's progress report on the database's driver: the loop's most frequent write.
+
+An agent tells the owner what it is doing several times per command (`status`), and asks
+(`question`). Through the ORM's transaction a report cost ~1.1 ms of the loop's time, most of it
+SQLAlchemy loading the command, its channel and the membership as entities for one check and one
+move. As one write on the driver (`Database.write_rows`) it is a Core read of the same row, the
+same checks in the same order, one conditional UPDATE of the command and its numbered event
+(issue 16, docs/performance.md). `AgentSide.report` uses it first where it applies:
+
+- not for `reply` and `error`, which end the command and record what it changed (the ORM's
+  transaction reads the revisions for that);
+- not for a command waiting for the owner's "Allow once" (its next state depends on how many
+  confirmations still wait), nor one whose earlier tool calls' events are still pending
+  (`channels.behind`: they go first, and the ORM's transaction writes them): the write raises
+  `LeftToTheSession`, having changed nothing, and the ORM's transaction reports it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import bindparam, select
+
+from romergo.channels.events import Report
+from romergo.channels.models import Caller
+from romergo.channels.store import ChannelStore, channel_topic, command_not_found, ensure_holder
+from romergo.channels.tx import MOVE_COMMAND_FROM, LeftToTheSession, command_moved, write_event
+from romergo.channels.vocabulary import REPORTABLE_STATES, CommandState, EventKind
+from romergo.channels.wait_check import CALLERS_MEMBERSHIP, NOT_MEMBER, agent_actor
+from romergo.errors import RomergoError
+from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS
+from storage.driver import Writes
+
+ON_THE_DRIVER = (EventKind.STATUS, EventKind.QUESTION)
+"""The kinds of report made here; the others end the command and go through the ORM."""
+
+
+async def report_on_driver(
+    store: ChannelStore, caller: Caller, command_id: object, kind: EventKind, report: Report
+) -> tuple[str, str] | None:
+    """(command id, its new state) once reported, or None where the ORM's transaction must report
+    it (see the module's docstring). Refusals are raised as the ORM's path raises them, with
+    nothing written."""
+    if kind not in ON_THE_DRIVER or not isinstance(command_id, str) or not command_id:
+        return None
+    now = store.now()
+    try:
+        channel_id, state = await store.db.write_rows(
+            lambda rows: _report(rows, store, caller, command_id, kind, report, now)
+        )
+    except LeftToTheSession:
+        return None
+    store.bus.deliver(channel_topic(channel_id))  # the other processes heard at the commit
+    return command_id, state
+
+
+def _report(
+    rows: Writes,
+    store: ChannelStore,
+    caller: Caller,
+    command_id: str,
+    kind: EventKind,
+    report: Report,
+    now: datetime,
+) -> tuple[str, str]:
+    """The report as one write: returns (channel id, the command's new state)."""
+    if store.behind is not None and store.behind.waiting(command_id):
+        raise LeftToTheSession  # its earlier calls' events go first (checked in the write turn)
+    found = rows.first(_REPORTED, {"command": command_id, "who": caller.client_id})
+    if found is None or found.owner != caller.user_id:
+        raise command_not_found(command_id)
+    if found.member is None or found.left_at is not None:
+        raise RomergoError("not_member", NOT_MEMBER)
+    ensure_holder(found, caller.client_id)
+    if found.state not in REPORTABLE_STATES:
+        raise RomergoError("command_finished", f"This command is already {found.state}.")
+    if found.state == CommandState.NEEDS_CONFIRMATION:
+        raise LeftToTheSession  # its next state counts the confirmations still waiting
+    moved = command_moved(found, [(kind, report)], now)
+    # The row cannot move under a SQLite write; on PostgreSQL another instance may have moved it
+    # since the read above, and the ORM's transaction then reads it afresh.
+    if rows.run(MOVE_COMMAND_FROM, moved | {"from_state": found.state}) == 0:
+        raise LeftToTheSession
+    write_event(
+        rows,
+        found.channel_id,
+        agent_actor(caller),
+        kind,
+        report,
+        command_id,
+        now,
+        numbered_inserts=store.numbered_inserts,
+    )
+    for statement, params in store.bus.notices(channel_topic(found.channel_id)):
+        rows.first(statement, params)
+    return found.channel_id, str(moved["to_state"])
+
+
+# Built once: every report runs it.
+_REPORTED = (
+    select(
+        COMMANDS.c.id,
+        COMMANDS.c.channel_id,
+        COMMANDS.c.state,
+        COMMANDS.c.claimed_by,
+        COMMANDS.c.finished_at,
+        CHANNELS.c.user_id.label("owner"),
+        CHANNEL_MEMBERS.c.client_id.label("member"),
+        CHANNEL_MEMBERS.c.left_at,
+    )
+    .select_from(COMMANDS)
+    .join(CHANNELS, CHANNELS.c.id == COMMANDS.c.channel_id)
+    .outerjoin(CHANNEL_MEMBERS, CALLERS_MEMBERSHIP)
+    .where(COMMANDS.c.id == bindparam("command"))
+)
+"""The command with its channel's owner and the caller's membership, as the ORM's report reads
+them (`AgentSide._command_for_agent`), in columns."""

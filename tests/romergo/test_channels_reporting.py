@@ -1,0 +1,155 @@
+"""Progress reports (`status`, `question`) as one write on the database's driver (`channels.reporting`).
+
+Each test runs on SQLite and on PostgreSQL. What the ORM's transaction still reports (a reply or an
+error, a command waiting for "Allow once", one whose earlier calls' events are still pending) is
+checked here only for taking that path with the same outcome; `test_channels_delivery` and
+`test_channels_calls` hold the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from romergo.channels import ToolCall, reporting
+from romergo.channels.store import channel_topic
+from romergo.errors import RomergoError
+from tests.romergo.test_channels_confirmations import Renamer, requested
+from tests.support.channels import open_room
+from tests.support.meanwhile import right_after
+from tests.support.statements import counting
+
+
+async def holding(services, room, name="a"):
+    agent = room.agent(name)
+    cursor = (await services.channels.agent.join(agent, room.code)).cursor
+    await room.send("Tidy the opening")
+    command = (await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 1)).command
+    return agent, command
+
+
+@pytest.mark.parametrize(("kind", "state"), [("status", "working"), ("question", "awaiting_answer")])
+async def test_a_progress_report_moves_the_command_and_writes_its_event_in_one_write(
+    services, actor, kind, state
+):
+    room = await open_room(services, actor)
+    agent, command = await holding(services, room)
+    before = await room.events()
+    heard = asyncio.create_task(services.bus.wait(channel_topic(room.channel.channel_id), 5))
+    await asyncio.sleep(0)  # subscribed before the report publishes
+
+    with counting(services) as seen:
+        reported = await services.channels.agent.report(agent, command.command_id, kind, "  On it.  ")
+
+    assert reported == (command.command_id, state)
+    assert await heard, "the panel was not told"
+    # The command with its room and membership, its state, its event's number, the event: on
+    # PostgreSQL the number and the event are one statement.
+    assert (seen.count, seen.transactions) == ((4, 1) if services.db.is_sqlite else (3, 1)), str(seen)
+    [event] = (await room.events())[len(before) :]
+    assert (event.kind, event.command_id, event.seq) == (kind, command.command_id, before[-1].seq + 1)
+    assert (event.actor_type, event.actor_id) == ("agent", agent.client_id)
+    assert event.actor_name == agent.client_name
+    assert event.data == {"text": "On it.", "summary": None}
+    stored = await services.channels.owner.get_command(actor.user_id, command.command_id)
+    assert stored.state == state
+
+
+@pytest.mark.parametrize(
+    ("case", "code"),
+    [
+        ("no such command", "not_found"),
+        ("command id not a string", "not_found"),
+        ("another owner's command", "not_found"),
+        ("the agent left", "not_member"),
+        ("another agent's command", "not_claimed_by_you"),
+        ("cancelled", "command_cancelled"),
+        ("finished", "command_finished"),
+    ],
+)
+async def test_a_refused_progress_report_writes_nothing(services, actor, case, code):
+    room = await open_room(services, actor)
+    agent, command = await holding(services, room)
+    command_id: object = command.command_id
+    if case == "no such command":
+        command_id = "cmd_nothing"
+    elif case == "command id not a string":
+        command_id = 42
+    elif case == "another owner's command":
+        stranger = await services.accounts.create_user("stranger")
+        agent = type(agent)(user_id=stranger.id, client_id=agent.client_id, client_name=agent.client_name)
+    elif case == "the agent left":
+        await services.channels.agent.leave(agent, room.channel.channel_id)
+    elif case == "another agent's command":
+        agent = room.agent("b")
+        await services.channels.agent.join(agent, room.code)
+    elif case == "cancelled":
+        await services.channels.owner.cancel_command(actor.user_id, command.command_id)
+    else:
+        done = {"status": "no_changes"}
+        await services.channels.agent.report(agent, command.command_id, "reply", "Done.", done)
+    before = await room.events()
+    state = (await services.channels.owner.get_command(actor.user_id, command.command_id)).state
+
+    with pytest.raises(RomergoError) as refused:
+        await services.channels.agent.report(agent, command_id, "status", "Still here.")
+
+    assert refused.value.code == code
+    assert await room.events() == before
+    assert (await services.channels.owner.get_command(actor.user_id, command.command_id)).state == state
+
+
+async def test_a_report_right_after_a_call_comes_after_the_calls_events(services, actor):
+    room = await open_room(services, actor)
+    agent, command = await holding(services, room)
+    read = ToolCall(agent, "romergo_get_scene", "read", {"scene_id": room.story.first_scene_id}, None, None)
+    await services.channels.guard.run_tool_call(
+        read, lambda _: services.scenes.scene_view(actor, room.story.first_scene_id)
+    )
+    behind = services.channels.store.behind
+    # On SQLite the call's events wait a moment, and the report leaves them and itself to the ORM.
+    assert (behind.waiting(command.command_id) if behind else 0) == (1 if services.db.is_sqlite else 0)
+
+    reported = await services.channels.agent.report(agent, command.command_id, "status", "Read it.")
+
+    assert reported == (command.command_id, "working")
+    assert (await room.kinds())[-3:] == ["tool_started", "tool_finished", "status"]
+
+
+async def test_a_command_waiting_for_allow_once_is_reported_without_leaving_that_state(services, actor):
+    room = await open_room(services, actor, confirmation_mode="every_change")
+    agent, command = await holding(services, room)
+    call = asyncio.create_task(Renamer(services, agent, room).run("Dawn"))
+    request = await requested(room)
+
+    reported = await services.channels.agent.report(agent, command.command_id, "status", "Asked you.")
+
+    assert reported == (command.command_id, "needs_confirmation")
+    assert (await room.kinds())[-1] == "status"
+    await services.channels.confirmations.decide_confirmation(
+        actor.user_id, request.data["confirmation_id"], "reject"
+    )
+    with pytest.raises(RomergoError):
+        await call
+
+
+@pytest.mark.parametrize("database", ["postgresql"])  # a SQLite write holds the file: nothing moves in it
+async def test_a_command_cancelled_between_the_reports_read_and_its_write_refuses_the_report(
+    services, actor, monkeypatch
+):
+    room = await open_room(services, actor)
+    agent, command = await holding(services, room)
+    right_after(
+        monkeypatch,
+        reporting,
+        "ensure_holder",
+        lambda: services.channels.owner.cancel_command(actor.user_id, command.command_id),
+    )
+    before = await room.kinds()
+
+    with pytest.raises(RomergoError) as refused:
+        await services.channels.agent.report(agent, command.command_id, "status", "Too late.")
+
+    assert refused.value.code == "command_cancelled"
+    assert (await room.kinds())[len(before) :] == ["cancelled"]
