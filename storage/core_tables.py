@@ -19,6 +19,7 @@ from storage.tables import (
     Channel,
     ChannelEvent,
     ChannelMember,
+    Choice,
     Command,
     DialogueLine,
     Project,
@@ -45,6 +46,7 @@ AGENT_TOKENS = core_table(AgentToken)
 CHANNELS = core_table(Channel)
 CHANNEL_EVENTS = core_table(ChannelEvent)
 CHANNEL_MEMBERS = core_table(ChannelMember)
+CHOICES = core_table(Choice)
 COMMANDS = core_table(Command)
 DIALOGUE_LINES = core_table(DialogueLine)
 PROJECTS = core_table(Project)

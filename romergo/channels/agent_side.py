@@ -20,9 +20,9 @@ from pydantic import ValidationError
 from sqlalchemy import bindparam
 from sqlmodel import col, select
 
-from romergo.channels.changes import command_changes, summary_mismatch
+from romergo.channels.changes import command_changes, in_a_scene, scenes_of, what_was_recorded
 from romergo.channels.delivery import Delivery, membership
-from romergo.channels.events import AgentPresence, ChangesRecorded, RecordedChange, Report
+from romergo.channels.events import AgentPresence, Report
 from romergo.channels.models import Caller, JoinResult, WaitResult
 from romergo.channels.parking import Heartbeat, park
 from romergo.channels.presence import Presence
@@ -262,12 +262,8 @@ class AgentSide:
         self, tx: ChannelTx, channel_id: str, command_id: str, summary: Summary | None
     ) -> None:
         changes = await command_changes(tx.session, command_id)
-        recorded = ChangesRecorded(changes=[RecordedChange.model_validate(change) for change in changes])
-        await tx.event(channel_id, EventKind.CHANGES_RECORDED, SYSTEM_ACTOR, recorded, command_id)
-        if summary is not None:
-            mismatch = await summary_mismatch(tx.session, changes, summary)
-            if mismatch is not None:
-                await tx.event(channel_id, EventKind.SUMMARY_MISMATCH, SYSTEM_ACTOR, mismatch, command_id)
+        scenes = await scenes_of(tx.session, in_a_scene(summary))
+        await tx.events(channel_id, SYSTEM_ACTOR, what_was_recorded(changes, summary, scenes), command_id)
 
     async def _command_for_agent(
         self, tx: ChannelTx, caller: Caller, command_id: str

@@ -1,19 +1,50 @@
 """What the server itself recorded for a command (its Revisions), and how that compares with
-what the agent says it changed (the reply's summary)."""
+what the agent says it changed (the reply's summary).
+
+A reply or an error ends its command with the events `what_was_recorded` makes of both. The
+ORM's transaction reads their inputs with the functions here, the driver's write
+(`channels.reporting`) with its own statements; what the events say is decided here, once.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from sqlalchemy import Row
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from romergo.channels.events import EntityKey, SummaryMismatch
+from romergo.channels.events import ChangesRecorded, EntityKey, Payload, RecordedChange, SummaryMismatch
 from romergo.channels.summary import Summary
+from romergo.channels.vocabulary import EventKind
 from romergo.clock import iso
 from storage.tables import Choice, DialogueLine, Revision
 
 TITLE_KEYS = ("title", "name", "label", "text")
+IN_A_SCENE = ("dialogue_line", "choice")
+"""Entities whose change counts as a change of their scene too (CONTRACT.md §4)."""
+
+EntityRef = tuple[str, str]
+"""(entity type, entity id)."""
+
+
+def what_was_recorded(
+    changes: list[dict[str, Any]], summary: Summary | None, scenes: Mapping[EntityRef, str | None]
+) -> list[tuple[EventKind, Payload | None]]:
+    """The events that end a command after its reply or error: the changes recorded for it, then
+    (a reply's) mismatch with its summary, if any. `scenes`: the scene of each line and choice the
+    summary names (`in_a_scene`), None for one that is not there."""
+    happened: list[tuple[EventKind, Payload | None]] = [
+        (
+            EventKind.CHANGES_RECORDED,
+            ChangesRecorded(changes=[RecordedChange.model_validate(change) for change in changes]),
+        )
+    ]
+    mismatch = None if summary is None else summary_mismatch(changes, summary, scenes)
+    if mismatch is not None:
+        happened.append((EventKind.SUMMARY_MISMATCH, mismatch))
+    return happened
 
 
 async def command_changes(session: AsyncSession, command_id: str) -> list[dict[str, Any]]:
@@ -22,23 +53,36 @@ async def command_changes(session: AsyncSession, command_id: str) -> list[dict[s
             select(Revision).where(Revision.command_id == command_id).order_by(col(Revision.id))
         )
     ).all()
-    return [
-        {
-            "entity_type": row.entity_type,
-            "entity_id": row.entity_id,
-            "title": _title(row),
-            "action": row.action,
-            "before": row.before,
-            "after": row.after,
-            "tool": row.tool,
-            "at": iso(row.created_at),
-        }
-        for row in rows
-    ]
+    return [recorded_change(row) for row in rows]
 
 
-async def summary_mismatch(
-    session: AsyncSession, recorded: list[dict[str, Any]], summary: Summary
+def recorded_change(row: Revision | Row[Any]) -> dict[str, Any]:
+    """One change as a command's changes list it, from its revision (entity or row)."""
+    return {
+        "entity_type": row.entity_type,
+        "entity_id": row.entity_id,
+        "title": _title(row),
+        "action": row.action,
+        "before": row.before,
+        "after": row.after,
+        "tool": row.tool,
+        "at": iso(row.created_at),
+    }
+
+
+def in_a_scene(summary: Summary | None) -> list[EntityRef]:
+    """The lines and choices a summary names: `what_was_recorded` needs their scenes."""
+    if summary is None:
+        return []
+    return sorted({(e.type, e.id) for e in summary.changed_entities if e.type in IN_A_SCENE})
+
+
+async def scenes_of(session: AsyncSession, entities: list[EntityRef]) -> dict[EntityRef, str | None]:
+    return {(kind, ident): await _scene_of(session, kind, ident) for kind, ident in entities}
+
+
+def summary_mismatch(
+    recorded: list[dict[str, Any]], summary: Summary, scenes: Mapping[EntityRef, str | None]
 ) -> SummaryMismatch | None:
     """None when the summary's changed entities match what was recorded, else both differences.
 
@@ -47,9 +91,7 @@ async def summary_mismatch(
     claimed = {(e.type, e.id) for e in summary.changed_entities}
     scene_of_recorded = {(c["entity_type"], c["entity_id"]): _scene_of_change(c) for c in recorded}
     recorded_scenes = {("scene", scene) for scene in scene_of_recorded.values() if scene}
-    claimed_scenes = {
-        ("scene", scene) for kind, ident in claimed if (scene := await _scene_of(session, kind, ident))
-    }
+    claimed_scenes = {("scene", scene) for key in claimed if (scene := scenes.get(key))}
     claimed_not_recorded = sorted(claimed - set(scene_of_recorded) - recorded_scenes)
     recorded_not_claimed = sorted(
         key
@@ -65,7 +107,7 @@ async def summary_mismatch(
 
 
 def _scene_of_change(change: dict[str, Any]) -> str | None:
-    if change["entity_type"] not in ("dialogue_line", "choice"):
+    if change["entity_type"] not in IN_A_SCENE:
         return None
     snapshot = change.get("after") or change.get("before") or {}
     scene = snapshot.get("scene_id")
@@ -82,7 +124,7 @@ async def _scene_of(session: AsyncSession, kind: str, ident: str) -> str | None:
     return None
 
 
-def _title(row: Revision) -> str:
+def _title(row: Revision | Row[Any]) -> str:
     snapshot = row.after or row.before or {}
     for key in TITLE_KEYS:
         value = snapshot.get(key)

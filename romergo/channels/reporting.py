@@ -1,18 +1,21 @@
-"""An agent's progress report on the database's driver: the loop's most frequent write.
+"""An agent's report on the database's driver: the loop's most frequent write.
 
-An agent tells the owner what it is doing several times per command (`status`), and asks
-(`question`). Through the ORM's transaction a report cost ~1.1 ms of the loop's time, most of it
-SQLAlchemy loading the command, its channel and the membership as entities for one check and one
-move. As one write on the driver (`Database.write_rows`) it is a Core read of the same row, the
-same checks in the same order, one conditional UPDATE of the command and its numbered event
-(issue 16, docs/performance.md). `AgentSide.report` uses it first where it applies:
+An agent tells the owner what it is doing several times per command (`status`), asks
+(`question`), and ends the command (`reply`, `error`). Through the ORM's transaction a status
+report cost ~1.1 ms of the loop's time and a reply ~2.6 ms, most of it SQLAlchemy loading the
+command, its channel and the membership as entities for one check and one move. As one write on
+the driver (`Database.write_rows`) a report is a Core read of the same row, the same checks in the
+same order, one conditional UPDATE of the command and its numbered event; a reply or an error
+then reads the command's revisions (and the scenes of the lines and choices its summary names)
+and writes what `changes.what_was_recorded` makes of them (issue 16, docs/performance.md).
+`AgentSide.report` uses it first; the ORM's transaction reports instead (the write raises
+`LeftToTheSession`, having changed nothing):
 
-- not for `reply` and `error`, which end the command and record what it changed (the ORM's
-  transaction reads the revisions for that);
-- not for a command waiting for the owner's "Allow once" (its next state depends on how many
-  confirmations still wait), nor one whose earlier tool calls' events are still pending
-  (`channels.behind`: they go first, and the ORM's transaction writes them): the write raises
-  `LeftToTheSession`, having changed nothing, and the ORM's transaction reports it.
+- a command waiting for the owner's "Allow once" (its next state depends on how many
+  confirmations still wait);
+- a command whose earlier tool calls' events are still pending (`channels.behind`: they go first,
+  and the ORM's transaction writes them);
+- on PostgreSQL, a command another instance moved between the read and the write.
 """
 
 from __future__ import annotations
@@ -21,18 +24,27 @@ from datetime import datetime
 
 from sqlalchemy import bindparam, select
 
+from romergo.channels.changes import EntityRef, in_a_scene, recorded_change, what_was_recorded
 from romergo.channels.events import Report
 from romergo.channels.models import Caller
 from romergo.channels.store import ChannelStore, channel_topic, command_not_found, ensure_holder
-from romergo.channels.tx import MOVE_COMMAND_FROM, LeftToTheSession, command_moved, write_event
+from romergo.channels.summary import Summary
+from romergo.channels.tx import (
+    MOVE_COMMAND_FROM,
+    SYSTEM_ACTOR,
+    LeftToTheSession,
+    command_moved,
+    write_event,
+    write_events,
+)
 from romergo.channels.vocabulary import REPORTABLE_STATES, CommandState, EventKind
 from romergo.channels.wait_check import CALLERS_MEMBERSHIP, NOT_MEMBER, agent_actor
 from romergo.errors import RomergoError
-from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS
+from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, CHOICES, COMMANDS, DIALOGUE_LINES, REVISIONS
 from storage.driver import Writes
 
-ON_THE_DRIVER = (EventKind.STATUS, EventKind.QUESTION)
-"""The kinds of report made here; the others end the command and go through the ORM."""
+ENDING = (EventKind.REPLY, EventKind.ERROR)
+"""Reports that end the command, with what was recorded for it."""
 
 
 async def report_on_driver(
@@ -41,7 +53,7 @@ async def report_on_driver(
     """(command id, its new state) once reported, or None where the ORM's transaction must report
     it (see the module's docstring). Refusals are raised as the ORM's path raises them, with
     nothing written."""
-    if kind not in ON_THE_DRIVER or not isinstance(command_id, str) or not command_id:
+    if not isinstance(command_id, str) or not command_id:
         return None
     now = store.now()
     try:
@@ -91,9 +103,26 @@ def _report(
         now,
         numbered_inserts=store.numbered_inserts,
     )
+    if kind in ENDING:
+        _record_changes(rows, found.channel_id, command_id, report.summary, now)
     for statement, params in store.bus.notices(channel_topic(found.channel_id)):
         rows.first(statement, params)
     return found.channel_id, str(moved["to_state"])
+
+
+def _record_changes(
+    rows: Writes, channel_id: str, command_id: str, summary: Summary | None, now: datetime
+) -> None:
+    """After a reply or an error: the changes recorded for the command, and (a reply's) mismatch
+    with its summary (`changes.what_was_recorded`), as the ORM's transaction writes them."""
+    changes = [recorded_change(row) for row in rows.all(_CHANGES, {"command": command_id})]
+    scenes = {entity: _scene_of(rows, entity) for entity in in_a_scene(summary)}
+    write_events(rows, channel_id, SYSTEM_ACTOR, what_was_recorded(changes, summary, scenes), command_id, now)
+
+
+def _scene_of(rows: Writes, entity: EntityRef) -> str | None:
+    found = rows.first(_SCENE_OF[entity[0]], {"id": entity[1]})
+    return None if found is None else str(found.scene_id)
 
 
 # Built once: every report runs it.
@@ -115,3 +144,9 @@ _REPORTED = (
 )
 """The command with its channel's owner and the caller's membership, as the ORM's report reads
 them (`AgentSide._command_for_agent`), in columns."""
+_CHANGES = select(REVISIONS).where(REVISIONS.c.command_id == bindparam("command")).order_by(REVISIONS.c.id)
+_SCENE_OF = {
+    "dialogue_line": select(DIALOGUE_LINES.c.scene_id).where(DIALOGUE_LINES.c.id == bindparam("id")),
+    "choice": select(CHOICES.c.scene_id).where(CHOICES.c.id == bindparam("id")),
+}
+"""Where a line or a choice a reply's summary names lies (`changes.IN_A_SCENE`)."""

@@ -80,6 +80,10 @@ async def test_two_agents_share_many_commands_each_delivered_exactly_once(servic
             await services.channels.agent.report(
                 agent, got.command.command_id, "reply", "ok", {"status": "no_changes"}
             )
+            # An agent's next call comes over the network: the other gets its turn meanwhile. (On
+            # SQLite's driver a claim and a reply never pause the loop, so without this one agent
+            # could take every command before the other ran at all.)
+            await asyncio.sleep(0)
 
     await asyncio.wait_for(asyncio.gather(work(a, cursor_a, "a"), work(b, cursor_b, "b")), 120)
     everything = delivered["a"] + delivered["b"]

@@ -1,9 +1,10 @@
-"""Progress reports (`status`, `question`) as one write on the database's driver (`channels.reporting`).
+"""An agent's reports as one write on the database's driver (`channels.reporting`).
 
-Each test runs on SQLite and on PostgreSQL. What the ORM's transaction still reports (a reply or an
-error, a command waiting for "Allow once", one whose earlier calls' events are still pending) is
-checked here only for taking that path with the same outcome; `test_channels_delivery` and
-`test_channels_calls` hold the rest.
+Each test runs on SQLite and on PostgreSQL. What the ORM's transaction still reports (a command
+waiting for "Allow once", one whose earlier calls' events are still pending, one moved by another
+instance meanwhile) is checked here for taking that path with the same outcome; a reply is checked
+on both paths against the same expected events. `test_channels_delivery` and `test_channels_calls`
+hold the rest.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import asyncio
 
 import pytest
 
-from romergo.channels import ToolCall, reporting
+from romergo.actors import agent_actor
+from romergo.channels import ToolCall, agent_side, reporting
 from romergo.channels.store import channel_topic
 from romergo.errors import RomergoError
 from tests.romergo.test_channels_confirmations import Renamer, requested
@@ -153,3 +155,95 @@ async def test_a_command_cancelled_between_the_reports_read_and_its_write_refuse
 
     assert refused.value.code == "command_cancelled"
     assert (await room.kinds())[len(before) :] == ["cancelled"]
+
+
+@pytest.mark.parametrize("path", ["driver", "orm"])
+async def test_a_reply_ends_the_command_with_what_was_recorded_on_either_path(
+    services, actor, monkeypatch, path
+):
+    room = await open_room(services, actor)
+    agent, command = await holding(services, room)
+    story = room.story
+    claimed_line = await services.lines.add_line(actor, story.first_scene_id, "Already there")
+    working = agent_actor(agent.user_id, agent.client_id, agent.client_name)
+    await services.scenes.update_scene(
+        working.for_tool("romergo_update_scene", command.command_id), story.first_scene_id, title="Dawn"
+    )
+    added = await services.lines.add_line(
+        working.for_tool("romergo_add_dialogue_line", command.command_id), story.second_scene_id, "New"
+    )
+    taken = _spy(monkeypatch, reporting, "_record_changes")
+    if path == "orm":
+        monkeypatch.setattr(agent_side, "report_on_driver", _left_to_the_orm)
+    before = await room.events()
+    # The summary names a line of the renamed scene (so the rename counts as claimed), and a
+    # character nobody changed; the line added in the other scene is not named.
+    summary = {
+        "status": "success",
+        "description": "Renamed.",
+        "changed_entities": [
+            {"type": "dialogue_line", "id": claimed_line.id},
+            {"type": "character", "id": story.hero_id},
+        ],
+    }
+
+    reported = await services.channels.agent.report(agent, command.command_id, "reply", " Done ", summary)
+
+    assert reported == (command.command_id, "done")
+    assert taken == ([command.command_id] if path == "driver" else [])
+    reply, recorded, mismatch = (await room.events())[len(before) :]
+    assert (reply.kind, reply.data["text"], reply.data["summary"]["status"]) == ("reply", "Done", "success")
+    assert (recorded.kind, recorded.actor_type, recorded.command_id) == (
+        "changes_recorded",
+        "system",
+        command.command_id,
+    )
+    assert [
+        (c["entity_type"], c["entity_id"], c["title"], c["action"]) for c in recorded.data["changes"]
+    ] == [
+        ("scene", story.first_scene_id, "Dawn", "updated"),
+        ("dialogue_line", added.id, "New", "created"),
+    ]
+    assert mismatch.kind == "summary_mismatch"
+    assert mismatch.data == {
+        "claimed_not_recorded": [
+            {"type": "character", "id": story.hero_id},
+            {"type": "dialogue_line", "id": claimed_line.id},
+        ],
+        "recorded_not_claimed": [{"type": "dialogue_line", "id": added.id}],
+    }
+    assert [e.seq for e in (reply, recorded, mismatch)] == [before[-1].seq + n for n in (1, 2, 3)]
+    stored = await services.channels.owner.get_command(actor.user_id, command.command_id)
+    assert stored.state == "done"
+
+
+async def test_an_error_ends_the_command_with_what_was_recorded_and_no_comparison(services, actor):
+    room = await open_room(services, actor)
+    agent, command = await holding(services, room)
+    working = agent_actor(agent.user_id, agent.client_id, agent.client_name)
+    await services.scenes.update_scene(
+        working.for_tool("romergo_update_scene", command.command_id), room.story.first_scene_id, title="Dawn"
+    )
+
+    assert (await services.channels.agent.report(agent, command.command_id, "error", "Stuck."))[1] == "failed"
+
+    error, recorded = (await room.events())[-2:]
+    assert (error.kind, error.data) == ("error", {"text": "Stuck.", "summary": None})
+    assert recorded.kind == "changes_recorded"
+    assert [c["entity_id"] for c in recorded.data["changes"]] == [room.story.first_scene_id]
+
+
+def _spy(monkeypatch, module, name):
+    """The command ids `module.name` was called with (its fourth argument), calling it as before."""
+    original, seen = getattr(module, name), []
+
+    def spied(*args):
+        seen.append(args[2])
+        return original(*args)
+
+    monkeypatch.setattr(module, name, spied)
+    return seen
+
+
+async def _left_to_the_orm(*_args):
+    return None
