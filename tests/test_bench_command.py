@@ -45,6 +45,7 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
         "read tool",
         "read floor",
         "report",
+        "reply",
         "edit tool",
         "edit direct",
     ]

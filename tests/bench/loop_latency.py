@@ -8,6 +8,8 @@ Prints p50 / p90 / max in milliseconds for:
 - remove: the owner removes the agent from a live channel → its parked wait returns `channel_ended`;
 - read tool: one `romergo_get_scene` round trip;
 - report: one `romergo_report_builder_event` (status) round trip;
+- reply: the round's last call, the `reply` that ends the command (its one change recorded with it,
+  and compared with the summary, which names it);
 - edit tool: one `romergo_update_dialogue_line` round trip, through the guard, inside the command;
 - edit direct: the same change by calling the story service in-process (no protocol, no guard);
 - delivery floor: the bare server below doing the same with nothing behind it: a JSON POST to it
@@ -68,6 +70,7 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
         removed: list[float] = []
         reads: list[float] = []
         reports: list[float] = []
+        replies: list[float] = []
         edits: list[float] = []
         echoes: list[float] = []
         replays: list[float] = []
@@ -127,15 +130,22 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
                 replays.append((time.perf_counter() - started) * 1000)
                 # Last in the round, so its idle gap does not fall between Romergo's steps.
                 floor_deliveries.append(await _bare_delivery(floor, bare_owner, f"job {n}"))
+                changed = [{"type": "dialogue_line", "id": line_id}]
+                started = time.perf_counter()
                 await me.call(
                     "romergo_report_builder_event",
                     command_id=command_id,
                     kind="reply",
                     text="done",
-                    summary={"status": "no_changes"},
+                    summary={
+                        "status": "success",
+                        "description": "Retook a line.",
+                        "changed_entities": changed,
+                    },
                 )
+                replies.append((time.perf_counter() - started) * 1000)
             first_delivery = [delivery.pop(0)]
-            for warm_up in (reports, reads, edits, echoes, replays, floor_deliveries):
+            for warm_up in (reports, replies, reads, edits, echoes, replays, floor_deliveries):
                 del warm_up[0]
             for n in range(2 * max(5, rounds // 10)):
                 (removed if n % 2 else ended).append(
@@ -152,6 +162,7 @@ async def measure(rounds: int, progress: Callable[[str], None] = lambda _: None)
         "read tool": reads,
         "read floor": replays,
         "report": reports,
+        "reply": replies,
         "edit tool": edits,
         "edit direct": direct,
     }

@@ -17,6 +17,7 @@ LOOP_GOALS = {
     "first delivery": "once per process (warm-up): not in the other rows",
     "read tool": "≤ 2× echo",
     "report": "≤ 2× echo",
+    "reply": "≤ 2× echo (a report too)",
     "edit tool": "≤ 1.5× edit direct + echo",
 }
 PAGE_GOAL_MS = 2000
