@@ -7,6 +7,11 @@ one agent's scene reads are timed while another agent runs the check (the check'
 stall them); and the project page, the check page and the story map are opened in Debian's
 Chromium: time from navigation until the tree (the problem list, the map's canvas) is shown, and
 how many DOM elements the page has. Server RSS is read after.
+
+The first of each tool's calls and of each page's loads is the first since the server started
+(the issue's "first page load after start-up as fast as any later one"), and is reported beside the
+p50. A page's first load is also its browser's first: it fetches that page's scripts (the map's
+charting library, say), which later loads take from the browser's cache.
 """
 
 from __future__ import annotations
