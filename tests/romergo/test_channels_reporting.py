@@ -17,18 +17,10 @@ from romergo.actors import agent_actor
 from romergo.channels import ToolCall, agent_side, reporting
 from romergo.channels.store import channel_topic
 from romergo.errors import RomergoError
-from tests.romergo.test_channels_confirmations import Renamer, requested
+from tests.romergo.test_channels_confirmations import Renamer, claimed, requested
 from tests.support.channels import open_room
 from tests.support.meanwhile import right_after
 from tests.support.statements import counting
-
-
-async def holding(services, room, name="a"):
-    agent = room.agent(name)
-    cursor = (await services.channels.agent.join(agent, room.code)).cursor
-    await room.send("Tidy the opening")
-    command = (await services.channels.agent.wait(agent, room.channel.channel_id, cursor, 1)).command
-    return agent, command
 
 
 @pytest.mark.parametrize(("kind", "state"), [("status", "working"), ("question", "awaiting_answer")])
@@ -36,7 +28,7 @@ async def test_a_progress_report_moves_the_command_and_writes_its_event_in_one_w
     services, actor, kind, state
 ):
     room = await open_room(services, actor)
-    agent, command = await holding(services, room)
+    agent, command = await claimed(services, room)
     before = await room.events()
     heard = asyncio.create_task(services.bus.wait(channel_topic(room.channel.channel_id), 5))
     await asyncio.sleep(0)  # subscribed before the report publishes
@@ -72,7 +64,7 @@ async def test_a_progress_report_moves_the_command_and_writes_its_event_in_one_w
 )
 async def test_a_refused_progress_report_writes_nothing(services, actor, case, code):
     room = await open_room(services, actor)
-    agent, command = await holding(services, room)
+    agent, command = await claimed(services, room)
     command_id: object = command.command_id
     if case == "no such command":
         command_id = "cmd_nothing"
@@ -104,7 +96,7 @@ async def test_a_refused_progress_report_writes_nothing(services, actor, case, c
 
 async def test_a_report_right_after_a_call_comes_after_the_calls_events(services, actor):
     room = await open_room(services, actor)
-    agent, command = await holding(services, room)
+    agent, command = await claimed(services, room)
     read = ToolCall(agent, "romergo_get_scene", "read", {"scene_id": room.story.first_scene_id}, None, None)
     await services.channels.guard.run_tool_call(
         read, lambda _: services.scenes.scene_view(actor, room.story.first_scene_id)
@@ -121,7 +113,7 @@ async def test_a_report_right_after_a_call_comes_after_the_calls_events(services
 
 async def test_a_command_waiting_for_allow_once_is_reported_without_leaving_that_state(services, actor):
     room = await open_room(services, actor, confirmation_mode="every_change")
-    agent, command = await holding(services, room)
+    agent, command = await claimed(services, room)
     call = asyncio.create_task(Renamer(services, agent, room).run("Dawn"))
     request = await requested(room)
 
@@ -141,7 +133,7 @@ async def test_a_command_cancelled_between_the_reports_read_and_its_write_refuse
     services, actor, monkeypatch
 ):
     room = await open_room(services, actor)
-    agent, command = await holding(services, room)
+    agent, command = await claimed(services, room)
     right_after(
         monkeypatch,
         reporting,
@@ -162,7 +154,7 @@ async def test_a_reply_ends_the_command_with_what_was_recorded_on_either_path(
     services, actor, monkeypatch, path
 ):
     room = await open_room(services, actor)
-    agent, command = await holding(services, room)
+    agent, command = await claimed(services, room)
     story = room.story
     claimed_line = await services.lines.add_line(actor, story.first_scene_id, "Already there")
     working = agent_actor(agent.user_id, agent.client_id, agent.client_name)
@@ -219,7 +211,7 @@ async def test_a_reply_ends_the_command_with_what_was_recorded_on_either_path(
 
 async def test_an_error_ends_the_command_with_what_was_recorded_and_no_comparison(services, actor):
     room = await open_room(services, actor)
-    agent, command = await holding(services, room)
+    agent, command = await claimed(services, room)
     working = agent_actor(agent.user_id, agent.client_id, agent.client_name)
     await services.scenes.update_scene(
         working.for_tool("romergo_update_scene", command.command_id), room.story.first_scene_id, title="Dawn"
