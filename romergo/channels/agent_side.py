@@ -20,19 +20,24 @@ from pydantic import ValidationError
 from sqlalchemy import bindparam
 from sqlmodel import col, select
 
-from romergo.channels.changes import command_changes, in_a_scene, scenes_of, what_was_recorded
+from romergo.channels.changes import (
+    command_changes,
+    compared_summary,
+    in_a_scene,
+    scenes_of,
+    what_was_recorded,
+)
 from romergo.channels.delivery import Delivery, membership
 from romergo.channels.events import AgentPresence, Report
 from romergo.channels.models import Caller, JoinResult, WaitResult
 from romergo.channels.parking import Heartbeat, park
 from romergo.channels.presence import Presence
 from romergo.channels.reach import chapter_order, chapters_words
-from romergo.channels.reporting import report_on_driver
+from romergo.channels.reporting import ENDING, refuse_unless_reportable, report_on_driver
 from romergo.channels.store import (
     ChannelStore,
     channel_topic,
     command_not_found,
-    ensure_holder,
     event_view,
     presence_topic,
 )
@@ -41,10 +46,9 @@ from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx
 from romergo.channels.vocabulary import (
     MAX_REPORT_CHARS,
     REPORT_KINDS,
-    REPORTABLE_STATES,
     EventKind,
 )
-from romergo.channels.wait_check import CALLERS_MEMBERSHIP, NOT_MEMBER, agent_actor
+from romergo.channels.wait_check import CALLERS_MEMBERSHIP, agent_actor
 from romergo.errors import RomergoError, invalid
 from romergo.ids import sha256_hex
 from romergo.ratelimit import rate_limit
@@ -137,11 +141,9 @@ class AgentSide:
             return reported
         async with self.store.tx() as tx:
             command, channel = await self._command_for_agent(tx, caller, command_id)
-            if command.state not in REPORTABLE_STATES:
-                raise RomergoError("command_finished", f"This command is already {command.state}.")
             await tx.command_event(command, event_kind, agent_actor(caller), report)
-            if event_kind in (EventKind.REPLY, EventKind.ERROR):
-                await self._record_changes(tx, channel.id, command.id, summary if kind == "reply" else None)
+            if event_kind in ENDING:
+                await self._record_changes(tx, channel.id, command.id, compared_summary(event_kind, summary))
             return command.id, command.state
 
     async def leave(self, caller: Caller, channel_id: str) -> None:
@@ -268,8 +270,8 @@ class AgentSide:
     async def _command_for_agent(
         self, tx: ChannelTx, caller: Caller, command_id: str
     ) -> tuple[Command, Channel]:
-        """The command with its channel and the caller's membership in one statement (a report is
-        on every command's busy path), checked as `owned_command`, then `membership`, would."""
+        """The command with its channel and the caller's membership in one statement, refused as the
+        driver's report refuses (`reporting.refuse_unless_reportable`)."""
         found = (
             (
                 await tx.session.exec(_REPORTED, params={"command": command_id, "who": caller.client_id})
@@ -277,12 +279,11 @@ class AgentSide:
             if isinstance(command_id, str) and command_id
             else None
         )
-        if found is None or found[1].user_id != caller.user_id:
+        if found is None:
             raise command_not_found(command_id)
         command, channel, member = found
-        if member is None or member.left_at is not None:
-            raise RomergoError("not_member", NOT_MEMBER)
-        ensure_holder(command, caller.client_id)
+        joined, left_at = (None, None) if member is None else (member.client_id, member.left_at)
+        refuse_unless_reportable(command, channel.user_id, joined, left_at, caller)
         return command, channel
 
 

@@ -29,6 +29,12 @@ EntityRef = tuple[str, str]
 """(entity type, entity id)."""
 
 
+def compared_summary(kind: EventKind, summary: Summary | None) -> Summary | None:
+    """The summary a command's end is compared with what was recorded: a reply's. An error may
+    carry one too; it is shown, not compared."""
+    return summary if kind == EventKind.REPLY else None
+
+
 def what_was_recorded(
     changes: list[dict[str, Any]], summary: Summary | None, scenes: Mapping[EntityRef, str | None]
 ) -> list[tuple[EventKind, Payload | None]]:

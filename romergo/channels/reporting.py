@@ -21,10 +21,17 @@ and writes what `changes.what_was_recorded` makes of them (issue 16, docs/perfor
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Row, bindparam, select
 
-from romergo.channels.changes import EntityRef, in_a_scene, recorded_change, what_was_recorded
+from romergo.channels.changes import (
+    EntityRef,
+    compared_summary,
+    in_a_scene,
+    recorded_change,
+    what_was_recorded,
+)
 from romergo.channels.events import Report
 from romergo.channels.models import Caller
 from romergo.channels.store import ChannelStore, channel_topic, command_not_found, ensure_holder
@@ -42,6 +49,7 @@ from romergo.channels.wait_check import CALLERS_MEMBERSHIP, NOT_MEMBER, agent_ac
 from romergo.errors import RomergoError
 from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, CHOICES, COMMANDS, DIALOGUE_LINES, REVISIONS
 from storage.driver import Writes
+from storage.tables import Command
 
 ENDING = (EventKind.REPLY, EventKind.ERROR)
 """Reports that end the command, with what was recorded for it."""
@@ -79,13 +87,9 @@ def _report(
     if store.behind is not None and store.behind.waiting(command_id):
         raise LeftToTheSession  # its earlier calls' events go first (checked in the write turn)
     found = rows.first(_REPORTED, {"command": command_id, "who": caller.client_id})
-    if found is None or found.owner != caller.user_id:
+    if found is None:
         raise command_not_found(command_id)
-    if found.member is None or found.left_at is not None:
-        raise RomergoError("not_member", NOT_MEMBER)
-    ensure_holder(found, caller.client_id)
-    if found.state not in REPORTABLE_STATES:
-        raise RomergoError("command_finished", f"This command is already {found.state}.")
+    refuse_unless_reportable(found, found.owner, found.member, found.left_at, caller)
     if found.state == CommandState.NEEDS_CONFIRMATION:
         raise LeftToTheSession  # its next state counts the confirmations still waiting
     moved = command_moved(found, [(kind, report)], now)
@@ -104,10 +108,26 @@ def _report(
         numbered_inserts=store.numbered_inserts,
     )
     if kind in ENDING:
-        _record_changes(rows, found.channel_id, command_id, report.summary, now)
+        _record_changes(rows, found.channel_id, command_id, compared_summary(kind, report.summary), now)
     for statement, params in store.bus.notices(channel_topic(found.channel_id)):
         rows.first(statement, params)
     return found.channel_id, str(moved["to_state"])
+
+
+def refuse_unless_reportable(
+    command: Command | Row[Any], owner: str, member: str | None, left_at: datetime | None, caller: Caller
+) -> None:
+    """A report's refusals, in the order both paths check them: the command of another owner
+    (`not_found`, as one that is not there), the caller no member of its channel (`not_member`),
+    then not the caller's to act on (`ensure_holder`) or no longer reportable (`command_finished`).
+    `member` is the caller's membership's client id, None when it never joined."""
+    if owner != caller.user_id:
+        raise command_not_found(command.id)
+    if member is None or left_at is not None:
+        raise RomergoError("not_member", NOT_MEMBER)
+    ensure_holder(command, caller.client_id)
+    if command.state not in REPORTABLE_STATES:
+        raise RomergoError("command_finished", f"This command is already {command.state}.")
 
 
 def _record_changes(

@@ -209,18 +209,26 @@ async def test_a_reply_ends_the_command_with_what_was_recorded_on_either_path(
     assert stored.state == "done"
 
 
-async def test_an_error_ends_the_command_with_what_was_recorded_and_no_comparison(services, actor):
+@pytest.mark.parametrize("path", ["driver", "orm"])
+async def test_an_error_ends_the_command_with_what_was_recorded_and_no_comparison(
+    services, actor, monkeypatch, path
+):
     room = await open_room(services, actor)
     agent, command = await claimed(services, room)
     working = agent_actor(agent.user_id, agent.client_id, agent.client_name)
     await services.scenes.update_scene(
         working.for_tool("romergo_update_scene", command.command_id), room.story.first_scene_id, title="Dawn"
     )
+    if path == "orm":
+        monkeypatch.setattr(agent_side, "report_on_driver", _left_to_the_orm)
+    # An error may carry a summary; only a reply's is compared with what was recorded.
+    nothing = {"status": "failed", "description": "Gave up.", "changed_entities": []}
 
-    assert (await services.channels.agent.report(agent, command.command_id, "error", "Stuck."))[1] == "failed"
+    reported = await services.channels.agent.report(agent, command.command_id, "error", "Stuck.", nothing)
 
+    assert reported == (command.command_id, "failed")
     error, recorded = (await room.events())[-2:]
-    assert (error.kind, error.data) == ("error", {"text": "Stuck.", "summary": None})
+    assert (error.kind, error.data["text"]) == ("error", "Stuck.")
     assert recorded.kind == "changes_recorded"
     assert [c["entity_id"] for c in recorded.data["changes"]] == [room.story.first_scene_id]
 
