@@ -6,8 +6,9 @@ report cost ~1.1 ms of the loop's time and a reply ~2.6 ms, most of it SQLAlchem
 command, its channel and the membership as entities for one check and one move. As one write on
 the driver (`Database.write_rows`) a report is a Core read of the same row, the same checks in the
 same order, one conditional UPDATE of the command and its numbered event; a reply or an error
-then reads the command's revisions (and the scenes of the lines and choices its summary names)
-and writes what `changes.what_was_recorded` makes of them (issue 16, docs/performance.md).
+then reads the command's revisions (and, for a reply, the scenes of the lines and choices its
+summary names) and writes what `changes.what_was_recorded` makes of them (issue 16,
+docs/performance.md).
 `AgentSide.report` uses it first; the ORM's transaction reports instead (the write raises
 `LeftToTheSession`, having changed nothing):
 
