@@ -9,6 +9,7 @@ redraw to the parts whose content changed.
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar, Generic, Literal, Protocol, TypeVar
@@ -64,6 +65,7 @@ class ProjectPage(ABC, Generic[T]):
         self.current: T | None = None
         self._shown: Shown = "nothing"
         self._bar: Section[Project] | None = None
+        self._reloading = asyncio.Lock()
 
     async def open(self) -> None:
         """Draw the page, then keep it current while it is open (a page never found is not watched).
@@ -76,6 +78,14 @@ class ProjectPage(ABC, Generic[T]):
             watcher.delete()
 
     async def reload(self) -> None:
+        """Read the page afresh and show it. Reloads take turns: each reads after the one before
+        has drawn, so the last one asked for is the one left on screen. (Side by side, an older
+        read that finished last drew over a newer one: a search page left showing the results of
+        a search typed over.)"""
+        async with self._reloading:
+            await self._reload()
+
+    async def _reload(self) -> None:
         try:
             loaded = await self.load()
         except RomergoError:

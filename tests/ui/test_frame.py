@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import SimpleNamespace
@@ -127,6 +128,40 @@ async def test_redraws_only_when_the_key_changed(client: Client) -> None:
 
         await until(lambda: page.drawn == [("one",), ("one", "two")], what="the refresh task's redraw")
         assert page.drawn == [("one",), ("one", "two")]
+
+
+async def test_a_slow_read_asked_for_first_never_draws_over_a_newer_one(client: Client) -> None:
+    """A search typed over while the last one still reads: the page ends on what was asked last."""
+    with client:
+        loads = Loads([Story(project(), ("first",))])
+        page = StoryPage(Fakes().ctx(), loads)
+        await page.open()
+        slow_read_started, let_it_finish = asyncio.Event(), asyncio.Event()
+
+        async def slow_then_quick() -> Story:
+            if loads.calls == 1:
+                loads.calls += 1
+                slow_read_started.set()
+                await let_it_finish.wait()
+                return Story(project(), ("older",))
+            loads.calls += 1
+            return Story(project(), ("newer",))
+
+        async def reload_in_the_tab() -> None:
+            with client:  # as a click's handler runs: in the tab, in a task of its own
+                await page.reload()
+
+        loads.next = slow_then_quick  # type: ignore[method-assign]
+        older = asyncio.create_task(reload_in_the_tab())
+        await slow_read_started.wait()
+        newer = asyncio.create_task(reload_in_the_tab())
+        await asyncio.sleep(0.01)  # the newer reload has its turn to run, were it not waiting
+        let_it_finish.set()
+        await asyncio.gather(older, newer)
+
+        await until(lambda: page.drawn[-1] == ("newer",), what="the newer read drawn last")
+        assert page.drawn[-1] == ("newer",)
+        assert page.current is not None and page.current.lines == ("newer",)
 
 
 async def test_an_unknown_project_is_not_found_and_not_watched(client: Client) -> None:
