@@ -25,15 +25,17 @@ def test_layers_follow_the_distance_from_the_start_and_strays_go_below():
     assert len(set(xs)) == 2  # two scenes in one layer never share a place
 
 
-def test_the_layout_engine_loads_without_matplotlib_and_leaves_it_importable():
-    # A fresh interpreter: this one may have imported matplotlib already. The test extras install
-    # it, so igraph's drawing half would import it here if it were let.
+def test_the_layout_engine_loads_without_matplotlib_or_numpy_and_leaves_them_importable():
+    # A fresh interpreter: this one may have imported them already. The test extras install both,
+    # so igraph's drawing half would import matplotlib here if it were let, and igraph's `Graph`
+    # constructor numpy (docs/performance.md: 11 MB, and the first map's time).
     probe = (
         "import sys\n"
         "from romergo.story.story_map import layout_engine, layered_layout\n"
         "layout_engine()\n"
         "assert layered_layout(['a', 'b'], [('a', 'b')], ['a'])['b'][1] == 1\n"
         "assert 'matplotlib' not in sys.modules, 'igraph pulled matplotlib in'\n"
+        "assert 'numpy' not in sys.modules, 'igraph pulled numpy in'\n"
         "import matplotlib\n"
         "print(matplotlib.__name__)\n"
     )
