@@ -17,6 +17,9 @@ and it moves by microseconds between runs.
 - read: one `romergo_get_scene` inside a command, beside the bare server's echo and its replay of
   that very answer under the tool's output schema. Per call, back to back; "with what it leaves"
   divides the whole run, the tool events written after the answers included, by the calls.
+- edit: one `romergo_update_dialogue_line` inside the command (a new text each time), beside the
+  same change made by calling the story service directly: the edit goal's two sides, without the
+  network's share of the round trip.
 
 The app runs without its lifespan's background tasks (the sweeper, wake-ups from other instances),
 on the benchmark's own event loop; both servers share that loop and process.
@@ -41,7 +44,7 @@ import uvloop
 from starlette.types import ASGIApp
 
 from app import GC_THRESHOLDS
-from romergo.actors import user_actor
+from romergo.actors import Actor, user_actor
 from romergo.channels import AgentRef, presence_topic
 from romergo.config import Settings
 from romergo.services import Services, build_services, prepare_database
@@ -97,6 +100,8 @@ async def _measure(rounds: int) -> dict[str, float]:
             found["bare: replay of the read's answer"] = await bare.calls(bare.replay, rounds)
             found["romergo: read"] = await romergo.calls(romergo.read, rounds)
             found["romergo: read, with what it leaves"] = await romergo.read_with_what_it_leaves(rounds)
+            found["romergo: edit"] = await romergo.edits(rounds)
+            found["direct: the same edit"] = await romergo.direct_edits(rounds)
             return found
 
 
@@ -107,12 +112,15 @@ class _Romergo:
         self.marks: dict[str, float] = {}
         self.wait: Request
         self.read: Request
+        self.edit: Request
         self.post: Request
         self.channel_id = ""
         self.cursor = 0
         self.held: str | None = None
         """The command the agent holds: the reads run inside the last one delivered."""
         self.agent: AgentRef
+        self.owner: Actor
+        self.line_id = ""
         self.scene_answer: dict[str, Any] = {}
         self.scene_schema: dict[str, Any] = {}
 
@@ -152,6 +160,29 @@ class _Romergo:
 
     async def calls(self, request: Request, rounds: int) -> float:
         return await _calls(self.app, request, rounds)
+
+    async def edits(self, rounds: int) -> float:
+        """p50 µs of `romergo_update_dialogue_line` inside the held command, each a new text."""
+        assert self.held is not None
+        took = []
+        for n in range(rounds + _warm_up(rounds)):
+            edit = self.edit.with_arguments(text=f"Take {n}", command_id=self.held)
+            started = time.perf_counter()
+            _, answered = await edit.served_by(self.app)
+            if n >= _warm_up(rounds):
+                took.append((answered - started) * 1e6)
+        await self.services.channels.store.settled()
+        return statistics.median(took)
+
+    async def direct_edits(self, rounds: int) -> float:
+        """p50 µs of the same change made by calling the story service (no protocol, no guard)."""
+        took = []
+        for n in range(rounds + _warm_up(rounds)):
+            started = time.perf_counter()
+            await self.services.lines.update_line(self.owner, self.line_id, f"Direct take {n}")
+            if n >= _warm_up(rounds):
+                took.append((time.perf_counter() - started) * 1e6)
+        return statistics.median(took)
 
     async def read_with_what_it_leaves(self, rounds: int) -> float:
         await self.services.channels.store.settled()
@@ -233,6 +264,16 @@ async def _romergo(folder: Path) -> AsyncIterator[_Romergo]:
                 "romergo_get_scene", agent.call_tool("romergo_get_scene", {"scene_id": scene_id})
             )
             romergo.scene_answer = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+            scene = romergo.scene_answer["structuredContent"]["untrusted_content"]["data"]
+            romergo.line_id = scene["lines"][0]["id"]
+            romergo.owner = user_actor(user.id, user.username)
+            romergo.edit, _ = await recorder.capture(
+                "romergo_update_dialogue_line",
+                agent.call_tool(
+                    "romergo_update_dialogue_line",
+                    {"line_id": romergo.line_id, "text": "Take", "command_id": romergo.held},
+                ),
+            )
             listed = {tool.name: tool for tool in (await agent.list_tools()).tools}
             romergo.scene_schema = listed["romergo_get_scene"].output_schema or {}
             romergo.post = _owner_post(owner_token, channel.channel_id)

@@ -103,7 +103,11 @@ def table(results: dict[str, Any]) -> str:
             )
     if "in_process_us" in results:
         rows += ["", "served in process, no sockets (p50 µs; Romergo's delivery by stage, indented)"]
-        rows += [f"  {name:<40} {value:7.0f} µs" for name, value in results["in_process_us"].items()]
+        served = results["in_process_us"]
+        rows += [f"  {name:<40} {value:7.0f} µs" for name, value in served.items()]
+        if "direct: the same edit" in served:
+            edit, direct = served["romergo: edit"], served["direct: the same edit"]
+            rows.append("  " + _edit_goal(edit, direct, served["bare: echo"], "µs"))
     return "\n".join(rows)
 
 
@@ -131,13 +135,15 @@ def plot(results: dict[str, Any], path: Path) -> None:
     plt.close(figure)
 
 
-def _edit_goal(tool: float, direct: float, echo: float) -> str:
+def _edit_goal(tool: float, direct: float, echo: float, unit: str = "ms") -> str:
     """Issue 16's sentence for the edit tool ("≤ 1.5× the same service call made directly plus one
     echo round trip") reads two ways; both are shown (docs/performance.md, sixteenth slice)."""
     strict, whole = 1.5 * direct + echo, 1.5 * (direct + echo)
+    digits = ".1f" if unit == "ms" else ".0f"
+    first, second = f"{strict:{digits}} {unit}", f"{whole:{digits}} {unit}"
     return (
-        f"edit tool goal: {strict:.1f} ms as 1.5 × edit direct + echo (edit tool {tool / strict:.2f}× it);"
-        f" {whole:.1f} ms as 1.5 × (edit direct + echo) (edit tool {tool / (direct + echo):.2f}× the sum)"
+        f"edit tool goal: {first} as 1.5 × edit direct + echo (edit tool {tool / strict:.2f}× it);"
+        f" {second} as 1.5 × (edit direct + echo) (edit tool {tool / (direct + echo):.2f}× the sum)"
     )
 
 
