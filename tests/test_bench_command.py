@@ -72,12 +72,13 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
     assert "CPU per call" in run.stdout
     served = results["in_process_us"]
     assert {"bare: delivery", "romergo: delivery", "romergo: read", "romergo: edit"} <= set(served)
-    assert "direct: the same edit" in served
+    assert {"direct: the same edit", "direct: the same edit, amid echoes"} <= set(served)
     assert all(value > 0 for value in served.values())
     stages = sum(value for name, value in served.items() if name.startswith("romergo:   "))
     assert abs(stages - served["romergo: delivery"]) < 0.5 * served["romergo: delivery"]
     assert "served in process" in run.stdout
     assert "µs as 1.5 × edit direct + echo" in run.stdout
+    assert "direct amid echoes: " in run.stdout
     assert (tmp_path / "latency.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 

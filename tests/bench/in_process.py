@@ -19,7 +19,8 @@ and it moves by microseconds between runs.
   divides the whole run, the tool events written after the answers included, by the calls.
 - edit: one `romergo_update_dialogue_line` inside the command (a new text each time), beside the
   same change made by calling the story service directly: the edit goal's two sides, without the
-  network's share of the round trip.
+  network's share of the round trip. The direct change is timed back to back, and again with a
+  bare echo served before each one, as a tool call's service runs after other code.
 
 The app runs without its lifespan's background tasks (the sweeper, wake-ups from other instances),
 on the benchmark's own event loop; both servers share that loop and process.
@@ -102,6 +103,8 @@ async def _measure(rounds: int) -> dict[str, float]:
             found["romergo: read, with what it leaves"] = await romergo.read_with_what_it_leaves(rounds)
             found["romergo: edit"] = await romergo.edits(rounds)
             found["direct: the same edit"] = await romergo.direct_edits(rounds)
+            amid = await romergo.direct_edits(rounds, between=lambda: bare.echo.served_by(bare.app))
+            found["direct: the same edit, amid echoes"] = amid
             return found
 
 
@@ -174,10 +177,18 @@ class _Romergo:
         await self.services.channels.store.settled()
         return statistics.median(took)
 
-    async def direct_edits(self, rounds: int) -> float:
-        """p50 µs of the same change made by calling the story service (no protocol, no guard)."""
+    async def direct_edits(
+        self, rounds: int, between: Callable[[], Awaitable[object]] | None = None
+    ) -> float:
+        """p50 µs of the same change made by calling the story service (no protocol, no guard).
+
+        With `between`, each change follows another call served (not timed): the service then
+        runs as it does inside a tool call, after other code has had the processor's caches, not
+        after itself (docs/performance.md, twenty-first slice)."""
         took = []
         for n in range(rounds + _warm_up(rounds)):
+            if between is not None:
+                await between()
             started = time.perf_counter()
             await self.services.lines.update_line(self.owner, self.line_id, f"Direct take {n}")
             if n >= _warm_up(rounds):

@@ -106,8 +106,11 @@ def table(results: dict[str, Any]) -> str:
         served = results["in_process_us"]
         rows += [f"  {name:<40} {value:7.0f} µs" for name, value in served.items()]
         if "direct: the same edit" in served:
-            edit, direct = served["romergo: edit"], served["direct: the same edit"]
-            rows.append("  " + _edit_goal(edit, direct, served["bare: echo"], "µs"))
+            edit, echo_us = served["romergo: edit"], served["bare: echo"]
+            rows.append("  " + _edit_goal(edit, served["direct: the same edit"], echo_us, "µs"))
+            if "direct: the same edit, amid echoes" in served:
+                amid = _edit_goal(edit, served["direct: the same edit, amid echoes"], echo_us, "µs")
+                rows.append("  direct amid echoes: " + amid.removeprefix("edit tool goal: "))
     return "\n".join(rows)
 
 
