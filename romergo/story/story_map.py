@@ -159,9 +159,11 @@ def layered_layout(
 def _graph(igraph: ModuleType, nodes: int, edges: list[tuple[int, int]]) -> Any:
     """A directed igraph graph, made by igraph's core constructor alone.
 
-    `igraph.Graph(...)` first imports numpy (to take numpy arrays as edges, which the map never
-    passes): ~30 ms or more on the first map after start-up and 11 MB for good, where the layout of
-    2,000 scenes itself takes ~5 ms. Graph's own constructor adds nothing else a bare graph needs."""
+    `igraph.Graph(...)` first imports numpy where it is installed (to take numpy arrays as edges,
+    which the map never passes): ~30 ms or more on the first map after start-up and 11 MB for good,
+    where the layout of 2,000 scenes itself takes ~5 ms. Romergo does not install numpy, but an
+    environment may have it (the tests' does). Graph's own constructor adds nothing else a bare
+    graph needs."""
     graph = igraph.Graph.__new__(igraph.Graph)
     igraph.GraphBase.__init__(graph, nodes, edges, True)
     return graph
