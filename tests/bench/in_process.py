@@ -162,20 +162,17 @@ class _Romergo:
         )
 
     async def calls(self, request: Request, rounds: int) -> float:
-        return await _calls(self.app, request, rounds)
+        return await _calls(self.app, lambda _: request, rounds)
 
     async def edits(self, rounds: int) -> float:
         """p50 µs of `romergo_update_dialogue_line` inside the held command, each a new text."""
-        assert self.held is not None
-        took = []
-        for n in range(rounds + _warm_up(rounds)):
-            edit = self.edit.with_arguments(text=f"Take {n}", command_id=self.held)
-            started = time.perf_counter()
-            _, answered = await edit.served_by(self.app)
-            if n >= _warm_up(rounds):
-                took.append((answered - started) * 1e6)
+        held = self.held
+        assert held is not None
+        took = await _calls(
+            self.app, lambda n: self.edit.with_arguments(text=f"Take {n}", command_id=held), rounds
+        )
         await self.services.channels.store.settled()
-        return statistics.median(took)
+        return took
 
     async def direct_edits(
         self, rounds: int, between: Callable[[], Awaitable[object]] | None = None
@@ -320,7 +317,7 @@ class _Bare:
         return statistics.median(took)
 
     async def calls(self, request: Request, rounds: int) -> float:
-        return await _calls(self.app, request, rounds)
+        return await _calls(self.app, lambda _: request, rounds)
 
     async def captured_replay(self, answer: dict[str, Any], schema: dict[str, Any]) -> Request:
         async with client(self.recorder, "none") as remembering:
@@ -348,12 +345,13 @@ async def _bare() -> AsyncIterator[_Bare]:
         yield bare
 
 
-async def _calls(app: ASGIApp, request: Request, rounds: int) -> float:
-    """p50 µs of `request` served back to back, after a warm-up."""
+async def _calls(app: ASGIApp, request: Callable[[int], Request], rounds: int) -> float:
+    """p50 µs of the requests `request(n)` makes, served back to back, after a warm-up."""
     took = []
     for n in range(rounds + _warm_up(rounds)):
+        served = request(n)
         started = time.perf_counter()
-        _, answered = await request.served_by(app)
+        _, answered = await served.served_by(app)
         if n >= _warm_up(rounds):
             took.append((answered - started) * 1e6)
     return statistics.median(took)
