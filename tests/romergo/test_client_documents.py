@@ -3,12 +3,14 @@ and which URLs are never fetched."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 import pytest
 
 from romergo.agents.client_documents import ClientDocuments, Fetched
+from romergo.agents.document_fetch import fetch_from
 from romergo.errors import RomergoError
 from romergo.services import Services
 from tests.support.pages_server import serving
@@ -28,9 +30,11 @@ class Site:
     def __init__(self, body: object = GOOD, status: int = 200, cache_control: str = "max-age=60") -> None:
         self.body, self.status, self.cache_control = body, status, cache_control
         self.asked = 0
+        self.addresses: list[str] = []
 
     async def __call__(self, url: str, address: str) -> Fetched:
         self.asked += 1
+        self.addresses.append(address)
         raw = self.body if isinstance(self.body, bytes) else json.dumps(self.body).encode()
         return Fetched(self.status, raw, self.cache_control)
 
@@ -120,3 +124,47 @@ async def test_a_document_over_5_kb_or_a_redirect_is_refused_by_the_real_fetch(s
             with pytest.raises(RomergoError) as refused:
                 await resolver.resolve(base + path)
             assert "could not be fetched" in refused.value.message and "5 KB" in refused.value.message
+
+
+async def test_the_fetch_goes_to_the_address_that_was_checked_and_looks_the_name_up_once(services):
+    answers = iter([["93.184.215.14"], ["127.0.0.1"]])  # a name that rebinds after the first lookup
+    lookups: list[str] = []
+
+    async def rebinding(host: str, port: int) -> list[str]:
+        lookups.append(host)
+        return next(answers)
+
+    site = Site(cache_control="no-store")
+    resolver = ClientDocuments(services.db, allow_private=False, fetch=site, lookup=rebinding)
+    await resolver.resolve(URL)
+    assert lookups == ["agent.example"] and site.addresses == ["93.184.215.14"]
+
+
+async def test_the_real_fetch_connects_to_the_checked_address_and_names_the_host_only_in_the_request():
+    heads: list[bytes] = []
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        heads.append(await reader.readuntil(b"\r\n\r\n"))
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+        await writer.drain()
+        writer.close()
+
+    site = await asyncio.start_server(answer, "127.0.0.1", 0)
+    port = site.sockets[0].getsockname()[1]
+    try:
+        fetched = await fetch_from(f"http://documents.invalid:{port}/agent.json", "127.0.0.1")
+    finally:
+        site.close()
+        await site.wait_closed()
+    assert fetched.status == 200 and fetched.body == b"{}"
+    assert f"host: documents.invalid:{port}".encode() in heads[0].lower()
+
+
+async def test_a_document_that_could_not_be_used_is_not_fetched_again_at_once(services):
+    missing = Site(status=404)
+    resolver = documents(services, missing)
+    for _ in range(2):
+        with pytest.raises(RomergoError) as refused:
+            await resolver.resolve(URL)
+        assert "could not be fetched" in refused.value.message
+    assert missing.asked == 1 and not resolver.will_fetch(URL)
