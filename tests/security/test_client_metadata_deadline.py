@@ -88,6 +88,30 @@ async def test_a_flood_of_document_urls_from_one_address_is_rate_limited(server:
     assert asked[-1] == "/neighbour.json"
 
 
+async def test_a_flood_through_the_token_endpoint_is_rate_limited_too(server: RunningServer):
+    asked: list[str] = []
+    async with counting_site(asked) as site:
+        flooder = httpx.AsyncHTTPTransport(local_address="127.0.0.3")
+        async with httpx.AsyncClient(transport=flooder, base_url=server.base_url, timeout=20) as http:
+            answers = [
+                await http.post(
+                    "/token",
+                    data={
+                        "grant_type": "authorization_code",
+                        "client_id": f"{site}/{n}.json",
+                        "code": "made-up",
+                        "code_verifier": pkce()[0],
+                        "redirect_uri": CALLBACK_URI,
+                    },
+                )
+                for n in range(30)
+            ]
+    limited = [answer for answer in answers if answer.status_code == 429]
+    assert limited, "thirty fetches in a row from one address were all made"
+    assert limited[-1].json()["error"] == "rate_limited" and int(limited[-1].headers["retry-after"]) >= 1
+    assert len(asked) <= 16, f"{len(asked)} documents fetched for one address within a minute"
+
+
 @asynccontextmanager
 async def counting_site(asked: list[str]) -> AsyncIterator[str]:
     """A document server that notes each path Romergo asks for and has none of them."""
