@@ -49,8 +49,6 @@ from romergo.ratelimit import LocalRateLimit, RateLimit
 from storage import Database
 from storage.tables import AgentClient
 
-__all__ = ["FETCH_SECONDS", "MAX_DOCUMENT_BYTES", "ClientDocuments", "Fetched", "is_document_url"]
-
 DEFAULT_CACHE_SECONDS = 300
 MAX_CACHE_SECONDS = 24 * 3600
 FAILED_SECONDS = 30
@@ -60,6 +58,7 @@ MAX_REMEMBERED = 1000
 FETCHES_PER_MINUTE = 12
 """Document fetches one client address may cause per minute (a connecting agent needs one or two)."""
 MAX_FETCHES_AT_ONCE = 16
+"""Fetches running at the same time, for all addresses together; beyond it a fetch is refused."""
 MAX_URL_CHARS = 500
 _MAX_AGE = re.compile(r"max-age=(\d+)")
 Remembered = TypeVar("Remembered")

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from romergo.agents.client_documents import ClientDocuments, Fetched
-from romergo.agents.document_fetch import fetch_from
+from romergo.agents import client_documents
+from romergo.agents.client_documents import ClientDocuments
+from romergo.agents.document_fetch import Fetched, fetch_from
 from romergo.errors import RomergoError
 from romergo.services import Services
 from tests.support.pages_server import serving
@@ -168,3 +169,39 @@ async def test_a_document_that_could_not_be_used_is_not_fetched_again_at_once(se
             await resolver.resolve(URL)
         assert "could not be fetched" in refused.value.message
     assert missing.asked == 1 and not resolver.will_fetch(URL)
+
+
+async def test_a_fetch_that_never_ends_is_given_up_at_the_deadline(services, monkeypatch):
+    monkeypatch.setattr(client_documents, "FETCH_SECONDS", 0.2)
+
+    async def endless(url: str, address: str) -> Fetched:
+        await asyncio.Event().wait()
+        raise AssertionError("never answered")
+
+    resolver = ClientDocuments(services.db, allow_private=False, fetch=endless, lookup=public_lookup)
+    with pytest.raises(RomergoError) as refused:
+        await resolver.resolve(URL)
+    assert "could not be fetched" in refused.value.message
+
+
+async def test_only_so_many_documents_are_fetched_at_once(services):
+    release, all_started = asyncio.Event(), asyncio.Event()
+    started: list[str] = []
+
+    async def held(url: str, address: str) -> Fetched:
+        started.append(url)
+        if len(started) == client_documents.MAX_FETCHES_AT_ONCE:
+            all_started.set()
+        await release.wait()
+        return Fetched(404, b"", "")
+
+    resolver = ClientDocuments(services.db, allow_private=False, fetch=held, lookup=public_lookup)
+    urls = [f"https://agent{n}.example/client.json" for n in range(client_documents.MAX_FETCHES_AT_ONCE)]
+    running = [asyncio.create_task(resolver.resolve(url)) for url in urls]
+    await all_started.wait()
+    with pytest.raises(RomergoError) as refused:
+        await resolver.resolve("https://one-too-many.example/client.json")
+    assert refused.value.code == "rate_limited"
+    release.set()
+    await asyncio.gather(*running, return_exceptions=True)
+    assert resolver.will_fetch("https://one-too-many.example/client.json")
