@@ -3,6 +3,8 @@
 - `/authorize` checks the whole request first; anything wrong (unknown client, unregistered
   redirect URI, no S256 challenge, a scope or resource we do not offer) gets an error page here,
   never a redirect to the client. Only a sound request goes on to the consent page.
+- `/authorize`, `/token` and `/revoke` may name a client by the URL of its metadata document, which
+  Romergo then fetches: such fetches are counted per address (429 once too many).
 - `/register` is rate-limited per address (429) and registers public clients only (RFC 7591 lets
   the server replace requested metadata): no client secret is ever made or stored.
 - `/token` refuses a `resource` other than this server's MCP endpoint (`invalid_target`).
@@ -27,6 +29,7 @@ from romergo.agents import AgentService, redirects
 from romergo.errors import RomergoError
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+TOO_MANY_FETCHES = "Too many client metadata documents were fetched for your address; try again in a minute."
 GRANT_TYPES = ("authorization_code", "refresh_token")
 """The grants Romergo offers (and its metadata announces): the code flow with PKCE, and refresh."""
 
@@ -62,6 +65,10 @@ class AuthorizeGate:
             receive = replay(body, receive)
         else:
             params = request.query_params.multi_items()
+        wait = await _fetch_wait(self.agents, scope, _single(params, "client_id"))
+        if wait is not None:
+            await _error_page(TOO_MANY_FETCHES, status=429, retry_after=wait)(scope, receive, send)
+            return
         problem = await self.problem(params)
         if problem is not None:
             await _error_page(problem)(scope, receive, send)
@@ -129,7 +136,7 @@ class RegisterGate(PostGate):
     """Rate-limits registrations per address and registers public clients only."""
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        source = str((scope.get("client") or ("unknown", 0))[0])
+        source = _address(scope)
         if not await self.agents.clients.registrations.allow(source):
             wait = max(1, math.ceil(await self.agents.clients.registrations.retry_after(source)))
             refusal = _refusal("rate_limited", "Too many registrations; try again later.", 429)
@@ -167,7 +174,8 @@ class TokenGate(PostGate):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         body = await Request(scope, receive).body()
-        refusal = await self.refusal(_form(body))
+        form = _form(body)
+        refusal = await _too_many_fetches(self.agents, scope, form) or await self.refusal(form)
         if refusal is not None:
             await refusal(scope, receive, send)
             return
@@ -199,9 +207,48 @@ class RevokeGate(PostGate):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         body = await Request(scope, receive).body()
+        refusal = await _too_many_fetches(self.agents, scope, _form(body))
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
         if not any(key == "client_secret" for key, _ in _form(body)):
             body = body + (b"&" if body else b"") + b"client_secret="
         await self.forward(scope, body, receive, send)
+
+
+async def _too_many_fetches(
+    agents: AgentService, scope: Scope, form: list[tuple[str, str]]
+) -> JSONResponse | None:
+    """The 429 for a form naming a client whose metadata document this address may not fetch now."""
+    wait = await _fetch_wait(agents, scope, _single(form, "client_id"))
+    if wait is None:
+        return None
+    refusal = _refusal("rate_limited", TOO_MANY_FETCHES, 429)
+    refusal.headers["Retry-After"] = str(wait)
+    return refusal
+
+
+async def _fetch_wait(agents: AgentService, scope: Scope, client_id: str | None) -> int | None:
+    """Seconds to wait when fetching `client_id`'s metadata document now would take the caller's
+    address past its share of fetches; None when it may go on (no fetch, or one within the share)."""
+    documents = agents.clients.documents
+    if client_id is None or not documents.will_fetch(client_id):
+        return None
+    address = _address(scope)
+    if await documents.fetches.allow(address):
+        return None
+    return max(1, math.ceil(await documents.fetches.retry_after(address)))
+
+
+def _address(scope: Scope) -> str:
+    """The caller's address (the proxy's word for it only from a trusted proxy: see `app.py`)."""
+    return str((scope.get("client") or ("unknown", 0))[0])
+
+
+def _single(params: list[tuple[str, str]], key: str) -> str | None:
+    """The value of a parameter given exactly once."""
+    values = [value for name, value in params if name == key]
+    return values[0] if len(values) == 1 else None
 
 
 def _flow_problem(metadata: dict[str, object]) -> str | None:
@@ -236,7 +283,7 @@ def _refusal(error: str, description: str, status: int = 400) -> JSONResponse:
     )
 
 
-def _error_page(reason: str) -> Response:
+def _error_page(reason: str, *, status: int = 400, retry_after: int | None = None) -> Response:
     """What a person sees instead of a redirect when a connection request cannot be used."""
     page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Connection refused · Romergo</title>
@@ -246,4 +293,5 @@ def _error_page(reason: str) -> Response:
 <p>{html.escape(reason)}</p>
 <p>Nothing was sent back to the agent. Start connecting again from your agent.</p>
 </body></html>"""
-    return HTMLResponse(page, status_code=400, headers=NO_STORE)
+    headers = dict(NO_STORE) if retry_after is None else {**NO_STORE, "Retry-After": str(retry_after)}
+    return HTMLResponse(page, status_code=status, headers=headers)

@@ -2,16 +2,18 @@
 
 The 2025-11-25 MCP authorization spec prefers these to dynamic registration: the client needs no
 registration round trip, and the URL's host says who it is. The document is fetched here under
-tight bounds (5 s, 5 KB, no redirects, never a private, loopback or link-local address unless
-`ROMERGO_CIMD_ALLOW_PRIVATE` allows it for development, and then plain `http://` on loopback too),
-validated (its `client_id` is the URL itself, redirect URIs follow the rules of `/register`, a
-public client), cached as its HTTP caching headers say (at most a day), and kept as an agent
-client row so grants can name it. The consent page shows the document's host.
+tight bounds (one 5 s deadline for the whole fetch, 5 KB, no redirects, only from a public
+address: see `public_addresses`, which `ROMERGO_CIMD_ALLOW_PRIVATE` widens to loopback and private
+networks for development, and then plain `http://` on loopback too), validated (its `client_id` is
+the URL itself, redirect URIs follow the rules of `/register`, a public client), cached as its HTTP
+caching headers say (at most a day), and kept as an agent client row so grants can name it. The
+consent page shows the document's host.
 
-Known limit: the address check resolves the name before the fetch; a name that resolves anew
-between the two (DNS rebinding) is not caught here. The fetch sends no credentials and the answer
-is only parsed as JSON, so what such a trick can reach is a private page's first 5 KB as a refused
-document.
+Whoever names a URL learns only whether it could be used: every way a fetch can fail (no answer,
+too slow, too large, a redirect, any status but 200) reads as one sentence, so Romergo cannot be
+used to probe what a server answers. A failure is remembered for `FAILED_SECONDS`, so a hostile
+URL is not fetched again at once; the HTTP routes that cause fetches also count them per address
+(`fetches`), and no more than `MAX_FETCHES_AT_ONCE` run at the same time.
 """
 
 from __future__ import annotations
@@ -21,37 +23,53 @@ import ipaddress
 import json
 import re
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx2
 
 from romergo.agents import redirects
 from romergo.agents.base import client_name
+from romergo.agents.document_fetch import (
+    FETCH_SECONDS,
+    MAX_DOCUMENT_BYTES,
+    Fetch,
+    Fetched,
+    Lookup,
+    Unreadable,
+    fetch_from,
+    look_up,
+)
+from romergo.agents.public_addresses import may_fetch_from
 from romergo.agents.records import RegisteredClient, registered_client
 from romergo.agents.scopes import OAUTH_SCOPES, ordered
 from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid
+from romergo.ratelimit import LocalRateLimit, RateLimit
 from storage import Database
 from storage.tables import AgentClient
 
-MAX_DOCUMENT_BYTES = 5 * 1024
-FETCH_SECONDS = 5.0
 DEFAULT_CACHE_SECONDS = 300
 MAX_CACHE_SECONDS = 24 * 3600
+FAILED_SECONDS = 30
+"""How long a document that could not be used is refused again without fetching it."""
+MAX_REMEMBERED = 1000
+"""Documents (and failures) remembered at most; the oldest are forgotten first."""
+FETCHES_PER_MINUTE = 12
+"""Document fetches one client address may cause per minute (a connecting agent needs one or two)."""
+MAX_FETCHES_AT_ONCE = 16
+"""Fetches running at the same time, for all addresses together; beyond it a fetch is refused."""
 MAX_URL_CHARS = 500
 _MAX_AGE = re.compile(r"max-age=(\d+)")
+Remembered = TypeVar("Remembered")
 
-Fetch = Callable[[str], Awaitable["Fetched"]]
-
-
-@dataclass(frozen=True)
-class Fetched:
-    status: int
-    body: bytes
-    cache_control: str
+COULD_NOT_FETCH = (
+    "The client's metadata document could not be fetched: Romergo needs an HTTP 200 answer of at most "
+    f"{MAX_DOCUMENT_BYTES // 1024} KB within {FETCH_SECONDS:g} seconds, without redirects."
+)
+NOT_PUBLIC = (
+    "The client_id URL's host is a private, local or multicast address; Romergo does not fetch those."
+)
 
 
 def is_document_url(client_id: object) -> bool:
@@ -60,39 +78,99 @@ def is_document_url(client_id: object) -> bool:
 
 
 class ClientDocuments:
-    def __init__(self, db: Database, *, allow_private: bool, fetch: Fetch | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        allow_private: bool,
+        fetches: RateLimit | None = None,
+        fetch: Fetch | None = None,
+        lookup: Lookup | None = None,
+    ) -> None:
         self.db = db
         self.allow_private = allow_private
-        self.fetch = fetch or _fetch
+        self.fetches = fetches or LocalRateLimit(limit=FETCHES_PER_MINUTE, window_seconds=60)
+        """Fetches per client address; the HTTP routes that resolve a `client_id` ask it first."""
+        self.fetch = fetch or fetch_from
+        self.lookup = lookup or look_up
         self._cached: dict[str, tuple[float, RegisteredClient]] = {}
+        self._failed: dict[str, tuple[float, str]] = {}
+        self._fetching = 0
 
     async def resolve(self, url: str) -> RegisteredClient:
         """The client a document describes; raises `invalid_argument` saying why it cannot be used."""
         now = time.monotonic()
-        cached = self._cached.get(url)
-        if cached is not None and cached[0] > now:
-            return cached[1]
-        self._check_url(url)
-        await self._check_address(url)
+        cached = _fresh(self._cached, url, now)
+        if cached is not None:
+            return cached
+        failed = _fresh(self._failed, url, now)
+        if failed is not None:
+            raise invalid(failed)
+        problem = self._url_problem(url)
+        if problem is not None:
+            raise invalid(problem)
         try:
-            fetched = await self.fetch(url)
-        except httpx2.HTTPError as error:
-            raise invalid(
-                f"The client's metadata document could not be fetched ({type(error).__name__})."
-            ) from None
-        client = await self._keep(url, _document(url, fetched))
+            fetched = await self._fetch_once(url)
+            client = await self._keep(url, _document(url, fetched))
+        except RomergoError as refused:
+            if refused.code == "invalid_argument":
+                _remember(self._failed, url, (time.monotonic() + FAILED_SECONDS, refused.message))
+            raise
         lifetime = _cache_seconds(fetched.cache_control)
         if lifetime > 0:
-            self._cached[url] = (now + lifetime, client)
+            _remember(self._cached, url, (now + lifetime, client))
         else:
             self._cached.pop(url, None)
         return client
 
-    def _check_url(self, url: str) -> None:
+    def will_fetch(self, url: str) -> bool:
+        """Whether resolving `url` now would fetch it: a document URL not remembered either way."""
+        if not is_document_url(url) or self._url_problem(url) is not None:
+            return False
+        now = time.monotonic()
+        return _fresh(self._cached, url, now) is None and _fresh(self._failed, url, now) is None
+
+    async def _fetch_once(self, url: str) -> Fetched:
+        if self._fetching >= MAX_FETCHES_AT_ONCE:
+            raise RomergoError(
+                "rate_limited", "Romergo is fetching many client metadata documents; try again in a minute."
+            )
+        self._fetching += 1
+        try:
+            async with asyncio.timeout(FETCH_SECONDS):
+                return await self._fetch_checked(url)
+        except (httpx2.HTTPError, OSError, TimeoutError, Unreadable, ValueError):
+            raise invalid(COULD_NOT_FETCH) from None
+        finally:
+            self._fetching -= 1
+
+    async def _fetch_checked(self, url: str) -> Fetched:
+        """Ask the first address that answers, among the host's addresses, once all are checked."""
+        parts = urlsplit(url)
+        try:
+            addresses = await self.lookup(parts.hostname or "", parts.port or _default_port(parts.scheme))
+        except OSError:
+            raise invalid("The client_id URL's host does not resolve.") from None
+        if not addresses or not all(
+            may_fetch_from(address, allow_private=self.allow_private) for address in addresses
+        ):
+            raise invalid(NOT_PUBLIC)
+        for address in addresses[:-1]:
+            try:
+                return await self.fetch(url, address)
+            except httpx2.ConnectError:
+                continue
+        return await self.fetch(url, addresses[-1])
+
+    def _url_problem(self, url: str) -> str | None:
         parts = urlsplit(url)
         loopback_http = self.allow_private and parts.scheme == "http" and _is_loopback_name(parts.hostname)
         if len(url) > MAX_URL_CHARS or (parts.scheme != "https" and not loopback_http):
-            raise invalid("A client_id URL must be an https:// URL of at most 500 characters.")
+            return "A client_id URL must be an https:// URL of at most 500 characters."
+        try:
+            parts.port  # noqa: B018 - a port out of range raises here, before any lookup
+        except ValueError:
+            return "A client_id URL's port must be a number from 1 to 65535."
         if (
             not parts.hostname
             or parts.username
@@ -100,22 +178,8 @@ class ClientDocuments:
             or parts.fragment
             or parts.path in ("", "/")
         ):
-            raise invalid("A client_id URL names a document by its path, without credentials or fragment.")
-
-    async def _check_address(self, url: str) -> None:
-        if self.allow_private:
-            return
-        parts = urlsplit(url)
-        try:
-            found = await asyncio.get_running_loop().getaddrinfo(parts.hostname, parts.port or 443)
-        except OSError:
-            raise invalid("The client_id URL's host does not resolve.") from None
-        for *_, address in found:
-            ip = ipaddress.ip_address(address[0])
-            if not ip.is_global:
-                raise invalid(
-                    "The client_id URL's host is a private or local address; Romergo does not fetch those."
-                )
+            return "A client_id URL names a document by its path, without credentials or fragment."
+        return None
 
     async def _keep(self, url: str, document: dict[str, Any]) -> RegisteredClient:
         """Store (or refresh) the client row, so its grants and codes can name it."""
@@ -143,7 +207,7 @@ class ClientDocuments:
 
 def _document(url: str, fetched: Fetched) -> dict[str, Any]:
     if fetched.status != 200:
-        raise invalid(f"The client's metadata document answered HTTP {fetched.status}, not 200.")
+        raise invalid(COULD_NOT_FETCH)
     try:
         document = json.loads(fetched.body)
     except ValueError:
@@ -185,13 +249,25 @@ def _is_loopback_name(host: str | None) -> bool:
         return False
 
 
-async def _fetch(url: str) -> Fetched:
-    """GET with no redirects, a time bound and a size bound (the body is read only that far)."""
-    async with httpx2.AsyncClient(follow_redirects=False, timeout=FETCH_SECONDS) as http:
-        async with http.stream("GET", url, headers={"Accept": "application/json"}) as answer:
-            body = b""
-            async for chunk in answer.aiter_bytes():
-                body += chunk
-                if len(body) > MAX_DOCUMENT_BYTES:
-                    raise invalid("The client's metadata document is larger than 5 KB.")
-            return Fetched(answer.status_code, body, answer.headers.get("cache-control", ""))
+def _default_port(scheme: str) -> int:
+    return 80 if scheme == "http" else 443
+
+
+def _fresh(remembered: dict[str, tuple[float, Remembered]], url: str, now: float) -> Remembered | None:
+    found = remembered.get(url)
+    if found is None:
+        return None
+    if found[0] <= now:
+        del remembered[url]
+        return None
+    return found[1]
+
+
+def _remember(
+    remembered: dict[str, tuple[float, Remembered]], url: str, entry: tuple[float, Remembered]
+) -> None:
+    """Keep `entry` for `url`, forgetting the oldest entries beyond `MAX_REMEMBERED`."""
+    remembered.pop(url, None)
+    remembered[url] = entry
+    while len(remembered) > MAX_REMEMBERED:
+        del remembered[next(iter(remembered))]

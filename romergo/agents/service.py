@@ -3,7 +3,8 @@
 The MCP adapter puts the SDK's OAuth routes on top of this; nothing here knows about HTTP. Each
 part is a small service with its own dependencies, wired together here once:
 
-- `clients`: dynamic registration (rate-limited per address) and finding a client again;
+- `clients`: dynamic registration (rate-limited per address) and finding a client again, also by
+  the URL of its metadata document (fetches rate-limited per address);
 - `consent`: `/authorize` checks, the pending request, the user's answer (a grant and a code);
 - `tokens`: codes for tokens, refresh rotation, bearer verification, revocation by token;
 - `personal`: personal access tokens;
@@ -19,7 +20,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from romergo.agents.activity import ActivityLog
-from romergo.agents.client_documents import ClientDocuments
+from romergo.agents.client_documents import FETCHES_PER_MINUTE, ClientDocuments
 from romergo.agents.clients import Clients
 from romergo.agents.consent import Consent
 from romergo.agents.grants import Grants
@@ -42,7 +43,13 @@ class AgentService:
             registrations=rate_limit(
                 settings, db, "registrations", limit=settings.registrations_per_minute, window_seconds=60
             ),
-            documents=ClientDocuments(db, allow_private=settings.cimd_allow_private),
+            documents=ClientDocuments(
+                db,
+                allow_private=settings.cimd_allow_private,
+                fetches=rate_limit(
+                    settings, db, "document_fetches", limit=FETCHES_PER_MINUTE, window_seconds=60
+                ),
+            ),
         )
         self.consent = Consent(db, self.site, self.clients, self.housekeeping)
         self.tokens = Tokens(
