@@ -124,7 +124,7 @@ async def test_task_methods_without_the_tasks_extension_name_the_missing_capabil
 
 
 async def test_an_unknown_task_is_invalid_params(server: RunningServer, token: str):
-    declared = {"extensions": {TASKS_EXTENSION: {}}}
+    declared: dict[str, object] = {"extensions": {TASKS_EXTENSION: {}}}
     error = await _task_call(server, token, declared, "tasks/get", {"taskId": "no-such-task"})
     assert error["code"] == INVALID_PARAMS, error
 
