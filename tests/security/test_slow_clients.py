@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.oauth import add_user, mcp_status, personal_token
 from tests.support.server import RunningServer
 
 OPEN_FILES = 1024
@@ -46,6 +47,7 @@ def slow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSer
     env = {"ROMERGO_REQUEST_HEAD_SECONDS": str(HEAD_SECONDS)}
     with open_files_limit(OPEN_FILES):
         running = RunningServer(Path(tmp_path_factory.mktemp("slow")), env=env).start()
+    add_user(running, "ada", demo=False)
     yield running
     running.stop()
 
@@ -121,6 +123,51 @@ async def _ordinary_requests(base_url: str) -> list[float | None]:
                 ok = False
             durations.append(time.monotonic() - started if ok else None)
     return durations
+
+
+async def test_a_trickled_body_is_cut_while_an_event_stream_lives_on(slow_server: RunningServer):
+    """A body sent a byte at a time is cut within two windows; an MCP event stream opened at the
+    same moment, which sends nothing for longer than that, is a response being made and stays."""
+    token = personal_token(slow_server, "ada", "--scopes", "read")
+    session = (await mcp_status(slow_server.base_url, token)).headers.get("mcp-session-id", "")
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Accept": "text/event-stream",
+        "MCP-Protocol-Version": "2025-11-25",
+        **({"Mcp-Session-Id": session} if session else {}),
+    }
+    async with httpx.AsyncClient(base_url=slow_server.base_url, timeout=30) as http:
+        async with http.stream("GET", "/mcp", headers=headers) as stream:
+            assert stream.status_code == 200
+            closed_after = await _trickle_a_body(slow_server.port)
+            assert not stream.is_closed
+            events = stream.aiter_bytes()
+            with pytest.raises(TimeoutError):  # nothing to say, and not closed either
+                await asyncio.wait_for(anext(events), 1)
+    assert closed_after is not None and closed_after <= 2 * HEAD_SECONDS + 5, closed_after
+
+
+async def _trickle_a_body(port: int) -> float | None:
+    """Seconds until the server closes a connection whose 1,000-byte body comes a byte at a time
+    (None: still open after three windows)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    head = b"POST /token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n"
+    writer.write(head + b"Content-Type: application/x-www-form-urlencoded\r\n\r\n")
+    started = time.monotonic()
+    try:
+        while time.monotonic() - started < 3 * HEAD_SECONDS:
+            try:
+                writer.write(b"a")
+                await writer.drain()
+                if await asyncio.wait_for(reader.read(4096), TRICKLE_SECONDS) == b"":
+                    return time.monotonic() - started
+            except TimeoutError:
+                continue
+            except ConnectionError:
+                return time.monotonic() - started
+        return None
+    finally:
+        writer.close()
 
 
 @contextmanager
