@@ -205,9 +205,13 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def _body_check(self) -> None:
         """Close the connection if the client sent too little of the body in the last window. While
-        reading is paused the app has not taken what came, and the client is not to blame."""
+        reading is paused the app has not taken what came, and a client that asked to hear
+        `100 Continue` first waits for the app to start reading: neither is the client's delay."""
         self.clock = None
-        if self.flow.read_paused or self.body_bytes >= self.rules.body_bytes_per_window:
+        waiting_for_us = self.flow.read_paused or (
+            self.cycle is not None and self.cycle.waiting_for_100_continue
+        )
+        if waiting_for_us or self.body_bytes >= self.rules.body_bytes_per_window:
             self.body_bytes = 0
             self._start_clock(self._body_check)
         else:
