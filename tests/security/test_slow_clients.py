@@ -27,6 +27,9 @@ ATTACKERS = 1200
 ATTACKER_ADDRESS = "127.0.0.2"
 HEAD_SECONDS = 4
 ORDINARY_REQUESTS = 20
+SPREAD_ADDRESSES = 4
+SPREAD_PER_ADDRESS = 240
+"""Slow connections from each of several addresses: under the per-address cap, over the total."""
 SLOW_HEAD = (
     b"GET /.well-known/oauth-authorization-server HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 200
 )
@@ -55,7 +58,9 @@ def slow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSer
 async def test_slow_heads_from_one_address_cannot_starve_other_clients(slow_server: RunningServer):
     port = slow_server.port
     connected = asyncio.Queue[None]()
-    attack = [asyncio.create_task(_trickle_a_head(port, connected)) for _ in range(ATTACKERS)]
+    attack = [
+        asyncio.create_task(_trickle_a_head(port, connected, ATTACKER_ADDRESS)) for _ in range(ATTACKERS)
+    ]
     try:
         # Every attacking connection is open before the ordinary client starts.
         for _ in attack:
@@ -79,9 +84,9 @@ async def test_slow_heads_from_one_address_cannot_starve_other_clients(slow_serv
     )[:: max(1, len(held) // 10)]
 
 
-async def _trickle_a_head(port: int, connected: asyncio.Queue[None]) -> Outcome:
+async def _trickle_a_head(port: int, connected: asyncio.Queue[None], address: str) -> Outcome:
     """One attacking connection: a head sent a byte at a time until the server answers or closes."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(ATTACKER_ADDRESS, 0))
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
     started = time.monotonic()
     connected.put_nowait(None)
     answer = b""
@@ -123,6 +128,39 @@ async def _ordinary_requests(base_url: str) -> list[float | None]:
                 ok = False
             durations.append(time.monotonic() - started if ok else None)
     return durations
+
+
+async def test_a_server_full_of_slow_connections_says_so_and_serves_again_after_the_deadline(
+    slow_server: RunningServer,
+):
+    """Slow heads from several addresses, each under its own cap, fill the server: a new connection
+    is answered 503 at once (never left hanging in the kernel's queue), and once the deadline has
+    closed the slow ones every request is served again."""
+    connected = asyncio.Queue[None]()
+    addresses = [f"127.0.0.{n}" for n in range(3, 3 + SPREAD_ADDRESSES)]
+    attack = [
+        asyncio.create_task(_trickle_a_head(slow_server.port, connected, address))
+        for address in addresses
+        for _ in range(SPREAD_PER_ADDRESS)
+    ]
+    try:
+        for _ in attack:
+            await asyncio.wait_for(connected.get(), 60)
+        async with httpx.AsyncClient(base_url=slow_server.base_url, timeout=10) as http:
+            started = time.monotonic()
+            while_full = await http.get("/.well-known/oauth-authorization-server")
+            answered_after = time.monotonic() - started
+        outcomes = await asyncio.wait_for(asyncio.gather(*attack), HEAD_SECONDS + 30)
+    finally:
+        for task in attack:
+            task.cancel()
+
+    assert (while_full.status_code, answered_after < 3) == (503, True), (while_full.text, answered_after)
+    assert "too many connections to this server" in while_full.text.lower()
+    refused = [o for o in outcomes if o.answer.startswith(b"HTTP/1.1 503")]
+    assert refused and all(b"too many connections to this server" in o.answer.lower() for o in refused)
+    durations = await _ordinary_requests(slow_server.base_url)
+    assert all(took is not None and took < 3 for took in durations), durations
 
 
 async def test_a_trickled_body_is_cut_while_an_event_stream_lives_on(slow_server: RunningServer):
