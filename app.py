@@ -9,9 +9,10 @@ import asyncio
 import dataclasses
 import gc
 import logging
+import os
 import socket
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ from romergo.config import MAX_AGENT_BODY, MIB, Settings
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
+    from hardening.connections import ConnectionRules
     from romergo.services import Services
 
 # Request bodies: 5 MiB where agents and OAuth clients post (CONTRACT.md §5), 1 MiB for sign-in forms,
@@ -47,6 +49,7 @@ def serve(settings: Settings) -> None:
     from storage.backup import BackupRefused, server_lock
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    connections = connection_rules(settings, os.environ)
     listener = listening_socket(settings.host, settings.port)
     settings = dataclasses.replace(settings, port=listener.getsockname()[1])
     # The bound address, for whoever started it with `--port 0` or runs it behind a public URL.
@@ -59,13 +62,15 @@ def serve(settings: Settings) -> None:
     try:
         secret = asyncio.run(prepare_database(settings))
         app = build_app(build_services(settings, secret=secret))
-        _run(app, settings, listener)
+        _run(app, settings, listener, connections)
     finally:
         lock.__exit__(None, None, None)
 
 
-def _run(app: FastAPI, settings: Settings, listener: socket.socket) -> None:
+def _run(app: FastAPI, settings: Settings, listener: socket.socket, connections: ConnectionRules) -> None:
     import uvicorn
+
+    from hardening.connections import guarded_http_protocol
 
     # Everything made so far (modules, the app, its routes) lives as long as the process: out of the
     # garbage collector's sight, a full collection no longer walks it each time a long story's
@@ -82,6 +87,7 @@ def _run(app: FastAPI, settings: Settings, listener: socket.socket) -> None:
     proxies = list(settings.trusted_proxies)
     config = uvicorn.Config(
         app,
+        http=guarded_http_protocol(connections),
         timeout_graceful_shutdown=2,
         log_level="info",
         access_log=False,
@@ -174,6 +180,36 @@ def _unknown_well_known_is_404(app: FastAPI) -> None:
     @app.get("/.well-known/{rest:path}", include_in_schema=False)
     async def unknown(rest: str) -> JSONResponse:
         return JSONResponse({"error": {"code": "not_found", "message": "No such document."}}, status_code=404)
+
+
+def connection_rules(settings: Settings, env: Mapping[str, str]) -> ConnectionRules:
+    """How long a request head may take and how many connections one address may hold (each its
+    `ROMERGO_…` variable), the total cap from this process's open-files limit; trusted proxies carry
+    many clients, so only the total cap applies to them."""
+    from hardening.connections import (
+        CONNECTIONS_PER_ADDRESS,
+        HEAD_SECONDS,
+        ConnectionRules,
+        total_for_open_files,
+    )
+    from romergo.errors import RomergoError
+
+    def number(name: str, default: float) -> float:
+        raw = env.get(name, "").strip()
+        try:
+            value = float(raw) if raw else default
+        except ValueError:
+            value = -1
+        if not 0 < value < 1e9:
+            raise RomergoError("invalid_argument", f"{name} must be a positive number, got {raw!r}")
+        return value
+
+    return ConnectionRules(
+        total=total_for_open_files(),
+        per_address=max(1, int(number("ROMERGO_CONNECTIONS_PER_ADDRESS", CONNECTIONS_PER_ADDRESS))),
+        head_seconds=number("ROMERGO_REQUEST_HEAD_SECONDS", HEAD_SECONDS),
+        uncapped_networks=settings.trusted_proxies,
+    )
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

@@ -21,6 +21,7 @@ import romergo
 from mcp_tools import prompts
 from mcp_tools.declare import Toolbox, build_tools
 from mcp_tools.oauth_provider import RomergoOAuthProvider
+from mcp_tools.tasks import no_tasks_here
 from mcp_tools.tooling import CATEGORY_SCOPES, error_result
 from mcp_tools.tools import (
     assets,
@@ -146,6 +147,7 @@ def build_server(services: Services, *extra: Toolbox) -> RomergoMCPServer:
         auth_server_provider=RomergoOAuthProvider(services.agents),
         auth=auth_settings(services),
         tools=tools,
+        middleware=[no_tasks_here],
     )
     server.tool_scopes = MappingProxyType(
         {

@@ -82,7 +82,12 @@ async def measure(count: int, idle_seconds: float, progress: Progress) -> Waiter
         owner_token, agents = await _prepare(Path(folder), count)
         server = RunningServer(
             Path(folder),
-            env={"ROMERGO_RATE_LIMIT_PER_MINUTE": "1000000", "ROMERGO_REGISTRATIONS_PER_MINUTE": "100000"},
+            env={
+                "ROMERGO_RATE_LIMIT_PER_MINUTE": "1000000",
+                "ROMERGO_REGISTRATIONS_PER_MINUTE": "100000",
+                # Every agent connects from this machine's one address.
+                "ROMERGO_CONNECTIONS_PER_ADDRESS": str(4 * count),
+            },
         ).start()
         try:
             return await _run(server, owner_token, agents, idle_seconds, progress)

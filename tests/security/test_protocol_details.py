@@ -4,12 +4,14 @@ for a stream resumption request."""
 
 from __future__ import annotations
 
+import json
 from importlib.metadata import version
+from typing import Any
 
 import httpx
 import pytest
 from mcp import MCPError
-from mcp.types import INVALID_PARAMS
+from mcp.types import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY
 
 from tests.support.oauth import mcp_client, mcp_status, personal_token
 from tests.support.server import RunningServer
@@ -102,3 +104,62 @@ async def test_every_output_schema_types_every_field(server: RunningServer, toke
     assert tools
     untyped = [f"{tool.name}{field}" for tool in tools for field in untyped_fields(tool.output_schema)]
     assert untyped == []
+
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+TASK_CALLS = [
+    ("tasks/get", {"taskId": "no-such-task"}),
+    ("tasks/update", {"taskId": "no-such-task", "inputResponses": {}}),
+    ("tasks/cancel", {"taskId": "no-such-task"}),
+]
+
+
+@pytest.mark.parametrize(("method", "params"), TASK_CALLS, ids=[method for method, _ in TASK_CALLS])
+async def test_task_methods_without_the_tasks_extension_name_the_missing_capability(
+    server: RunningServer, token: str, method: str, params: dict[str, object]
+):
+    error = await _task_call(server, token, {}, method, params)
+    assert error["code"] == MISSING_REQUIRED_CLIENT_CAPABILITY, error
+    assert error["data"]["requiredCapabilities"] == {"extensions": {TASKS_EXTENSION: {}}}
+
+
+async def test_an_unknown_task_is_invalid_params(server: RunningServer, token: str):
+    declared: dict[str, object] = {"extensions": {TASKS_EXTENSION: {}}}
+    error = await _task_call(server, token, declared, "tasks/get", {"taskId": "no-such-task"})
+    assert error["code"] == INVALID_PARAMS, error
+
+
+async def _task_call(
+    server: RunningServer, token: str, capabilities: dict[str, object], method: str, params: dict[str, object]
+) -> dict[str, Any]:
+    """The JSON-RPC error of `method`, from a client that declared `capabilities`."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": capabilities,
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    }
+    initialized = await mcp_status(server.base_url, token, json=initialize)
+    session = initialized.headers.get("mcp-session-id", "")
+    headers = {"Mcp-Session-Id": session} if session else {}
+    await mcp_status(
+        server.base_url,
+        token,
+        headers=headers,
+        json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+    )
+    call = {"jsonrpc": "2.0", "id": 2, "method": method, "params": params}
+    answer = await mcp_status(server.base_url, token, headers=headers, json=call)
+    return dict(_json_rpc(answer)["error"])
+
+
+def _json_rpc(answer: httpx.Response) -> dict[str, Any]:
+    """The JSON-RPC message of an answer sent as JSON or as one server-sent event."""
+    if answer.headers.get("content-type", "").startswith("text/event-stream"):
+        data = [line[5:].strip() for line in answer.text.splitlines() if line.startswith("data:")]
+        return dict(json.loads(next(chunk for chunk in data if chunk)))
+    return dict(answer.json())
