@@ -9,10 +9,9 @@ import asyncio
 import dataclasses
 import gc
 import logging
-import os
 import socket
 import sys
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
@@ -49,7 +48,7 @@ def serve(settings: Settings) -> None:
     from storage.backup import BackupRefused, server_lock
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    connections = connection_rules(settings, os.environ)
+    connections = connection_rules(settings)
     listener = listening_socket(settings.host, settings.port)
     settings = dataclasses.replace(settings, port=listener.getsockname()[1])
     # The bound address, for whoever started it with `--port 0` or runs it behind a public URL.
@@ -182,32 +181,15 @@ def _unknown_well_known_is_404(app: FastAPI) -> None:
         return JSONResponse({"error": {"code": "not_found", "message": "No such document."}}, status_code=404)
 
 
-def connection_rules(settings: Settings, env: Mapping[str, str]) -> ConnectionRules:
-    """How long a request head may take and how many connections one address may hold (each its
-    `ROMERGO_…` variable), the total cap from this process's open-files limit; trusted proxies carry
-    many clients, so only the total cap applies to them."""
-    from hardening.connections import (
-        CONNECTIONS_PER_ADDRESS,
-        HEAD_SECONDS,
-        ConnectionRules,
-        total_for_open_files,
-    )
-    from romergo.errors import RomergoError
-
-    def number(name: str, default: float) -> float:
-        raw = env.get(name, "").strip()
-        try:
-            value = float(raw) if raw else default
-        except ValueError:
-            value = -1
-        if not 0 < value < 1e9:
-            raise RomergoError("invalid_argument", f"{name} must be a positive number, got {raw!r}")
-        return value
+def connection_rules(settings: Settings) -> ConnectionRules:
+    """The configured head deadline and per-address cap, the total cap from this process's
+    open-files limit; trusted proxies carry many clients, so only the total cap applies to them."""
+    from hardening.connections import ConnectionRules, total_for_open_files
 
     return ConnectionRules(
         total=total_for_open_files(),
-        per_address=max(1, int(number("ROMERGO_CONNECTIONS_PER_ADDRESS", CONNECTIONS_PER_ADDRESS))),
-        head_seconds=number("ROMERGO_REQUEST_HEAD_SECONDS", HEAD_SECONDS),
+        per_address=settings.connections_per_address,
+        head_seconds=float(settings.request_head_seconds),
         uncapped_networks=settings.trusted_proxies,
     )
 

@@ -60,6 +60,10 @@ class Settings:
     rate_limit_per_minute: int = 120
     max_waits_per_client: int = 20
     registrations_per_minute: int = 20
+    request_head_seconds: int = 10
+    """How long a request head may take to arrive; a body must keep pace within the same window."""
+    connections_per_address: int = 256
+    """Open connections from one client address (trusted proxies are held only to the total cap)."""
     allowed_hosts: tuple[str, ...] = ()
     """Extra `Host` values every route accepts besides the public URL's and loopback ones."""
     trusted_proxies: tuple[str, ...] = ()
@@ -152,6 +156,8 @@ def settings_from_env(
         registrations_per_minute=number(
             "ROMERGO_REGISTRATIONS_PER_MINUTE", defaults.registrations_per_minute
         ),
+        request_head_seconds=number("ROMERGO_REQUEST_HEAD_SECONDS", defaults.request_head_seconds),
+        connections_per_address=number("ROMERGO_CONNECTIONS_PER_ADDRESS", defaults.connections_per_address),
         allowed_hosts=_hosts(env.get("ROMERGO_ALLOWED_HOSTS", "")),
         trusted_proxies=_networks(env.get("ROMERGO_TRUSTED_PROXIES", "")),
         cimd_allow_private=_flag("ROMERGO_CIMD_ALLOW_PRIVATE", env.get("ROMERGO_CIMD_ALLOW_PRIVATE", "")),
