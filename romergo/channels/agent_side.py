@@ -11,7 +11,7 @@ import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
@@ -34,6 +34,7 @@ from romergo.channels.parking import Heartbeat, park
 from romergo.channels.presence import Presence
 from romergo.channels.reach import chapter_order, chapters_words
 from romergo.channels.reporting import ENDING, refuse_unless_reportable, report_on_driver
+from romergo.channels.room_view import conversation_in_reach, keep_to_reach
 from romergo.channels.store import (
     ChannelStore,
     channel_topic,
@@ -111,7 +112,7 @@ class AgentSide:
                 slot.timed_out = True
                 return WaitResult("timeout", cursor)
             slot.delivered = result.status == "command"
-            return result
+            return await self._kept_to_reach(result)
 
     async def report(
         self,
@@ -161,6 +162,19 @@ class AgentSide:
                 AgentPresence(client_id=caller.client_id, agent_name=member.agent_name, reason="left"),
             )
 
+    async def _kept_to_reach(self, result: WaitResult) -> WaitResult:
+        """A delivered command's selection held against the room's reach as it is now: the room
+        may have narrowed since the command was posted."""
+        command = result.command
+        if command is None or command.context is None or command.context.get("selection") is None:
+            return result
+        async with self.store.db.read() as session:
+            room = await session.get(Channel, command.channel_id)
+            context = command.context if room is None else await keep_to_reach(session, room, command.context)
+        if context is command.context:
+            return result
+        return replace(result, command=replace(command, context=context))
+
     async def _join(self, caller: Caller, code: str) -> JoinResult:
         refused = RomergoError(
             "code_invalid", "This join code is not valid. Ask the owner for the current code."
@@ -196,7 +210,9 @@ class AgentSide:
                 channel=await self.store.channel_view(tx.session, channel),
                 cursor=cursor,
                 project_title=project.title if project else "",
-                conversation=[event_view(row) for row in reversed(recent)],
+                conversation=await conversation_in_reach(
+                    tx.session, channel, [event_view(row) for row in reversed(recent)]
+                ),
                 reach=chapters_words(channel.scope, chapters),
             )
 

@@ -30,6 +30,7 @@ from romergo.channels.fence import (
 )
 from romergo.channels.models import Caller
 from romergo.channels.reach import Locator, Target, check_reach, scope_chapters
+from romergo.channels.room_view import changes_in_reach
 from romergo.channels.store import ChannelStore, command_not_found, ensure_holder
 from romergo.channels.tx import ChannelTx, EventActor
 from romergo.channels.vocabulary import FINISHED_STATES, EventKind
@@ -162,12 +163,13 @@ class CallGuard:
         return project_id
 
     async def changes_of_command(self, caller: Caller, command_id: str) -> list[dict[str, Any]]:
-        """What the server recorded for a command, for the agent that holds (or held) it."""
+        """What the server recorded for a command, for the agent that holds (or held) it, as its
+        room's reach is now (`room_view`)."""
         async with self.store.db.read() as session:
-            command, _ = await self.store.owned_command(session, caller.user_id, command_id)
+            command, room = await self.store.owned_command(session, caller.user_id, command_id)
             if command.claimed_by != caller.client_id:
                 raise RomergoError("not_claimed_by_you", "This command was delivered to another agent.")
-            return await command_changes(session, command.id)
+            return await changes_in_reach(session, room, await command_changes(session, command.id))
 
     async def rooms_of(self, caller: Caller) -> list[Channel]:
         """The live channels whose rules bind this client (joined once, whether or not it left)."""

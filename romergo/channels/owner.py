@@ -19,8 +19,9 @@ from romergo.channels.events import ChannelEnded, CommandUndone, SettingsChanged
 from romergo.channels.models import ChannelView, CommandView, EventView
 from romergo.channels.parking import park
 from romergo.channels.posting import post_on_driver, posted_command, posted_payload
-from romergo.channels.reach import chapter_order, clean_scope, keep_to_reach
+from romergo.channels.reach import chapter_order, clean_scope
 from romergo.channels.revocation import end_memberships, remove_member
+from romergo.channels.room_view import keep_to_reach
 from romergo.channels.store import ChannelStore, channel_topic, command_view
 from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx, EventActor
 from romergo.channels.vocabulary import (
@@ -188,7 +189,7 @@ class OwnerSide:
             channel, owner = await self.store.numbered_post(tx.session, user_id, channel_id)
             self.store.ensure_live(channel)
             data = clean_context(context, channel.project_id, self.store.settings.limits, tx.now())
-            data = await keep_to_reach(tx.session, channel.scope, data)
+            data = await keep_to_reach(tx.session, channel, data)
             reserved_for = None
             if in_reply_to is not None:
                 question = (

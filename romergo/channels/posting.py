@@ -6,7 +6,7 @@ around five statements; as one write on the driver (`Database.write_rows`) it co
 (issues 16 and 17, docs/performance.md). `OwnerSide.post_command` uses it first where it applies:
 - not for an answer to a question, which reads and checks the question first;
 - not when the room has a reach limit and the context has a selection: where the selection lies
-  is read in the ORM (`reach.keep_to_reach`). The post then raises `LeftToTheSession` inside
+  is read in the ORM (`room_view.keep_to_reach`). The post then raises `LeftToTheSession` inside
   the write, which rolls back the number it took, and the ORM's transaction posts it.
 
 On PostgreSQL each statement, and the transaction's BEGIN and COMMIT, is a round trip (~150 µs

@@ -4,8 +4,9 @@ A room covers the whole project (`scope` None) or chosen chapters, and with them
 lines and choices. Characters and the asset library stay readable project-wide; changing a
 character or an asset needs every chapter that uses it inside the room. The guard checks the
 reach of every call before the room's permissions (`calls`); lists read by an actor with a reach
-(`Actor.reach`) leave out what lies outside it. The same words describe the room to the owner
-(panel header) and to the agent (start prompt, join result): chapter numbers, never titles.
+(`Actor.reach`) leave out what lies outside it, and what was recorded is shown as the reach is
+now (`room_view`). The same words describe the room to the owner (panel header) and to the agent
+(start prompt, join result): chapter numbers, never titles.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from romergo.channels.vocabulary import PERMISSIONS, ConfirmationMode
 from romergo.errors import RomergoError, invalid
 from romergo.story.owners import LABELS
-from storage.tables import Chapter, Scene
+from storage.tables import Chapter
 
 MAX_SCOPE_CHAPTERS = 500
 TargetKind = Literal[
@@ -144,23 +145,6 @@ async def chapter_order(session: AsyncSession, project_id: str) -> list[str]:
     """The project's chapter ids in story order: what a scope is made of and numbered by."""
     statement = select(Chapter.id).where(Chapter.project_id == project_id).order_by(col(Chapter.position))
     return list((await session.exec(statement)).all())
-
-
-async def keep_to_reach(
-    session: AsyncSession, scope: dict[str, Any] | None, context: dict[str, Any]
-) -> dict[str, Any]:
-    """A command's context, without the selected text when the owner's page lies outside the room:
-    the ids stay (the agent can say it cannot reach them), the words do not travel."""
-    covered = scope_chapters(scope)
-    if covered is None or context.get("selection") is None:
-        return context
-    chapter_id = context.get("chapter_id")
-    scene = await session.get(Scene, context["scene_id"]) if context.get("scene_id") else None
-    if scene is not None:
-        chapter_id = scene.chapter_id
-    if chapter_id is None or chapter_id in covered:
-        return context
-    return {**context, "selection": None}
 
 
 def _outside(target: Target) -> RomergoError:

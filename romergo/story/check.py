@@ -29,22 +29,31 @@ class StoredMedia:
     length: int
 
 
-def check_story(data: ProjectData, media: Mapping[str, StoredMedia] | None = None) -> list[Problem]:
+def check_story(
+    data: ProjectData, media: Mapping[str, StoredMedia] | None = None, reach: frozenset[str] | None = None
+) -> list[Problem]:
     """Every problem of the story, in a stable order: choices, the start, scene by scene, loops, assets.
 
     `media`: the stored bytes of the project's assets by id (an asset missing from it has no
-    bytes at all); without it, whether the media files load is not checked."""
+    bytes at all); without it, whether the media files load is not checked.
+
+    `reach`: the chapters of an agent's limited room. Then only the problems of its chapters are
+    listed, and the project-wide ones (no start scene, unused assets, variables), and no problem
+    names a scene outside them: a loop that runs through the room and beyond is the room's problem
+    too, so it is listed by its first scene inside, its outside scenes counted, never named."""
     story = _StoryIndex.of(data)
     problems = [*_dangling_targets(story), *_no_start_scene(story)]
     for scene in story.in_order:
         for scene_check in _SCENE_CHECKS:
             problems.extend(scene_check(story, scene))
-    problems.extend(_loops_without_exit(story))
+    problems.extend(_loops_without_exit(story, reach))
     problems.extend(state_problems(data, story.at, story.reachable))
     problems.extend(_unused_assets(story))
     if media is not None:
         problems.extend(_unreadable_media(story, media))
-    return problems
+    if reach is None:
+        return problems
+    return [problem for problem in problems if problem.chapter_id is None or problem.chapter_id in reach]
 
 
 @dataclass(frozen=True)
@@ -213,18 +222,30 @@ _SCENE_CHECKS: tuple[Callable[[_StoryIndex, Scene], Iterator[Problem]], ...] = (
 )
 
 
-def _loops_without_exit(story: _StoryIndex) -> Iterator[Problem]:
+def _loops_without_exit(story: _StoryIndex, reach: frozenset[str] | None) -> Iterator[Problem]:
     for component in cycles(story.edges):
         if any(scene_id in story.can_end for scene_id in component):
             continue
         ordered = [scene for scene in story.in_order if scene.id in component]
-        names = ", ".join(f'"{scene.title}"' for scene in ordered)
+        named = [scene for scene in ordered if reach is None or scene.chapter_id in reach]
+        if not named:
+            continue
         yield Problem(
             "loop_without_exit",
             "error",
-            f"The scenes {names} lead only to each other: once there, no ending can be reached.",
-            *story.at(ordered[0].id),
+            f"{_loop_names(named, len(ordered) - len(named))} lead only to each other: once there, "
+            "no ending can be reached.",
+            *story.at(named[0].id),
         )
+
+
+def _loop_names(named: list[Scene], outside: int) -> str:
+    """ "The scenes "A", "B"", or in a limited room "The scene "A" and 2 scenes outside this room"."""
+    names = ", ".join(f'"{scene.title}"' for scene in named)
+    if not outside:
+        return f"The scenes {names}"
+    scenes = "scene" if outside == 1 else "scenes"
+    return f"The scene{'s' if len(named) > 1 else ''} {names} and {outside} {scenes} outside this room"
 
 
 def _unused_assets(story: _StoryIndex) -> Iterator[Problem]:

@@ -55,17 +55,14 @@ class StoryReads:
 
     async def check_story(self, actor: Actor, project_id: str) -> list[check.Problem]:
         """The story check; in a limited room, the problems of the chapters it covers (and the
-        project-wide ones: no start scene, unused assets)."""
+        project-wide ones: no start scene, unused assets), naming no scene outside them."""
 
         def read(session: Session) -> tuple[ProjectData, dict[str, check.StoredMedia]]:
             data = owned_project_data(session, actor.user_id, project_id, with_text=False)
             return data, _stored_media(session, project_id)
 
         data, media = await self.store.db.read_in_thread(read)
-        problems = await asyncio.to_thread(check.check_story, data, media)  # see `story_map`
-        if actor.reach is None:
-            return problems
-        return [p for p in problems if p.chapter_id is None or p.chapter_id in actor.reach]
+        return await asyncio.to_thread(check.check_story, data, media, actor.reach)  # see `story_map`
 
     async def story_map(self, actor: Actor, project_id: str) -> StoryMap:
         """The map of the whole story, marked with the story check's problems."""

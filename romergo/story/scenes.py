@@ -11,7 +11,7 @@ from sqlmodel import col, select
 from romergo.actors import Actor
 from romergo.clock import utcnow
 from romergo.config import Limits
-from romergo.errors import invalid
+from romergo.errors import RomergoError, invalid
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Action, Mutation, StoryStore, renumber
@@ -79,7 +79,8 @@ class SceneService:
         is_ending: bool | None = None,
         entry_effects: str | None = None,
     ) -> Scene:
-        """Only given fields change. A project has one start scene: marking one moves the mark.
+        """Only given fields change. A project has one start scene: marking one moves the mark
+        (`out_of_scope` from a limited room when the mark would leave a scene outside it).
         `entry_effects` are applied when the player enters the scene; "" clears them."""
         clean = None if title is None else validation.title(title, self.limits, "Scene title")
         for name, flag in (("is_start", is_start), ("is_ending", is_ending)):
@@ -97,7 +98,7 @@ class SceneService:
                 scene.is_ending = is_ending
             if is_start is not None:
                 if is_start:
-                    await _clear_other_starts(tx, scene)
+                    await _clear_other_starts(tx, scene, actor.reach)
                 scene.is_start = is_start
             await _save(tx, scene, before)
         return scene
@@ -178,11 +179,21 @@ class SceneService:
         return scene
 
 
-async def _clear_other_starts(tx: Mutation, scene: Scene) -> None:
+async def _clear_other_starts(tx: Mutation, scene: Scene, reach: frozenset[str] | None) -> None:
+    """The start mark leaves the scenes that had it, all of them inside the actor's room: a room
+    limited to some chapters never changes a scene outside them, not even by moving a mark."""
     statement = select(Scene).where(
         Scene.project_id == scene.project_id, col(Scene.is_start), Scene.id != scene.id
     )
-    for other in (await tx.session.exec(statement)).all():
+    others = (await tx.session.exec(statement)).all()
+    if reach is not None and any(other.chapter_id not in reach for other in others):
+        raise RomergoError(
+            "out_of_scope",
+            "Marking this scene as the start would take the start mark from a scene outside the "
+            "chapters this room covers. Do not work around it: tell the owner, who can move the mark "
+            "or widen the room under Channel settings.",
+        )
+    for other in others:
         before = await _snapshot(tx, other)
         other.is_start = False
         await _save(tx, other, before)
