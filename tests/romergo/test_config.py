@@ -97,3 +97,15 @@ def test_several_instances_are_assumed_on_postgresql_and_can_be_pinned():
 def test_a_bad_instances_setting_is_refused(env, message):
     with pytest.raises(ValueError, match=message):
         settings_from_env(env)
+
+
+def test_slow_client_settings_default_to_ten_seconds_and_256_connections():
+    assert (settings_from_env({}).request_head_seconds, settings_from_env({}).connections_per_address) == (
+        10,
+        256,
+    )
+    chosen = settings_from_env({"ROMERGO_REQUEST_HEAD_SECONDS": "4", "ROMERGO_CONNECTIONS_PER_ADDRESS": "32"})
+    assert (chosen.request_head_seconds, chosen.connections_per_address) == (4, 32)
+    for name in ("ROMERGO_REQUEST_HEAD_SECONDS", "ROMERGO_CONNECTIONS_PER_ADDRESS"):
+        with pytest.raises(ValueError, match=name):
+            settings_from_env({name: "0"})
