@@ -120,23 +120,10 @@ def restore_data_dir(backup: Path, data_dir: Path, *, replace: bool, now: dateti
     Returns where the database it replaced was kept (None if there was none). The caller migrates
     the restored database to the current schema (a backup may come from an earlier Romergo).
     """
-    manifest = read_manifest(backup)
-    check_folder(backup, manifest)
-    check_contents(backup, manifest)  # checked again while copying: the folder may change meanwhile
-    data_dir.mkdir(parents=True, exist_ok=True)
-    target = data_dir / DATABASE
-    with _exclusive(data_dir):
-        if target.exists() and not replace:
-            raise BackupRefused(
-                f"{data_dir} already holds a database. Pass --replace to restore over it "
-                "(the current one is kept beside it)."
-            )
-        try:
-            _stage(backup, manifest, data_dir)
-            kept = _put_in_place(manifest, data_dir, now)
-        finally:
-            _clear_staging(data_dir)
-    return kept
+    try:
+        return _restore(backup, data_dir, replace=replace, now=now)
+    except OSError as error:  # a file that cannot be read or written: a refusal, not a traceback
+        raise BackupRefused(f"The restore stopped at a file it could not read or write: {error}.") from None
 
 
 def backups_in(folder: Path) -> list[Path]:
@@ -164,6 +151,26 @@ def _copy_database(source: Path, target: Path) -> str | None:
             copy.execute("PRAGMA journal_mode=DELETE")
             _check_integrity_on(copy, target)
             return _schema_revision(copy)
+
+
+def _restore(backup: Path, data_dir: Path, *, replace: bool, now: datetime) -> Path | None:
+    manifest = read_manifest(backup)
+    check_folder(backup, manifest)
+    check_contents(backup, manifest)  # checked again while copying: the folder may change meanwhile
+    data_dir.mkdir(parents=True, exist_ok=True)
+    target = data_dir / DATABASE
+    with _exclusive(data_dir):
+        if target.exists() and not replace:
+            raise BackupRefused(
+                f"{data_dir} already holds a database. Pass --replace to restore over it "
+                "(the current one is kept beside it)."
+            )
+        try:
+            _stage(backup, manifest, data_dir)
+            kept = _put_in_place(manifest, data_dir, now)
+        finally:
+            _clear_staging(data_dir)
+    return kept
 
 
 def _stage(backup: Path, manifest: Manifest, data_dir: Path) -> None:

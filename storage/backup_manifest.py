@@ -89,7 +89,7 @@ def read_manifest(backup: Path) -> Manifest:
         raise BackupRefused(f"{path} is larger than a manifest can be ({MAX_MANIFEST_BYTES >> 20} MB).")
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         raise BackupRefused(f"{path} cannot be read: {error}.") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise BackupRefused(f"{path} does not describe a Romergo backup.")
@@ -100,10 +100,13 @@ def read_manifest(backup: Path) -> Manifest:
     if not isinstance(files, list) or len(files) > MAX_FILES:
         raise BackupRefused(f"{path} lists its files in a way no Romergo backup does (at most {MAX_FILES}).")
     revision = document.get("schema_revision")
+    listed = tuple(_listed(entry, path) for entry in files)
+    if len({entry.path for entry in listed}) != len(listed):
+        raise BackupRefused(f"{path} lists a file twice: no Romergo backup does.")
     return Manifest(
         schema_revision=revision if isinstance(revision, str) else None,
         database=Listed(DATABASE, database["sha256"], _size(database.get("bytes"), path)),
-        files=tuple(_listed(entry, path) for entry in files),
+        files=listed,
     )
 
 
