@@ -177,7 +177,7 @@ def _stage(backup: Path, manifest: Manifest, data_dir: Path) -> None:
     """Copy every listed file into the data dir under names nothing opens, checking each."""
     _clear_staging(data_dir)
     copy_checked(backup, manifest.database, data_dir / STAGED_DATABASE)
-    _check_integrity(data_dir / STAGED_DATABASE)
+    _check_integrity(data_dir / STAGED_DATABASE, shown=backup / DATABASE)
     for entry in manifest.files:
         staged = data_dir / STAGED_FILES / entry.path
         staged.parent.mkdir(parents=True, exist_ok=True)
@@ -212,12 +212,13 @@ def _remove_sidecars(database: Path) -> None:
         database.with_name(database.name + suffix).unlink(missing_ok=True)
 
 
-def _check_integrity(path: Path) -> None:
+def _check_integrity(path: Path, *, shown: Path) -> None:
+    """Check the copy at `path` (named `shown` to the author): read-only, with no journal beside it."""
     try:
         with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as connection:
-            _check_integrity_on(connection, path)
+            _check_integrity_on(connection, shown)
     except sqlite3.DatabaseError as error:
-        raise BackupRefused(f"{path} is not a readable database: {error}.") from None
+        raise BackupRefused(f"{shown} is not a readable database: {error}.") from None
 
 
 def _check_integrity_on(connection: sqlite3.Connection, path: Path) -> None:
