@@ -16,6 +16,12 @@ from romergo.clock import utcnow
 from romergo.config import Settings
 from romergo.errors import RomergoError
 
+RESTORE_DESCRIPTION = (
+    "Check a backup, then put it back as the data dir. Only the files backup.json lists are copied, "
+    "each checked against its size and SHA-256; links, special files, SQLite journals and files it "
+    "does not list are refused, changing nothing. A checksum is not a signature: whoever can write "
+    "the backup folder can write a matching backup.json, so keep backups where only you can write."
+)
 POSTGRES_ADVICE = (
     "This install keeps its data in PostgreSQL: back it up with PostgreSQL's own tools "
     "(pg_dump and pg_restore; see docs/deploying.md)."
@@ -34,7 +40,10 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     backup.set_defaults(run=run_backup)
     restore = commands.add_parser(
-        "restore", parents=[common], help="put a backup back as the data dir (stop the server first)"
+        "restore",
+        parents=[common],
+        help="put a backup back as the data dir (stop the server first)",
+        description=RESTORE_DESCRIPTION,
     )
     restore.add_argument("backup", help="the backup's folder (romergo-backup-…)")
     restore.add_argument(
@@ -67,7 +76,7 @@ def run_restore(settings: Settings, args: argparse.Namespace) -> int:
     _refuse_other_databases(settings)
     backup = Path(args.backup)
     try:
-        revision = read_manifest(backup).get("schema_revision")
+        revision = read_manifest(backup).schema_revision
         if revision not in known_revisions():
             raise BackupRefused(
                 f"{backup} was made by a newer Romergo (schema {revision}): upgrade Romergo, then restore."

@@ -3,15 +3,21 @@
 A backup is a directory `romergo-backup-<UTC time>/` holding:
 - `romergo.db`: the database copied with SQLite's online backup API in one step, so it is one
   consistent snapshot even while the server writes (in WAL mode the copy is a reader and never
-  holds the server up); media live in the database (`asset_blobs`), so they are in it too;
+  holds the server up); media live in the database (`asset_blobs`), so they are in it too. The
+  copy is one self-contained file: no journal or WAL belongs beside it;
 - `files/`: the rest of the data directory as it was (NiceGUI's per-browser storage, demo agent
-  tokens and logs), copied file by file;
-- `backup.json`: what it is, when, which schema, and the database's SHA-256, checked on restore.
+  tokens and logs), copied file by file (plain files only: no links, no SQLite sidecars);
+- `backup.json`: what it is, when, which schema, and every file with its size and SHA-256
+  (`storage.backup_manifest`, which also says what a restore refuses and why a checksum is not a
+  signature).
 
 It is written under a temporary name and renamed at the end: a directory with the final name is
-always a whole backup. Restoring refuses while a server runs on the target data directory (every
-`romergo serve` holds a shared lock on `server.lock` there; a restore needs it exclusively), and
-never overwrites a database unless told to, keeping the one it replaces beside it.
+always a whole backup. Restoring checks the whole folder first, then copies exactly the listed
+files into the data dir under temporary names, hashing what it reads, and only when every file and
+SQLite's integrity check agree puts them in place: a refused restore leaves the data dir as it was.
+It refuses while a server runs on the target data directory (every `romergo serve` holds a shared
+lock on `server.lock` there; a restore needs it exclusively), and never overwrites a database
+unless told to, keeping the one it replaces beside it.
 
 PostgreSQL installs are backed up by PostgreSQL's own tools (pg_dump): refused here with that advice.
 """
@@ -19,34 +25,45 @@ PostgreSQL installs are backed up by PostgreSQL's own tools (pg_dump): refused h
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import shutil
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
-from typing import IO, Any
+from pathlib import Path, PurePosixPath
+from typing import IO
+
+from storage.backup_manifest import (
+    DATABASE,
+    FILES,
+    FORMAT,
+    LOCK_FILE,
+    MANIFEST,
+    SIDECAR_SUFFIXES,
+    VERSION,
+    BackupRefused,
+    Manifest,
+    check_contents,
+    check_folder,
+    copy_checked,
+    manifest_entry,
+    never_copied,
+    read_manifest,
+)
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not a POSIX system: no lock, restore trusts the author
     fcntl = None  # type: ignore[assignment]
 
-DATABASE = "romergo.db"
-MANIFEST = "backup.json"
-FILES = "files"
+__all__ = ["Backup", "BackupRefused", "backup_data_dir", "backups_in", "read_manifest", "restore_data_dir"]
+
 PREFIX = "romergo-backup-"
-LOCK_FILE = "server.lock"
-FORMAT = "romergo-backup"
-# The database's own files and the lock are never copied as plain files.
-_NOT_COPIED = (DATABASE, f"{DATABASE}-wal", f"{DATABASE}-shm", f"{DATABASE}-journal", LOCK_FILE)
+# Where a restore puts what it copies until every file is checked (names a backup never copies).
+STAGED_DATABASE = f"{DATABASE}.restoring"
+STAGED_FILES = f"{DATABASE}.restoring-files"
 _BUSY_MS = 15_000
-
-
-class BackupRefused(Exception):
-    """Nothing was written or changed; the message says why, in words for the author."""
 
 
 @dataclass(frozen=True)
@@ -77,13 +94,14 @@ def backup_data_dir(data_dir: Path, to: Path, *, now: datetime, keep: int | None
     try:
         revision = _copy_database(database, partial / DATABASE)
         files = _copy_files(data_dir, partial / FILES, skip=to.resolve())
+        database_entry = manifest_entry(DATABASE, partial / DATABASE)
         manifest = {
             "format": FORMAT,
-            "version": 1,
+            "version": VERSION,
             "created_at": now.isoformat(),
             "schema_revision": revision,
-            "database": {"file": DATABASE, "sha256": _sha256(partial / DATABASE)},
-            "files": files,
+            "database": {"file": DATABASE, **database_entry},
+            "files": [manifest_entry(path, partial / FILES / path) for path in files],
         }
         (partial / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         partial.rename(final)
@@ -93,7 +111,7 @@ def backup_data_dir(data_dir: Path, to: Path, *, now: datetime, keep: int | None
     if keep is not None:
         for old in backups_in(to)[:-keep]:
             shutil.rmtree(old)
-    return Backup(final, now.isoformat(), revision, (final / DATABASE).stat().st_size, len(files))
+    return Backup(final, now.isoformat(), revision, database_entry["bytes"], len(files))
 
 
 def restore_data_dir(backup: Path, data_dir: Path, *, replace: bool, now: datetime) -> Path | None:
@@ -102,49 +120,10 @@ def restore_data_dir(backup: Path, data_dir: Path, *, replace: bool, now: dateti
     Returns where the database it replaced was kept (None if there was none). The caller migrates
     the restored database to the current schema (a backup may come from an earlier Romergo).
     """
-    manifest = read_manifest(backup)
-    source = backup / DATABASE
-    if _sha256(source) != manifest["database"]["sha256"]:
-        raise BackupRefused(f"{source} does not match its checksum in {MANIFEST}: the backup is damaged.")
-    _check_integrity(source)
-    data_dir.mkdir(parents=True, exist_ok=True)
-    target = data_dir / DATABASE
-    with _exclusive(data_dir):
-        if target.exists() and not replace:
-            raise BackupRefused(
-                f"{data_dir} already holds a database. Pass --replace to restore over it "
-                "(the current one is kept beside it)."
-            )
-        incoming = data_dir / f"{DATABASE}.restoring"
-        shutil.copyfile(source, incoming)
-        kept = None
-        if target.exists():
-            _fold_wal(target)
-            kept = data_dir / f"{DATABASE}.before-restore-{now.strftime('%Y%m%d-%H%M%S')}"
-            target.rename(kept)
-        incoming.replace(target)
-        files = backup / FILES
-        if files.is_dir():
-            shutil.copytree(files, data_dir, dirs_exist_ok=True)
-    return kept
-
-
-def read_manifest(backup: Path) -> dict[str, Any]:
-    path = backup / MANIFEST
-    if not path.is_file():
-        raise BackupRefused(f"{backup} is not a Romergo backup (it has no {MANIFEST}).")
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise BackupRefused(f"{path} cannot be read: {error}.") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise BackupRefused(f"{path} does not describe a Romergo backup.")
-    database = manifest.get("database")
-    if not isinstance(database, dict) or not isinstance(database.get("sha256"), str):
-        raise BackupRefused(f"{path} names no database checksum.")
-    if not (backup / DATABASE).is_file():
-        raise BackupRefused(f"{backup} has no {DATABASE}.")
-    return manifest
+        return _restore(backup, data_dir, replace=replace, now=now)
+    except OSError as error:  # a file that cannot be read or written: a refusal, not a traceback
+        raise BackupRefused(f"The restore stopped at a file it could not read or write: {error}.") from None
 
 
 def backups_in(folder: Path) -> list[Path]:
@@ -174,12 +153,72 @@ def _copy_database(source: Path, target: Path) -> str | None:
             return _schema_revision(copy)
 
 
-def _check_integrity(path: Path) -> None:
+def _restore(backup: Path, data_dir: Path, *, replace: bool, now: datetime) -> Path | None:
+    manifest = read_manifest(backup)
+    check_folder(backup, manifest)
+    check_contents(backup, manifest)  # checked again while copying: the folder may change meanwhile
+    data_dir.mkdir(parents=True, exist_ok=True)
+    target = data_dir / DATABASE
+    with _exclusive(data_dir):
+        if target.exists() and not replace:
+            raise BackupRefused(
+                f"{data_dir} already holds a database. Pass --replace to restore over it "
+                "(the current one is kept beside it)."
+            )
+        try:
+            _stage(backup, manifest, data_dir)
+            kept = _put_in_place(manifest, data_dir, now)
+        finally:
+            _clear_staging(data_dir)
+    return kept
+
+
+def _stage(backup: Path, manifest: Manifest, data_dir: Path) -> None:
+    """Copy every listed file into the data dir under names nothing opens, checking each."""
+    _clear_staging(data_dir)
+    copy_checked(backup, manifest.database, data_dir / STAGED_DATABASE)
+    _check_integrity(data_dir / STAGED_DATABASE, shown=backup / DATABASE)
+    for entry in manifest.files:
+        staged = data_dir / STAGED_FILES / entry.path
+        staged.parent.mkdir(parents=True, exist_ok=True)
+        copy_checked(backup / FILES, entry, staged)
+
+
+def _put_in_place(manifest: Manifest, data_dir: Path, now: datetime) -> Path | None:
+    target = data_dir / DATABASE
+    kept = None
+    if target.exists():
+        _fold_wal(target)
+        kept = data_dir / f"{DATABASE}.before-restore-{now.strftime('%Y%m%d-%H%M%S')}"
+        target.rename(kept)
+    # A journal or WAL left under the old name would be replayed into the restored database.
+    _remove_sidecars(target)
+    (data_dir / STAGED_DATABASE).replace(target)
+    for entry in manifest.files:
+        placed = data_dir / entry.path
+        placed.parent.mkdir(parents=True, exist_ok=True)
+        (data_dir / STAGED_FILES / entry.path).replace(placed)
+    return kept
+
+
+def _clear_staging(data_dir: Path) -> None:
+    shutil.rmtree(data_dir / STAGED_FILES, ignore_errors=True)
+    (data_dir / STAGED_DATABASE).unlink(missing_ok=True)
+    _remove_sidecars(data_dir / STAGED_DATABASE)
+
+
+def _remove_sidecars(database: Path) -> None:
+    for suffix in SIDECAR_SUFFIXES:
+        database.with_name(database.name + suffix).unlink(missing_ok=True)
+
+
+def _check_integrity(path: Path, *, shown: Path) -> None:
+    """Check the copy at `path` (named `shown` to the author): read-only, with no journal beside it."""
     try:
         with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as connection:
-            _check_integrity_on(connection, path)
+            _check_integrity_on(connection, shown)
     except sqlite3.DatabaseError as error:
-        raise BackupRefused(f"{path} is not a readable database: {error}.") from None
+        raise BackupRefused(f"{shown} is not a readable database: {error}.") from None
 
 
 def _check_integrity_on(connection: sqlite3.Connection, path: Path) -> None:
@@ -208,12 +247,11 @@ def _fold_wal(database: Path) -> None:
 def _copy_files(data_dir: Path, target: Path, *, skip: Path) -> list[str]:
     copied: list[str] = []
     for path in sorted(data_dir.rglob("*")):
-        relative = path.relative_to(data_dir)
+        relative = PurePosixPath(path.relative_to(data_dir).as_posix())
         if (
             not path.is_file()
             or path.is_symlink()
-            or relative.parts[0] in _NOT_COPIED
-            or relative.parts[0].startswith(f"{DATABASE}.")
+            or never_copied(relative)
             or path.resolve().is_relative_to(skip)
         ):
             continue
@@ -221,14 +259,6 @@ def _copy_files(data_dir: Path, target: Path, *, skip: Path) -> list[str]:
         shutil.copy2(path, target / relative)
         copied.append(relative.as_posix())
     return copied
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 @contextlib.contextmanager

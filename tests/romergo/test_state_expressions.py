@@ -144,3 +144,20 @@ def test_any_text_parses_or_fails_cleanly(source):
     except ExpressionError:
         return
     assert evaluate(node, STATE) in (True, False)
+
+
+@pytest.mark.parametrize("literal", [str(10**15 + 1), str(2**64), "1" + "0" * 400, "1" + "0" * 400 + ".5"])
+def test_a_number_written_past_the_state_range_is_an_error_at_its_place(literal: str):
+    with pytest.raises(ExpressionError, match=r"between -10\^15 and 10\^15") as raised:
+        parse_condition(f"courage > {literal}")
+    assert raised.value.position == len("courage > ")
+    assert evaluate(parse_condition(f"courage < {10**15}"), STATE) is True
+
+
+def test_sums_stop_at_the_ends_of_the_state_range():
+    effects = check_effects("set courage = courage + courage + 1", DECLARED)
+    state: dict[str, object] = {**STATE, "courage": 10**15}
+    assert apply_effects(effects, state)["courage"] == 10**15
+    state["courage"] = -(10**15)
+    assert apply_effects(effects, state)["courage"] == -(10**15) + 1
+    assert evaluate(parse_condition("0 - courage - courage > 0"), state) is True

@@ -3,6 +3,8 @@ checked before a restore changes anything, and what a restore keeps."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sqlite3
 from contextlib import closing
 from datetime import UTC, datetime, timedelta
@@ -37,6 +39,24 @@ def test_a_backup_holds_the_database_and_the_other_files_but_not_itself(data_dir
     assert not (again.path / "files" / "backups").exists()
     with closing(sqlite3.connect(made.path / "romergo.db")) as copy:
         assert copy.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+def test_the_manifest_lists_every_file_with_its_hash_and_no_sqlite_sidecar(data_dir, tmp_path):
+    (data_dir / "nicegui" / "notes.db-journal").write_bytes(b"a journal of some other database")
+    made = backup_data_dir(data_dir, tmp_path / "b", now=NOW)
+    manifest = json.loads((made.path / "backup.json").read_text())
+    assert manifest["version"] == 2
+    assert manifest["database"]["bytes"] == (made.path / "romergo.db").stat().st_size
+    listed = {entry["path"]: entry for entry in manifest["files"]}
+    on_disk = {
+        p.relative_to(made.path / "files").as_posix() for p in (made.path / "files").rglob("*") if p.is_file()
+    }
+    assert set(listed) == on_disk == {"nicegui/storage-user-1.json"}
+    assert listed["nicegui/storage-user-1.json"] == {
+        "path": "nicegui/storage-user-1.json",
+        "sha256": hashlib.sha256(b'{"tab": 1}').hexdigest(),
+        "bytes": 10,
+    }
 
 
 def test_keep_leaves_the_newest_backups(data_dir, tmp_path):

@@ -6,12 +6,12 @@ which readers see, never does.
 
 from __future__ import annotations
 
-import math
-
 from nicegui import ui
 
 from romergo.story.playback import PlayStory, PlayVariable
 from romergo.story.state.expressions import Value
+from romergo.story.state.numbers import in_range
+from ui.components.numbers import NUMBER_IN_RANGE
 from ui.components.player import Player
 
 
@@ -61,6 +61,7 @@ class StateDrawer:
             ui.number(
                 name,
                 value=value if isinstance(value, int | float) else 0,
+                validation=NUMBER_IN_RANGE,
                 on_change=lambda e: self._number(name, e.value),
             ).props(f"dense outlined {testid}").classes("w-60")
         else:
@@ -69,9 +70,9 @@ class StateDrawer:
             ).props(f"dense outlined {testid}").classes("w-60")
 
     def _number(self, name: str, value: object) -> None:
-        # Half-typed ("-"), emptied, or past what JSON can carry ("1e999" arrives as null): keep
-        # the last number rather than play on with a value no rule expects.
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        # Half-typed ("-"), emptied, past what JSON can carry ("1e999" arrives as null) or past the
+        # numbers a story holds: keep the last number rather than play on with one no rule expects.
+        if isinstance(value, bool) or not isinstance(value, int | float) or not in_range(value):
             return
         self.player.set_value(name, int(value) if float(value).is_integer() else float(value))
 

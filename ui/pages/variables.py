@@ -15,6 +15,7 @@ from romergo.story.state.variables import UNSET
 from ui.actions import act
 from ui.components.buttons import icon_button
 from ui.components.dialogs import FormDialog, confirm
+from ui.components.numbers import NUMBER_IN_RANGE
 from ui.context import PageContext
 from ui.frame import Listing, ListingPage
 
@@ -142,7 +143,11 @@ def _initial_field(variable: StoryVariable) -> ui.switch | ui.number | ui.input:
         return ui.switch("Starts as true", value=bool(variable.initial))
     if variable.type == "number":
         value = variable.initial if isinstance(variable.initial, int | float) else 0
-        return ui.number("Starts as", value=value).props("outlined").classes("w-full")
+        return (
+            ui.number("Starts as", value=value, validation=NUMBER_IN_RANGE)
+            .props("outlined")
+            .classes("w-full")
+        )
     return ui.input("Starts as", value=str(variable.initial)).props("outlined").classes("w-full")
 
 

@@ -4,7 +4,9 @@
 and check every name against the declared variables and every operation against the types (a
 condition must be a flag; `+ -` and `< <= > >=` take numbers; `==` and `!=` compare values of one
 type; `set` keeps a variable's type). `evaluate` and `apply_effects` walk the checked tree with a
-state (variable name → value); they never call into Python beyond these operations.
+state (variable name → value); they never call into Python beyond these operations. Sums and
+differences stop at the ends of the state's range (`numbers.py`), so no play-through fails or
+grows without bound however often an effect adds.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from romergo.story.state.expressions import (
     parse_effects,
     tokens,
 )
+from romergo.story.state.numbers import saturated
 
 VariableType = Literal["flag", "number", "text"]
 VARIABLE_TYPES: tuple[VariableType, ...] = ("flag", "number", "text")
@@ -171,9 +174,9 @@ def _operate(op: str, left: Value, right: Value) -> Value:
         return left != right
     a, b = _number(left), _number(right)
     if op == "+":
-        return a + b
+        return saturated(a + b)
     if op == "-":
-        return a - b
+        return saturated(a - b)
     if op == "<":
         return a < b
     if op == "<=":
@@ -186,4 +189,4 @@ def _operate(op: str, left: Value, right: Value) -> Value:
 def _number(value: Value) -> int | float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ExpressionError(f"{value!r} is not a number", 0)
-    return value
+    return saturated(value)

@@ -8,7 +8,8 @@ chained), `+ -`, unary `-`, then literals (numbers, "text", `true`, `false`), va
 parentheses. Every error names the character where it is.
 
 Limits keep crafted input cheap: at most `MAX_SOURCE_CHARS` characters and `MAX_DEPTH` levels of
-nesting (checked while parsing, so deep input fails with an error instead of exhausting the stack).
+nesting (checked while parsing, so deep input fails with an error instead of exhausting the stack),
+and every number written is within the state's range (`numbers.py`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Literal
+
+from romergo.story.state.numbers import RANGE_WORDS, in_range
 
 MAX_SOURCE_CHARS = 500
 MAX_DEPTH = 40
@@ -238,7 +241,10 @@ class _Parser:
     def _primary(self, depth: int) -> Node:
         token = self.advance()
         if token.kind == "number":
-            return Literal_(float(token.text) if "." in token.text else int(token.text), token.at)
+            number = float(token.text) if "." in token.text else int(token.text)
+            if not in_range(number):
+                raise ExpressionError(f"a number must be {RANGE_WORDS}", token.at)
+            return Literal_(number, token.at)
         if token.kind == "text":
             return Literal_(re.sub(r'\\(["\\])', r"\1", token.text[1:-1]), token.at)
         if token.kind == "name":

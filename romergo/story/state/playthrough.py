@@ -25,6 +25,7 @@ from romergo.story.state.evaluate import (
     value_type,
 )
 from romergo.story.state.expressions import Assignment, ExpressionError, Node, Value
+from romergo.story.state.numbers import RANGE_WORDS, in_range
 from romergo.story.views import ChoiceRow, ProjectData
 
 MAX_STEPS = 200
@@ -70,7 +71,11 @@ class StateRules:
             if name not in self.types:
                 raise invalid(f"There is no variable called {name!r}.")
             if not isinstance(value, bool | int | float | str) or value_type(value) != self.types[name]:
-                raise invalid(f"{name!r} is a {self.types[name]}; {value!r} is not.")
+                raise invalid(f"{name!r} is a {self.types[name]}; {_shown(value)} is not.")
+            if isinstance(value, int | float) and not isinstance(value, bool) and not in_range(value):
+                raise invalid(
+                    f"{name!r} starts outside the numbers a story holds: a number must be {RANGE_WORDS}."
+                )
             state[name] = value
         return state
 
@@ -226,3 +231,9 @@ def _choose(
                 f'In "{title}" the choice "{choice.label}" is hidden: its condition does not hold.',
             )
     return "unknown choice", f'Scene "{title}" offers no choice "{wanted}".'
+
+
+def _shown(value: object) -> str:
+    """A value as a refusal quotes it: never thousands of characters of a crafted one."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:40]}… ({len(text)} characters)"

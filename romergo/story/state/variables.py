@@ -8,7 +8,6 @@ type (flag, number, text) is fixed once made; its initial value is what a play-t
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any, Final
@@ -31,6 +30,7 @@ from romergo.story.state.evaluate import (
     rename,
 )
 from romergo.story.state.expressions import KEYWORDS, ExpressionError, Value
+from romergo.story.state.numbers import RANGE_WORDS, in_range
 from storage.tables import Choice, DialogueLine, Scene, StoryVariable
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
@@ -230,8 +230,8 @@ def _value(kind: VariableType, value: object) -> Value:
     if kind == "flag" and isinstance(value, bool):
         return value
     if kind == "number" and isinstance(value, int | float) and not isinstance(value, bool):
-        if not math.isfinite(value) or abs(value) > 1e12:
-            raise invalid("A number must be finite and at most a trillion either way.")
+        if not in_range(value):
+            raise invalid(f"A number must be finite and {RANGE_WORDS}.")
         return value
     if kind == "text" and isinstance(value, str):
         if len(value) > MAX_TEXT_VALUE_CHARS:
