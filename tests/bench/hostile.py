@@ -1,0 +1,292 @@
+"""Benchmark: an ordinary read beside a hostile neighbour, and the same read on a quiet server.
+
+    .venv/bin/python -m tests.bench.hostile [--quick]
+
+One server, one data directory holding a big story (for the check and the reads) and a small story
+of long lines (for the search). One agent reads a scene of the big story with `romergo_get_scene`,
+first on the quiet server, then while another agent runs, round after round, the worst work the
+server allows anyone with a token: a catastrophic regular-expression search over the long lines,
+the import of the largest allowed archive (over the JSON API: there is no import tool) and the story
+check of the big story. The reads' p50 and p99 are given side by side, with their ratio, and each
+hostile call's own outcome (answered or refused, and its time).
+
+The hostile inputs are the module constants below: each is meant to sit just under the limit that
+bounds it, so move them with the limits (the sizes of the quick run are for the test suite only).
+Not part of the test suite's assertions: figures on a shared machine are noisy; they are for comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from sqlalchemy import update
+
+from romergo.actors import user_actor
+from romergo.agents.scopes import CONTROL, READ
+from romergo.config import Limits, Settings
+from romergo.interchange.archive import write_archive
+from romergo.interchange.document import ChapterDoc, ChoiceDoc, LineDoc, SceneDoc, StoryDocument
+from romergo.services import build_services
+from storage.migrate import upgrade
+from storage.tables import DialogueLine
+from tests.bench.report import hostile_rows
+from tests.support.agents import Agent, ToolRefused, agent
+from tests.support.big_story import big_story
+from tests.support.server import RunningServer
+
+# The hostile inputs, each just under what bounds it (Limits.max_line_chars: 2,000 characters).
+SEARCH_PATTERNS = ("(a+)+$", r"(\w+\s?)+$")
+"""Nested repeats that backtrack on a long run of letters ending in something else."""
+LONG_LINE_CHARS = Limits().max_line_chars
+"""Each searched line: letters, then one character the patterns' `$` cannot follow."""
+LONG_LINES = 4
+"""How many such lines the searched story holds (one per scene)."""
+IMPORT_SCENES = 10_000
+IMPORT_LINES_PER_SCENE = 20
+"""The imported archive: scenes and dialogue lines per scene (200,000 lines in all)."""
+CHECK_SCENES = 10_000
+CHECK_LINES_PER_SCENE = 20
+"""The checked story, as large as an import may make one."""
+LINE_TEXT = "The harbour lights flicker while the tide turns again, and somebody waits on the quay."
+
+READS_PER_SECOND = 20
+"""The ordinary reader's pace, on the quiet server and beside the hostile work alike."""
+
+ENV = {"ROMERGO_RATE_LIMIT_PER_MINUTE": "100000"}
+
+
+@dataclass(frozen=True)
+class Sizes:
+    quiet_reads: int
+    rounds: int
+    """Hostile rounds: each runs every search pattern, one import and one check, in turn."""
+    line_chars: int
+    import_scenes: int
+    import_lines: int
+    check_scenes: int
+    check_lines: int
+
+
+FULL = Sizes(
+    quiet_reads=300,
+    rounds=2,
+    line_chars=LONG_LINE_CHARS,
+    import_scenes=IMPORT_SCENES,
+    import_lines=IMPORT_LINES_PER_SCENE,
+    check_scenes=CHECK_SCENES,
+    check_lines=CHECK_LINES_PER_SCENE,
+)
+QUICK = Sizes(
+    quiet_reads=20,
+    rounds=1,
+    line_chars=200,
+    import_scenes=100,
+    import_lines=2,
+    check_scenes=120,
+    check_lines=2,
+)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    token: str
+    """ada's personal token with the read scope only: both agents'."""
+    control: str
+    """ada's token for the JSON API (the import)."""
+    check_project: str
+    read_scene: str
+    search_project: str
+
+
+@dataclass(frozen=True)
+class HostileCall:
+    call: str
+    ms: float
+    outcome: str
+    """"answered", "refused" or "failed"."""
+    said: str
+    """The refusal's or the failure's first words; empty when answered."""
+
+
+async def measure(sizes: Sizes, progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """{"quiet_ms": [...], "beside_ms": [...], "hostile": [HostileCall as dict, ...], "inputs": {...}}."""
+    with tempfile.TemporaryDirectory() as folder:
+        progress(
+            f"writing a story of {sizes.check_scenes} scenes, {sizes.check_scenes * sizes.check_lines} "
+            f"lines, and {LONG_LINES} lines of {sizes.line_chars} characters"
+        )
+        prepared = await _prepare(Path(folder), sizes)
+        archive = await asyncio.to_thread(_archive, sizes.import_scenes, sizes.import_lines)
+        server = RunningServer(Path(folder), env=ENV).start()
+        try:
+            result = await _measure_on(server, prepared, archive, sizes, progress)
+        finally:
+            server.stop()
+    result["inputs"] = {
+        **asdict(sizes),
+        "patterns": list(SEARCH_PATTERNS),
+        "long_lines": LONG_LINES,
+        "reads_per_second": READS_PER_SECOND,
+        "archive_bytes": len(archive),
+    }
+    return result
+
+
+async def _measure_on(
+    server: RunningServer, prepared: Prepared, archive: bytes, sizes: Sizes, progress: Callable[[str], None]
+) -> dict[str, Any]:
+    async with (
+        agent(server.base_url, prepared.token) as reader,
+        agent(server.base_url, prepared.token) as neighbour,
+        httpx.AsyncClient(
+            base_url=f"{server.base_url}/api/v1",
+            headers={"Authorization": f"Bearer {prepared.control}"},
+            timeout=600,
+        ) as owner,
+    ):
+        await reader.call("romergo_get_scene", scene_id=prepared.read_scene)  # warm-up, left out
+        await neighbour.call("romergo_get_project_outline", project_id=prepared.search_project)
+        progress(f"{sizes.quiet_reads} reads on the quiet server, {READS_PER_SECOND} a second")
+        quiet = await _paced_reads(reader, prepared.read_scene, sizes.quiet_reads, lambda: True)
+        progress(f"reads beside {sizes.rounds} rounds of hostile work, {READS_PER_SECOND} a second")
+        hostile = asyncio.ensure_future(_hostile_rounds(neighbour, owner, prepared, archive, sizes, progress))
+        beside = await _paced_reads(reader, prepared.read_scene, 1, hostile.done)
+        calls = await hostile
+    return {"quiet_ms": quiet, "beside_ms": beside, "hostile": [asdict(call) for call in calls]}
+
+
+async def _paced_reads(reader: Agent, scene_id: str, at_least: int, until: Callable[[], bool]) -> list[float]:
+    """Reads started on a fixed schedule, each without waiting for the one before: a read stalled
+    for seconds leaves the reads due meanwhile stalled too, as a server's other users would be (one
+    read after another would count a stall once, and the p99 would hide it)."""
+    started = time.perf_counter()
+    reads: list[asyncio.Future[float]] = []
+    while len(reads) < at_least or not until():
+        reads.append(asyncio.ensure_future(_read(reader, scene_id)))
+        await asyncio.sleep(max(0.0, started + len(reads) / READS_PER_SECOND - time.perf_counter()))
+    return list(await asyncio.gather(*reads))
+
+
+async def _read(reader: Agent, scene_id: str) -> float:
+    started = time.perf_counter()
+    await reader.call("romergo_get_scene", scene_id=scene_id)
+    return (time.perf_counter() - started) * 1000
+
+
+async def _hostile_rounds(
+    neighbour: Agent,
+    owner: httpx.AsyncClient,
+    prepared: Prepared,
+    archive: bytes,
+    sizes: Sizes,
+    progress: Callable[[str], None],
+) -> list[HostileCall]:
+    calls: list[HostileCall] = []
+    for round_number in range(sizes.rounds):
+        for pattern in SEARCH_PATTERNS:
+            search = neighbour.call(
+                "romergo_search_story", project_id=prepared.search_project, query=pattern, regex=True
+            )
+            calls.append(await _timed(f"search {pattern}", _tool(search)))
+        imported = owner.post("/projects/import", params={"filename": "hostile.romergo.zip"}, content=archive)
+        calls.append(await _timed("import", _api(imported)))
+        check = neighbour.call("romergo_check_story", project_id=prepared.check_project)
+        calls.append(await _timed("check", _tool(check)))
+        progress(f"hostile round {round_number + 1}/{sizes.rounds}")
+    return calls
+
+
+async def _timed(name: str, outcome: Awaitable[tuple[str, str]]) -> HostileCall:
+    started = time.perf_counter()
+    kind, said = await outcome
+    return HostileCall(name, round((time.perf_counter() - started) * 1000, 1), kind, said)
+
+
+async def _tool(call: Awaitable[dict[str, Any]]) -> tuple[str, str]:
+    try:
+        await call
+    except ToolRefused as refusal:
+        return "refused", refusal.text[:160]
+    except Exception as error:  # a hostile call may fail any way; the benchmark reports how
+        return "failed", f"{type(error).__name__}: {error}"[:160]
+    return "answered", ""
+
+
+async def _api(request: Awaitable[httpx.Response]) -> tuple[str, str]:
+    try:
+        answer = await request
+    except httpx.HTTPError as error:
+        return "failed", f"{type(error).__name__}: {error}"[:160]
+    if answer.status_code == 201:
+        return "answered", ""
+    if answer.status_code == 400:
+        return "refused", str(answer.json()["error"]["message"])[:160]
+    return "failed", f"HTTP {answer.status_code}: {answer.text}"[:160]
+
+
+async def _prepare(folder: Path, sizes: Sizes) -> Prepared:
+    """The big story and the story of long lines, written straight into a fresh database."""
+    if sizes.check_scenes == LONG_LINES:
+        raise ValueError("big_story names a story by its scene count: the two stories need different ones")
+    await upgrade(f"sqlite+aiosqlite:///{folder / 'romergo.db'}")
+    services = build_services(Settings(data_dir=folder))
+    try:
+        user = await services.accounts.create_user("ada", "a long bench password 42")
+        author = user_actor(user.id, user.username)
+        story = await big_story(
+            services, author, sizes.check_scenes, sizes.check_lines, max(1, sizes.check_scenes // 50)
+        )
+        searched = await big_story(services, author, LONG_LINES, 1, 1)
+        long_line = "a" * (sizes.line_chars - 1) + "!"
+        async with services.db.write() as session:
+            await session.exec(
+                update(DialogueLine)
+                .where(DialogueLine.project_id == searched.project_id)
+                .values(text=long_line)
+            )
+        token, _ = await services.agents.personal.create("ada", name="Agents", scopes=[READ])
+        control, _ = await services.agents.personal.create("ada", name="Owner", scopes=[CONTROL])
+        middle = story.scene_ids[len(story.scene_ids) // 2]
+        return Prepared(token, control, story.project_id, middle, searched.project_id)
+    finally:
+        await services.close()
+
+
+def _archive(scenes: int, lines_per_scene: int) -> bytes:
+    """A `.romergo.zip` of `scenes` scenes (fifty to a chapter), each leading on to the next."""
+    chapters = []
+    for first in range(0, scenes, 50):
+        chapter_scenes = [
+            SceneDoc(
+                key=f"s{n}",
+                title=f"Scene {n + 1}",
+                lines=[LineDoc(f"{LINE_TEXT} ({m + 1})") for m in range(lines_per_scene)],
+                choices=[ChoiceDoc("Go on", f"s{n + 1}")] if n + 1 < scenes else [],
+                is_start=n == 0,
+                is_ending=n + 1 == scenes,
+            )
+            for n in range(first, min(first + 50, scenes))
+        ]
+        chapters.append(ChapterDoc(f"Chapter {first // 50 + 1}", chapter_scenes))
+    return write_archive(StoryDocument("The Hostile Import", chapters))
+
+
+def main(argv: list[str] | None = None) -> None:
+    about = __doc__.split("\n\n")[0]
+    parser = argparse.ArgumentParser(prog="python -m tests.bench.hostile", description=about)
+    parser.add_argument("--quick", action="store_true", help="small sizes: checks the command works")
+    arguments = parser.parse_args(argv)
+    result = asyncio.run(measure(QUICK if arguments.quick else FULL, lambda message: print(f"  {message}")))
+    print("\n".join(hostile_rows(result)))
+
+
+if __name__ == "__main__":
+    main()
