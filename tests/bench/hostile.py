@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import tempfile
 import time
+import zipfile
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -32,11 +34,12 @@ from sqlalchemy import update
 from romergo.actors import user_actor
 from romergo.agents.scopes import CONTROL, READ
 from romergo.config import Limits, Settings
-from romergo.interchange.archive import write_archive
+from romergo.interchange.archive import STORY_FILE, write_archive
 from romergo.interchange.document import ChapterDoc, ChoiceDoc, LineDoc, SceneDoc, StoryDocument
 from romergo.services import build_services
 from storage.migrate import upgrade
 from storage.tables import DialogueLine
+from tests.bench.process import peak_rss_mb, rss_mb
 from tests.bench.report import hostile_rows
 from tests.support.agents import Agent, ToolRefused, agent
 from tests.support.big_story import big_story
@@ -52,12 +55,15 @@ LONG_LINES = 4
 IMPORT_SCENES = 10_000
 IMPORT_LINES_PER_SCENE = 20
 """The imported archive: scenes and dialogue lines per scene (200,000 lines in all)."""
+IMPORT_LINE_CHARS = 180
+"""Each imported line's length: the archive's `story.json` comes to 63.9 MB (61 MiB), just under the
+64 MiB the archive reader takes."""
 CHECK_SCENES = 10_000
 CHECK_LINES_PER_SCENE = 20
 """The checked story, as large as an import may make one."""
-LINE_TEXT = "The harbour lights flicker while the tide turns again, and somebody waits on the quay."
+LINE_TEXT = "The harbour lights flicker while the tide turns again, and somebody waits on the quay. "
 
-READS_PER_SECOND = 20
+READS_PER_SECOND = 10
 """The ordinary reader's pace, on the quiet server and beside the hostile work alike."""
 
 ENV = {"ROMERGO_RATE_LIMIT_PER_MINUTE": "100000"}
@@ -71,25 +77,28 @@ class Sizes:
     line_chars: int
     import_scenes: int
     import_lines: int
+    import_line_chars: int
     check_scenes: int
     check_lines: int
 
 
 FULL = Sizes(
-    quiet_reads=300,
+    quiet_reads=200,
     rounds=2,
     line_chars=LONG_LINE_CHARS,
     import_scenes=IMPORT_SCENES,
     import_lines=IMPORT_LINES_PER_SCENE,
+    import_line_chars=IMPORT_LINE_CHARS,
     check_scenes=CHECK_SCENES,
     check_lines=CHECK_LINES_PER_SCENE,
 )
 QUICK = Sizes(
-    quiet_reads=20,
+    quiet_reads=10,
     rounds=1,
     line_chars=200,
     import_scenes=100,
     import_lines=2,
+    import_line_chars=IMPORT_LINE_CHARS,
     check_scenes=120,
     check_lines=2,
 )
@@ -124,7 +133,7 @@ async def measure(sizes: Sizes, progress: Callable[[str], None] = lambda _: None
             f"lines, and {LONG_LINES} lines of {sizes.line_chars} characters"
         )
         prepared = await _prepare(Path(folder), sizes)
-        archive = await asyncio.to_thread(_archive, sizes.import_scenes, sizes.import_lines)
+        archive = await asyncio.to_thread(_archive, sizes)
         server = RunningServer(Path(folder), env=ENV).start()
         try:
             result = await _measure_on(server, prepared, archive, sizes, progress)
@@ -136,6 +145,7 @@ async def measure(sizes: Sizes, progress: Callable[[str], None] = lambda _: None
         "long_lines": LONG_LINES,
         "reads_per_second": READS_PER_SECOND,
         "archive_bytes": len(archive),
+        "story_json_bytes": _story_json_bytes(archive),
     }
     return result
 
@@ -157,10 +167,22 @@ async def _measure_on(
         progress(f"{sizes.quiet_reads} reads on the quiet server, {READS_PER_SECOND} a second")
         quiet = await _paced_reads(reader, prepared.read_scene, sizes.quiet_reads, lambda: True)
         progress(f"reads beside {sizes.rounds} rounds of hostile work, {READS_PER_SECOND} a second")
+        assert server.process is not None
+        before = rss_mb(server.process.pid)
         hostile = asyncio.ensure_future(_hostile_rounds(neighbour, owner, prepared, archive, sizes, progress))
         beside = await _paced_reads(reader, prepared.read_scene, 1, hostile.done)
         calls = await hostile
-    return {"quiet_ms": quiet, "beside_ms": beside, "hostile": [asdict(call) for call in calls]}
+        memory = {
+            "before_mb": before,
+            "after_mb": rss_mb(server.process.pid),
+            "peak_mb": peak_rss_mb(server.process.pid),
+        }
+    return {
+        "quiet_ms": quiet,
+        "beside_ms": beside,
+        "hostile": [asdict(call) for call in calls],
+        "server_rss": memory,
+    }
 
 
 async def _paced_reads(reader: Agent, scene_id: str, at_least: int, until: Callable[[], bool]) -> list[float]:
@@ -260,15 +282,17 @@ async def _prepare(folder: Path, sizes: Sizes) -> Prepared:
         await services.close()
 
 
-def _archive(scenes: int, lines_per_scene: int) -> bytes:
-    """A `.romergo.zip` of `scenes` scenes (fifty to a chapter), each leading on to the next."""
+def _archive(sizes: Sizes) -> bytes:
+    """A `.romergo.zip` of the sizes' scenes (fifty to a chapter), each leading on to the next."""
+    scenes, lines_per_scene = sizes.import_scenes, sizes.import_lines
+    text = (LINE_TEXT * (sizes.import_line_chars // len(LINE_TEXT) + 1))[: sizes.import_line_chars - 8]
     chapters = []
     for first in range(0, scenes, 50):
         chapter_scenes = [
             SceneDoc(
                 key=f"s{n}",
                 title=f"Scene {n + 1}",
-                lines=[LineDoc(f"{LINE_TEXT} ({m + 1})") for m in range(lines_per_scene)],
+                lines=[LineDoc(f"{text} ({m + 1:>4})") for m in range(lines_per_scene)],
                 choices=[ChoiceDoc("Go on", f"s{n + 1}")] if n + 1 < scenes else [],
                 is_start=n == 0,
                 is_ending=n + 1 == scenes,
@@ -277,6 +301,11 @@ def _archive(scenes: int, lines_per_scene: int) -> bytes:
         ]
         chapters.append(ChapterDoc(f"Chapter {first // 50 + 1}", chapter_scenes))
     return write_archive(StoryDocument("The Hostile Import", chapters))
+
+
+def _story_json_bytes(archive: bytes) -> int:
+    with zipfile.ZipFile(io.BytesIO(archive)) as unpacked:
+        return unpacked.getinfo(STORY_FILE).file_size
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -133,10 +133,16 @@ def hostile_rows(result: dict[str, Any]) -> list[str]:
     for call in result["hostile"]:
         by_call.setdefault(call["call"], []).append(call)
     rows += [_hostile_row(name, calls) for name, calls in by_call.items()]
+    memory = result["server_rss"]
+    rows.append(
+        f"  server RSS {memory['before_mb']:.0f} MB before the hostile work,"
+        f" {memory['after_mb']:.0f} MB after, peak {memory['peak_mb']:.0f} MB"
+    )
     imported, checked = given["import_scenes"], given["check_scenes"]
     rows.append(
         f"  (searched: {given['long_lines']} lines of {given['line_chars']} characters; imported: {imported}"
-        f" scenes, {imported * given['import_lines']} lines, {given['archive_bytes'] / 1e6:.1f} MB zipped;"
+        f" scenes, {imported * given['import_lines']} lines of {given['import_line_chars']} characters,"
+        f" {given['archive_bytes'] / 1e6:.1f} MB zipped, story.json {given['story_json_bytes'] / 1e6:.1f} MB;"
         f" checked: {checked} scenes, {checked * given['check_lines']} lines)"
     )
     return rows
