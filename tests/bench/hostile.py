@@ -4,11 +4,13 @@
 
 One server, one data directory holding a big story (for the check and the reads) and a small story
 of long lines (for the search). One agent reads a scene of the big story with `romergo_get_scene`,
-first on the quiet server, then while another agent runs, round after round, the worst work the
-server allows anyone with a token: a catastrophic regular-expression search over the long lines,
-the import of the largest allowed archive (over the JSON API: there is no import tool) and the story
-check of the big story. The reads' p50 and p99 are given side by side, with their ratio, and each
-hostile call's own outcome (answered or refused, and its time).
+first on the quiet server, then while a neighbour runs, round after round, the worst work the
+server allows: a catastrophic regular-expression search over the long lines and the story check of
+the big story (an agent with the read scope only), and the import of the largest allowed archive
+(the owner's control token over the JSON API: there is no import tool). The reads are started on a
+fixed schedule, so a stall delays every read due while it lasts, as it would the server's other
+users. Their p50 and p99 are given side by side with the ratio, then each hostile call's own outcome
+(answered, refused or failed, and its time) and the server's memory.
 
 The hostile inputs are the module constants below: each is meant to sit just under the limit that
 bounds it, so move them with the limits (the sizes of the quick run are for the test suite only).
@@ -118,6 +120,8 @@ class Prepared:
 @dataclass(frozen=True)
 class HostileCall:
     call: str
+    started: float
+    """`time.perf_counter()` when it was sent, in seconds."""
     ms: float
     outcome: str
     """"answered", "refused" or "failed"."""
@@ -126,7 +130,8 @@ class HostileCall:
 
 
 async def measure(sizes: Sizes, progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    """{"quiet_ms": [...], "beside_ms": [...], "hostile": [HostileCall as dict, ...], "inputs": {...}}."""
+    """{"quiet_ms": [...], "beside_ms": [...], "hostile": [HostileCall as dict, ...],
+    "server_rss": {"before_mb", "after_mb", "peak_mb"}, "inputs": {...}}: read times in milliseconds."""
     with tempfile.TemporaryDirectory() as folder:
         progress(
             f"writing a story of {sizes.check_scenes} scenes, {sizes.check_scenes * sizes.check_lines} "
@@ -171,36 +176,46 @@ async def _measure_on(
         before = rss_mb(server.process.pid)
         hostile = asyncio.ensure_future(_hostile_rounds(neighbour, owner, prepared, archive, sizes, progress))
         beside = await _paced_reads(reader, prepared.read_scene, 1, hostile.done)
-        calls = await hostile
+        calls = [_with_reads(call, beside) for call in await hostile]
         memory = {
             "before_mb": before,
             "after_mb": rss_mb(server.process.pid),
             "peak_mb": peak_rss_mb(server.process.pid),
         }
     return {
-        "quiet_ms": quiet,
-        "beside_ms": beside,
-        "hostile": [asdict(call) for call in calls],
+        "quiet_ms": [ms for _, ms in quiet],
+        "beside_ms": [ms for _, ms in beside],
+        "hostile": calls,
         "server_rss": memory,
     }
 
 
-async def _paced_reads(reader: Agent, scene_id: str, at_least: int, until: Callable[[], bool]) -> list[float]:
+Read = tuple[float, float]
+"""When a read started (`time.perf_counter()`, seconds) and how long it took (milliseconds)."""
+
+
+async def _paced_reads(reader: Agent, scene_id: str, at_least: int, until: Callable[[], bool]) -> list[Read]:
     """Reads started on a fixed schedule, each without waiting for the one before: a read stalled
     for seconds leaves the reads due meanwhile stalled too, as a server's other users would be (one
     read after another would count a stall once, and the p99 would hide it)."""
     started = time.perf_counter()
-    reads: list[asyncio.Future[float]] = []
+    reads: list[asyncio.Future[Read]] = []
     while len(reads) < at_least or not until():
         reads.append(asyncio.ensure_future(_read(reader, scene_id)))
         await asyncio.sleep(max(0.0, started + len(reads) / READS_PER_SECOND - time.perf_counter()))
     return list(await asyncio.gather(*reads))
 
 
-async def _read(reader: Agent, scene_id: str) -> float:
+async def _read(reader: Agent, scene_id: str) -> Read:
     started = time.perf_counter()
     await reader.call("romergo_get_scene", scene_id=scene_id)
-    return (time.perf_counter() - started) * 1000
+    return started, (time.perf_counter() - started) * 1000
+
+
+def _with_reads(call: HostileCall, reads: list[Read]) -> dict[str, Any]:
+    """The call, with the slowest of the reads started while it ran: what it cost its neighbours."""
+    during = [ms for started, ms in reads if call.started <= started <= call.started + call.ms / 1000]
+    return {**asdict(call), "reads_during": len(during), "worst_read_ms": round(max(during, default=0), 1)}
 
 
 async def _hostile_rounds(
@@ -229,7 +244,7 @@ async def _hostile_rounds(
 async def _timed(name: str, outcome: Awaitable[tuple[str, str]]) -> HostileCall:
     started = time.perf_counter()
     kind, said = await outcome
-    return HostileCall(name, round((time.perf_counter() - started) * 1000, 1), kind, said)
+    return HostileCall(name, started, round((time.perf_counter() - started) * 1000, 1), kind, said)
 
 
 async def _tool(call: Awaitable[dict[str, Any]]) -> tuple[str, str]:

@@ -156,18 +156,20 @@ def _reads_row(name: str, samples: list[float]) -> str:
 
 
 def _hostile_row(name: str, calls: list[dict[str, Any]]) -> str:
-    """How one kind of hostile call ended (answered, refused, failed: how many), its times, and the
-    first refusal's or failure's words."""
+    """How one kind of hostile call ended (answered, refused, failed: how many), its times, the
+    slowest read started while one of them ran, and the first refusal's or failure's words."""
     outcomes = ", ".join(
         f"{sum(call['outcome'] == kind for call in calls)} {kind}"
         for kind in ("answered", "refused", "failed")
         if any(call["outcome"] == kind for call in calls)
     )
     times = [call["ms"] for call in calls]
+    worst = max(call["worst_read_ms"] for call in calls)
     said = next((call["said"] for call in calls if call["said"]), "")
     return (
-        f"  hostile {name:<20} {outcomes:<22} p50 {statistics.median(times):8.0f} ms"
-        f"  max {max(times):8.0f} ms" + (f"  {said[:90]!r}" if said else "")
+        f"  hostile {name:<20} {outcomes:<12} p50 {statistics.median(times):7.0f} ms"
+        f"  max {max(times):7.0f} ms  slowest read meanwhile {worst:7.0f} ms"
+        + (f"  {said[:70]!r}" if said else "")
     )
 
 
