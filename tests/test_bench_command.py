@@ -82,6 +82,7 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
     assert "direct amid echoes: " in run.stdout
     beside = results["hostile"]
     assert beside["quiet_ms"] and beside["beside_ms"] and min(beside["quiet_ms"] + beside["beside_ms"]) > 0
+    assert beside["reads_failed"] == {"quiet": {"count": 0, "first": ""}, "beside": {"count": 0, "first": ""}}
     kinds = {call["call"] for call in beside["hostile"]}
     assert kinds == {f"search {pattern}" for pattern in SEARCH_PATTERNS} | {"import", "check"}
     assert all(call["outcome"] in ("answered", "refused") and call["ms"] > 0 for call in beside["hostile"])

@@ -126,8 +126,16 @@ def hostile_rows(result: dict[str, Any]) -> list[str]:
         " neighbour running the worst allowed search, import and check",
         _reads_row("quiet server", quiet),
         _reads_row("beside the hostile work", beside),
-        f"  ratio beside / quiet: p50 {statistics.median(beside) / statistics.median(quiet):.1f}×,"
-        f" p99 {percentile(beside, 99) / percentile(quiet, 99):.1f}×",
+    ]
+    if quiet and beside:
+        rows.append(
+            f"  ratio beside / quiet: p50 {statistics.median(beside) / statistics.median(quiet):.1f}×,"
+            f" p99 {percentile(beside, 99) / percentile(quiet, 99):.1f}×"
+        )
+    rows += [
+        f"  {failed['count']} reads failed {when}, the first: {failed['first']!r}"
+        for when, failed in result["reads_failed"].items()
+        if failed["count"]
     ]
     by_call: dict[str, list[dict[str, Any]]] = {}
     for call in result["hostile"]:
@@ -149,6 +157,8 @@ def hostile_rows(result: dict[str, Any]) -> list[str]:
 
 
 def _reads_row(name: str, samples: list[float]) -> str:
+    if not samples:
+        return f"  {name:<26} no read answered"
     return (
         f"  {name:<26} p50 {statistics.median(samples):8.1f} ms  p99 {percentile(samples, 99):8.1f} ms"
         f"  max {max(samples):8.1f} ms  ({len(samples)} reads)"
