@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.bench.echo_server import running_echo
+from tests.bench.hostile import SEARCH_PATTERNS
 from tests.bench.process import run_seconds
 from tests.support.agents import agent
 
@@ -32,7 +33,7 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
         timeout=300,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    assert "[7/7]" in run.stdout and "× echo" in run.stdout
+    assert "[8/8]" in run.stdout and "× echo" in run.stdout
 
     results = json.loads((tmp_path / "bench.json").read_text())
     assert list(results["loop_ms"]) == [
@@ -79,6 +80,13 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
     assert "served in process" in run.stdout
     assert "µs as 1.5 × edit direct + echo" in run.stdout
     assert "direct amid echoes: " in run.stdout
+    beside = results["hostile"]
+    assert beside["quiet_ms"] and beside["beside_ms"] and min(beside["quiet_ms"] + beside["beside_ms"]) > 0
+    assert beside["reads_failed"] == {"quiet": {"count": 0, "first": ""}, "beside": {"count": 0, "first": ""}}
+    kinds = {call["call"] for call in beside["hostile"]}
+    assert kinds == {f"search {pattern}" for pattern in SEARCH_PATTERNS} | {"import", "check"}
+    assert all(call["outcome"] in ("answered", "refused") and call["ms"] > 0 for call in beside["hostile"])
+    assert "beside the hostile work" in run.stdout and "ratio beside / quiet" in run.stdout
     assert (tmp_path / "latency.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 

@@ -21,10 +21,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tests.bench import call_cpu, in_process, instances, live_views, long_story, loop_latency, waiters
+from tests.bench import (
+    call_cpu,
+    hostile,
+    in_process,
+    instances,
+    live_views,
+    long_story,
+    loop_latency,
+    waiters,
+)
 from tests.bench.report import plot, table
 
-STEPS = 7
+STEPS = 8
 FULL = {
     "rounds": 30,
     "waiters": (100, 500, 1000),
@@ -36,6 +45,7 @@ FULL = {
     "instances": 50,
     "cpu_calls": 500,
     "in_process": 300,
+    "hostile": hostile.FULL,
 }
 QUICK = {
     "rounds": 3,
@@ -48,6 +58,7 @@ QUICK = {
     "instances": 3,
     "cpu_calls": 3,
     "in_process": 3,
+    "hostile": hostile.QUICK,
 }
 
 
@@ -81,6 +92,8 @@ async def run(quick: bool, out: Path) -> dict[str, Any]:
     results["cpu_per_call"] = [asdict(row) for row in await call_cpu.measure(sizes["cpu_calls"])]
     _step(7, "a delivery and a read served in process (no sockets), beside the bare server")
     results["in_process_us"] = await asyncio.to_thread(in_process.measure, sizes["in_process"])
+    _step(8, "an ordinary read beside a hostile neighbour (the worst allowed search, import and check)")
+    results["hostile"] = await hostile.measure(sizes["hostile"], _progress)
     results["seconds"] = round(time.perf_counter() - started, 1)
     _write(results, out)
     return results

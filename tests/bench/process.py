@@ -26,7 +26,16 @@ def run_seconds(pid: int) -> float:
 
 
 def rss_mb(pid: int) -> float:
+    return _status_mb(pid, "VmRSS")
+
+
+def peak_rss_mb(pid: int) -> float:
+    """The most resident memory the process has had since it started (the kernel's high-water mark)."""
+    return _status_mb(pid, "VmHWM")
+
+
+def _status_mb(pid: int, field: str) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
+    raise RuntimeError(f"no {field}")

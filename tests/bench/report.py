@@ -113,7 +113,74 @@ def table(results: dict[str, Any]) -> str:
             if "direct: the same edit, amid echoes" in served:
                 amid = _edit_goal(edit, served["direct: the same edit, amid echoes"], echo_us, "µs")
                 rows.append("  direct amid echoes: " + amid)
+    if "hostile" in results:
+        rows += ["", *hostile_rows(results["hostile"])]
     return "\n".join(rows)
+
+
+def hostile_rows(result: dict[str, Any]) -> list[str]:
+    """The table's rows: the reads side by side, then each kind of hostile call's outcomes."""
+    quiet, beside, given = result["quiet_ms"], result["beside_ms"], result["inputs"]
+    rows = [
+        f"an ordinary read (romergo_get_scene, {given['reads_per_second']} a second) beside a hostile"
+        " neighbour running the worst allowed search, import and check",
+        _reads_row("quiet server", quiet),
+        _reads_row("beside the hostile work", beside),
+    ]
+    if quiet and beside:
+        rows.append(
+            f"  ratio beside / quiet: p50 {statistics.median(beside) / statistics.median(quiet):.1f}×,"
+            f" p99 {percentile(beside, 99) / percentile(quiet, 99):.1f}×"
+        )
+    rows += [
+        f"  {failed['count']} reads failed {when}, the first: {failed['first']!r}"
+        for when, failed in result["reads_failed"].items()
+        if failed["count"]
+    ]
+    by_call: dict[str, list[dict[str, Any]]] = {}
+    for call in result["hostile"]:
+        by_call.setdefault(call["call"], []).append(call)
+    rows += [_hostile_row(name, calls) for name, calls in by_call.items()]
+    memory = result["server_rss"]
+    rows.append(
+        f"  server RSS {memory['before_mb']:.0f} MB before the hostile work,"
+        f" {memory['after_mb']:.0f} MB after, peak {memory['peak_mb']:.0f} MB"
+    )
+    imported, checked = given["import_scenes"], given["check_scenes"]
+    rows.append(
+        f"  (searched: {given['long_lines']} lines of {given['line_chars']} characters; imported: {imported}"
+        f" scenes, {imported * given['import_lines']} lines of {given['import_line_chars']} characters,"
+        f" {given['archive_bytes'] / 1e6:.1f} MB zipped, story.json {given['story_json_bytes'] / 1e6:.1f} MB;"
+        f" checked: {checked} scenes, {checked * given['check_lines']} lines)"
+    )
+    return rows
+
+
+def _reads_row(name: str, samples: list[float]) -> str:
+    if not samples:
+        return f"  {name:<26} no read answered"
+    return (
+        f"  {name:<26} p50 {statistics.median(samples):8.1f} ms  p99 {percentile(samples, 99):8.1f} ms"
+        f"  max {max(samples):8.1f} ms  ({len(samples)} reads)"
+    )
+
+
+def _hostile_row(name: str, calls: list[dict[str, Any]]) -> str:
+    """How one kind of hostile call ended (answered, refused, failed: how many), its times, the
+    slowest read started while one of them ran, and the first refusal's or failure's words."""
+    outcomes = ", ".join(
+        f"{sum(call['outcome'] == kind for call in calls)} {kind}"
+        for kind in ("answered", "refused", "failed")
+        if any(call["outcome"] == kind for call in calls)
+    )
+    times = [call["ms"] for call in calls]
+    worst = max(call["worst_read_ms"] for call in calls)
+    said = next((call["said"] for call in calls if call["said"]), "")
+    return (
+        f"  hostile {name:<20} {outcomes:<12} p50 {statistics.median(times):7.0f} ms"
+        f"  max {max(times):7.0f} ms  slowest read meanwhile {worst:7.0f} ms"
+        + (f"  {said[:70]!r}" if said else "")
+    )
 
 
 def _idle(found: dict[str, Any]) -> str:
