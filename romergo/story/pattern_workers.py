@@ -44,20 +44,21 @@ MEMORY_CAP_BYTES = 512 * 1024 * 1024
 LEEWAY_SECONDS = 0.5
 """Kept between the soft budget and the hard limit, for the texts' trip and the worker's answer."""
 WORKER_SCRIPT = Path(pattern_worker.__file__)
+READ_BUFFER_BYTES = 2**22
+"""How much of an answer is read ahead (asyncio's default, 64 KB, makes a long story's answer crawl)."""
 
 TOO_SLOW = (
     f"The pattern takes too long to run over this story (a search may run for {TIME_LIMIT_SECONDS:g} "
     "seconds); make it simpler (nested repeats such as (a+)+ are the usual cause)."
 )
-TOO_BIG = (
-    f"The pattern needs more memory than a search may use ({MEMORY_CAP_BYTES // 2**20} MB); make it simpler."
-)
 BUSY = (
     "The server is busy with other searches: this one could not start within "
     f"{DEADLINE_SECONDS:g} seconds; try again in a moment."
 )
-REFUSALS = {"time": TOO_SLOW, "memory": TOO_BIG}
-"""The worker's reasons, in the server's words (which name the limits)."""
+
+
+def too_big(memory_cap: int) -> str:
+    return f"The pattern needs more memory than a search may use ({memory_cap // 2**20} MB); make it simpler."
 
 
 class PatternWorkers:
@@ -80,16 +81,21 @@ class PatternWorkers:
     async def spans(self, query: SearchQuery, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
         """For each text, where the query matches in it (empty matches skipped)."""
         answer = await self._run({"op": "spans", "query": asdict(query), "texts": list(texts)})
-        found: list[list[tuple[int, int]]] = [[] for _ in texts]
-        for index, spans in answer["spans"]:
-            found[index] = [(start, end) for start, end in spans]
-        return found
+        # Tens of thousands of texts may match: unpacked off the event loop.
+        return await asyncio.to_thread(_unpacked, answer["spans"], len(texts))
 
     async def replaced(
-        self, query: SearchQuery, replacement: str, texts: Sequence[str]
+        self, query: SearchQuery, replacement: str, texts: Sequence[str], max_chars: int
     ) -> dict[str, tuple[str, int]]:
-        """Each text that matches, with its new text and how many matches were replaced."""
-        request = {"op": "replace", "query": asdict(query), "texts": list(texts), "replacement": replacement}
+        """Each text that matches, with its new text and how many matches were replaced; a new
+        text over `max_chars` comes cut at `max_chars + 1` (it is only there to be refused)."""
+        request = {
+            "op": "replace",
+            "query": asdict(query),
+            "texts": list(texts),
+            "replacement": replacement,
+            "max_chars": max_chars,
+        }
         answer = await self._run(request)
         return {texts[index]: (new_text, count) for index, new_text, count in answer["replaced"]}
 
@@ -113,8 +119,28 @@ class PatternWorkers:
             self._idle.append(worker)
             self._free.release()
         if "refused" in answer:
-            raise invalid(REFUSALS.get(answer.get("reason", ""), answer["refused"]))
+            # The worker's reasons in the server's words, which name the limits.
+            reason = answer.get("reason")
+            raise invalid(
+                TOO_SLOW
+                if reason == "time"
+                else too_big(self.memory_cap)
+                if reason == "memory"
+                else answer["refused"]
+            )
         return answer
+
+
+def _unpacked(flat: list[int], texts: int) -> list[list[tuple[int, int]]]:
+    """The worker's flat answer (index, count, then start and end of each match) per text."""
+    found: list[list[tuple[int, int]]] = [[] for _ in range(texts)]
+    at = 0
+    while at < len(flat):
+        index, count = flat[at], flat[at + 1]
+        offsets = flat[at + 2 : at + 2 + 2 * count]
+        found[index] = list(zip(offsets[::2], offsets[1::2], strict=True))
+        at += 2 + 2 * count
+    return found
 
 
 class _Worker:
@@ -133,7 +159,7 @@ class _Worker:
             raise invalid(TOO_SLOW) from None
         except (asyncio.IncompleteReadError, ConnectionError):  # it died: out of memory, most likely
             await self.stop()
-            raise invalid(TOO_BIG) from None
+            raise invalid(too_big(self.memory_cap)) from None
         except BaseException:  # cancelled mid-exchange: its next answer would belong to no one
             await self.stop()
             raise
@@ -172,5 +198,6 @@ class _Worker:
             str(self.memory_cap),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
+            limit=READ_BUFFER_BYTES,
         )
         return self.process

@@ -11,15 +11,15 @@ compiled and run in a worker process (`pattern_workers`), never in the server, a
 passes these checks, which read the pattern's text without compiling it:
 - at most `MAX_QUERY_CHARS` characters;
 - every counted repeat (`{n}`, `{n,}`, `{,m}`, `{n,m}`) at most `MAX_REPEAT`, the larger of its two
-  numbers counting;
-- repeats inside one another multiply (the library writes out a counted repeat's copies when it
-  compiles: `(?:(?:a{999}){999}){999}` is a billion `a`s), so along any nesting the product of the
-  counted repeats is at most `MAX_NESTED_REPEAT`;
+  numbers counting (`{0}` counts as 1);
+- the library writes out a counted repeat's copies when it compiles, and repeats inside one another
+  multiply (`(?:(?:a{999}){999}){999}` is a billion `a`s), so the pattern written out, each
+  character, escape or class counting 1, is at most `MAX_WRITTEN_OUT` long: this bounds the product
+  of nested repeats and the sum of those side by side;
 - no verbose mode (`(?x)`): its comments may hide where a group ends, and this reading must not be
   fooled about nesting.
-The checks are deliberately simple and err on the side of refusing: a `{n}` inside a `(?#...)`
-comment counts as if it were a repeat. What passes may still be slow to match (`(a+)+$`); the
-worker's deadline and memory cap bound that.
+The reading is simple and errs on the side of refusing. What passes may still be slow to match
+(`(a+)+$`): the worker's deadline and memory cap bound that.
 """
 
 from __future__ import annotations
@@ -33,11 +33,14 @@ MAX_QUERY_CHARS = 500
 MAX_REPLACEMENT_CHARS = 2000
 MAX_REPEAT = 1000
 """The largest count a counted repeat may ask for."""
-MAX_NESTED_REPEAT = 10_000
-"""The largest product of counted repeats nested in one another (~10 ms and ~2 MB to compile)."""
+MAX_WRITTEN_OUT = 10_000
+"""The longest a pattern may be with its counted repeats written out (~10 ms and ~3 MB to compile),
+which bounds the product of repeats nested in one another and the sum of repeats side by side."""
 
 COUNTED_REPEAT = re.compile(r"\{(\d*)(,?)(\d*)\}")
 INLINE_FLAGS = re.compile(r"\(\?[a-zA-Z-]*[:)]")
+GROUP_OPENING = re.compile(r"\((?:\?(?:P?<\w*>|<[=!]|[:=!>|]|[a-zA-Z-]*:)?)?")
+"""`(`, `(?:`, `(?P<name>`, `(?<=`, `(?i:`…: what opens a group is not part of what it repeats."""
 NAMED_ESCAPES = frozenset("pPN")
 """Escapes followed by a name in braces (`\\p{Lu}`), which is not a repeat."""
 
@@ -71,40 +74,53 @@ def checked_replacement(replacement: object) -> str:
 
 
 def _check_repeats(pattern: str) -> None:
-    """Walk the pattern once, keeping for each open group the largest product of counted repeats
-    inside it; a repeat after a group multiplies that group's product."""
-    open_groups = [1]
-    last_item = 1  # the product of the item a repeat here would apply to
+    """Walk the pattern once, keeping how long each open group would be written out; a counted
+    repeat multiplies the item before it (a character, a class, or a whole group)."""
+    open_groups = [0]  # written out, the length of each open group so far
+    last_item = 0  # written out, the item a repeat here would apply to
     at = 0
     while at < len(pattern):
-        char = pattern[at]
-        if char == "\\":
-            at, last_item = _after_escape(pattern, at), 1
-        elif char == "[":
-            at, last_item = _after_class(pattern, at), 1
-        elif pattern.startswith("(?#", at):
+        if pattern.startswith("(?#", at):  # a comment: a repeat after it applies to what came before
             closing = pattern.find(")", at)
-            at = len(pattern) if closing < 0 else closing + 1  # a comment: the item before still counts
-        elif char == "(":
+            at = len(pattern) if closing < 0 else closing + 1
+        elif pattern[at] == "(":
             _refuse_verbose_mode(pattern, at)
-            open_groups.append(1)
-            at, last_item = at + 1, 1
-        elif char == ")":
-            last_item = open_groups.pop() if len(open_groups) > 1 else 1
-            open_groups[-1] = max(open_groups[-1], last_item)
+            open_groups.append(0)
+            opening = GROUP_OPENING.match(pattern, at)
+            at, last_item = (opening.end() if opening else at + 1), 0
+        elif pattern[at] == ")":
+            last_item = open_groups.pop() if len(open_groups) > 1 else 0
+            open_groups[-1] += last_item
             at += 1
         elif (repeat := COUNTED_REPEAT.match(pattern, at)) and (repeat[1] or repeat[2]):
-            last_item *= _count(repeat)
-            if last_item > MAX_NESTED_REPEAT:
-                raise invalid(
-                    "Counted repeats inside one another multiply, and a search allows at most "
-                    f"{MAX_NESTED_REPEAT:,} together; this pattern asks for {last_item:,}."
-                )
-            open_groups[-1] = max(open_groups[-1], last_item)
+            count = _count(repeat)
+            open_groups[-1] += last_item * (count - 1)
+            last_item *= count
+            _refuse_long_writing_out(sum(open_groups))
             at = repeat.end()
         else:
-            last_item = last_item if char.isspace() else 1
-            at += 1
+            at = _after_item(pattern, at)
+            last_item = 1
+            open_groups[-1] += 1
+    _refuse_long_writing_out(sum(open_groups))
+
+
+def _refuse_long_writing_out(length: int) -> None:
+    if length > MAX_WRITTEN_OUT:
+        raise invalid(
+            "Counted repeats multiply what they repeat, and repeats inside one another multiply "
+            f"again: written out, this pattern would be at least {length:,} characters long, and a "
+            f"search allows {MAX_WRITTEN_OUT:,}."
+        )
+
+
+def _after_item(pattern: str, at: int) -> int:
+    """Past one character, escape or character class."""
+    if pattern[at] == "\\":
+        return _after_escape(pattern, at)
+    if pattern[at] == "[":
+        return _after_class(pattern, at)
+    return at + 1
 
 
 def _count(repeat: re.Match[str]) -> int:

@@ -142,15 +142,16 @@ class StorySearch:
                 if text.field in wanted and (chosen is None or (text.field, text.entity_id) in chosen)
             ]
 
+        longest = max(self.limits.max_line_chars, self.limits.max_title_chars)
         before = targets(await whole_project(self.store, actor, project_id))
-        replaced = await self.patterns.replaced(query, replacement, [text.text for text in before])
+        replaced = await self.patterns.replaced(query, replacement, [text.text for text in before], longest)
         async with self.store.write(actor) as tx:
             data = await load_project(tx, project_id)
             now = targets(data)
             matched = {text.text for text in before}
             changed_since = [text.text for text in now if text.text not in matched]
             if changed_since:
-                replaced.update(await self.patterns.replaced(query, replacement, changed_since))
+                replaced.update(await self.patterns.replaced(query, replacement, changed_since, longest))
             # Checking every new text of a long story is pure Python (~1 s at 50,000 lines): in a
             # worker thread, while the loop serves other calls (other writers wait their turn).
             edits, matches, line_changes = await asyncio.to_thread(_edits, data, now, replaced, self.limits)
