@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import json
 import resource
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -50,6 +51,8 @@ class Refused(Exception):
 def main(argv: list[str]) -> None:
     cap = int(argv[1])
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    # Ctrl+C in the server's terminal reaches this process too: the server ends it when it stops.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     serve(sys.stdin.buffer, sys.stdout.buffer)
 
 
