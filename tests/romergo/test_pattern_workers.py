@@ -31,15 +31,16 @@ async def quick() -> AsyncIterator[PatternWorkers]:
     await workers.close()
 
 
-async def test_a_run_past_its_limit_is_killed_and_the_next_search_gets_a_fresh_worker(quick):
+async def test_a_run_past_its_limit_is_stopped_and_the_next_search_is_served(quick):
+    """Stopped by the library's timeout in the worker, or else by killing the worker at the run's
+    limit (which of the two comes first depends on how often the library looks at the clock)."""
     started = time.monotonic()
     refused, lag = await with_loop_lag(expect_refusal(quick.spans(BACKTRACKING, [LONG_LINE])))
     assert "takes too long" in refused.message and refused.code == "invalid_argument"
     assert time.monotonic() - started < 2.5
     assert lag < 0.3, f"the event loop was held {lag:.2f} s"
-    assert worker_pids() == []
     assert await quick.spans(SearchQuery("lamp"), ["Lamplight", "none"]) == [[(0, 4)], []]
-    assert len(worker_pids()) == 1
+    assert len(worker_pids()) == 1  # one worker, alive or started afresh: none left behind
 
 
 async def test_a_run_out_of_memory_is_refused_and_the_worker_ends(quick):
