@@ -147,14 +147,16 @@ class StorySearch:
         replaced = await self.patterns.replaced(query, replacement, [text.text for text in before], longest)
         async with self.store.write(actor) as tx:
             data = await load_project(tx, project_id)
-            now = targets(data)
-            matched = {text.text for text in before}
-            changed_since = [text.text for text in now if text.text not in matched]
+            current = targets(data)
+            looked_at = {text.text for text in before}
+            changed_since = [text.text for text in current if text.text not in looked_at]
             if changed_since:
                 replaced.update(await self.patterns.replaced(query, replacement, changed_since, longest))
             # Checking every new text of a long story is pure Python (~1 s at 50,000 lines): in a
             # worker thread, while the loop serves other calls (other writers wait their turn).
-            edits, matches, line_changes = await asyncio.to_thread(_edits, data, now, replaced, self.limits)
+            edits, matches, line_changes = await asyncio.to_thread(
+                _edits, data, current, replaced, self.limits
+            )
             await _apply(tx, data, edits, line_changes)
             batch = tx.batch_id if tx.changes else None
         changed = [Target(hit.field, hit.entity_id) for hit, _ in edits]

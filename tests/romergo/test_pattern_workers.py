@@ -126,3 +126,25 @@ def worker_pids() -> list[int]:
         if b"pattern_worker.py" in command and int(parent.split()[1]) == os.getpid() and running:
             pids.append(int(entry.name))
     return pids
+
+
+async def test_a_replace_also_changes_a_text_written_while_its_pattern_ran(services, actor, monkeypatch):
+    """Matching happens before the write opens; a text changed meanwhile is matched inside it."""
+    story = await small_story(services, actor)
+    first = await services.lines.add_line(actor, story.first_scene_id, "The lamp is lit.")
+    ran = services.patterns.replaced
+    written: list[str] = []
+
+    async def meanwhile_a_line_is_added(*args, **kwargs):
+        answer = await ran(*args, **kwargs)
+        if not written:
+            added = await services.lines.add_line(actor, story.first_scene_id, "Another lamp.")
+            written.append(added.id)
+        return answer
+
+    monkeypatch.setattr(services.patterns, "replaced", meanwhile_a_line_is_added)
+    done = await services.search.replace(actor, story.project_id, SearchQuery("lamp"), "torch")
+    assert (done.texts, done.matches) == (2, 2)
+    data = await services.reads.project_data(actor, story.project_id)
+    texts = {line.id: line.text for line in data.lines}
+    assert texts[first.id] == "The torch is lit." and texts[written[0]] == "Another torch."
