@@ -32,6 +32,7 @@ from romergo.story import (
     UndoOutcome,
     UndoService,
 )
+from romergo.story.pattern_workers import PatternWorkers
 from romergo.story.state.variables import VariableService
 from storage import Database
 from storage.migrate import upgrade
@@ -57,6 +58,8 @@ class Services:
     undo: UndoService
     history: HistoryReads
     search: StorySearch
+    patterns: PatternWorkers
+    """The worker processes that compile and run search patterns (`search` uses them)."""
     interchange: InterchangeService
     variables: VariableService
     accounts: AccountService
@@ -113,6 +116,7 @@ class Services:
 
     async def close(self) -> None:
         await self.channels.store.settled()  # reads' tool events still on their way
+        await self.patterns.close()
         await self.agents.grants.last_uses.close()
         await self.agents.activity.accepted_calls.close()
         await self.channels.agent.presence.close()
@@ -137,6 +141,7 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
     store = StoryStore(db, bus)
     limits = settings.limits
     reads = StoryReads(store)
+    patterns = PatternWorkers()  # no process yet: the first search starts one
     return Services(
         settings=settings,
         secret=secret or secrets.token_hex(32),
@@ -153,7 +158,8 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         reads=reads,
         undo=UndoService(store),
         history=HistoryReads(store),
-        search=StorySearch(store, limits),
+        search=StorySearch(store, limits, patterns),
+        patterns=patterns,
         interchange=InterchangeService(store, limits),
         variables=VariableService(store, limits),
         accounts=AccountService(db, settings),

@@ -6,6 +6,11 @@ holds when it runs (not on the results an author saw earlier), computes every ne
 refuses the whole replace, naming the entity, if one would break a rule (an empty title, a
 duplicate character name, a line over the limit); otherwise it is one write, so one revision set
 that Ctrl+Z or the history's undo takes back as a whole.
+
+The query is checked in the server (`patterns.checked_query`) and then compiled and run in a worker
+process (`PatternWorkers`), never on the event loop. A replace matches before it opens its write,
+so a slow pattern never holds other writers back; inside the write it matches again only the
+texts that changed in between.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from romergo.errors import RomergoError, invalid
 from romergo.story import bulk, snapshots, validation
 from romergo.story.base import Mutation, StoryStore
 from romergo.story.bulk import BulkUpdate
-from romergo.story.patterns import Pattern, SearchQuery
+from romergo.story.pattern_workers import PatternWorkers
+from romergo.story.patterns import SearchQuery, checked_query, checked_replacement
 from romergo.story.reads import load_project, whole_project
 from romergo.story.views import ProjectData
 from storage.core_tables import DIALOGUE_LINES
@@ -44,6 +50,16 @@ class Hit:
     spans: tuple[tuple[int, int], ...]
     speaker: str | None = None
     """For a line: who says it (None for narration)."""
+
+
+@dataclass(frozen=True)
+class Text:
+    """One text a search looks at: where it lives, and who says it for a line."""
+
+    field: SearchField
+    entity_id: str
+    text: str
+    speaker: str | None = None
 
 
 @dataclass(frozen=True)
@@ -88,15 +104,22 @@ class Replaced:
 class StorySearch:
     store: StoryStore
     limits: Limits
+    patterns: PatternWorkers
 
     async def search(
         self, actor: Actor, project_id: str, query: SearchQuery, fields: Iterable[SearchField] = FIELDS
     ) -> SearchResults:
-        pattern = Pattern(query)
+        query = checked_query(query)
         wanted = _fields(fields)
         data = await whole_project(self.store, actor, project_id)
-        hits = _hits(data, pattern, actor.reach)
-        return _results(data, [hit for hit in hits if hit.field in wanted])
+        texts = [text for text in _texts(data, actor.reach) if text.field in wanted]
+        found = await self.patterns.spans(query, [text.text for text in texts])
+        hits = [
+            Hit(text.field, text.entity_id, text.text, tuple(spans), text.speaker)
+            for text, spans in zip(texts, found, strict=True)
+            if spans
+        ]
+        return _results(data, hits)
 
     async def replace(
         self,
@@ -107,16 +130,32 @@ class StorySearch:
         fields: Iterable[SearchField] = FIELDS,
         only: Sequence[Target] | None = None,
     ) -> Replaced:
-        pattern = Pattern(query)
-        replacement = pattern.check_replacement(replacement)
+        query = checked_query(query)
+        replacement = checked_replacement(replacement)
         wanted = _fields(fields)
         chosen = None if only is None else {(t.field, t.entity_id) for t in only}
+
+        def targets(data: ProjectData) -> list[Text]:
+            return [
+                text
+                for text in _texts(data, actor.reach)
+                if text.field in wanted and (chosen is None or (text.field, text.entity_id) in chosen)
+            ]
+
+        longest = max(self.limits.max_line_chars, self.limits.max_title_chars)
+        before = targets(await whole_project(self.store, actor, project_id))
+        replaced = await self.patterns.replaced(query, replacement, [text.text for text in before], longest)
         async with self.store.write(actor) as tx:
             data = await load_project(tx, project_id)
-            # Finding and checking every text of a long story is pure Python (~1 s at 50,000 lines):
-            # in a worker thread, while the loop serves other calls (other writers wait their turn).
+            current = targets(data)
+            looked_at = {text.text for text in before}
+            changed_since = [text.text for text in current if text.text not in looked_at]
+            if changed_since:
+                replaced.update(await self.patterns.replaced(query, replacement, changed_since, longest))
+            # Checking every new text of a long story is pure Python (~1 s at 50,000 lines): in a
+            # worker thread, while the loop serves other calls (other writers wait their turn).
             edits, matches, line_changes = await asyncio.to_thread(
-                _edits, data, pattern, replacement, wanted, chosen, actor.reach, self.limits
+                _edits, data, current, replaced, self.limits
             )
             await _apply(tx, data, edits, line_changes)
             batch = tx.batch_id if tx.changes else None
@@ -134,32 +173,25 @@ def _fields(fields: Iterable[SearchField]) -> frozenset[SearchField]:
     return chosen
 
 
-def _hits(data: ProjectData, pattern: Pattern, reach: frozenset[str] | None) -> Iterable[Hit]:
-    """Every matching text in story order: per scene its title, lines, choices; then the rest.
-    An agent in a room limited to some chapters (`reach`) sees their scenes and titles only."""
+def _texts(data: ProjectData, reach: frozenset[str] | None) -> Iterable[Text]:
+    """Every text in story order: per scene its title, lines, choices; then the rest. An agent in a
+    room limited to some chapters (`reach`) sees their scenes and titles only."""
     speakers = {character.id: character.name for character in data.characters}
     for scene in data.scenes_in_order():
         if reach is not None and scene.chapter_id not in reach:
             continue
-        yield from _hit(pattern, "scene_title", scene.id, scene.title)
+        yield Text("scene_title", scene.id, scene.title)
         for line in data.lines_of(scene.id):
             speaker = speakers.get(line.character_id) if line.character_id else None
-            yield from _hit(pattern, "line", line.id, line.text, speaker)
+            yield Text("line", line.id, line.text, speaker)
         for choice in data.choices_of(scene.id):
-            yield from _hit(pattern, "choice_label", choice.id, choice.label)
+            yield Text("choice_label", choice.id, choice.label)
     for chapter in data.chapters_in_order():
         if reach is not None and chapter.id not in reach:
             continue
-        yield from _hit(pattern, "chapter_title", chapter.id, chapter.title)
+        yield Text("chapter_title", chapter.id, chapter.title)
     for character in sorted(data.characters, key=lambda c: c.name.casefold()):
-        yield from _hit(pattern, "character_name", character.id, character.name)
-
-
-def _hit(
-    pattern: Pattern, kind: SearchField, entity_id: str, text: str, speaker: str | None = None
-) -> list[Hit]:
-    spans = pattern.spans(text)
-    return [Hit(kind, entity_id, text, tuple(spans), speaker)] if spans else []
+        yield Text("character_name", character.id, character.name)
 
 
 def _results(data: ProjectData, hits: list[Hit]) -> SearchResults:
@@ -185,41 +217,37 @@ def _results(data: ProjectData, hits: list[Hit]) -> SearchResults:
 
 
 def _edits(
-    data: ProjectData,
-    pattern: Pattern,
-    replacement: str,
-    wanted: frozenset[SearchField],
-    chosen: set[tuple[SearchField, str]] | None,
-    reach: frozenset[str] | None,
-    limits: Limits,
-) -> tuple[list[tuple[Hit, str]], int, list[BulkUpdate]]:
+    data: ProjectData, texts: list[Text], replaced: dict[str, tuple[str, int]], limits: Limits
+) -> tuple[list[tuple[Text, str]], int, list[BulkUpdate]]:
     """Every new text, checked (else nothing is replaced), how many matches they replace, and the
     lines' changes as rows: a replace may touch every line of a long story, too many for entities."""
-    edits: list[tuple[Hit, str]] = []
+    edits: list[tuple[Text, str]] = []
     matches = 0
-    for hit in _hits(data, pattern, reach):
-        if hit.field in wanted and (chosen is None or (hit.field, hit.entity_id) in chosen):
-            new_text, count = pattern.replace(hit.text, replacement)
-            edits.append((hit, _checked(hit, new_text, limits)))
+    for text in texts:
+        if text.text in replaced:
+            new_text, count = replaced[text.text]
+            edits.append((text, _checked(text, new_text, limits)))
             matches += count
     _no_duplicate_names(data, edits)
     lines = {line.id: line for line in data.lines}
     now = utcnow()
     line_changes: list[BulkUpdate] = []
-    for hit, text in edits:
-        if hit.field == "line":
-            before = snapshots.line(lines[hit.entity_id])
-            after = {**before, "text": text}
-            line_changes.append(BulkUpdate(hit.entity_id, before, after, {"text": text, "updated_at": now}))
+    for text, new_text in edits:
+        if text.field == "line":
+            before = snapshots.line(lines[text.entity_id])
+            after = {**before, "text": new_text}
+            line_changes.append(
+                BulkUpdate(text.entity_id, before, after, {"text": new_text, "updated_at": now})
+            )
     return edits, matches, line_changes
 
 
 async def _apply(
-    tx: Mutation, data: ProjectData, edits: list[tuple[Hit, str]], line_changes: list[BulkUpdate]
+    tx: Mutation, data: ProjectData, edits: list[tuple[Text, str]], line_changes: list[BulkUpdate]
 ) -> None:
     """Write the checked texts; one revision per line, scene, chapter or character."""
     scene_of_choice = {choice.id: choice.scene_id for choice in data.choices}
-    scenes: dict[str, list[tuple[Hit, str]]] = {}
+    scenes: dict[str, list[tuple[Text, str]]] = {}
     for hit, text in edits:
         if hit.field == "line":
             continue  # written below, as rows
@@ -241,7 +269,7 @@ async def _apply(
     await bulk.updated_in_bulk(tx, "dialogue_line", DIALOGUE_LINES, line_changes)
 
 
-async def _apply_to_scene(tx: Mutation, scene: Scene, edits: list[tuple[Hit, str]]) -> None:
+async def _apply_to_scene(tx: Mutation, scene: Scene, edits: list[tuple[Text, str]]) -> None:
     """A scene's title and its choices' labels: one revision of the scene (choices are undone with it)."""
     choices = await tx.choices_of(scene.id)
     before = snapshots.scene(scene, choices)
@@ -256,7 +284,7 @@ async def _apply_to_scene(tx: Mutation, scene: Scene, edits: list[tuple[Hit, str
     tx.save("scene", scene, before, snapshots.scene(scene, choices))
 
 
-def _checked(hit: Hit, text: str, limits: Limits) -> str:
+def _checked(hit: Text, text: str, limits: Limits) -> str:
     what = {
         "scene_title": "Scene title",
         "line": "Line text",
@@ -274,7 +302,7 @@ def _checked(hit: Hit, text: str, limits: Limits) -> str:
         ) from None
 
 
-def _no_duplicate_names(data: ProjectData, checked: list[tuple[Hit, str]]) -> None:
+def _no_duplicate_names(data: ProjectData, checked: list[tuple[Text, str]]) -> None:
     names: dict[str, Any] = {c.id: c.name for c in data.characters}
     names.update({hit.entity_id: text for hit, text in checked if hit.field == "character_name"})
     seen: dict[str, str] = {}
