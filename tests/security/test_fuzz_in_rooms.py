@@ -27,7 +27,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.agents import Agent, OwnerApi, agent
-from tests.support.budget import Held, Memory, alongside, assert_within_budget, held_loop
+from tests.support.budget import Budget, Held, Memory, held_loop
 from tests.support.fuzzing import (
     ERROR_TEXT,
     IdPools,
@@ -57,7 +57,6 @@ class Chapter:
 @dataclass(repr=False)
 class Room:
     server: RunningServer
-    memory: Memory
     reader: Agent
     """Ada's agent outside any room: it sees the whole project (what the room may lead to)."""
     callers: dict[str, Agent]
@@ -73,6 +72,7 @@ class Room:
     earlier: list[tuple[str, Any]]
     """Answers of the set-up made inside the narrowed room (Y's join, X's wait): checked below."""
     held: Held | None = None
+    budget: Budget | None = None
 
     def __repr__(self) -> str:
         return f"the room on {INSIDE_CHAPTER!r} at {self.server.base_url}"
@@ -81,12 +81,9 @@ class Room:
         printer.text(repr(self))  # hypothesis prints a failing example's arguments this way
 
     def call(self, caller: str, tool: str, arguments: dict[str, Any]) -> Any:
-        assert self.held is not None
-        self.memory.call_starts()
-        timed = self.held.run(alongside(_answer(self.callers[caller], tool, arguments), self.neighbour))
-        assert_within_budget(timed, f"{caller}'s {tool}")
-        self.memory.assert_bounded(f"{caller}'s {tool}")
-        return timed.value
+        """What a call answered, having kept its budget (time, a prompt neighbour, memory)."""
+        assert self.budget is not None
+        return self.budget.run(_answer(self.callers[caller], tool, arguments), f"{caller}'s {tool}")
 
     async def neighbour(self) -> None:
         answer = await self.neighbour_http.get("/api/v1/projects")
@@ -137,6 +134,7 @@ def room(server: RunningServer) -> Iterator[Room]:
 
     with held_loop(furnish) as (held, world):
         world.held = held
+        world.budget = Budget(held, Memory(server.process.pid), world.neighbour)
         yield world
 
 
@@ -269,7 +267,6 @@ async def _narrowed_room(
     texts = [*_texts(chapters, outside), OUTSIDE_WORDS]
     return Room(
         server=server,
-        memory=Memory(server.process.pid if server.process else 0),
         reader=reader,
         callers={"X": x, "Y": y},
         owner=owner,

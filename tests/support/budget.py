@@ -25,7 +25,7 @@ CALL_PEAK_BYTES = 150 * 1024 * 1024
 """How much more memory the server may take, at its peak, while one call runs."""
 RUN_GROWTH_BYTES = 150 * 1024 * 1024
 """How much the server's resident memory may grow over a module's fuzz."""
-GIVE_UP_SECONDS = 30.0
+GIVE_UP_SECONDS = 20.0
 """A call still unanswered after this is cut off (and fails the budget) so the run goes on."""
 
 
@@ -72,6 +72,27 @@ def held_loop(furnish: Callable[[AsyncExitStack], Awaitable[T]]) -> Iterator[tup
         with suppress(BaseException):
             loop.run_until_complete(holder)
         loop.close()
+
+
+@dataclass
+class Budget:
+    """Runs each fuzzed call on the module's loop and asserts its budget."""
+
+    held: Held
+    memory: Memory
+    neighbour: Callable[[], Awaitable[Any]]
+    stuck: str = ""
+    """A call the server never finished: later calls cannot be measured, so they fail at once."""
+
+    def run(self, call: Awaitable[T], what: str) -> T | None:
+        assert not self.stuck, f"the server still has not answered since {self.stuck}"
+        self.memory.call_starts()
+        timed = self.held.run(alongside(call, self.neighbour))
+        if max(timed.seconds, timed.neighbour_seconds) >= GIVE_UP_SECONDS:
+            self.stuck = what
+        assert_within_budget(timed, what)
+        self.memory.assert_bounded(what)
+        return timed.value
 
 
 @dataclass

@@ -46,6 +46,10 @@ LONG_LINE = "a" * 1999 + "!"
 """A line as long as a line may be, that the patterns above fail to match only after long work."""
 
 
+IDENTIFIERS = st.from_regex(r"[a-z_][a-z0-9_]{0,12}", fullmatch=True)
+"""Names of variables and the like must look like identifiers to get past the first check."""
+
+
 def patterns() -> st.SearchStrategy[str]:
     """Regular expressions: the hostile ones above and random nestings of quantified groups."""
     atoms = st.sampled_from(["a", "\\w", ".", "[a-z]", "a|aa", "\\s?", "\\d"])
@@ -189,6 +193,8 @@ def well_formed(schema: Mapping[str, Any], ids: IdPools) -> st.SearchStrategy[di
         pool = ids.for_parameter(name)
         if pool and "array" not in str(part.get("type")):
             return st.sampled_from(pool)
+        if name == "name":
+            return IDENTIFIERS
         options = [option for option in part.get("anyOf", [part]) if option.get("type") != "null"]
         return st.one_of([_typed(option, defs, ids, name) for option in options] or [st.none()])
 
@@ -240,9 +246,7 @@ def _object(
 
 
 def _text() -> st.SearchStrategy[str]:
-    # Names of variables and the like must look like identifiers to get past the first check.
-    identifiers = st.from_regex(r"[a-z_][a-z0-9_]{0,12}", fullmatch=True)
-    return st.text(max_size=60) | identifiers | st.sampled_from(ODD_TEXT + LONG_TEXT)
+    return st.text(max_size=60) | IDENTIFIERS | st.sampled_from(ODD_TEXT + LONG_TEXT)
 
 
 def _integers() -> st.SearchStrategy[int]:

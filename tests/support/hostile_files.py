@@ -157,10 +157,15 @@ def story_files(valid: bytes) -> st.SearchStrategy[Upload]:
             zipped,
             st.sampled_from([1_000, DEEP]),
         ),
+        # The two that cost most, each a branch of its own so that every run tries them.
+        zipped.map(lambda name: Upload(name, _rewritten(valid, STORY_FILE, "bomb"), "an inflation bomb")),
+        st.sampled_from(["story.twee", "story.tw"]).map(
+            lambda name: Upload(name, _many_passages(MANY_PASSAGES), f"{MANY_PASSAGES:,} passages")
+        ),
         st.builds(
             lambda name, count: Upload(name, _many_passages(count), f"{count:,} passages"),
             st.sampled_from(["story.twee", "story.tw"]),
-            st.sampled_from([3, MANY_PASSAGES]),
+            st.integers(1, 30),
         ),
         st.builds(
             Upload,
