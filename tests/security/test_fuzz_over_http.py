@@ -272,8 +272,8 @@ def test_broken_archives_to_the_cli_import_get_one_line_and_no_traceback(
     done = romergo(
         "import", str(path), "--user", "ada", data_dir=remote.server.data_dir, env=remote.server.extra_env
     )
-    said = done.stderr + done.stdout
-    assert "Traceback" not in said, f"the command printed a traceback:\n{done.stderr[-2000:]}"
+    printed = done.stderr + done.stdout
+    assert "Traceback" not in printed, f"the command printed a traceback:\n{done.stderr[-2000:]}"
     if done.returncode != 0:
         said = [line for line in done.stderr.splitlines() if line.strip()]
         assert len(said) == 1 and said[0].strip(), done.stderr[-2000:]
