@@ -141,7 +141,7 @@ def room(server: RunningServer) -> Iterator[Room]:
 @fuzzing(DRAWS)
 @given(data=st.data())
 def test_no_call_from_inside_a_limited_room_answers_with_text_from_outside_it(
-    room: Room, data: st.DataObject
+    server: RunningServer, room: Room, data: st.DataObject
 ):
     replay_note()
     caller = data.draw(st.sampled_from(sorted(room.callers)), label="caller")
@@ -155,7 +155,9 @@ def test_no_call_from_inside_a_limited_room_answers_with_text_from_outside_it(
         _assert_nothing_from_outside(room, f"{caller}'s {tool}", room.call(caller, tool, arguments))
 
 
-def test_every_tool_called_from_inside_with_ids_from_outside_answers_with_nothing_from_outside(room: Room):
+def test_every_tool_called_from_inside_with_ids_from_outside_answers_with_nothing_from_outside(
+    server: RunningServer, room: Room
+):
     # Every answer is looked at before the test fails, so that one failure lists every leak.
     found: list[str] = []
     for what, answer in room.earlier:

@@ -154,7 +154,7 @@ def remote(server: RunningServer) -> Iterator[Remote]:
 @fuzzing(TOOL_CALLS)
 @given(data=st.data())
 def test_every_tool_over_http_answers_in_time_with_a_result_or_a_clean_refusal(
-    remote: Remote, data: st.DataObject
+    server: RunningServer, remote: Remote, data: st.DataObject
 ):
     replay_note()
     name = data.draw(st.sampled_from(sorted(remote.tools)), label="tool")
@@ -166,7 +166,9 @@ def test_every_tool_over_http_answers_in_time_with_a_result_or_a_clean_refusal(
 
 @fuzzing(SEARCHES)
 @given(data=st.data())
-def test_hostile_searches_answer_in_time_and_keep_the_neighbour_served(remote: Remote, data: st.DataObject):
+def test_hostile_searches_answer_in_time_and_keep_the_neighbour_served(
+    server: RunningServer, remote: Remote, data: st.DataObject
+):
     replay_note()
     arguments = {
         "project_id": remote.ids.by_kind["project"][0],
@@ -183,7 +185,7 @@ def test_hostile_searches_answer_in_time_and_keep_the_neighbour_served(remote: R
 @fuzzing(HUGE_NUMBER_CALLS)
 @given(data=st.data())
 def test_integers_far_past_64_bits_in_any_numeric_argument_are_refused_cleanly(
-    remote: Remote, data: st.DataObject
+    server: RunningServer, remote: Remote, data: st.DataObject
 ):
     replay_note()
     numeric = {name: numeric_parameters(schema) for name, schema in remote.tools.items()}
@@ -202,7 +204,7 @@ def test_integers_far_past_64_bits_in_any_numeric_argument_are_refused_cleanly(
 @fuzzing(API_CALLS)
 @given(data=st.data())
 def test_every_api_operation_over_http_answers_in_time_with_a_result_or_a_4xx(
-    remote: Remote, data: st.DataObject
+    server: RunningServer, remote: Remote, data: st.DataObject
 ):
     replay_note()
     method, path = data.draw(st.sampled_from(sorted(remote.operations)), label="operation")
@@ -229,7 +231,7 @@ def test_every_api_operation_over_http_answers_in_time_with_a_result_or_a_4xx(
 @fuzzing(STORY_FILES)
 @given(file=st.data())
 def test_hostile_story_files_to_the_api_import_are_refused_in_time_or_imported(
-    remote: Remote, file: st.DataObject
+    server: RunningServer, remote: Remote, file: st.DataObject
 ):
     replay_note()
     upload = file.draw(story_files(remote.archive), label="file")
@@ -245,7 +247,7 @@ def test_hostile_story_files_to_the_api_import_are_refused_in_time_or_imported(
 @fuzzing(MEDIA_FILES)
 @given(data=st.data())
 def test_hostile_media_to_the_asset_import_tool_is_refused_in_time_or_kept(
-    remote: Remote, data: st.DataObject
+    server: RunningServer, remote: Remote, data: st.DataObject
 ):
     replay_note()
     upload = data.draw(media_files(), label="file")
@@ -263,7 +265,7 @@ def test_hostile_media_to_the_asset_import_tool_is_refused_in_time_or_kept(
 @fuzzing(CLI_IMPORTS)
 @given(file=st.data())
 def test_broken_archives_to_the_cli_import_get_one_line_and_no_traceback(
-    remote: Remote, file: st.DataObject, tmp_path: Path
+    server: RunningServer, remote: Remote, file: st.DataObject, tmp_path: Path
 ):
     replay_note()
     upload = file.draw(broken_archives(remote.archive), label="file")
@@ -281,7 +283,9 @@ def test_broken_archives_to_the_cli_import_get_one_line_and_no_traceback(
 
 @fuzzing(12)
 @given(depth=st.sampled_from([1_000, 100_000, 1_000_000]), where=st.sampled_from(["mcp", "api", "register"]))
-def test_json_nested_deeper_than_any_parser_goes_is_refused_cleanly(remote: Remote, depth: int, where: str):
+def test_json_nested_deeper_than_any_parser_goes_is_refused_cleanly(
+    server: RunningServer, remote: Remote, depth: int, where: str
+):
     replay_note()
     deep = "[" * depth + "]" * depth
     if where == "mcp":
