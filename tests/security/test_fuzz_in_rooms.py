@@ -5,9 +5,11 @@ answer, success or refusal, may carry a title or a line of text from outside the
 The room has a past, as rooms do: it covered the whole project while agent X worked on a command
 in another chapter, a command selecting a line there was queued, and then the owner narrowed the
 room to "The Keeper". X keeps working in it, and agent Y joins after the narrowing; both draw
-calls, and after each draw the reads that summarise a room (the recorded changes of both
-commands, the story check, the search, the outline) are made too. Choices may lead outside, so
-the title of an outside scene an inside choice leads to is allowed; nothing else from outside is.
+calls, and after each draw the reads that summarise a room (the recorded changes of its
+commands, the story check, the outline) are made too; every tool is also called once with plain
+arguments on an outside and on the inside chapter. A room on each chapter runs the story check
+on a loop that crosses chapters. Choices may lead outside, so the title of an outside scene an
+inside choice leads to is allowed; nothing else from outside is.
 
 Every call also keeps the per-call budget of test_fuzz_over_http.py (time, a prompt neighbour,
 memory). The seed is new every run; a failing example prints it (ROMERGO_FUZZ_SEED replays it).
@@ -18,7 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -36,22 +38,24 @@ from tests.support.fuzzing import (
     tool_arguments,
 )
 from tests.support.oauth import personal_token
+from tests.support.room_story import (
+    Chapter,
+    chapters_of,
+    command_from,
+    id_pools,
+    loop_across_chapters,
+    said_only_outside,
+)
 from tests.support.server import RunningServer
 
 SERVER_ENV = {"ROMERGO_RATE_LIMIT_PER_MINUTE": "1000000"}
 DRAWS = 40
+CHAPTERS = 3
+"""The demo's chapters: each gets a room of its own for the story check."""
 INSIDE_CHAPTER = "The Keeper"
 OUTSIDE_WORDS = "Nobody rows out to the cliffs any more, the ferryman swore."
 """What X wrote into a line of another chapter while the room still covered it."""
 ROOM_PERMISSIONS = {"read": True, "edit": True, "media": True, "publish": False, "delete": False}
-
-
-@dataclass
-class Chapter:
-    id: str
-    title: str
-    scenes: list[dict[str, Any]] = field(default_factory=list)
-    """Each scene's id, title, lines and choices, as `romergo_get_scene` gives them."""
 
 
 @dataclass(repr=False)
@@ -65,6 +69,9 @@ class Room:
     project_id: str
     inside: Chapter
     outside: list[Chapter]
+    chapters: list[Chapter]
+    checkers: dict[str, Agent]
+    """An agent in a room of its own on each chapter (by chapter id), for the story check."""
     ids: IdPools
     commands: list[str]
     forbidden: list[str]
@@ -89,25 +96,26 @@ class Room:
         answer = await self.neighbour_http.get("/api/v1/projects")
         assert answer.status_code == 200, answer.text
 
-    def outside_text_in(self, answer: Any) -> list[str]:
-        """Texts from outside the room in an answer, less outside scenes an inside choice leads to."""
+    def outside_text_in(self, answer: Any, inside: Chapter | None = None) -> list[str]:
+        """Texts from outside the room on `inside` (the fuzzed room's chapter unless told) in an
+        answer, less the titles of outside scenes an inside choice leads to."""
+        chapter = inside or self.inside
+        forbidden = self.forbidden if chapter is self.inside else said_only_outside(self.chapters, chapter)
         text = json.dumps(answer, ensure_ascii=False) if not isinstance(answer, str) else answer
-        found = [words for words in self.forbidden if words in text]
+        found = [words for words in forbidden if words in text]
         if found:
             assert self.held is not None
-            found = [words for words in found if words not in self.held.run(self._led_to())]
+            led_to = self.held.run(self._led_to(chapter))
+            found = [words for words in found if words not in led_to]
         return found
 
-    async def _led_to(self) -> set[str]:
+    async def _led_to(self, chapter: Chapter) -> set[str]:
         titles: set[str] = set()
-        chapter = (await self.reader.call("romergo_get_chapter", chapter_id=self.inside.id))[
-            "untrusted_content"
-        ]
-        for scene in chapter["data"]["scenes"]:
+        listed = await self.reader.call("romergo_get_chapter", chapter_id=chapter.id)
+        for scene in listed["untrusted_content"]["data"]["scenes"]:
             seen = await self.reader.call("romergo_get_scene", scene_id=scene["id"])
-            titles |= {
-                choice["target_title"] or "" for choice in seen["untrusted_content"]["data"]["choices"]
-            }
+            choices = seen["untrusted_content"]["data"]["choices"]
+            titles |= {choice["target_title"] or "" for choice in choices}
         return titles
 
 
@@ -115,7 +123,8 @@ class Room:
 def room(server: RunningServer) -> Iterator[Room]:
     assert server.process is not None
     everything = "read,edit,media,publish,delete"
-    tokens = {name: personal_token(server, "ada", "--scopes", everything) for name in ("X", "Y", "reader")}
+    names = ("X", "Y", "reader", *(f"checker {n}" for n in range(CHAPTERS)))
+    tokens = {name: personal_token(server, "ada", "--scopes", everything) for name in names}
     control = personal_token(server, "ada", "--scopes", "read,control")
 
     async def furnish(stack: AsyncExitStack) -> Room:
@@ -176,12 +185,31 @@ def test_every_tool_called_from_inside_with_ids_from_outside_answers_with_nothin
     assert not found, "\n".join(dict.fromkeys(found))
 
 
+def test_the_story_check_from_a_room_on_any_one_chapter_names_nothing_outside_it(
+    server: RunningServer, room: Room
+):
+    # A problem whose scenes lie in several chapters, made now: the other tests change the story.
+    assert room.held is not None and room.budget is not None
+    room.chapters = room.held.run(_with_a_loop_across_chapters(room))
+    found: list[str] = []
+    for chapter in room.chapters:
+        what = f"the story check in a room on {chapter.title!r}"
+        checked = _answer(room.checkers[chapter.id], "romergo_check_story", {"project_id": room.project_id})
+        found += _leaks(room, what, room.budget.run(checked, what), chapter)
+    assert not found, "\n".join(found)
+
+
+async def _with_a_loop_across_chapters(room: Room) -> list[Chapter]:
+    await loop_across_chapters(room.reader, room.project_id)
+    return await chapters_of(room.reader, room.project_id)
+
+
 def _assert_nothing_from_outside(room: Room, what: str, answer: Any) -> None:
     found = _leaks(room, what, answer)
     assert not found, found[0]
 
 
-def _leaks(room: Room, what: str, answer: Any) -> list[str]:
+def _leaks(room: Room, what: str, answer: Any, inside: Chapter | None = None) -> list[str]:
     """What is wrong with an answer: a failure, `[internal]`, or text from outside the room."""
     if isinstance(answer, BaseException):
         return [f"{what}: {answer!r}"]
@@ -190,7 +218,7 @@ def _leaks(room: Room, what: str, answer: Any) -> list[str]:
     if answer.is_error and (code is None or code.group(1) == "internal"):
         return [f"{what}: {text[:500]}"]
     payload = answer.structured_content if answer.structured_content is not None else text
-    leaked = room.outside_text_in(payload)
+    leaked = room.outside_text_in(payload, inside)
     return [f"{what} answered with text from outside the room: {leaked}"] if leaked else []
 
 
@@ -245,28 +273,37 @@ async def _narrowed_room(
 ) -> Room:
     x, y, reader = agents["X"], agents["Y"], agents["reader"]
     project_id = (await owner("GET", "/projects"))["projects"][0]["id"]
-    chapters = await _chapters(reader, project_id)
+    chapters = await chapters_of(reader, project_id)
     inside = next(chapter for chapter in chapters if chapter.title == INSIDE_CHAPTER)
     outside = [chapter for chapter in chapters if chapter is not inside]
     outside_lines = [line for chapter in outside for scene in chapter.scenes for line in scene["lines"]]
     channel = await owner("POST", "/channels", {"project_id": project_id, "permissions": ROOM_PERMISSIONS})
     channel_id = channel["channel_id"]
     cursor = (await x.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
-    first = await _command(owner, channel_id, "Tidy the harbour", project_id, outside[0], outside_lines[0])
+    first = await command_from(
+        owner, channel_id, "Tidy the harbour", project_id, outside[0], outside_lines[0]
+    )
     cursor = (await x.wait(channel_id, cursor, 5))["cursor"]
     await x.call(
         "romergo_update_dialogue_line", line_id=outside_lines[0]["id"], text=OUTSIDE_WORDS, command_id=first
     )
     await x.reply_done(first)
-    second = await _command(owner, channel_id, "And the pier", project_id, outside[-1], outside_lines[-1])
+    second = await command_from(owner, channel_id, "And the pier", project_id, outside[-1], outside_lines[-1])
     await owner("PATCH", f"/channels/{channel_id}", {"scope": {"chapter_ids": [inside.id]}})
     code = (await owner("POST", f"/channels/{channel_id}/code"))["code"]
     joined = await y.client.call_tool("romergo_join_builder_channel", {"code": code})
     delivered = await x.client.call_tool(
         "romergo_wait_for_builder_command", {"channel_id": channel_id, "cursor": cursor, "timeout_seconds": 5}
     )
-    third = await _command(owner, channel_id, "Look again", project_id, outside[0], outside_lines[1])
-    texts = [*_texts(chapters, outside), OUTSIDE_WORDS]
+    checkers = {}
+    for number, chapter in enumerate(chapters):
+        own = await owner(
+            "POST", "/channels", {"project_id": project_id, "scope": {"chapter_ids": [chapter.id]}}
+        )
+        checkers[chapter.id] = agents[f"checker {number}"]
+        await checkers[chapter.id].call("romergo_join_builder_channel", code=own["code"])
+    third = await command_from(owner, channel_id, "Look again", project_id, outside[0], outside_lines[1])
+    texts = [*said_only_outside(chapters, inside), OUTSIDE_WORDS]
     return Room(
         server=server,
         reader=reader,
@@ -276,89 +313,11 @@ async def _narrowed_room(
         project_id=project_id,
         inside=inside,
         outside=outside,
-        ids=_pools(project_id, chapters, channel_id, code, [first, second, third]),
+        chapters=chapters,
+        checkers=checkers,
+        ids=id_pools(project_id, chapters, channel_id, code, [first, second, third]),
         commands=[first, second, third],
         forbidden=texts,
         tools={tool.name: tool.input_schema for tool in (await y.client.list_tools()).tools},
         earlier=[("Y's join after the narrowing", joined), ("X's wait after the narrowing", delivered)],
-    )
-
-
-async def _command(
-    owner: OwnerApi, channel_id: str, text: str, project_id: str, chapter: Chapter, line: dict[str, Any]
-) -> str:
-    """A command sent from a page of `chapter` with one of its lines selected."""
-    scene = next(scene for scene in chapter.scenes if line in scene["lines"])
-    context = {
-        "route": f"/projects/{project_id}/scenes/{scene['id']}",
-        "project_id": project_id,
-        "chapter_id": chapter.id,
-        "scene_id": scene["id"],
-        "surface": "scene",
-        "selection": {
-            "text": line["text"],
-            "entity_type": "dialogue_line",
-            "entity_id": line["id"],
-            "start": 0,
-            "end": len(line["text"]),
-        },
-    }
-    posted = await owner("POST", f"/channels/{channel_id}/commands", {"text": text, "context": context})
-    return str(posted["command_id"])
-
-
-async def _chapters(reader: Agent, project_id: str) -> list[Chapter]:
-    outline = (await reader.call("romergo_get_project_outline", project_id=project_id))["untrusted_content"][
-        "data"
-    ]
-    chapters = []
-    for chapter in outline["chapters"]:
-        scenes = []
-        for scene in chapter["scenes"]:
-            seen = (await reader.call("romergo_get_scene", scene_id=scene["id"]))["untrusted_content"]["data"]
-            scenes.append({"id": scene["id"], "title": scene["title"], **seen})
-        chapters.append(Chapter(chapter["id"], chapter["title"], scenes))
-    return chapters
-
-
-def _texts(chapters: list[Chapter], outside: list[Chapter]) -> list[str]:
-    """Titles, lines and choice labels of the outside chapters that nothing inside also says."""
-
-    def said(chapter: Chapter) -> list[str]:
-        words = [chapter.title]
-        for scene in chapter.scenes:
-            words += [scene["title"], *(line["text"] for line in scene["lines"])]
-            words += [choice["label"] for choice in scene["choices"]]
-        return words
-
-    inside_words = " | ".join(
-        words for chapter in chapters if chapter not in outside for words in said(chapter)
-    )
-    return sorted(
-        {
-            words
-            for chapter in outside
-            for words in said(chapter)
-            if len(words) > 5 and words not in inside_words
-        }
-    )
-
-
-def _pools(
-    project_id: str, chapters: list[Chapter], channel_id: str, code: str, commands: list[str]
-) -> IdPools:
-    scenes = [scene for chapter in chapters for scene in chapter.scenes]
-    return IdPools(
-        {
-            "project": [project_id],
-            "chapter": [chapter.id for chapter in chapters],
-            "scene": [scene["id"] for scene in scenes],
-            "line": [line["id"] for scene in scenes for line in scene["lines"]],
-            "character": sorted(
-                {line["character_id"] for scene in scenes for line in scene["lines"] if line["character_id"]}
-            ),
-            "command": commands,
-            "channel": [channel_id],
-            "code": [code],
-        }
     )
