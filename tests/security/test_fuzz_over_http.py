@@ -1,16 +1,19 @@
 """Property-based fuzzing over HTTP against a real server process: every MCP tool, every JSON API
-operation, and every place a file goes in (the API's import, the MCP asset import, the CLI's
-import), with values at their worst edges and hostile files (see tests/support/fuzzing.py and
-hostile_files.py).
+operation, integers far past 64 bits in every numeric argument, hostile regular expressions
+against a line as long as lines may be, JSON nested past any parser's depth, and every place a
+file goes in (the API's import, the MCP asset import, the command line's import) with hostile
+files: random bytes, cut-short and bit-flipped archives, zips whose headers lie, an inflation
+bomb, 100,000 Twee passages (tests/support/hostile_files.py). The web page's upload boxes take
+the same bytes to the same services; they exist only for a tab with a live socket, so the
+browser tests reach them.
 
-Each call must answer within its budget with a success or a well-formed refusal (`[code]
-sentence` that is never `[internal]`; HTTP 4xx with the error body), an ordinary read made while
-it runs must answer promptly (a call that holds the event loop fails here), and the server's peak
-resident memory must stay within its budget over the whole module (a call that inflates or
-compiles something huge fails here, even when the memory is given back).
-
-The seed is new every run; a failing example prints it (replay with ROMERGO_FUZZ_SEED=<seed>).
-About 40 s on an idle machine: the examples below are sized for that.
+Each call keeps the budget of tests/support/budget.py: it answers within 3 s with a success or a
+well-formed refusal (`[code] sentence`, never `[internal]`; HTTP 4xx with its error body, never
+a 5xx or a dropped connection), an ordinary read made again and again while it runs answers
+within 1.5 s each time (a call that holds the event loop fails here), and the server's memory,
+at its peak during the call and kept over the module, grows by less than 150 MB. The seed is new
+every run and printed with a failing example (ROMERGO_FUZZ_SEED=<seed> replays it). About 45 s
+when every property passes: the example counts below are sized for that.
 """
 
 from __future__ import annotations
