@@ -3,7 +3,7 @@ operation, integers far past 64 bits in every numeric argument, hostile regular 
 against a line as long as lines may be, JSON nested past any parser's depth, and every place a
 file goes in (the API's import, the MCP asset import, the command line's import) with hostile
 files: random bytes, cut-short and bit-flipped archives, zips whose headers lie, an inflation
-bomb, 100,000 Twee passages (tests/support/hostile_files.py). The web page's upload boxes take
+bomb, 50,000 Twee passages (tests/support/hostile_files.py). The web page's upload boxes take
 the same bytes to the same services; they exist only for a tab with a live socket, so the
 browser tests reach them.
 
