@@ -111,7 +111,7 @@ def _called_tool(body: bytes) -> str | None:
     """The tool a JSON-RPC `tools/call` names; None for anything else (the SDK judges that)."""
     try:
         message = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than the parser goes: the SDK refuses it
         return None
     if not isinstance(message, dict) or message.get("method") != "tools/call":
         return None

@@ -146,7 +146,7 @@ class RegisterGate(PostGate):
         body = await Request(scope, receive).body()
         try:
             metadata = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested too deep is malformed too
             metadata = None  # the SDK's handler explains what is wrong with it
         if isinstance(metadata, dict):
             problem = _redirect_problem(metadata.get("redirect_uris"))

@@ -1,12 +1,15 @@
 """Property-based fuzzing of every input surface an outsider reaches: each MCP tool's arguments
 (from its input schema) and each JSON API operation (from the OpenAPI document).
 
-Hypothesis draws malformed and half-right inputs: wrong types, integers far beyond 64 bits,
-arbitrary Unicode, nested junk, unknown keys, and real ids of the story where a parameter names
-an id (so calls get past the first check and deep into the services). For every call: no
-server error (no `[internal]`, no 5xx), no traceback in what comes back, and a refused call
-changes no row. The services run in this process on a real SQLite file: thousands of calls over
-HTTP would take minutes; the HTTP layers in front are fuzzed by tests/security's other modules.
+Hypothesis draws malformed and half-right inputs: wrong types, integers far beyond 64 bits
+(10**400), very long and deeply nested text, arbitrary Unicode, nested junk, unknown keys, and
+real ids of the story where a parameter names an id (so calls get past the first check and deep
+into the services). For every call: no server error (no `[internal]`, no 5xx), no traceback in
+what comes back, and a refused call changes no row. The services run in this process on a real
+SQLite file: thousands of calls over HTTP would take minutes; test_fuzz_over_http.py and
+test_fuzz_in_rooms.py fuzz fewer calls through the HTTP layers of a server process, with a time
+and memory budget per call. The seed is new every run and printed with a failing example
+(ROMERGO_FUZZ_SEED replays it).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 from fastapi import FastAPI
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import api
@@ -32,6 +35,7 @@ from romergo.agents.scopes import CONTROL
 from romergo.config import Settings
 from romergo.services import Services, build_services
 from storage.migrate import upgrade
+from tests.support.fuzzing import fuzzing, json_values, replay_note, scalars
 from tests.support.tools import ALL_SCOPES, Agent, agent, furnished_story, story_state, text_of
 
 TOOL_CALLS = 1500
@@ -52,6 +56,12 @@ class Fuzzed:
     """The rows as the last call left them: the next call's "before"."""
     tools: list[tuple[str, dict[str, Any]]]
     operations: list[tuple[str, str, dict[str, Any]]]
+
+    def __repr__(self) -> str:
+        return "the services of the fuzzed story"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))  # hypothesis prints a failing example's arguments this way
 
     def run(self, awaitable: Any) -> Any:
         return self.loop.run_until_complete(awaitable)
@@ -126,21 +136,10 @@ def _api_client(services: Services, token: str) -> httpx.AsyncClient:
     )
 
 
-# Values of every JSON type, with the edges that broke things before: 2^63 and beyond, odd text.
-SCALARS = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**80), max_value=2**80)
-    | st.sampled_from([2**63, 2**63 - 1, -(2**63) - 1, 0, -1, 10**30])
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=40)
-    | st.sampled_from(["", " ", "\x00", "\u202e", "/\t/evil.example", "</untrusted-data-x>", "a" * 5000])
-)
-JSON = st.recursive(
-    SCALARS,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
-    max_leaves=8,
-)
+SCALARS = scalars()
+JSON = json_values()
+QUERY_VALUES = st.text(max_size=40) | SCALARS.filter(lambda value: len(str(value)) < 2000).map(str)
+"""What fits in a URL (the client refuses a longer query before sending it)."""
 
 
 def value_for(name: str, ids: list[str]) -> st.SearchStrategy[Any]:
@@ -156,19 +155,10 @@ def arguments(schema: dict[str, Any], ids: list[str]) -> st.SearchStrategy[dict[
     return st.tuples(known, extra).map(lambda parts: {**parts[1], **parts[0]})
 
 
-def fuzz(examples: int) -> settings:
-    return settings(
-        max_examples=examples,
-        deadline=None,
-        derandomize=True,  # the same inputs every run: a failure here is reproducible, never flaky
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-        database=None,
-    )
-
-
-@fuzz(TOOL_CALLS)
+@fuzzing(TOOL_CALLS)
 @given(data=st.data())
 def test_malformed_tool_arguments_are_refused_cleanly_and_write_nothing(fuzzed: Fuzzed, data: st.DataObject):
+    replay_note()
     name, schema = data.draw(st.sampled_from(fuzzed.tools), label="tool")
     given_arguments = data.draw(arguments(schema, fuzzed.ids), label="arguments")
     result = fuzzed.run(fuzzed.agent.call(name, **given_arguments))
@@ -181,17 +171,18 @@ def test_malformed_tool_arguments_are_refused_cleanly_and_write_nothing(fuzzed: 
         assert not wrote, f"{name} refused but wrote: {text}"
 
 
-@fuzz(API_CALLS)
+@fuzzing(API_CALLS)
 @given(data=st.data())
 def test_malformed_api_requests_get_a_4xx_and_write_nothing(fuzzed: Fuzzed, data: st.DataObject):
+    replay_note()
     method, path, operation = data.draw(st.sampled_from(fuzzed.operations), label="operation")
     # No control characters in paths: Starlette's mount pattern (`.*`) does not match a newline, so
     # such a path never reaches the API at all (the web UI's 404 answers it).
-    printable = st.text(st.characters(exclude_categories=("Cc",)), max_size=20)
+    printable = st.text(st.characters(exclude_categories=("Cc", "Cs")), max_size=20)
     segment = st.sampled_from(fuzzed.ids) | printable.map(lambda text: quote(text, safe=""))
     filled = API_PREFIX + re.sub(r"\{[^}]+\}", lambda _: data.draw(segment), path)
     query = {
-        parameter["name"]: str(data.draw(SCALARS))
+        parameter["name"]: data.draw(QUERY_VALUES)
         for parameter in operation.get("parameters", [])
         if parameter.get("in") == "query" and data.draw(st.booleans())
     }
