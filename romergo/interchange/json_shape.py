@@ -87,4 +87,3 @@ def _depth(value: Any, room: int) -> int:
     if room <= 0:
         return 1 + MAX_JSON_DEPTH
     return 1 + max(_depth(item, room - 1) for item in value)
-

@@ -113,7 +113,9 @@ def _checked_document(chosen: Format, data: bytes, filename: str, limits: Limits
 def read_document(chosen: Format, data: bytes, limits: Limits) -> StoryDocument:
     if chosen == "archive":
         if len(data) > MAX_ARCHIVE_BYTES:
-            raise invalid(f"The file has {len(data):,} bytes; an archive may have at most {MAX_ARCHIVE_BYTES:,}.")
+            raise invalid(
+                f"The file has {len(data):,} bytes; an archive may have at most {MAX_ARCHIVE_BYTES:,}."
+            )
         return archive.read_archive(data, max(limits.max_image_bytes, limits.max_audio_bytes))
     if len(data) > MAX_TEXT_BYTES:
         raise invalid(

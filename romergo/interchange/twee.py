@@ -88,11 +88,14 @@ def _passage_names(document: StoryDocument, notes: list[str]) -> dict[str, str]:
     """Scene key → a passage name, unique as Twee requires (scene titles need not be)."""
     names: dict[str, str] = {}
     used: set[str] = set(SPECIAL)
+    tried: dict[str, int] = {}  # title → the last number tried: 10,000 scenes of one title stay linear
     for scene in document.scenes():
-        name, n = scene.title, 1
+        n = tried.get(scene.title, 1)
+        name = scene.title if n == 1 else f"{scene.title} ({n})"
         while name in used:
             n += 1
             name = f"{scene.title} ({n})"
+        tried[scene.title] = n
         if n > 1:
             notes.append(f'Two scenes are called "{scene.title}": the passage of the later one is "{name}".')
         used.add(name)

@@ -88,6 +88,7 @@ def _node_titles(document: StoryDocument) -> dict[str, str]:
     """Scene key → a node title: letters, digits and underscores, unique; the start scene is `Start`."""
     titles: dict[str, str] = {}
     used: set[str] = set()
+    tried: dict[str, int] = {}
     start = next((s for s in document.scenes() if s.is_start), None)
     if start is not None:
         titles[start.key] = "Start"
@@ -97,10 +98,12 @@ def _node_titles(document: StoryDocument) -> dict[str, str]:
             continue
         base = re.sub(r"\W+", "_", scene.title, flags=re.ASCII).strip("_") or "Scene"
         base = base if base[0].isalpha() or base[0] == "_" else f"_{base}"
-        title, n = base, 1
+        n = tried.get(base, 1)
+        title = base if n == 1 else f"{base}_{n}"
         while title in used:
             n += 1
             title = f"{base}_{n}"
+        tried[base] = n  # the last number tried: 10,000 scenes of one title stay linear
         used.add(title)
         titles[scene.key] = title
     return titles
