@@ -10,6 +10,7 @@ read, a truncated file) is a refusal in words, never an exception from the zip m
 from __future__ import annotations
 
 import io
+import struct
 import zipfile
 import zlib
 
@@ -18,13 +19,20 @@ from romergo.errors import invalid
 CHUNK_BYTES = 64 * 1024
 MAX_MEMBERS = 2_000
 """Files in an archive (its story and one per asset: at most `bounds.MAX_ASSETS`)."""
+MAX_DIRECTORY_BYTES = 1024 * 1024
+"""The archive's directory (about 100 bytes a file)."""
+END_RECORD, END_FORMAT = b"PK\x05\x06", "<4s4H2LH"
+END_SIZE = struct.calcsize(END_FORMAT)
+END_SEARCH_BYTES = END_SIZE + 65_535  # the end record, then a comment of at most 64 KiB
+ZIP64_LOCATOR, ZIP64_LOCATOR_SIZE = b"PK\x06\x07", 20
 READABLE_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
 BROKEN = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError, RuntimeError)
 """What the zip module raises for a damaged, encrypted or truncated member."""
 
 
 def opened(data: bytes) -> zipfile.ZipFile:
-    """The zip in `data`, its directory read and its number of files checked."""
+    """The zip in `data`, its directory checked for size before the zip module reads it."""
+    _check_directory(data)
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except BROKEN:
@@ -59,6 +67,20 @@ def member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
     except BROKEN as error:
         raise invalid(f"{name} in the archive is damaged ({_said(error)}).") from None
     return b"".join(chunks)
+
+
+def _check_directory(data: bytes) -> None:
+    """The zip module reads the whole directory the end record points at (every entry an object):
+    its size and count are checked first, from that same record. Zip64 (for more than 65,535 files
+    or 4 GiB) is never needed by an archive of a story."""
+    end = data.rfind(END_RECORD, max(0, len(data) - END_SEARCH_BYTES))
+    if end < 0 or len(data) < end + END_SIZE:
+        return  # not a zip: the zip module says so
+    _, _, _, _, files, size, _, _ = struct.unpack(END_FORMAT, data[end : end + END_SIZE])
+    if data[max(0, end - ZIP64_LOCATOR_SIZE) : end].startswith(ZIP64_LOCATOR):
+        raise invalid("The archive is a Zip64 file; a Romergo archive never needs to be one.")
+    if files > MAX_MEMBERS or size > MAX_DIRECTORY_BYTES:
+        raise invalid(f"The archive holds more than {MAX_MEMBERS:,} files.")
 
 
 def too_large(name: str, cap: int) -> Exception:
