@@ -16,6 +16,8 @@ from romergo.actors import user_actor
 from romergo.services import Services
 
 NOTES_HEADER = "X-Romergo-Notes"
+MAX_NOTES_HEADER_CHARS = 4096
+"""Clients and proxies refuse long headers (httpx stops at 16 KiB): notes past this are counted."""
 
 
 def router(services: Services, auth: OwnerAuth) -> APIRouter:
@@ -34,7 +36,7 @@ def router(services: Services, auth: OwnerAuth) -> APIRouter:
             headers={
                 "Content-Disposition": f"attachment; filename*=UTF-8''{quote(made.filename)}",
                 # What the format leaves out, as a JSON list (ASCII: a header carries no other text).
-                NOTES_HEADER: json.dumps(made.notes),
+                NOTES_HEADER: notes_header(made.notes),
             },
         )
 
@@ -56,3 +58,14 @@ def router(services: Services, auth: OwnerAuth) -> APIRouter:
         }
 
     return api
+
+
+def notes_header(notes: list[str]) -> str:
+    """The notes as a JSON list, as many as fit, then one saying how many more there are."""
+    shown: list[str] = []
+    for index, note in enumerate(notes):
+        more = f"… and {len(notes) - index:,} more notes."
+        if len(json.dumps([*shown, note, more])) > MAX_NOTES_HEADER_CHARS:
+            return json.dumps([*shown, more])
+        shown.append(note)
+    return json.dumps(shown)

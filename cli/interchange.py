@@ -57,6 +57,12 @@ def run_import(settings: Settings, args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.is_file():
         raise RomergoError("invalid_argument", f"There is no file {path}.")
+    from romergo.interchange.service import MAX_FILE_BYTES  # with the services, not for `--help`
+
+    if (size := path.stat().st_size) > MAX_FILE_BYTES:
+        raise RomergoError(
+            "invalid_argument", f"{path} has {size:,} bytes; an import reads at most {MAX_FILE_BYTES:,}."
+        )
     data = path.read_bytes()
 
     async def load(services: Services) -> tuple[str, str, int, list[str]]:

@@ -3,20 +3,21 @@
 A zip holding `story.json` (the models below; JSON Schema published as
 docs/romergo-archive.schema.json, `format_version` 1) and each media file as `media/<asset key>`,
 byte for byte. Reading refuses anything that is not such an archive, in words, before a project is
-made: a zip bomb (the declared sizes are checked before anything is unpacked), a missing file, a
-reference to a scene or asset the archive does not hold.
+made: a zip bomb or a damaged zip (`zipped` reads each file with a byte cap while it inflates), a
+`story.json` past the import limits or nested too deep (`json_shape` scans it before it is read),
+a missing file, a reference to a scene or asset the archive does not hold.
 """
 
 from __future__ import annotations
 
 import io
-import json
 import zipfile
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from romergo.errors import invalid
+from romergo.interchange import json_shape, zipped
 from romergo.interchange.document import (
     AssetDoc,
     ChapterDoc,
@@ -121,26 +122,23 @@ def write_archive(document: StoryDocument) -> bytes:
     return buffer.getvalue()
 
 
-def read_archive(data: bytes) -> StoryDocument:
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        raise invalid("The file is not a Romergo archive (not a zip file).") from None
-    with archive:
+def read_archive(data: bytes, max_media_bytes: int = MAX_UNPACKED_BYTES) -> StoryDocument:
+    """The archive's story; each media file may unpack to `max_media_bytes` at most."""
+    with zipped.opened(data) as archive:
         entries = {info.filename: info for info in archive.infolist()}
         if STORY_FILE not in entries:
             raise invalid(f"The archive has no {STORY_FILE}.")
         if sum(info.file_size for info in entries.values()) > MAX_UNPACKED_BYTES:
-            raise invalid("The archive unpacks to more than 512 MB.")
-        if entries[STORY_FILE].file_size > MAX_STORY_JSON_BYTES:
-            raise invalid(f"{STORY_FILE} is larger than 64 MB.")
-        story = _story(archive.read(STORY_FILE))
+            raise invalid(f"The archive unpacks to more than {MAX_UNPACKED_BYTES:,} bytes.")
+        story = _story(zipped.member(archive, entries[STORY_FILE], MAX_STORY_JSON_BYTES))
         media: dict[str, bytes] = {}
+        room = MAX_UNPACKED_BYTES
         for asset in story.assets:
             name = MEDIA_DIR + asset.key
             if name not in entries:
                 raise invalid(f"The archive lists the asset {asset.name!r} but has no file {name}.")
-            media[asset.key] = archive.read(name)
+            media[asset.key] = zipped.member(archive, entries[name], min(max_media_bytes, room))
+            room -= len(media[asset.key])
     return StoryDocument(
         title=story.title,
         chapters=[
@@ -168,9 +166,7 @@ def archive_schema() -> dict[str, object]:
 
 def _story(raw: bytes) -> ArchiveStory:
     try:
-        return ArchiveStory.model_validate(json.loads(raw))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise invalid(f"{STORY_FILE} is not JSON: {error}.") from None
+        return ArchiveStory.model_validate(json_shape.loaded(raw, STORY_FILE))
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])

@@ -20,6 +20,7 @@ from romergo.actors import Actor
 from romergo.config import Limits
 from romergo.errors import invalid
 from romergo.interchange import archive, twee, yarn
+from romergo.interchange.bounds import check_counts, check_text_lines
 from romergo.interchange.document import StoryDocument, check_document
 from romergo.interchange.projects import create_project, document_of
 from romergo.story.base import StoryStore
@@ -35,6 +36,11 @@ MEDIA_TYPES: dict[Format, str] = {
     "yarn": "text/plain; charset=utf-8",
 }
 MAX_TEXT_BYTES = 16 * 1024 * 1024
+MAX_ARCHIVE_BYTES = archive.MAX_UNPACKED_BYTES
+MAX_FILE_BYTES = max(MAX_TEXT_BYTES, MAX_ARCHIVE_BYTES)
+"""The largest file any import reads (the command line checks it before reading the file)."""
+MAX_NOTES = 200
+"""Notes an import answers with; past them, one more says how many were left out."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +83,7 @@ class InterchangeService:
         document = await asyncio.to_thread(_checked_document, chosen, data, filename, self.limits)
         async with self.store.write(actor) as tx:
             project = await create_project(tx, document)
-        return Imported(project, chosen, len(document.scenes()), list(document.notes))
+        return Imported(project, chosen, len(document.scenes()), _shown(document.notes))
 
 
 def _written(document: StoryDocument, chosen: Format) -> Exported:
@@ -96,16 +102,21 @@ def _written(document: StoryDocument, chosen: Format) -> Exported:
 
 def _checked_document(chosen: Format, data: bytes, filename: str, limits: Limits) -> StoryDocument:
     """The file's story, titled after the file if it has no title, held to the editor's rules."""
-    document = read_document(chosen, data)
+    document = read_document(chosen, data, limits)
+    check_counts(document)
     if not document.title.strip():
         document.title = _title_from(filename)
     check_document(document, limits)
     return document
 
 
-def read_document(chosen: Format, data: bytes) -> StoryDocument:
+def read_document(chosen: Format, data: bytes, limits: Limits) -> StoryDocument:
     if chosen == "archive":
-        return archive.read_archive(data)
+        if len(data) > MAX_ARCHIVE_BYTES:
+            raise invalid(
+                f"The file has {len(data):,} bytes; an archive may have at most {MAX_ARCHIVE_BYTES:,}."
+            )
+        return archive.read_archive(data, max(limits.max_image_bytes, limits.max_audio_bytes))
     if len(data) > MAX_TEXT_BYTES:
         raise invalid(
             f"The file has {len(data):,} bytes; a {chosen} file may have at most {MAX_TEXT_BYTES:,}."
@@ -114,6 +125,7 @@ def read_document(chosen: Format, data: bytes) -> StoryDocument:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise invalid(f"The file is not UTF-8 text (byte {error.start}).") from None
+    check_text_lines(text)
     return twee.read_twee(text) if chosen == "twee" else yarn.read_yarn(text)
 
 
@@ -134,6 +146,12 @@ def detect_format(filename: str, data: bytes) -> Format:
     if re.search(r"^---\s*$", head, re.M) and re.match(r"\w+:", head):
         return "yarn"
     raise invalid("Cannot tell what kind of file this is: use .romergo.zip, .twee or .yarn.")
+
+
+def _shown(notes: list[str]) -> list[str]:
+    if len(notes) <= MAX_NOTES:
+        return list(notes)
+    return [*notes[:MAX_NOTES], f"… and {len(notes) - MAX_NOTES:,} more notes like these."]
 
 
 def _format(value: str) -> Format:

@@ -16,9 +16,11 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from romergo.errors import invalid
+from romergo.interchange.bounds import Tally
 from romergo.interchange.document import (
     ChapterDoc,
     CharacterDoc,
@@ -32,11 +34,12 @@ from romergo.interchange.document import (
 )
 
 HEADER = re.compile(r"^::(?P<rest>.*)$")
+# Possessive (`*+`): a name and its tags never give back what they read, so a long header is read
+# once (a 2,000-character one took 12 s while the engine tried every split of its spaces).
 HEADER_PARTS = re.compile(
-    r"^\s*(?P<name>(?:\\.|[^\\\[\]{}])*)(?:\[(?P<tags>(?:\\.|[^\\\]])*)\])?\s*(?P<meta>\{.*\})?\s*$"
+    r"^(?P<name>(?:\\.|[^\\\[\]{}])*+)(?:\[(?P<tags>(?:\\.|[^\\\]])*+)\])?\s*(?P<meta>\{.*\})?\s*$"
 )
-LINK = re.compile(r"\[\[(.+?)\]\](?!\])")
-CODE = re.compile(r"<<|>>|\(\w[\w-]*:|\$\w|\{\{|</?\w+[^>]*>")
+CODE = re.compile(r"<<|>>|\(\w[\w-]*:|\$\w|\{\{|</?\w+[^<>]*>")
 ENDING_TAG = "ending"
 CHAPTER_TAG = "chapter:"
 DEFAULT_CHAPTER = "Chapter 1"
@@ -85,11 +88,14 @@ def _passage_names(document: StoryDocument, notes: list[str]) -> dict[str, str]:
     """Scene key → a passage name, unique as Twee requires (scene titles need not be)."""
     names: dict[str, str] = {}
     used: set[str] = set(SPECIAL)
+    tried: dict[str, int] = {}  # title → the last number tried: 10,000 scenes of one title stay linear
     for scene in document.scenes():
-        name, n = scene.title, 1
+        n = tried.get(scene.title, 1)
+        name = scene.title if n == 1 else f"{scene.title} ({n})"
         while name in used:
             n += 1
             name = f"{scene.title} ({n})"
+        tried[scene.title] = n
         if n > 1:
             notes.append(f'Two scenes are called "{scene.title}": the passage of the later one is "{name}".')
         used.add(name)
@@ -135,7 +141,8 @@ class _Passage:
 
 
 def read_twee(text: str) -> StoryDocument:
-    passages = _passages(text.splitlines())
+    tally = Tally()
+    passages = _passages(text.splitlines(), tally)
     notes: list[str] = [note for passage in passages for note in passage.notes]
     title, start_name, scenes = _special_passages(passages, notes)
     by_name = {p.name: p for p in scenes}
@@ -144,12 +151,14 @@ def read_twee(text: str) -> StoryDocument:
     start = start_name or ("Start" if "Start" in by_name else (scenes[0].name if scenes else None))
     characters: dict[str, CharacterDoc] = {}
     chapters: dict[str, ChapterDoc] = {}
+    names = set(by_name)
     for passage in scenes:
-        scene = _scene(passage, passage.name == start, set(by_name), characters, notes)
+        scene = _scene(passage, passage.name == start, names, characters, notes, tally)
         chapter_title = _chapter_of(passage, notes)
-        chapters.setdefault(
-            chapter_title, ChapterDoc(chapter_title, where=f"line {passage.line}")
-        ).scenes.append(scene)
+        if chapter_title not in chapters:
+            tally.add("chapters")
+            chapters[chapter_title] = ChapterDoc(chapter_title, where=f"line {passage.line}")
+        chapters[chapter_title].scenes.append(scene)
     return StoryDocument(title, list(chapters.values()), list(characters.values()), [], _unique(notes))
 
 
@@ -172,7 +181,7 @@ def _special_passages(passages: list[_Passage], notes: list[str]) -> tuple[str, 
     return title, start_name, scenes
 
 
-def _passages(lines: list[str]) -> list[_Passage]:
+def _passages(lines: list[str], tally: Tally) -> list[_Passage]:
     passages: list[_Passage] = []
     passages_placed: list[int] = []
     seen: dict[str, int] = {}
@@ -190,6 +199,8 @@ def _passages(lines: list[str]) -> list[_Passage]:
                 f'line {number}: a second passage named "{name}" (the first is on line {seen[name]}).'
             )
         seen[name] = number
+        if name not in SPECIAL and not CODE_TAGS & set(tags):
+            tally.add("scenes")
         passages.append(_Passage(name, tags, number))
     if not passages:
         raise invalid("line 1: no passages: a Twee file starts each passage with a line beginning '::'.")
@@ -223,21 +234,27 @@ def _start_of(passage: _Passage) -> str | None:
 
 
 def _scene(
-    passage: _Passage, is_start: bool, names: set[str], characters: dict[str, CharacterDoc], notes: list[str]
+    passage: _Passage,
+    is_start: bool,
+    names: set[str],
+    characters: dict[str, CharacterDoc],
+    notes: list[str],
+    tally: Tally,
 ) -> SceneDoc:
     scene = SceneDoc(passage.name, passage.name, is_start=is_start, is_ending=ENDING_TAG in passage.tags)
     scene.where = f"line {passage.line}"
     for number, raw in passage.body:
-        links = LINK.findall(raw)
-        for link in links:
+        links = _links(raw)
+        tally.add("choices", len(links))
+        for _, _, link in links:
             label, target = _parse_link(link)
             if target not in names:
                 notes.append(
                     f'line {number}: the link to "{target}" leads to no passage; the choice leads nowhere.'
                 )
             scene.choices.append(ChoiceDoc(label, target if target in names else None, f"line {number}"))
-        text = LINK.sub(lambda m: _parse_link(m.group(1))[0], raw).strip() if links else raw.strip()
-        if links and not LINK.sub("", raw).strip():
+        text = _with_links(raw, links, lambda inner: _parse_link(inner)[0]).strip()
+        if links and not _with_links(raw, links, lambda _: "").strip():
             continue  # a line of links only: they are the scene's choices
         if links:
             notes.append(
@@ -249,8 +266,37 @@ def _scene(
             notes.append(
                 f'Passage "{passage.name}" has story-format code (macros, variables, HTML): kept as text.'
             )
+        tally.add("lines")
         scene.lines.append(_spoken(text, f"line {number}", characters))
     return scene
+
+
+def _links(raw: str) -> list[tuple[int, int, str]]:
+    """The `[[…]]` links of a line as (start, end, what is inside): what the pattern
+    `\\[\\[(.+?)\\]\\](?!\\])` finds, in one pass (the pattern retried the rest of the line from
+    each unclosed `[[`, and a line of them took minutes)."""
+    found: list[tuple[int, int, str]] = []
+    start = raw.find("[[")
+    while start != -1:
+        close = raw.find("]]", start + 3)
+        if close == -1:
+            break
+        while raw.startswith("]", close + 2):  # `[[a]]]` links to "a]"
+            close += 1
+        found.append((start, close + 2, raw[start + 2 : close]))
+        start = raw.find("[[", close + 2)
+    return found
+
+
+def _with_links(raw: str, links: list[tuple[int, int, str]], shown: Callable[[str], str]) -> str:
+    """The line with each link replaced by `shown(what is inside)`."""
+    parts: list[str] = []
+    at = 0
+    for start, end, inner in links:
+        parts += [raw[at:start], shown(inner)]
+        at = end
+    parts.append(raw[at:])
+    return "".join(parts)
 
 
 def _parse_link(inner: str) -> tuple[str, str]:

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from romergo.errors import invalid
+from romergo.interchange.bounds import Tally
 from romergo.interchange.document import (
     ChapterDoc,
     CharacterDoc,
@@ -48,7 +49,7 @@ DEFAULT_CHAPTER = "Chapter 1"
 HEADER_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w.]*)\s*:\s*(?P<value>.*)$")
 JUMP = re.compile(r"^<<\s*jump\s+(?P<target>[^>\s]+)\s*>>$")
 OPTION = re.compile(r"^->\s*(?P<label>.*)$")
-LINE_TAGS = re.compile(r"(?:\s+#[\w:.\-]+)+\s*$")
+LINE_TAG = re.compile(r"#[\w:.\-]+")
 
 
 # ---- export ------------------------------------------------------------------------------------
@@ -87,6 +88,7 @@ def _node_titles(document: StoryDocument) -> dict[str, str]:
     """Scene key → a node title: letters, digits and underscores, unique; the start scene is `Start`."""
     titles: dict[str, str] = {}
     used: set[str] = set()
+    tried: dict[str, int] = {}
     start = next((s for s in document.scenes() if s.is_start), None)
     if start is not None:
         titles[start.key] = "Start"
@@ -96,10 +98,12 @@ def _node_titles(document: StoryDocument) -> dict[str, str]:
             continue
         base = re.sub(r"\W+", "_", scene.title, flags=re.ASCII).strip("_") or "Scene"
         base = base if base[0].isalpha() or base[0] == "_" else f"_{base}"
-        title, n = base, 1
+        n = tried.get(base, 1)
+        title = base if n == 1 else f"{base}_{n}"
         while title in used:
             n += 1
             title = f"{base}_{n}"
+        tried[base] = n  # the last number tried: 10,000 scenes of one title stay linear
         used.add(title)
         titles[scene.key] = title
     return titles
@@ -138,7 +142,8 @@ def read_yarn(text: str) -> StoryDocument:
     lines = text.splitlines()
     first = next((line.strip() for line in lines if line.strip()), "")
     title = first[len(STORY_COMMENT) :].strip() if first.startswith(STORY_COMMENT) else ""
-    nodes = _nodes(lines)
+    tally = Tally()
+    nodes = _nodes(lines, tally)
     titles = {node.title for node in nodes}
     start = "Start" if "Start" in titles else nodes[0].title
     notes: list[str] = []
@@ -147,17 +152,20 @@ def read_yarn(text: str) -> StoryDocument:
     variables: list[VariableDoc] = []
     for node in nodes:
         scene = _scene(node, node.title == start, titles, characters, variables, notes)
+        tally.add("lines", len(scene.lines))
+        tally.add("choices", len(scene.choices))
         chapter_title = node.headers.get(CHAPTER_HEADER, "").strip() or DEFAULT_CHAPTER
-        chapters.setdefault(
-            chapter_title, ChapterDoc(chapter_title, where=f"line {node.line}")
-        ).scenes.append(scene)
+        if chapter_title not in chapters:
+            tally.add("chapters")
+            chapters[chapter_title] = ChapterDoc(chapter_title, where=f"line {node.line}")
+        chapters[chapter_title].scenes.append(scene)
     document = StoryDocument(title, list(chapters.values()), list(characters.values()), [], notes, variables)
     settle(document, notes)
     document.notes = list(dict.fromkeys(notes))
     return document
 
 
-def _nodes(lines: list[str]) -> list[_Node]:
+def _nodes(lines: list[str], tally: Tally) -> list[_Node]:
     nodes: list[_Node] = []
     seen: dict[str, int] = {}
     number, total = 0, len(lines)
@@ -171,6 +179,7 @@ def _nodes(lines: list[str]) -> list[_Node]:
                 f'line {node.line}: a second node titled "{node.title}" (the first: line {seen[node.title]}).'
             )
         seen[node.title] = node.line
+        tally.add("scenes")
         nodes.append(node)
     if not nodes:
         raise invalid(
@@ -282,10 +291,27 @@ def _target(name: str, number: int, titles: set[str], notes: list[str]) -> str |
 
 
 def _without_tags(text: str, notes: list[str]) -> str:
-    cleaned = LINE_TAGS.sub("", text)
+    cleaned = _tags_cut(text)
     if cleaned != text:
         notes.append("Line tags (#…) have no equivalent in Romergo: not kept.")
     return cleaned
+
+
+def _tags_cut(text: str) -> str:
+    """`text` without the `#tags` that end it (each after a space), read from the end once: the
+    pattern `(?:\\s+#[\\w:.\\-]+)+\\s*$` it replaces was tried again from every space of the line."""
+    end = len(text.rstrip())
+    kept = len(text)
+    while end > 0:
+        start = end
+        while start > 0 and not text[start - 1].isspace():
+            start -= 1
+        if start == 0 or LINE_TAG.fullmatch(text, start, end) is None:
+            break
+        while start > 0 and text[start - 1].isspace():
+            start -= 1
+        end = kept = start
+    return text[:kept]
 
 
 def _spoken(text: str, where: str, characters: dict[str, CharacterDoc], notes: list[str]) -> LineDoc:
