@@ -127,6 +127,9 @@ PROOFS: dict[str, list[str]] = {
     ],
     "Room reach": [
         "tests/browser/test_room_reach.py::test_a_room_limited_to_chapters_says_so_and_keeps_the_agent_out",
+        "tests/security/test_room_reach_start_mark.py",
+        "tests/security/test_room_reach_story_check.py",
+        "tests/security/test_room_reach_narrowed_history.py",
     ],
     "Long-polls per `client_id` are capped": [
         f"{RULES}::test_long_polls_are_capped_per_client",
@@ -151,6 +154,30 @@ PROOFS: dict[str, list[str]] = {
     ],
     "The confirmation dialog shows the tool": [
         "tests/browser/test_agent_panel.py::test_allow_once_and_reject_in_the_panel_decide_a_waiting_tool_call",
+    ],
+    # Bounded work
+    "No input from outside runs unbounded on the event loop": [
+        "tests/security/test_import_counts.py",
+        "tests/security/test_hostile_patterns_compile.py",
+        "tests/security/test_hostile_patterns_match.py",
+    ],
+    "Archives are inflated with real byte caps": [
+        "tests/security/test_import_inflation.py",
+        "tests/security/test_import_malformed.py",
+        "tests/security/test_import_parsers_linear.py",
+    ],
+    "Numbers in a story's state": [
+        "tests/security/test_state_number_ranges.py",
+    ],
+    "A restore copies only the files its manifest lists": [
+        "tests/security/test_restore_trusts_its_manifest.py",
+    ],
+    "Outbound fetches (client metadata documents)": [
+        "tests/security/test_client_metadata_deadline.py",
+        "tests/security/test_client_metadata_addresses.py",
+    ],
+    "Slow clients cannot hold the server": [
+        "tests/security/test_slow_clients.py",
     ],
     # Web UI
     "Session cookies HttpOnly, SameSite": [
