@@ -48,8 +48,9 @@ from tests.support.big_story import big_story
 from tests.support.server import RunningServer
 
 # The hostile inputs, each just under what bounds it (Limits.max_line_chars: 2,000 characters).
-SEARCH_PATTERNS = ("(a+)+$", r"(\w+\s?)+$")
-"""Nested repeats that backtrack on a long run of letters ending in something else."""
+SEARCH_PATTERNS = ("(a+)+$", r"(\w+\s?)+$", "(?:(?:a{20}){20}){24}$")
+"""Nested repeats that backtrack on a long run of letters ending in something else; the last one
+also as large to compile as a pattern may be (9,600 written out, of 10,000)."""
 LONG_LINE_CHARS = Limits().max_line_chars
 """Each searched line: letters, then one character the patterns' `$` cannot follow."""
 LONG_LINES = 4
