@@ -13,8 +13,8 @@ from api.schemas import ChannelSettings, Decision, NewChannel, NewCommand, Undo
 from romergo.actors import user_actor
 from romergo.channels import wire
 from romergo.channels.owner import KEEP
+from romergo.channels.waiting import EventNumber
 from romergo.clock import iso
-from romergo.config import MAX_STORED_INTEGER
 from romergo.services import Services
 
 
@@ -80,7 +80,7 @@ def router(services: Services, auth: OwnerAuth) -> APIRouter:
     async def events(
         channel_id: str,
         owner: Caller,
-        after: Annotated[int, Query(ge=0, le=MAX_STORED_INTEGER)] = 0,
+        after: Annotated[EventNumber, Query()] = 0,
         wait: Annotated[float, Query(ge=0, le=50)] = 0,
     ) -> dict[str, Any]:
         found, cursor = await channels.owner.events(owner.user_id, channel_id, after, wait)

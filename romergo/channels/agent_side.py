@@ -50,13 +50,13 @@ from romergo.channels.vocabulary import (
     EventKind,
 )
 from romergo.channels.wait_check import CALLERS_MEMBERSHIP, agent_actor
+from romergo.channels.waiting import EVENT_NUMBER_RANGE, MAX_EVENT_NUMBER, MAX_WAIT, MIN_WAIT
 from romergo.errors import RomergoError, invalid
 from romergo.ids import sha256_hex
 from romergo.ratelimit import rate_limit
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command, Project
 
 log = logging.getLogger(__name__)
-MIN_WAIT, MAX_WAIT = 1, 50
 CONVERSATION_EVENTS = 50
 
 
@@ -339,8 +339,8 @@ def _summary(summary: Summary | dict[str, Any] | None) -> Summary | None:
 
 
 def _check_wait(cursor: object, timeout_seconds: object) -> None:
-    if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
-        raise invalid("cursor must be a whole number of 0 or more (the cursor of your last result).")
+    if isinstance(cursor, bool) or not isinstance(cursor, int) or not 0 <= cursor <= MAX_EVENT_NUMBER:
+        raise invalid(f"cursor must be {EVENT_NUMBER_RANGE} (the cursor of your last result).")
     if isinstance(timeout_seconds, bool) or not isinstance(timeout_seconds, int | float):
         raise invalid(f"timeout_seconds must be a number from {MIN_WAIT} to {MAX_WAIT}.")
     if not MIN_WAIT <= timeout_seconds <= MAX_WAIT:

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-JOIN_INSTRUCTIONS = """\
+PREFIXED_TOOL_NAMES = (
+    "Your harness may show Romergo's tools with a prefix of its own (for example "
+    "mcp__romergo__romergo_join_builder_channel or romergo_romergo_join_builder_channel): wherever a "
+    "tool is named here, call the one whose name ends with the bare name."
+)
+"""Harnesses put their own prefix before a server's tool names, while Romergo's texts name the bare
+tools: every text that names tools for an agent before or as it joins says so."""
+
+JOIN_INSTRUCTIONS = f"""\
 You are connected to a Romergo Builder channel: the owner of a branching-story project works in \
-the editor and sends you commands through it.
+the editor and sends you commands through it. {PREFIXED_TOOL_NAMES}
 
 How to work:
 1. Call romergo_wait_for_builder_command with this channel_id and the cursor you were given. It \

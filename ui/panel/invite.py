@@ -16,6 +16,7 @@ from typing import Any
 
 from nicegui import ui
 
+from romergo.channels.instructions import PREFIXED_TOOL_NAMES
 from romergo.channels.reach import MODE_WORDS
 from romergo.channels.vocabulary import DEFAULT_PERMISSIONS, PERMISSIONS, ConfirmationMode
 from ui.components.copy_button import copy_button
@@ -91,7 +92,10 @@ def start_prompt(code: str, mcp_url: str, reach: str = "") -> str:
     """What the owner pastes into their agent; `reach` is the room in plain words (no titles)."""
     room = f" The room covers: {reach}." if reach else ""
     return (
-        f"Join my Romergo Builder channel with the code {code} (Romergo's MCP server: {mcp_url}).{room} "
+        f"Join my Romergo Builder channel with the code {code}.{room} "
+        f"If you do not have Romergo's tools, its MCP server ({mcp_url}) must be added to you first: "
+        "tell me, and I will add it and give you this prompt again. "
+        f"{PREFIXED_TOOL_NAMES} "
         "Use romergo_join_builder_channel, then keep calling romergo_wait_for_builder_command. "
         "Run each new command once, then send the result or your question back with "
         "romergo_report_builder_event. Keep waiting for my next command until I explicitly ask you to stop."
@@ -130,7 +134,9 @@ def code_view(
         field = ui.input("Join code", value=code).props("readonly outlined dense").classes("grow")
         field.props('input-class="font-mono"')
         copy_button(code, "Copy code")
-    ui.label("Paste this into your agent:").classes("text-subtitle2 mt-2")
+    ui.label("Add Romergo to your agent first (Connect your agent, below), then paste this into it:").classes(
+        "text-subtitle2 mt-2"
+    )
     prompt = start_prompt(code, mcp_url, reach)
     with ui.row().classes("w-full items-start no-wrap gap-1"):
         ui.textarea("Start prompt", value=prompt).props("readonly outlined autogrow dense").classes("grow")
