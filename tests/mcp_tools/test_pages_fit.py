@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcp import Client
 from mcp.types import CallToolResult
 
-from mcp_tools.server import build_server
 from tests.support.big_story import big_story
+from tests.support.oauth import mcp_client, personal_token
+from tests.support.server import RunningServer
 from tests.support.story import small_story
 from tests.support.tools import ALL_SCOPES, agent, agent_of, text_of, untrusted
 
@@ -77,7 +77,6 @@ async def test_a_long_outline_comes_in_pages_that_fit_with_next_page_before_the_
     project_id, scenes, token = await long_outline(services, actor)
     async with agent(services, token) as helper:
         pages = await outline_pages(helper, project_id)
-    assert len(pages) >= 5
     for result in pages:
         text_size, structured_size = sizes(result)
         assert text_size <= DEFAULT_PAGE and structured_size <= DEFAULT_PAGE, (text_size, structured_size)
@@ -87,7 +86,7 @@ async def test_a_long_outline_comes_in_pages_that_fit_with_next_page_before_the_
     for result in pages[:-1]:
         text, token_ = text_of(result), untrusted(result)["next_page"]
         assert text.index(f'page="{token_}"') < text.index("<untrusted-data-"), text[:400]
-    assert untrusted(pages[-1])["truncated"] is False
+    assert len(pages) >= 5 and untrusted(pages[-1])["truncated"] is False
     assert scene_ids(pages) == scenes  # every scene exactly once, in story order
 
 
@@ -118,8 +117,9 @@ async def test_a_page_size_out_of_range_is_clamped_and_the_result_says_so(servic
     assert scene_ids(huge) == scenes
 
 
-async def test_the_paged_tools_declare_their_largest_page_to_claude_code(services, author):
-    async with Client(build_server(services)) as client:
+async def test_the_paged_tools_declare_their_largest_page_to_claude_code(server: RunningServer):
+    # Over HTTP, as a harness lists the tools: Claude Code reads `_meta` from tools/list.
+    async with mcp_client(server.base_url, personal_token(server, "ada")) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     for name in PAGED:
         assert tools[name].meta == {"anthropic/maxResultSizeChars": LARGEST_PAGE}, name
