@@ -28,6 +28,7 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from mcp_tools.envelope import Envelope, envelope
+from mcp_tools.paging import MAX_PAGE_CHARS
 from mcp_tools.schemas import plain_schema
 from mcp_tools.tooling import Category, ToolSpec, run_tool
 from romergo.actors import Actor
@@ -105,6 +106,7 @@ def _sdk_tool(services: Services, declared: Declared) -> Tool:
         description=spec.description,
         annotations=spec.annotations,
         structured_output=True,
+        meta=_listing_meta(declared.fn),
     )
     # The SDK has no per-argument opt-out of its JSON pre-parsing (see _TextKeepingMetadata), so
     # the tool gets the same metadata with that one step replaced, and its output schema in the
@@ -117,6 +119,17 @@ def _sdk_tool(services: Services, declared: Declared) -> Tool:
         wrap_output=metadata.wrap_output,
     )
     return tool.model_copy(update={"fn_metadata": keeping})
+
+
+def _listing_meta(fn: ToolFn) -> dict[str, Any] | None:
+    """What the tool listing tells harnesses beyond the schemas.
+
+    A tool that takes `page_size` may answer with a page of up to MAX_PAGE_CHARS; Claude Code
+    saves a longer result to a file and shows its model a 2 KB preview (without `next_page`)
+    unless the tool declares how large its results may be."""
+    if "page_size" in inspect.signature(fn).parameters:
+        return {"anthropic/maxResultSizeChars": MAX_PAGE_CHARS}
+    return None
 
 
 def _bound(services: Services, declared: Declared) -> ToolFn:

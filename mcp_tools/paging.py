@@ -1,12 +1,25 @@
-"""Pages of a long result: at most 64 KB of rendered text each, continued with `next_page`.
+"""Pages of a long result, each small enough for every common agent harness to show it whole.
 
 A paged tool hands over the list it pages over (lines of a scene, scenes of a chapter, ...) and
-a function that builds the result's data from a slice of it. Each page holds as many items as
-fit (always at least one, so reading always advances). The page token is stateless and opaque
-to the agent: base64url of `[version, offset, call digest, list digest]`. The call digest ties
-it to the same tool and arguments (another call's token is `invalid_argument`); the list digest
-is over the items' ids, so a token taken before items were added, removed or reordered is
-`conflict` instead of silently skipping or repeating items.
+a function that builds the result's data from a slice of it. Each page holds as many whole items
+as fit (always at least one, so reading always advances; an item is never split). The page token
+is stateless and opaque to the agent: base64url of `[version, offset, call digest, list digest]`.
+The call digest ties it to the same tool and arguments (another call's token is
+`invalid_argument`); the list digest is over the items' ids, so a token taken before items were
+added, removed or reordered is `conflict` instead of silently skipping or repeating items. The
+page size is not part of the call: an agent may change it from one page to the next.
+
+Page size. Harnesses hand the model either form of a result, the text rendering or the
+structured JSON, and cut what is too long: Codex keeps about 12,000 characters (its estimate
+counts UTF-8 bytes, four to a token) and drops the middle, Gemini CLI and opencode cut from the
+middle too, Claude Code keeps 50,000 unless the tool declares more. So both forms of a page are
+measured, in UTF-8 bytes (never fewer than the characters, or the UTF-16 units JavaScript
+counts), and by default each stays within DEFAULT_PAGE_CHARS, 10,000: under Codex's limit with
+room to spare. An agent whose harness shows more asks for `page_size` up to MAX_PAGE_CHARS (what
+the paged tools declare to Claude Code as `anthropic/maxResultSizeChars`); a size outside
+MIN_PAGE_CHARS..MAX_PAGE_CHARS is clamped and `page_note` says so. One item larger than the page
+(a very long line, shown escaped) gets a page of its own, whole, and `page_note` says that too:
+cutting it would hand an agent text it could mistake for the line and write back.
 """
 
 from __future__ import annotations
@@ -18,12 +31,13 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel
 
-from mcp_tools.envelope import TEXT_LIMIT_BYTES, new_nonce, render, rendered_envelope, rendered_size
+from mcp_tools.envelope import new_nonce, render, rendered_envelope
 from romergo.errors import RomergoError, invalid
 
 T = TypeVar("T")
@@ -31,6 +45,14 @@ VERSION = 1
 MAX_TOKEN_CHARS = 200
 WHOLE_FIRST = 200
 LONG_LIST = 500
+DEFAULT_PAGE_CHARS = 10_000
+"""Each form of a page by default: fits Codex's ~12,000, the smallest default of the harnesses."""
+MIN_PAGE_CHARS = 2_000
+"""The smallest page an agent may ask for: below it the repeated parts (a scene's header and
+choices, the envelope) would leave room for hardly any items."""
+MAX_PAGE_CHARS = 60_000
+"""The largest page an agent may ask for: within what Claude Code keeps once the tool declares it,
+and a bound on the work and memory of one page."""
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
@@ -40,35 +62,75 @@ def paged(
     keys: Sequence[str],
     build: Callable[[Sequence[T]], BaseModel],
     page: str | None,
-    limit: int | None = None,
+    page_size: int | None = None,
 ) -> CallToolResult:
     """The page of `items` that starts where `page` says (the first without one).
 
     `call` names the tool and the arguments that select the list (e.g. "get_scene:scn_x");
-    `keys` are the items' ids, in order. `limit` (UTF-8 bytes of text) defaults to 64 KB.
+    `keys` are the items' ids, in order. `page_size` is the agent's (clamped, see Sizing).
     """
-    limit = TEXT_LIMIT_BYTES if limit is None else limit
     if len(keys) != len(items):
         raise ValueError("one key per item")
     listed = Listed(call, keys)
     start = read_token(page, listed)
+    sizing = Sizing.asked(page_size)
     nonce = new_nonce()
-    pages: dict[int, tuple[object, str]] = {}
+    pages: dict[int, CallToolResult] = {}
 
-    def rendered(end: int) -> int:
+    def rendered(end: int, note: str | None = sizing.note) -> int:
         """Render the page that ends at `end`, keep it for sending, and say how large it is."""
         token = listed.token(end) if end < len(items) else None
         dumped = build(items[start:end]).model_dump(mode="json")
-        pages[end] = (dumped, render(dumped, nonce, token))
-        return rendered_size(pages[end][1])
+        text = render(dumped, nonce, token, note)
+        pages[end] = rendered_envelope(dumped, text, nonce, token is not None, token, note)
+        return form_size(pages[end])
 
-    end = _fitting_end(start, len(items), rendered, limit)
-    next_page = listed.token(end) if end < len(items) else None
+    end = _fitting_end(start, len(items), rendered, sizing.chars)
     if end not in pages:
         rendered(end)
-    # The page that was measured is the page that is sent: built and rendered once.
-    dumped, text = pages[end]
-    return rendered_envelope(dumped, text, nonce, next_page is not None, next_page)
+    if end == start + 1 and form_size(pages[end]) > sizing.chars:
+        rendered(end, sizing.oversized())
+    # The page that was measured is the page that is sent: built and rendered once (an oversized
+    # item once more, to say so).
+    return pages[end]
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """The page size a call uses, and what the result says about it when it is not what was asked."""
+
+    chars: int
+    note: str | None = None
+
+    @classmethod
+    def asked(cls, page_size: int | None) -> Sizing:
+        if page_size is None:
+            return cls(DEFAULT_PAGE_CHARS)
+        if page_size < MIN_PAGE_CHARS:
+            return cls(
+                MIN_PAGE_CHARS,
+                f"page_size is at least {MIN_PAGE_CHARS:,}; pages of {MIN_PAGE_CHARS:,} were used.",
+            )
+        if page_size > MAX_PAGE_CHARS:
+            return cls(
+                MAX_PAGE_CHARS,
+                f"page_size is at most {MAX_PAGE_CHARS:,}; pages of {MAX_PAGE_CHARS:,} were used.",
+            )
+        return cls(page_size)
+
+    def oversized(self) -> str:
+        said = f"{self.note} " if self.note else ""
+        return (
+            f"{said}This page holds one item, whole, larger than page_size ({self.chars:,}): "
+            "an item is never split."
+        )
+
+
+def form_size(result: CallToolResult) -> int:
+    """The larger of the page's two forms, text and structured JSON, in UTF-8 bytes."""
+    text = sum(len(part.text.encode()) for part in result.content if isinstance(part, TextContent))
+    structured = json.dumps(result.structured_content, ensure_ascii=False)
+    return max(text, len(structured.encode()))
 
 
 def _fitting_end(start: int, total: int, size: Callable[[int], int], limit: int) -> int:
@@ -111,15 +173,16 @@ async def paged_aside(
     keys: Sequence[str],
     build: Callable[[Sequence[T]], BaseModel],
     page: str | None,
+    page_size: int | None = None,
 ) -> CallToolResult:
     """`paged`, in a worker thread when the list is long (over LONG_LIST items).
 
     Fitting a page of a long list renders a few pages of it: ~13 ms of pure Python for the story
-    check of 2,000 scenes, in which every other call on the event loop waited (issue 16). A short
+    check of 2,000 scenes, in which every other call on the event loop waited. A short
     list is paged where it is: the hand-off would cost more than it spares."""
     if len(items) <= LONG_LIST:
-        return paged(call, items, keys, build, page)
-    return await asyncio.to_thread(paged, call, items, keys, build, page)
+        return paged(call, items, keys, build, page, page_size)
+    return await asyncio.to_thread(paged, call, items, keys, build, page, page_size)
 
 
 class Listed:

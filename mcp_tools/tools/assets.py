@@ -22,6 +22,7 @@ from mcp_tools.tools.common import (
     CommandId,
     Deleted,
     Page,
+    PageSize,
     ProjectId,
     RoomListing,
     room_note,
@@ -90,6 +91,7 @@ async def romergo_search_assets(
     query: Annotated[str, Field(description="Words to look for in names and tags; empty lists all.")] = "",
     kind: Annotated[Kind | None, Field(description="Only this kind; null for every kind.")] = None,
     page: Page = None,
+    page_size: PageSize = None,
 ) -> Annotated[CallToolResult, Envelope[AssetList]]:
     assets, actor = call.services.assets, call.actor
     wanted = {asset.id for asset in await assets.find_assets(actor, project_id, query, kind)}
@@ -99,7 +101,7 @@ async def romergo_search_assets(
         return AssetList(assets=[asset_item(view) for view in part], room=room_note(call.actor))
 
     paging_key = f"search_assets:{project_id}:{kind}:{query}"
-    return await paged_aside(paging_key, views, [view.asset.id for view in views], build, page)
+    return await paged_aside(paging_key, views, [view.asset.id for view in views], build, page, page_size)
 
 
 @tools.tool(

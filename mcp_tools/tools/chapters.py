@@ -21,6 +21,7 @@ from mcp_tools.tools.common import (
     CommandId,
     Deleted,
     Page,
+    PageSize,
     Position,
     ProjectId,
     SceneItem,
@@ -53,7 +54,7 @@ tools = Toolbox()
     target=("chapter", "chapter_id"),
 )
 async def romergo_get_chapter(
-    call: Call, chapter_id: ChapterId, page: Page = None
+    call: Call, chapter_id: ChapterId, page: Page = None, page_size: PageSize = None
 ) -> Annotated[CallToolResult, Envelope[ChapterData]]:
     outline = await call.services.chapters.chapter_outline(call.actor, chapter_id)
     chapter = ChapterEntity.model_validate(outline.chapter).model_dump(exclude={"entity_type"})
@@ -62,7 +63,9 @@ async def romergo_get_chapter(
         return ChapterData(**chapter, scenes=[SceneItem.model_validate(scene) for scene in scenes])
 
     scenes = outline.scenes
-    return await paged_aside(f"get_chapter:{outline.chapter.id}", scenes, [s.id for s in scenes], build, page)
+    return await paged_aside(
+        f"get_chapter:{outline.chapter.id}", scenes, [s.id for s in scenes], build, page, page_size
+    )
 
 
 @tools.tool(

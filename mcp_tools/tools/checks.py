@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import Envelope
 from mcp_tools.paging import paged_aside
-from mcp_tools.tools.common import READ_ONLY, Page, ProjectId, RoomListing, room_note
+from mcp_tools.tools.common import READ_ONLY, Page, PageSize, ProjectId, RoomListing, room_note
 from romergo.story import Problem
 
 
@@ -48,7 +48,7 @@ tools = Toolbox()
     target=("project", "project_id"),
 )
 async def romergo_check_story(
-    call: Call, project_id: ProjectId, page: Page = None
+    call: Call, project_id: ProjectId, page: Page = None, page_size: PageSize = None
 ) -> Annotated[CallToolResult, Envelope[CheckResult]]:
     problems = await call.services.reads.check_story(call.actor, project_id)
 
@@ -58,4 +58,4 @@ async def romergo_check_story(
         )
 
     keys = [f"{p.code}:{p.scene_id}:{p.message}" for p in problems]
-    return await paged_aside(f"check_story:{project_id}", problems, keys, build, page)
+    return await paged_aside(f"check_story:{project_id}", problems, keys, build, page, page_size)

@@ -84,6 +84,17 @@ Page = Annotated[
     str | None,
     Field(description="The next_page value of an earlier, truncated result of this call. Omit it at first."),
 ]
+PageSize = Annotated[
+    StrictInt | None,
+    Field(
+        description=(
+            "The largest page, in characters (counted as UTF-8 bytes) of each form of the result. "
+            "Default 10,000, which every common agent harness shows whole; from 2,000 to 60,000 "
+            "(a value outside is clamped and page_note says so). Ask for more only if your harness "
+            "shows longer tool results whole."
+        )
+    ),
+]
 Position = Annotated[
     StrictInt | None,
     Field(ge=0, description="0-based place in the list; null (the default) puts it at the end."),

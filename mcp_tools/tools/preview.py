@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import Envelope
 from mcp_tools.paging import paged_aside
-from mcp_tools.tools.common import READ_ONLY, Page, SceneId
+from mcp_tools.tools.common import READ_ONLY, Page, PageSize, SceneId
 from romergo.story.views import AssetSlot, LineView, SceneView
 
 
@@ -37,7 +37,7 @@ tools = Toolbox()
     target=("scene", "scene_id"),
 )
 async def romergo_preview_scene(
-    call: Call, scene_id: SceneId, page: Page = None
+    call: Call, scene_id: SceneId, page: Page = None, page_size: PageSize = None
 ) -> Annotated[CallToolResult, Envelope[Preview]]:
     view = await call.services.scenes.scene_view(call.actor, scene_id)
     shown = screen_of(view)
@@ -47,7 +47,7 @@ async def romergo_preview_scene(
 
     # Keys: each shown line with its place, so any change between pages is noticed.
     keys = [f"{index}:{text}" for index, text in enumerate(shown)]
-    return await paged_aside(f"preview_scene:{view.scene.id}", shown, keys, build, page)
+    return await paged_aside(f"preview_scene:{view.scene.id}", shown, keys, build, page, page_size)
 
 
 def screen_of(view: SceneView) -> list[str]:

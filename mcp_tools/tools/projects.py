@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import Envelope
 from mcp_tools.paging import paged_aside
-from mcp_tools.tools.common import READ_ONLY, Page, ProjectId, RoomListing, SceneItem, room_note
+from mcp_tools.tools.common import READ_ONLY, Page, PageSize, ProjectId, RoomListing, SceneItem, room_note
 from romergo.clock import iso
 from romergo.entities import Chapter, Character, Scene
 
@@ -96,7 +96,7 @@ async def romergo_list_projects(call: Call) -> ProjectList:
     target=("project", "project_id"),
 )
 async def romergo_get_project_outline(
-    call: Call, project_id: ProjectId, page: Page = None
+    call: Call, project_id: ProjectId, page: Page = None, page_size: PageSize = None
 ) -> Annotated[CallToolResult, Envelope[OutlineData]]:
     outline = await call.services.reads.outline(call.actor, project_id)
     units: list[Unit] = []
@@ -111,7 +111,7 @@ async def romergo_get_project_outline(
         return _outline_page(project, part, chapters).model_copy(update={"room": room_note(call.actor)})
 
     keys = [unit[1].id for unit in units]
-    return await paged_aside(f"get_project_outline:{project.id}", units, keys, build, page)
+    return await paged_aside(f"get_project_outline:{project.id}", units, keys, build, page, page_size)
 
 
 def _outline_page(project: ProjectRef, units: Sequence[Unit], chapters: dict[str, Chapter]) -> OutlineData:

@@ -22,6 +22,7 @@ from mcp_tools.tools.common import (
     NewPosition,
     OptionalFlag,
     Page,
+    PageSize,
     Position,
     SceneEntity,
     SceneId,
@@ -123,7 +124,7 @@ tools = Toolbox()
     target=("scene", "scene_id"),
 )
 async def romergo_get_scene(
-    call: Call, scene_id: SceneId, page: Page = None
+    call: Call, scene_id: SceneId, page: Page = None, page_size: PageSize = None
 ) -> Annotated[CallToolResult, Envelope[SceneData]]:
     view = await call.services.scenes.scene_view(call.actor, scene_id)
     header = SceneHeader.model_validate(view.scene)
@@ -135,7 +136,7 @@ async def romergo_get_scene(
         return SceneData(scene=header, background=background, music=music, lines=items, choices=choices)
 
     keys = [line.line.id for line in view.lines]
-    return await paged_aside(f"get_scene:{view.scene.id}", view.lines, keys, build, page)
+    return await paged_aside(f"get_scene:{view.scene.id}", view.lines, keys, build, page, page_size)
 
 
 @tools.tool(

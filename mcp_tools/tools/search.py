@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import Envelope
 from mcp_tools.paging import paged_aside
-from mcp_tools.tools.common import READ_ONLY, Page, ProjectId, RoomListing, room_note
+from mcp_tools.tools.common import READ_ONLY, Page, PageSize, ProjectId, RoomListing, room_note
 from romergo.story.patterns import MAX_QUERY_CHARS, SearchQuery
 from romergo.story.search import FIELDS, Hit, SearchField, SearchResults
 
@@ -75,6 +75,7 @@ async def romergo_search_story(
         list[SearchField] | None, Field(description="Kinds of text to search; null for all of them.")
     ] = None,
     page: Page = None,
+    page_size: PageSize = None,
 ) -> Annotated[CallToolResult, Envelope[StorySearchResult]]:
     chosen = SearchQuery(query, match_case=match_case, whole_word=whole_word, regex=regex)
     results = await call.services.search.search(call.actor, project_id, chosen, fields or FIELDS)
@@ -86,7 +87,7 @@ async def romergo_search_story(
 
     keys = [f"{hit.field}:{hit.entity_id}" for _, hit in rows]
     key = f"search_story:{project_id}:{query}:{match_case}:{whole_word}:{regex}:{sorted(fields or FIELDS)}"
-    return await paged_aside(key, rows, keys, build, page)
+    return await paged_aside(key, rows, keys, build, page, page_size)
 
 
 def _rows(results: SearchResults) -> list[Row]:

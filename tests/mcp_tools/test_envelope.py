@@ -1,6 +1,6 @@
 """The untrusted-content envelope (CONTRACT.md §3) as agents receive it from the tools: fresh
 nonces, inert look-alike markers, visible invisible characters, exact structured text, and
-64 KB pages that together hold the whole scene."""
+pages that together hold the whole scene."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcp_tools import lookalikes
-from mcp_tools.envelope import NOTICE, TEXT_LIMIT_BYTES, escape, render
+from mcp_tools.envelope import NOTICE, escape, render
 from mcp_tools.lookalikes import find_markers
+from mcp_tools.paging import MAX_PAGE_CHARS as LARGEST_PAGE
 from tests.support.story import small_story
 from tests.support.tools import agent_of, text_of, untrusted
 
@@ -70,10 +71,12 @@ def test_words_that_only_resemble_the_marker_stay_as_written():
         assert escape(text) == text
 
 
-def test_a_truncated_rendering_says_how_to_read_on():
+def test_a_truncated_rendering_says_how_to_read_on_before_the_data():
+    # A harness that cuts a long result from the middle or the end keeps the way to read on.
     text = render({"a": 1}, "n", next_page="TOKEN")
-    assert text.endswith('page="TOKEN" for the rest.]')
-    assert text.index("</untrusted-data-n>") < text.index("[truncated")
+    assert text.startswith(NOTICE + "\n[truncated:") and 'page="TOKEN" for the rest.]' in text
+    assert text.index('page="TOKEN"') < text.index("<untrusted-data-n>")
+    assert text.endswith("</untrusted-data-n>")
 
 
 async def test_every_response_has_a_fresh_nonce(services, author, actor):
@@ -131,7 +134,7 @@ async def test_every_script_round_trips_exactly_through_structured_content(servi
     assert "👩\\u{200d}👩\\u{200d}👧\\u{200d}👦" in text_of(read) and GEORGIAN in text_of(read)
 
 
-async def test_a_200_kb_scene_comes_in_64_kb_pages_that_hold_all_of_it(services, author, actor):
+async def test_a_200_kb_scene_comes_in_pages_that_hold_all_of_it(services, author, actor):
     story = await small_story(services, actor)
     texts = [f"Line {n:03d} " + "ab\u200bcd " * 330 + f"end {n:03d}" for n in range(100)]
     for text in texts:
@@ -141,7 +144,9 @@ async def test_a_200_kb_scene_comes_in_64_kb_pages_that_hold_all_of_it(services,
     page = None
     async with agent_of(services, "writer") as agent:
         for _ in range(50):  # bounded: a paging bug must fail, not spin
-            result = await agent.call("romergo_get_scene", scene_id=story.first_scene_id, page=page)
+            result = await agent.call(
+                "romergo_get_scene", scene_id=story.first_scene_id, page=page, page_size=LARGEST_PAGE
+            )
             assert not result.is_error, text_of(result)
             pages.append(result)
             page = untrusted(result)["next_page"]
@@ -151,7 +156,7 @@ async def test_a_200_kb_scene_comes_in_64_kb_pages_that_hold_all_of_it(services,
     for result in pages[:-1]:
         assert untrusted(result)["truncated"] is True and "[truncated:" in text_of(result)
     assert untrusted(pages[-1])["truncated"] is False and "[truncated:" not in text_of(pages[-1])
-    assert all(len(text_of(result).encode()) <= TEXT_LIMIT_BYTES for result in pages)
+    assert all(len(text_of(result).encode()) <= LARGEST_PAGE for result in pages)
     lines = [line for result in pages for line in untrusted(result)["data"]["lines"]]
     assert [line["text"] for line in lines] == texts
     assert [line["position"] for line in lines] == list(range(100))

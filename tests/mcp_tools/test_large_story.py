@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_tools.envelope import TEXT_LIMIT_BYTES
+from mcp_tools.paging import DEFAULT_PAGE_CHARS
 from tests.support.big_story import big_story
 from tests.support.statements import counting
 from tests.support.tools import ALL_SCOPES, agent, text_of, untrusted
@@ -28,7 +28,7 @@ async def test_a_long_story_costs_no_more_statements_than_a_short_one(services, 
             with counting(services) as seen:
                 result = await helper.call(tool, project_id=story.project_id)
             assert not result.is_error, text_of(result)
-            assert len(text_of(result).encode()) <= TEXT_LIMIT_BYTES
+            assert len(text_of(result).encode()) <= DEFAULT_PAGE_CHARS
             counts[story.project_id] = seen.count
     assert counts[short.project_id] == counts[long.project_id]
 

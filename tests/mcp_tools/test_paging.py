@@ -1,8 +1,8 @@
 """Paging of long results: every paged tool's pages together hold exactly the whole result, and
 page tokens are validated (garbage and foreign tokens are invalid, stale ones a conflict).
 
-The page size is lowered here so small stories span several pages; the real 64 KB limit is
-exercised by the 200 KB scene in test_envelope.py.
+The page size is lowered here so small stories span several pages; the real sizes are
+exercised by the 200 KB scene in test_envelope.py and the long outline in test_pages_fit.py.
 """
 
 from __future__ import annotations
@@ -89,8 +89,12 @@ async def test_every_paged_tool_pages_through_its_whole_result(
         "check": ("romergo_check_story", {"project_id": story.project_id}),
     }
     async with agent_of(services, "writer") as agent:
-        whole = {name: await agent.ok(tool, **args) for name, (tool, args) in calls.items()}
-        monkeypatch.setattr(paging, "TEXT_LIMIT_BYTES", SMALL_PAGE)
+        # Each whole on one page of the largest size.
+        whole = {
+            name: await agent.ok(tool, **args, page_size=paging.MAX_PAGE_CHARS)
+            for name, (tool, args) in calls.items()
+        }
+        monkeypatch.setattr(paging, "DEFAULT_PAGE_CHARS", SMALL_PAGE)
         paged = {name: await all_pages(agent, tool, **args) for name, (tool, args) in calls.items()}
 
     assert all(len(pages) >= 2 for pages in paged.values()), {k: len(v) for k, v in paged.items()}
@@ -118,7 +122,7 @@ async def test_page_values_that_are_not_this_calls_next_page_are_invalid(
     for n in range(8):
         await services.lines.add_line(actor, story.first_scene_id, f"Line {n} " + "x" * 200)
         await services.lines.add_line(actor, other.id, f"Line {n} " + "y" * 200)
-    monkeypatch.setattr(paging, "TEXT_LIMIT_BYTES", SMALL_PAGE)
+    monkeypatch.setattr(paging, "DEFAULT_PAGE_CHARS", SMALL_PAGE)
     async with agent_of(services, "writer") as agent:
         first = untrusted(await agent.call("romergo_get_scene", scene_id=story.first_scene_id))
         token = first["next_page"]
@@ -159,7 +163,7 @@ async def test_a_page_token_from_before_a_change_is_a_conflict(services, author,
     story = await small_story(services, actor)
     for n in range(8):
         await services.lines.add_line(actor, story.first_scene_id, f"Line {n} " + "x" * 200)
-    monkeypatch.setattr(paging, "TEXT_LIMIT_BYTES", SMALL_PAGE)
+    monkeypatch.setattr(paging, "DEFAULT_PAGE_CHARS", SMALL_PAGE)
     async with agent_of(services, "writer") as agent:
         token = untrusted(await agent.call("romergo_get_scene", scene_id=story.first_scene_id))["next_page"]
         await services.lines.add_line(actor, story.first_scene_id, "Inserted", position=0)
@@ -170,8 +174,10 @@ async def test_a_page_token_from_before_a_change_is_a_conflict(services, author,
 
 
 @pytest.mark.parametrize("limit", [10, 400])
-def test_a_page_holds_at_least_one_item_so_reading_always_advances(limit):
+def test_a_page_holds_at_least_one_item_so_reading_always_advances(limit, monkeypatch):
     from pydantic import BaseModel
+
+    monkeypatch.setattr(paging, "DEFAULT_PAGE_CHARS", limit)
 
     class Data(BaseModel):
         items: list[str]
@@ -179,9 +185,7 @@ def test_a_page_holds_at_least_one_item_so_reading_always_advances(limit):
     items = ["x" * 300, "y" * 300, "z" * 300]
     seen, page = [], None
     for _ in range(MAX_PAGES):
-        result = paging.paged(
-            "unit", items, ["1", "2", "3"], lambda part: Data(items=list(part)), page, limit
-        )
+        result = paging.paged("unit", items, ["1", "2", "3"], lambda part: Data(items=list(part)), page)
         content = result.structured_content["untrusted_content"]
         seen.extend(content["data"]["items"])
         page = content["next_page"]
