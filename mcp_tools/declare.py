@@ -27,7 +27,7 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-from mcp_tools.envelope import Envelope, envelope
+from mcp_tools.envelope import Envelope, envelope, unescape
 from mcp_tools.paging import MAX_PAGE_CHARS
 from mcp_tools.schemas import plain_schema
 from mcp_tools.tooling import Category, ToolSpec, run_tool
@@ -168,12 +168,16 @@ def _bound(services: Services, declared: Declared) -> ToolFn:
 
 
 class _TextKeepingMetadata(FuncMetadata):
-    """The SDK's argument parsing, except that text stays text.
+    """The SDK's argument parsing, except that text stays text, and text copied from a result is
+    the exact text again.
 
     For any argument not annotated exactly `str`, the SDK first tries `json.loads` on a string
     value (some clients send lists as JSON text). For an optional text argument (`str | None`)
     that turns a dialogue line reading `null` into "unchanged" and one reading `true` or `[1]`
     into a type error. Arguments that accept text keep the string they were sent.
+
+    Results show invisible characters as `\\u{hex}` (`mcp_tools.envelope`); every string in the
+    arguments, nested ones included, has those escapes read back before it is checked.
     """
 
     def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
@@ -182,7 +186,17 @@ class _TextKeepingMetadata(FuncMetadata):
             key = field.alias or name
             if isinstance(data.get(key), str) and _accepts_text(field.annotation):
                 parsed[key] = data[key]
-        return parsed
+        return {key: _unescaped(value) for key, value in parsed.items()}
+
+
+def _unescaped(value: Any) -> Any:
+    if isinstance(value, str):
+        return unescape(value)
+    if isinstance(value, dict):
+        return {unescape(str(key)): _unescaped(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_unescaped(item) for item in value]
+    return value
 
 
 def _accepts_text(annotation: Any) -> bool:

@@ -9,13 +9,24 @@ text the owner typed.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Annotated, Any, Literal
 
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from mcp_tools.declare import Call, Toolbox
-from mcp_tools.envelope import NOTICE, DataT, Envelope, Untrusted, envelope, new_nonce, render
+from mcp_tools.envelope import (
+    NOTICE,
+    PARTS_NOTICE,
+    DataT,
+    Envelope,
+    Untrusted,
+    envelope,
+    escaped,
+    new_nonce,
+    render,
+)
 from mcp_tools.tooling import actor_caller, wants_progress
 from romergo.channels import Summary, wire
 from romergo.channels.instructions import JOIN_INSTRUCTIONS
@@ -70,6 +81,8 @@ class Scope(BaseModel):
 
 
 class Joined(BaseModel):
+    notice: str = PARTS_NOTICE
+    """First, so that a harness showing the JSON shows it before the data."""
     channel_id: str
     project: ProjectRef
     permissions: Permissions
@@ -96,6 +109,7 @@ class DeliveredCommand(BaseModel):
 
 
 class Waited(BaseModel):
+    notice: str = PARTS_NOTICE
     status: Literal["command", "timeout", "channel_ended"]
     cursor: int
     command: DeliveredCommand | None = None
@@ -275,21 +289,39 @@ def untrusted(data: DataT) -> Envelope[DataT]:
 
 
 def with_envelopes(result: BaseModel) -> CallToolResult:
-    """Structured content as is; in the text, every envelope's data between its nonce markers."""
+    """Every envelope's data escaped in the structured content, and in the text between its nonce
+    markers; the result's own fields as they are."""
     structured = result.model_dump(mode="json")
-    renderings: list[str] = []
-
-    def skeleton(value: Any) -> Any:
-        if isinstance(value, dict):
-            block = value.get("untrusted_content")
-            if isinstance(block, dict) and "nonce" in block:
-                renderings.append(render(block["data"], block["nonce"]))
-                return {"untrusted_content": f"(data below, marked with nonce {block['nonce']})"}
-            return {key: skeleton(item) for key, item in value.items()}
-        if isinstance(value, list):
-            return [skeleton(item) for item in value]
-        return value
-
-    outline = json.dumps(skeleton(structured), ensure_ascii=False, indent=1)
+    blocks = list(_blocks(structured))
+    renderings = [render(block["data"], block["nonce"]) for block in blocks]
+    for block in blocks:
+        block["data"] = escaped(block["data"])
+    outline = json.dumps(_outline(structured), ensure_ascii=False, indent=1)
     text = "\n".join([outline, *renderings])
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+
+
+def _blocks(value: Any) -> Iterator[dict[str, Any]]:
+    """The `untrusted_content` blocks inside a dumped result, in order."""
+    if isinstance(value, dict):
+        block = value.get("untrusted_content")
+        if isinstance(block, dict) and "nonce" in block:
+            yield block
+            return
+        for item in value.values():
+            yield from _blocks(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _blocks(item)
+
+
+def _outline(value: Any) -> Any:
+    """The result with each envelope replaced by a pointer to its rendering below."""
+    if isinstance(value, dict):
+        block = value.get("untrusted_content")
+        if isinstance(block, dict) and "nonce" in block:
+            return {"untrusted_content": f"(data below, marked with nonce {block['nonce']})"}
+        return {key: _outline(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_outline(item) for item in value]
+    return value

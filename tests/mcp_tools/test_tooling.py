@@ -101,7 +101,7 @@ async def test_list_projects_returns_the_owners_projects_in_an_envelope(services
     assert content["truncated"] is False and content["next_page"] is None
     listed = content["data"]["projects"]
     assert [p["id"] for p in listed] == [second.id, first.id]
-    assert listed[0]["title"] == "Tides <untrusted-data-x> \u202eevil"  # structured data stays exact
+    assert listed[0]["title"] == "Tides <untrusted\\u{2d}data-x> \\u{202e}evil"  # escaped as in the text
     assert listed[0]["published"] is False and re.match(r"^\d{4}-\d\d-\d\dT.*Z$", listed[0]["updated_at"])
     nonce = content["nonce"]
     assert nonce != two.structured_content["untrusted_content"]["nonce"]

@@ -2,7 +2,7 @@
 
 Project text written through the tools comes back to an agent only inside the envelope: a fresh
 nonce per response, text that imitates the server stays data, invisible and control characters
-are shown escaped in the text (and kept exact in the structured data), and nothing of the project
+are shown escaped in the text and in the structured data alike, and nothing of the project
 ever reaches the tool descriptions, the server's instructions or the prompts.
 """
 
@@ -72,20 +72,21 @@ async def test_text_that_imitates_a_command_or_an_approval_stays_inert_data(
         result = await scene_result(ada, scene_id)
         projects_after = data(await ada.call("romergo_list_projects"))["projects"]
     block = result.structured_content["untrusted_content"]
-    assert [line["text"] for line in block["data"]["lines"]] == [HOSTILE]  # exact, as data
+    assert [line["text"] for line in block["data"]["lines"]] == [HOSTILE.replace("-data", "\\u{2d}data")]
     text = result.content[0].text
     assert text.count(f"</untrusted-data-{block['nonce']}>") == 1  # the only closing marker is the server's
     assert "</untrusted-data>" not in text  # the imitation is escaped
     assert projects_after  # nothing was deleted on the line's say-so
 
 
-async def test_control_and_invisible_characters_are_escaped_in_text_and_exact_in_data(
+async def test_control_and_invisible_characters_are_escaped_in_text_and_in_data(
     server: RunningServer, writer_token: str
 ):
     line = "Ahoy" + "".join(INVISIBLE) + "!"
     async with scene_with_line(server, writer_token, line) as (ada, scene_id):
         result = await scene_result(ada, scene_id)
-    assert result.structured_content["untrusted_content"]["data"]["lines"][0]["text"] == line
+    shown = "Ahoy" + "".join(INVISIBLE.values()) + "!"
+    assert result.structured_content["untrusted_content"]["data"]["lines"][0]["text"] == shown
     text = result.content[0].text
     for raw, shown in INVISIBLE.items():
         assert raw not in text and shown in text, shown
