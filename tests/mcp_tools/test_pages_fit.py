@@ -14,6 +14,7 @@ from typing import Any
 
 from mcp.types import CallToolResult
 
+from mcp_tools.envelope import escape
 from tests.support.big_story import big_story
 from tests.support.oauth import mcp_client, personal_token
 from tests.support.server import RunningServer
@@ -130,7 +131,7 @@ async def test_the_paged_tools_declare_their_largest_page_to_claude_code(server:
 
 async def test_a_line_larger_than_the_page_gets_a_page_of_its_own_whole_and_marked(services, author, actor):
     story = await small_story(services, actor)
-    # Zero-width spaces are shown escaped in the text rendering: 8 characters each.
+    # Zero-width spaces are shown escaped in both forms: 8 characters each.
     texts = [f"Line {n}: " + "a\u200b" * 900 for n in range(3)]
     for text in texts:
         await services.lines.add_line(actor, story.first_scene_id, text, story.hero_id)
@@ -153,4 +154,4 @@ async def test_a_line_larger_than_the_page_gets_a_page_of_its_own_whole_and_mark
         assert len(untrusted(result)["data"]["lines"]) == 1
         assert "larger than page_size" in untrusted(result)["page_note"]
     lines = [line["text"] for result in pages for line in untrusted(result)["data"]["lines"]]
-    assert lines[-3:] == texts  # whole, never cut
+    assert lines[-3:] == [escape(text) for text in texts]  # whole, never cut
