@@ -116,6 +116,9 @@ class ClientDocuments:
         database every time (the command that trusts or untrusts runs in another process), and the
         URL is not fetched while it is trusted.
         """
+        problem = url_problem(url, allow_private=self.allow_private)
+        if problem is not None:
+            raise invalid(problem)
         trusted = await self.trusted.client(url)
         if trusted is not None:
             self._trusted_urls.add(url)
@@ -128,15 +131,12 @@ class ClientDocuments:
         failed = _fresh(self._failed, url, now)
         if failed is not None:
             raise _again(failed)
-        problem = url_problem(url, allow_private=self.allow_private)
-        if problem is not None:
-            raise invalid(problem)
         try:
             fetched = await self._fetch_once(url)
             client = await keep_client(self.db, url, _document(url, fetched))
         except RomergoError as refused:
             if refused.code == "invalid_argument":
-                _remember(self._failed, url, (time.monotonic() + FAILED_SECONDS, refused))
+                _remember(self._failed, url, (time.monotonic() + FAILED_SECONDS, _again(refused)))
             raise
         lifetime = _cache_seconds(fetched.cache_control)
         if lifetime > 0:
@@ -189,7 +189,8 @@ class ClientDocuments:
 
 
 def _again(refused: RomergoError) -> RomergoError:
-    """A remembered refusal raised anew (an exception keeps the traceback of every raise)."""
+    """The same refusal as a fresh exception: remembered without the traceback (and the frames it
+    holds), and raised anew without piling up the tracebacks of earlier raises."""
     if isinstance(refused, UnreachableDocument):
         return UnreachableDocument(refused.message)
     return RomergoError(refused.code, refused.message)
