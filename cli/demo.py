@@ -1,7 +1,8 @@
 """`romergo demo-agent`: run the scripted demo agent in this terminal.
 
-Without `--token` (or ROMERGO_TOKEN) it uses the demo agent's own token kept in the data dir, the
-same one "Try the demo agent" uses, so either way it is the same client.
+Without `--token` (or ROMERGO_AGENT_TOKEN; never ROMERGO_TOKEN, the owner's variable) it uses the
+demo agent's own token kept in the data dir, the same one "Try the demo agent" uses, so either way
+it is the same client.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     agent.add_argument(
         "--token",
         default=None,
-        help="personal access token (env ROMERGO_TOKEN; default: kept in the data dir)",
+        help="personal access token (env ROMERGO_AGENT_TOKEN; default: kept in the data dir)",
     )
     agent.add_argument(
         "--user", default=None, help="whose token to mint when --token is not given (default: first user)"
@@ -32,7 +33,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
 def demo_agent(settings: Settings, args: argparse.Namespace) -> int:
     from demo_agent.runner import exit_code, run_until_signalled
 
-    token = args.token or os.environ.get("ROMERGO_TOKEN") or _kept_token(settings, args.user)
+    token = args.token or os.environ.get("ROMERGO_AGENT_TOKEN") or _kept_token(settings, args.user)
     return exit_code(run_until_signalled(args.url, args.code, token))
 
 

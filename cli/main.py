@@ -7,13 +7,13 @@ import sys
 from collections.abc import Mapping, Sequence
 
 import romergo
-from cli import accounts, backup, channel, database, demo, interchange
+from cli import accounts, backup, channel, client, database, demo, interchange
 from romergo.config import Settings, settings_from_env
 from romergo.errors import RomergoError
 
 COMMANDS = (
     *("serve", "user", "token", "login-link", "seed-demo", "channel", "demo-agent"),
-    *("db", "backup", "restore", "export", "import"),
+    *("db", "backup", "restore", "export", "import", "client"),
 )
 
 
@@ -61,6 +61,7 @@ def parser() -> argparse.ArgumentParser:
 
     accounts.add_commands(commands, common, _add_address)
     channel.add_commands(commands, common)
+    client.add_commands(commands, common)
     demo.add_commands(commands, common)
     database.add_commands(commands, common)
     backup.add_commands(commands, common)

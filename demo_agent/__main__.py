@@ -1,4 +1,4 @@
-"""`python -m demo_agent --url URL --code CODE`, with the token in ROMERGO_TOKEN.
+"""`python -m demo_agent --url URL --code CODE`, with the token in ROMERGO_AGENT_TOKEN.
 
 How the server starts "Try the demo agent"; `romergo demo-agent` is the same with a token minted
 through the data dir. Only the MCP SDK and this package are used: an outside agent.
@@ -18,9 +18,13 @@ def main() -> int:
     parser.add_argument("--url", required=True, help="the server's base URL or its /mcp endpoint")
     parser.add_argument("--code", required=True, help="the join code from the agent panel")
     args = parser.parse_args()
-    token = os.environ.get("ROMERGO_TOKEN")
+    token = os.environ.get("ROMERGO_AGENT_TOKEN")
     if not token:
-        print("demo_agent: set ROMERGO_TOKEN to a personal access token.", file=sys.stderr)
+        print(
+            "demo_agent: set ROMERGO_AGENT_TOKEN to a personal access token "
+            "(an agent never reads ROMERGO_TOKEN, the owner's variable for `romergo channel`).",
+            file=sys.stderr,
+        )
         return 2
     return exit_code(run_until_signalled(args.url, args.code, token))
 

@@ -2,7 +2,8 @@
 
 - `/authorize` checks the whole request first; anything wrong (unknown client, unregistered
   redirect URI, no S256 challenge, a scope or resource we do not offer) gets an error page here,
-  never a redirect to the client. Only a sound request goes on to the consent page.
+  never a redirect to the client. Only a sound request goes on to the consent page. A metadata
+  document that could not be fetched gets a page that also says what to do (`refusal_page`).
 - `/authorize`, `/token` and `/revoke` may name a client by the URL of its metadata document, which
   Romergo then fetches: such fetches are counted per address (429 once too many).
 - `/register` is rate-limited per address (429) and registers public clients only (RFC 7591 lets
@@ -13,22 +14,22 @@
 
 from __future__ import annotations
 
-import html
 import json
 import math
 from collections import Counter
 from urllib.parse import parse_qsl
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcp_tools.asked_issuer import asked_issuer
 from mcp_tools.bodies import replay, with_length
+from mcp_tools.refusal_page import NO_STORE, refusal_page
 from romergo.agents import AgentService, redirects
+from romergo.agents.client_documents import UnreachableDocument
 from romergo.errors import RomergoError
 
-NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 TOO_MANY_FETCHES = "Too many client metadata documents were fetched for your address; try again in a minute."
 GRANT_TYPES = ("authorization_code", "refresh_token")
 """The grants Romergo offers (and its metadata announces): the code flow with PKCE, and refresh."""
@@ -56,7 +57,7 @@ class AuthorizeGate:
         request = Request(scope, receive)
         if request.method == "POST":
             if request.headers.get("content-type", "").split(";")[0] != "application/x-www-form-urlencoded":
-                await _error_page("The authorization request must be a form post or a GET.")(
+                await refusal_page("The authorization request must be a form post or a GET.")(
                     scope, receive, send
                 )
                 return
@@ -67,11 +68,11 @@ class AuthorizeGate:
             params = request.query_params.multi_items()
         wait = await _fetch_wait(self.agents, scope, _single(params, "client_id"))
         if wait is not None:
-            await _error_page(TOO_MANY_FETCHES, status=429, retry_after=wait)(scope, receive, send)
+            await refusal_page(TOO_MANY_FETCHES, status=429, retry_after=wait)(scope, receive, send)
             return
-        problem = await self.problem(params)
-        if problem is not None:
-            await _error_page(problem)(scope, receive, send)
+        refusal = await self.refusal(params)
+        if refusal is not None:
+            await refusal(scope, receive, send)
             return
         named = asked_issuer.set(self.agents.site.issuer_for(request.headers.get("host")))
         try:
@@ -79,7 +80,17 @@ class AuthorizeGate:
         finally:
             asked_issuer.reset(named)
 
+    async def refusal(self, params: list[tuple[str, str]]) -> Response | None:
+        """The error page for a request that cannot be used, or None for a sound one."""
+        try:
+            problem = await self.problem(params)
+        except UnreachableDocument as unreachable:
+            return refusal_page(unreachable.message, unreachable_document=_single(params, "client_id"))
+        return refusal_page(problem) if problem is not None else None
+
     async def problem(self, params: list[tuple[str, str]]) -> str | None:
+        """What is wrong with the request; a metadata document that could not be fetched raises
+        `UnreachableDocument`, for which the page says what to do."""
         counts = Counter(key for key, _ in params)
         repeated = [key for key in self.PARAMETERS if counts[key] > 1]
         if repeated:
@@ -92,6 +103,8 @@ class AuthorizeGate:
             return "The request names no client_id."
         try:
             client = await self.agents.clients.find(client_id)
+        except UnreachableDocument:
+            raise
         except RomergoError as error:
             return error.message
         if client is None:
@@ -281,17 +294,3 @@ def _refusal(error: str, description: str, status: int = 400) -> JSONResponse:
     return JSONResponse(
         {"error": error, "error_description": description}, status_code=status, headers=dict(NO_STORE)
     )
-
-
-def _error_page(reason: str, *, status: int = 400, retry_after: int | None = None) -> Response:
-    """What a person sees instead of a redirect when a connection request cannot be used."""
-    page = f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Connection refused · Romergo</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 4rem auto; padding: 0 1rem">
-<h1 role="alert">This connection request cannot be used</h1>
-<p>{html.escape(reason)}</p>
-<p>Nothing was sent back to the agent. Start connecting again from your agent.</p>
-</body></html>"""
-    headers = dict(NO_STORE) if retry_after is None else {**NO_STORE, "Retry-After": str(retry_after)}
-    return HTMLResponse(page, status_code=status, headers=headers)

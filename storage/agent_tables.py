@@ -112,3 +112,16 @@ class AgentActivity(SQLModel, table=True):
     last_refused_tool: str | None = None
     last_refused_at: datetime | None = None
     last_refused_code: str | None = None
+
+
+class TrustedClientDocument(SQLModel, table=True):
+    """A client's metadata document an administrator stored from a file (`romergo client trust`).
+
+    Romergo uses it for the client_id `url` instead of fetching the URL, so agents that name
+    themselves by such a URL connect to a server without internet access.
+    """
+
+    __tablename__ = "trusted_client_documents"
+    url: str = Field(primary_key=True)
+    document: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    trusted_at: datetime

@@ -346,6 +346,7 @@ from storage.agent_tables import (  # noqa: E402
     AgentCode,
     AgentGrant,
     AgentToken,
+    TrustedClientDocument,
 )
 
 __all__ = [
@@ -355,4 +356,5 @@ __all__ = [
     "AgentCode",
     "AgentGrant",
     "AgentToken",
+    "TrustedClientDocument",
 ]

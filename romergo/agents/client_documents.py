@@ -7,7 +7,9 @@ address: see `public_addresses`, which `ROMERGO_CIMD_ALLOW_PRIVATE` widens to lo
 networks for development, and then plain `http://` on loopback too), validated (its `client_id` is
 the URL itself, redirect URIs follow the rules of `/register`, a public client), cached as its HTTP
 caching headers say (at most a day), and kept as an agent client row so grants can name it. The
-consent page shows the document's host.
+consent page shows the document's host. A document an administrator trusted from a file
+(`trusted_documents`) is used instead of fetching, for servers that cannot reach the URL; a fetch
+that cannot reach the document at all raises `UnreachableDocument`, so the error page can say so.
 
 Whoever names a URL learns only whether it could be used: every way a fetch can fail (no answer,
 too slow, too large, a redirect, any status but 200) reads as one sentence, so Romergo cannot be
@@ -19,8 +21,6 @@ URL is not fetched again at once; the HTTP routes that cause fetches also count 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
-import json
 import re
 import time
 from typing import Any, TypeVar
@@ -28,8 +28,6 @@ from urllib.parse import urlsplit
 
 import httpx2
 
-from romergo.agents import redirects
-from romergo.agents.base import client_name
 from romergo.agents.document_fetch import (
     FETCH_SECONDS,
     MAX_DOCUMENT_BYTES,
@@ -40,14 +38,21 @@ from romergo.agents.document_fetch import (
     fetch_from,
     look_up,
 )
+from romergo.agents.document_rules import (
+    MAX_URL_CHARS,
+    checked_document,
+    is_document_url,
+    keep_client,
+    url_problem,
+)
 from romergo.agents.public_addresses import may_fetch_from
-from romergo.agents.records import RegisteredClient, registered_client
-from romergo.agents.scopes import OAUTH_SCOPES, ordered
-from romergo.clock import utcnow
+from romergo.agents.records import RegisteredClient
+from romergo.agents.trusted_documents import TrustedDocuments
 from romergo.errors import RomergoError, invalid
 from romergo.ratelimit import LocalRateLimit, RateLimit
 from storage import Database
-from storage.tables import AgentClient
+
+__all__ = ["MAX_URL_CHARS", "ClientDocuments", "UnreachableDocument", "is_document_url"]
 
 DEFAULT_CACHE_SECONDS = 300
 MAX_CACHE_SECONDS = 24 * 3600
@@ -59,7 +64,6 @@ FETCHES_PER_MINUTE = 12
 """Document fetches one client address may cause per minute (a connecting agent needs one or two)."""
 MAX_FETCHES_AT_ONCE = 16
 """Fetches running at the same time, for all addresses together; beyond it a fetch is refused."""
-MAX_URL_CHARS = 500
 _MAX_AGE = re.compile(r"max-age=(\d+)")
 Remembered = TypeVar("Remembered")
 
@@ -70,11 +74,15 @@ COULD_NOT_FETCH = (
 NOT_PUBLIC = (
     "The client_id URL's host is a private, local or multicast address; Romergo does not fetch those."
 )
+NO_SUCH_HOST = "The client_id URL's host does not resolve."
 
 
-def is_document_url(client_id: object) -> bool:
-    """Whether a `client_id` names a metadata document rather than a registered client."""
-    return isinstance(client_id, str) and client_id.startswith(("https://", "http://"))
+class UnreachableDocument(RomergoError):
+    """The document could not be fetched at all (as opposed to a document fetched and refused):
+    the case an administrator can settle by trusting the document from a file."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("invalid_argument", message)
 
 
 class ClientDocuments:
@@ -86,35 +94,49 @@ class ClientDocuments:
         fetches: RateLimit | None = None,
         fetch: Fetch | None = None,
         lookup: Lookup | None = None,
+        trusted: TrustedDocuments | None = None,
     ) -> None:
         self.db = db
+        self.trusted = trusted or TrustedDocuments(db)
+        """Documents an administrator stored from files; they win over fetching."""
         self.allow_private = allow_private
         self.fetches = fetches or LocalRateLimit(limit=FETCHES_PER_MINUTE, window_seconds=60)
         """Fetches per client address; the HTTP routes that resolve a `client_id` ask it first."""
         self.fetch = fetch or fetch_from
         self.lookup = lookup or look_up
         self._cached: dict[str, tuple[float, RegisteredClient]] = {}
-        self._failed: dict[str, tuple[float, str]] = {}
+        self._failed: dict[str, tuple[float, RomergoError]] = {}
+        self._trusted_urls: set[str] = set()
         self._fetching = 0
 
     async def resolve(self, url: str) -> RegisteredClient:
-        """The client a document describes; raises `invalid_argument` saying why it cannot be used."""
+        """The client a document describes; raises `invalid_argument` saying why it cannot be used.
+
+        A document an administrator trusted from a file wins over the URL: it is read from the
+        database every time (the command that trusts or untrusts runs in another process), and the
+        URL is not fetched while it is trusted.
+        """
+        problem = url_problem(url, allow_private=self.allow_private)
+        if problem is not None:
+            raise invalid(problem)
+        trusted = await self.trusted.client(url)
+        if trusted is not None:
+            self._trusted_urls.add(url)
+            return trusted
+        self._trusted_urls.discard(url)
         now = time.monotonic()
         cached = _fresh(self._cached, url, now)
         if cached is not None:
             return cached
         failed = _fresh(self._failed, url, now)
         if failed is not None:
-            raise invalid(failed)
-        problem = self._url_problem(url)
-        if problem is not None:
-            raise invalid(problem)
+            raise _again(failed)
         try:
             fetched = await self._fetch_once(url)
-            client = await self._keep(url, _document(url, fetched))
+            client = await keep_client(self.db, url, _document(url, fetched))
         except RomergoError as refused:
             if refused.code == "invalid_argument":
-                _remember(self._failed, url, (time.monotonic() + FAILED_SECONDS, refused.message))
+                _remember(self._failed, url, (time.monotonic() + FAILED_SECONDS, _again(refused)))
             raise
         lifetime = _cache_seconds(fetched.cache_control)
         if lifetime > 0:
@@ -124,8 +146,11 @@ class ClientDocuments:
         return client
 
     def will_fetch(self, url: str) -> bool:
-        """Whether resolving `url` now would fetch it: a document URL not remembered either way."""
-        if not is_document_url(url) or self._url_problem(url) is not None:
+        """Whether resolving `url` now would fetch it: a document URL not remembered either way,
+        nor trusted when last resolved."""
+        if not is_document_url(url) or url_problem(url, allow_private=self.allow_private) is not None:
+            return False
+        if url in self._trusted_urls:
             return False
         now = time.monotonic()
         return _fresh(self._cached, url, now) is None and _fresh(self._failed, url, now) is None
@@ -140,7 +165,7 @@ class ClientDocuments:
             async with asyncio.timeout(FETCH_SECONDS):
                 return await self._fetch_checked(url)
         except (httpx2.HTTPError, OSError, TimeoutError, Unreadable, ValueError):
-            raise invalid(COULD_NOT_FETCH) from None
+            raise UnreachableDocument(COULD_NOT_FETCH) from None
         finally:
             self._fetching -= 1
 
@@ -150,11 +175,11 @@ class ClientDocuments:
         try:
             addresses = await self.lookup(parts.hostname or "", parts.port or _default_port(parts.scheme))
         except OSError:
-            raise invalid("The client_id URL's host does not resolve.") from None
+            raise UnreachableDocument(NO_SUCH_HOST) from None
         if not addresses or not all(
             may_fetch_from(address, allow_private=self.allow_private) for address in addresses
         ):
-            raise invalid(NOT_PUBLIC)
+            raise UnreachableDocument(NOT_PUBLIC)
         for address in addresses[:-1]:
             try:
                 return await self.fetch(url, address)
@@ -162,72 +187,19 @@ class ClientDocuments:
                 continue
         return await self.fetch(url, addresses[-1])
 
-    def _url_problem(self, url: str) -> str | None:
-        parts = urlsplit(url)
-        loopback_http = self.allow_private and parts.scheme == "http" and _is_loopback_name(parts.hostname)
-        if len(url) > MAX_URL_CHARS or (parts.scheme != "https" and not loopback_http):
-            return "A client_id URL must be an https:// URL of at most 500 characters."
-        try:
-            parts.port  # noqa: B018 - a port out of range raises here, before any lookup
-        except ValueError:
-            return "A client_id URL's port must be a number from 1 to 65535."
-        if (
-            not parts.hostname
-            or parts.username
-            or parts.password
-            or parts.fragment
-            or parts.path in ("", "/")
-        ):
-            return "A client_id URL names a document by its path, without credentials or fragment."
-        return None
 
-    async def _keep(self, url: str, document: dict[str, Any]) -> RegisteredClient:
-        """Store (or refresh) the client row, so its grants and codes can name it."""
-        row = AgentClient(
-            id=url,
-            kind="cimd",
-            name=client_name(document.get("client_name") or urlsplit(url).hostname),
-            redirect_uris=list(document["redirect_uris"]),
-            scopes=ordered(_scopes(document)),
-            registration=document,
-            created_at=utcnow(),
-        )
-        async with self.db.write() as session:
-            existing = await session.get(AgentClient, url)
-            if existing is not None and existing.kind != "cimd":
-                raise RomergoError("conflict", "This client id is taken.")
-            if existing is None:
-                session.add(row)
-            else:
-                existing.name, existing.redirect_uris = row.name, row.redirect_uris
-                existing.scopes, existing.registration = row.scopes, row.registration
-                row = existing
-        return registered_client(row)
+def _again(refused: RomergoError) -> RomergoError:
+    """The same refusal as a fresh exception: remembered without the traceback (and the frames it
+    holds), and raised anew without piling up the tracebacks of earlier raises."""
+    if isinstance(refused, UnreachableDocument):
+        return UnreachableDocument(refused.message)
+    return RomergoError(refused.code, refused.message)
 
 
 def _document(url: str, fetched: Fetched) -> dict[str, Any]:
     if fetched.status != 200:
-        raise invalid(COULD_NOT_FETCH)
-    try:
-        document = json.loads(fetched.body)
-    except ValueError:
-        raise invalid("The client's metadata document is not JSON.") from None
-    if not isinstance(document, dict) or document.get("client_id") != url:
-        raise invalid("The client's metadata document must name its own URL as client_id.")
-    if document.get("token_endpoint_auth_method", "none") != "none":
-        raise invalid("Romergo accepts public clients only: token_endpoint_auth_method must be none.")
-    uris = document.get("redirect_uris")
-    if not isinstance(uris, list) or not all(isinstance(uri, str) for uri in uris):
-        raise invalid("The client's metadata document must list its redirect_uris.")
-    redirects.check_redirect_uris(uris)
-    return document
-
-
-def _scopes(document: dict[str, Any]) -> list[str]:
-    asked = document.get("scope")
-    if not isinstance(asked, str):
-        return list(OAUTH_SCOPES)
-    return [scope for scope in asked.split() if scope in OAUTH_SCOPES] or list(OAUTH_SCOPES)
+        raise UnreachableDocument(COULD_NOT_FETCH)
+    return checked_document(url, fetched.body)
 
 
 def _cache_seconds(cache_control: str) -> int:
@@ -236,17 +208,6 @@ def _cache_seconds(cache_control: str) -> int:
         return 0
     found = _MAX_AGE.search(directives)
     return min(int(found.group(1)), MAX_CACHE_SECONDS) if found else DEFAULT_CACHE_SECONDS
-
-
-def _is_loopback_name(host: str | None) -> bool:
-    if host is None:
-        return False
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _default_port(scheme: str) -> int:

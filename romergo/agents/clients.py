@@ -6,7 +6,8 @@ from typing import Any
 
 from romergo.agents import redirects
 from romergo.agents.base import client_name
-from romergo.agents.client_documents import ClientDocuments, is_document_url
+from romergo.agents.client_documents import ClientDocuments
+from romergo.agents.document_rules import is_document_url
 from romergo.agents.records import RegisteredClient, registered_client
 from romergo.agents.scopes import OAUTH_SCOPES, ordered
 from romergo.clock import utcnow

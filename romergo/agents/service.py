@@ -3,6 +3,8 @@
 The MCP adapter puts the SDK's OAuth routes on top of this; nothing here knows about HTTP. Each
 part is a small service with its own dependencies, wired together here once:
 
+- `trusted_documents`: client metadata documents an administrator stored from files, used instead
+  of fetching them (agents that name themselves by a URL connect without internet access);
 - `clients`: dynamic registration (rate-limited per address) and finding a client again, also by
   the URL of its metadata document (fetches rate-limited per address);
 - `consent`: `/authorize` checks, the pending request, the user's answer (a grant and a code);
@@ -28,6 +30,7 @@ from romergo.agents.housekeeping import Housekeeping
 from romergo.agents.personal import PersonalTokens
 from romergo.agents.site import OAuthSite
 from romergo.agents.tokens import Tokens
+from romergo.agents.trusted_documents import TrustedDocuments
 from romergo.config import Settings
 from romergo.ratelimit import rate_limit
 from storage import Database
@@ -38,6 +41,7 @@ class AgentService:
         self.site = OAuthSite.from_settings(settings)
         self.housekeeping = Housekeeping(db)
         self.grants = Grants(db)
+        self.trusted_documents = TrustedDocuments(db)
         self.clients = Clients(
             db,
             registrations=rate_limit(
@@ -46,6 +50,7 @@ class AgentService:
             documents=ClientDocuments(
                 db,
                 allow_private=settings.cimd_allow_private,
+                trusted=self.trusted_documents,
                 fetches=rate_limit(
                     settings, db, "document_fetches", limit=FETCHES_PER_MINUTE, window_seconds=60
                 ),

@@ -55,7 +55,7 @@ class DemoAgentProcesses:
             await _stop(current[0])
         settings = self.services.settings
         host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "localhost") else settings.host  # noqa: S104
-        env = {**os.environ, "ROMERGO_TOKEN": await demo_token(self.services, username)}
+        env = {**os.environ, "ROMERGO_AGENT_TOKEN": await demo_token(self.services, username)}
         log = open(settings.data_dir / f"demo-agent-{username}.log", "ab")  # noqa: SIM115, ASYNC230 - tiny, once
         process = await asyncio.create_subprocess_exec(
             sys.executable,

@@ -52,7 +52,7 @@ async def test_ctrl_c_stops_a_parked_demo_agent_at_once_and_it_leaves(server: Ru
         "--code",
         channel["code"],
         cwd=ROOT,
-        env=clean_env({"ROMERGO_TOKEN": personal_token(server, "ada", "--name", "Demo under test")}),
+        env=clean_env({"ROMERGO_AGENT_TOKEN": personal_token(server, "ada", "--name", "Demo under test")}),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )
@@ -77,18 +77,18 @@ async def test_ctrl_c_stops_a_parked_demo_agent_at_once_and_it_leaves(server: Ru
     assert kinds[-1] == "agent_left"
 
 
-def test_the_agent_refuses_to_start_without_a_token():
+def test_the_agent_refuses_to_start_without_its_own_token_even_beside_the_owners():
     done = subprocess.run(
         [sys.executable, "-m", "demo_agent", "--url", "http://127.0.0.1:9", "--code", "rmg-x"],
         cwd=ROOT,
-        env={k: v for k, v in clean_env().items() if k != "ROMERGO_TOKEN"},
+        env={k: v for k, v in clean_env({"ROMERGO_TOKEN": "rgp_x"}).items() if k != "ROMERGO_AGENT_TOKEN"},
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
     )
     assert done.returncode == 2
-    assert "ROMERGO_TOKEN" in done.stderr
+    assert "ROMERGO_AGENT_TOKEN" in done.stderr  # the owner's ROMERGO_TOKEN is not taken for it
 
 
 async def until_parked(owner: OwnerApi, channel_id: str) -> dict[str, Any]:

@@ -1,0 +1,85 @@
+"""Client metadata documents an administrator trusts from a file (`romergo client trust`).
+
+Claude Code and Codex name themselves by the URL of a metadata document on the internet; a server
+that cannot reach it refuses them. An administrator who has the document (fetched elsewhere, or
+from the agent's vendor) stores it here, and Romergo then uses it for that client_id without
+fetching: a trusted document wins over the URL, so an agent connects the same way online and
+offline, and a document the administrator checked is not replaced by whatever the URL says later.
+It gets the checks a fetched document gets (`document_rules`) and must be named by an https:// URL.
+
+Untrusting a document stops new sign-ins and token refreshes of that agent unless its URL can be
+fetched; access tokens already issued run until they expire, or until the author revokes the agent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from urllib.parse import urlsplit
+
+from sqlmodel import col, select
+
+from romergo.agents.base import client_name
+from romergo.agents.document_rules import checked_document, keep_client, url_problem
+from romergo.agents.records import RegisteredClient, registered_client
+from romergo.clock import utcnow
+from romergo.errors import RomergoError, invalid
+from storage import Database
+from storage.tables import AgentClient, TrustedClientDocument
+
+
+@dataclass(frozen=True)
+class TrustedDocument:
+    url: str
+    client_name: str
+    trusted_at: datetime
+
+
+class TrustedDocuments:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def trust(self, url: str, body: bytes) -> TrustedDocument:
+        """Check the document in `body` as if fetched from `url`, then use it instead of fetching."""
+        problem = url_problem(url, allow_private=False)
+        if problem is not None:
+            raise invalid(problem)
+        document = checked_document(url, body)
+        client = await keep_client(self.db, url, document)
+        trusted_at = utcnow()
+        async with self.db.write() as session:
+            row = await session.get(TrustedClientDocument, url)
+            if row is None:
+                session.add(TrustedClientDocument(url=url, document=document, trusted_at=trusted_at))
+            else:
+                row.document, row.trusted_at = document, trusted_at
+        return TrustedDocument(url, client.name, trusted_at)
+
+    async def untrust(self, url: str) -> None:
+        async with self.db.write() as session:
+            row = await session.get(TrustedClientDocument, url)
+            if row is None:
+                raise RomergoError("not_found", f"{url} is not trusted.")
+            await session.delete(row)
+
+    async def listed(self) -> list[TrustedDocument]:
+        async with self.db.read() as session:
+            by_url = select(TrustedClientDocument).order_by(col(TrustedClientDocument.url))
+            rows = (await session.exec(by_url)).all()
+        return [TrustedDocument(row.url, _name(row), row.trusted_at) for row in rows]
+
+    async def client(self, url: str) -> RegisteredClient | None:
+        """The client a trusted document describes, or None when `url`'s document is not trusted."""
+        async with self.db.read() as session:
+            trusted = await session.get(TrustedClientDocument, url)
+            kept = await session.get(AgentClient, url) if trusted is not None else None
+        if trusted is None:
+            return None
+        if kept is not None and kept.registration == trusted.document:
+            return registered_client(kept)
+        return await keep_client(self.db, url, trusted.document)
+
+
+def _name(row: TrustedClientDocument) -> str:
+    """The name the document gives itself (as on the consent page), else its host."""
+    return client_name(row.document.get("client_name") or urlsplit(row.url).hostname)

@@ -1,0 +1,43 @@
+"""A metadata document trusted from a file wins over its URL: while it is trusted the URL is never
+fetched, even when it answers, and after `untrust` the URL is fetched again."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from romergo.agents.client_documents import ClientDocuments, UnreachableDocument
+from romergo.agents.trusted_documents import TrustedDocuments
+from romergo.services import Services
+from tests.romergo.test_client_documents import GOOD, URL, Site, public_lookup
+
+
+async def test_a_trusted_document_is_used_instead_of_fetching_until_untrusted(services: Services):
+    site = Site({**GOOD, "client_name": "What the URL says"}, cache_control="no-store")
+    trusted = TrustedDocuments(services.db)
+    resolver = ClientDocuments(
+        services.db, allow_private=False, fetch=site, lookup=public_lookup, trusted=trusted
+    )
+    await trusted.trust(URL, json.dumps({**GOOD, "client_name": "What the file says"}).encode())
+
+    for _ in range(2):
+        assert (await resolver.resolve(URL)).name == "What the file says"
+    assert site.asked == 0 and not resolver.will_fetch(URL)
+
+    await trusted.untrust(URL)
+    assert (await resolver.resolve(URL)).name == "What the URL says"
+    assert site.asked == 1
+
+
+async def test_a_document_trusted_while_its_fetch_is_remembered_as_failed_is_used_at_once(services: Services):
+    site = Site(status=404)
+    trusted = TrustedDocuments(services.db)
+    resolver = ClientDocuments(
+        services.db, allow_private=False, fetch=site, lookup=public_lookup, trusted=trusted
+    )
+    with pytest.raises(UnreachableDocument, match="could not be fetched"):
+        await resolver.resolve(URL)  # and the failure is remembered for a while
+    await trusted.trust(URL, json.dumps(GOOD).encode())
+    assert (await resolver.resolve(URL)).name == "Example Agent"
+    assert site.asked == 1
