@@ -17,9 +17,6 @@ MAX_AGENT_BODY = 5 * MIB
 """Request bodies where agents and OAuth clients post: `/mcp`, `/token`, `/register` (CONTRACT.md §5)."""
 """Bytes in a mebibyte: every size limit is set in MB and checked in bytes."""
 
-MAX_STORED_INTEGER = 2**63 - 1
-"""The largest value an integer column holds (SQLite INTEGER, PostgreSQL BIGINT): every integer
-from outside that reaches a query (a cursor, an `after`) is checked against it first."""
 
 MCP_PATH = "/mcp"
 """Where agents reach the MCP endpoint; `{base_url}/mcp` is the audience of every OAuth token."""

@@ -144,8 +144,10 @@ PROOFS: dict[str, list[str]] = {
     "Text that imitates a command": [
         f"{UNTRUSTED}::test_text_that_imitates_a_command_or_an_approval_stays_inert_data",
     ],
-    "In the text rendering of tool output": [
-        f"{UNTRUSTED}::test_control_and_invisible_characters_are_escaped_in_text_and_exact_in_data",
+    "Whatever form of a tool result reaches the model": [
+        f"{UNTRUSTED}::test_control_and_invisible_characters_are_escaped_in_text_and_in_data",
+        "tests/security/test_untrusted_structured_content.py",
+        "tests/mcp_tools/test_pages_fit.py",
         f"{UNTRUSTED}::test_control_characters_and_ansi_escapes_never_enter_the_story",
         "tests/mcp_tools/test_tools_http.py::test_a_200_kb_scene_pages_over_http",
     ],
