@@ -323,7 +323,7 @@ async def test_the_connect_snippets_fit_the_dialog_and_the_demo_command_has_its_
     assert await asyncio.to_thread(os.path.isfile, shown.split(" demo-agent")[0]), shown
 
     await dialog.get_by_text("Connect your agent").click()
-    claude = dialog.get_by_text(re.compile(r"^claude mcp add --transport http romergo "))
+    claude = dialog.get_by_text(re.compile(r"^claude mcp add --transport http -s user romergo "))
     await expect(claude).to_be_visible()
     card_box = await dialog.locator(".q-card").first.bounding_box()
     snippet_box = await claude.bounding_box()

@@ -105,8 +105,11 @@ def start_prompt(code: str, mcp_url: str, reach: str = "") -> str:
 def snippets(mcp_url: str) -> dict[str, str]:
     desktop = {"mcpServers": {"romergo": {"command": "npx", "args": ["-y", "mcp-remote", mcp_url]}}}
     return {
-        "Claude Code": f"claude mcp add --transport http romergo {mcp_url}",
-        "Codex": f'[mcp_servers.romergo]\nurl = "{mcp_url}"\n# then: codex mcp login romergo',
+        "Claude Code": f"claude mcp add --transport http -s user romergo {mcp_url}",
+        "Codex": (
+            f"codex mcp add romergo --url {mcp_url}\n"
+            "# it signs in by itself; offline: codex mcp login romergo --oauth-client-registration dcr"
+        ),
         "Claude Desktop": json.dumps(desktop, indent=2),
         "Other MCP clients": (
             f"Streamable HTTP endpoint: {mcp_url}\nSign-in: OAuth 2.1 (the client opens the consent page)"
@@ -134,9 +137,9 @@ def code_view(
         field = ui.input("Join code", value=code).props("readonly outlined dense").classes("grow")
         field.props('input-class="font-mono"')
         copy_button(code, "Copy code")
-    ui.label("Add Romergo to your agent first (Connect your agent, below), then paste this into it:").classes(
-        "text-subtitle2 mt-2"
-    )
+    ui.label(
+        "Add Romergo to your agent first (the connection snippets are below), then paste this into it:"
+    ).classes("text-subtitle2 mt-2")
     prompt = start_prompt(code, mcp_url, reach)
     with ui.row().classes("w-full items-start no-wrap gap-1"):
         ui.textarea("Start prompt", value=prompt).props("readonly outlined autogrow dense").classes("grow")
