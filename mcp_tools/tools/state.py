@@ -4,6 +4,7 @@ stuck: evidence for "why does this scene not work as expected?"."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated
 
 from mcp.types import CallToolResult
@@ -11,7 +12,8 @@ from pydantic import BaseModel, Field
 
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import Envelope, envelope
-from mcp_tools.tools.common import READ_ONLY, ProjectId, RoomListing, room_note
+from mcp_tools.paging import paged_aside
+from mcp_tools.tools.common import READ_ONLY, Page, PageSize, ProjectId, RoomListing, room_note
 from romergo.story.state.playthrough import MAX_STEPS
 
 Value = bool | int | float | str
@@ -60,19 +62,25 @@ tools = Toolbox()
     "List story variables",
     "The project's variables (what the story remembers): name, type (flag, number or text), "
     "the value a play-through starts with, and a description. Conditions and effects use the "
-    "names: has_key and courage >= 2; set courage = courage + 1.",
+    "names: has_key and courage >= 2; set courage = courage + 1. A long list is cut with "
+    "truncated: true; call again with page = next_page for the rest.",
     READ_ONLY,
     target=("project", "project_id"),
 )
 async def romergo_list_variables(
-    call: Call, project_id: ProjectId
+    call: Call, project_id: ProjectId, page: Page = None, page_size: PageSize = None
 ) -> Annotated[CallToolResult, Envelope[VariableList]]:
     rows = await call.services.variables.list_variables(call.actor, project_id)
     items = [
         VariableItem(id=v.id, name=v.name, type=v.type, initial=v.initial, description=v.description)
         for v in rows
     ]
-    return envelope(VariableList(variables=items, room=room_note(call.actor)))
+
+    def build(part: Sequence[VariableItem]) -> VariableList:
+        return VariableList(variables=list(part), room=room_note(call.actor))
+
+    keys = [item.id for item in items]
+    return await paged_aside(f"list_variables:{project_id}", items, keys, build, page, page_size)
 
 
 @tools.tool(

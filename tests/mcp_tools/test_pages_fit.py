@@ -33,6 +33,8 @@ PAGED = {
     "romergo_search_assets",
     "romergo_check_story",
     "romergo_search_story",
+    "romergo_list_command_changes",
+    "romergo_list_variables",
 }
 
 
