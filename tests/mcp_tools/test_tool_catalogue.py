@@ -24,6 +24,7 @@ PAGED = {
     "romergo_search_assets",
     "romergo_check_story",
     "romergo_search_story",
+    "romergo_list_variables",
 }
 SECRET_TITLE = "Zanzibar-Quokka-7731"
 
