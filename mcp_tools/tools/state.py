@@ -4,6 +4,7 @@ stuck: evidence for "why does this scene not work as expected?"."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Annotated
 
@@ -11,7 +12,7 @@ from mcp.types import CallToolResult
 from pydantic import BaseModel, Field
 
 from mcp_tools.declare import Call, Toolbox
-from mcp_tools.envelope import Envelope, envelope
+from mcp_tools.envelope import Envelope
 from mcp_tools.paging import paged_aside
 from mcp_tools.tools.common import READ_ONLY, Page, PageSize, ProjectId, RoomListing, room_note
 from romergo.story.state.playthrough import MAX_STEPS
@@ -96,7 +97,9 @@ async def romergo_list_variables(
     f"choice taken) and the outcome: ending, stuck (every choice hidden, or a dead end), hidden "
     f"(a given choice is hidden there), unknown choice, nowhere (a choice to no scene), out of "
     f"choices, loop (same scene and state again) or too long (after {MAX_STEPS} scenes). Use it "
-    "to explain why a scene or choice does not appear. Not in a room limited to some chapters.",
+    "to explain why a scene or choice does not appear. Not in a room limited to some chapters. "
+    "A long play-through is cut with truncated: true (outcome and message on every page); call "
+    "again with the same arguments and page = next_page for the rest.",
     READ_ONLY,
     target=("project", "project_id"),
     whole_project=True,
@@ -114,6 +117,8 @@ async def romergo_simulate_playthrough(
     state: Annotated[
         dict[str, Value] | None, Field(description="Values to start with instead of the initial ones.")
     ] = None,
+    page: Page = None,
+    page_size: PageSize = None,
 ) -> Annotated[CallToolResult, Envelope[Simulation]]:
     played = await call.services.reads.simulate(call.actor, project_id, choices, start_scene, state)
     steps = [
@@ -133,4 +138,11 @@ async def romergo_simulate_playthrough(
         )
         for step in played.steps
     ]
-    return envelope(Simulation(steps=steps, outcome=played.outcome, message=played.message))
+
+    def build(part: Sequence[PlayStep]) -> Simulation:
+        return Simulation(steps=list(part), outcome=played.outcome, message=played.message)
+
+    # The play-through follows from all the arguments, so a page of it belongs to them all.
+    asked = json.dumps([project_id, choices, start_scene, state], sort_keys=True)
+    keys = [f"{n}:{step.scene_id}" for n, step in enumerate(steps)]
+    return await paged_aside(f"simulate_playthrough:{asked}", steps, keys, build, page, page_size)

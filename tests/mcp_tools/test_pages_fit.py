@@ -35,6 +35,8 @@ PAGED = {
     "romergo_search_story",
     "romergo_list_command_changes",
     "romergo_list_variables",
+    "romergo_list_projects",
+    "romergo_simulate_playthrough",
 }
 
 

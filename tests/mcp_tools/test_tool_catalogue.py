@@ -25,6 +25,8 @@ PAGED = {
     "romergo_check_story",
     "romergo_search_story",
     "romergo_list_variables",
+    "romergo_list_projects",
+    "romergo_simulate_playthrough",
 }
 SECRET_TITLE = "Zanzibar-Quokka-7731"
 

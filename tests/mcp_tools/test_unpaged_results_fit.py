@@ -14,11 +14,13 @@ from typing import Any
 from mcp.types import CallToolResult
 
 from romergo.channels import AgentRef
+from tests.support.big_story import big_story
 from tests.support.channels import open_room
 from tests.support.story import small_story
 from tests.support.tools import ALL_SCOPES, agent, agent_of, text_of, untrusted
 
 DEFAULT_PAGE = 10_000
+LARGEST_PAGE = 60_000
 MAX_PAGES = 200
 
 
@@ -108,3 +110,28 @@ async def test_many_variables_come_in_pages_that_fit_each_variable_once(services
     listed = [variable["name"] for result in pages for variable in untrusted(result)["data"]["variables"]]
     assert len(pages) >= 2
     assert sorted(listed) == names and len(listed) == len(set(listed))
+
+
+async def test_many_projects_come_in_pages_that_fit_each_project_once(services, actor):
+    made = [
+        await services.projects.create_project(actor, f"Harbour tale {n:03d}: " + "the keeper's lamp " * 5)
+        for n in range(100)
+    ]
+    async with agent_of(services, "writer") as helper:
+        pages = await all_pages(helper, "romergo_list_projects")
+    listed = [project["id"] for result in pages for project in untrusted(result)["data"]["projects"]]
+    assert len(pages) >= 2
+    assert sorted(listed) == sorted(project.id for project in made) and len(listed) == len(set(listed))
+
+
+async def test_a_long_play_through_comes_in_pages_that_fit_each_step_once(services, actor):
+    story = await big_story(services, actor, scenes=120, lines_per_scene=1, chapters=2)
+    async with agent_of(services, "writer") as helper:
+        pages = await all_pages(helper, "romergo_simulate_playthrough", project_id=story.project_id)
+        whole = await helper.call(
+            "romergo_simulate_playthrough", project_id=story.project_id, page_size=LARGEST_PAGE
+        )
+    steps = [step["scene_id"] for result in pages for step in untrusted(result)["data"]["steps"]]
+    assert len(pages) >= 2 and all(untrusted(result)["data"]["outcome"] == "ending" for result in pages)
+    assert untrusted(whole)["next_page"] is None
+    assert steps == [step["scene_id"] for step in untrusted(whole)["data"]["steps"]]
