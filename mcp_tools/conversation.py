@@ -50,12 +50,18 @@ def newest_that_fit(
 
 
 def _shortened(event: wire.Event) -> wire.Event:
-    """The event with each long text of its data cut, and marked as cut."""
+    """The event with each long text in its data cut, and marked as cut."""
     data = {key: _cut(value) for key, value in event.data.items()}
     return event if data == event.data else event.model_copy(update={"data": data})
 
 
 def _cut(value: Any) -> Any:
+    """The value with each string in it longer than MAX_EVENT_TEXT cut and marked (a reply's
+    summary and a command's selection hold theirs deeper in)."""
+    if isinstance(value, dict):
+        return {key: _cut(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_cut(item) for item in value]
     if not isinstance(value, str) or len(value) <= MAX_EVENT_TEXT:
         return value
     left_out = len(value) - MAX_EVENT_TEXT
