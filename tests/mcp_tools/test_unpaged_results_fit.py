@@ -16,9 +16,12 @@ from mcp.types import CallToolResult
 from romergo.channels import AgentRef
 from tests.support.big_story import big_story
 from tests.support.channels import open_room
+from tests.support.oauth import mcp_client, personal_token
+from tests.support.server import RunningServer
 from tests.support.story import small_story
 from tests.support.tools import ALL_SCOPES, agent, agent_of, text_of, untrusted
 
+SERVER_ENV = {"ROMERGO_RATE_LIMIT_PER_MINUTE": "5000"}  # the HTTP test adds its variables one call each
 DEFAULT_PAGE = 10_000
 LARGEST_PAGE = 60_000
 MAX_PAGES = 200
@@ -135,3 +138,34 @@ async def test_a_long_play_through_comes_in_pages_that_fit_each_step_once(servic
     assert len(pages) >= 2 and all(untrusted(result)["data"]["outcome"] == "ending" for result in pages)
     assert untrusted(whole)["next_page"] is None
     assert steps == [step["scene_id"] for step in untrusted(whole)["data"]["steps"]]
+
+
+async def test_over_http_many_variables_come_in_pages_that_fit(server: RunningServer):
+    token = personal_token(server, "ada")
+    async with mcp_client(server.base_url, token) as client:
+        projects = await client.call_tool("romergo_list_projects", {})
+        project_id = untrusted(projects)["data"]["projects"][0]["id"]
+        for n in range(120):
+            added = await client.call_tool(
+                "romergo_add_variable",
+                {
+                    "project_id": project_id,
+                    "name": f"tide_{n:03d}",
+                    "type": "flag",
+                    "description": "Whether the keeper has seen this tide. " * 3,
+                },
+            )
+            assert not added.is_error, text_of(added)
+        names: list[str] = []
+        page = None
+        for _ in range(MAX_PAGES):
+            more = {"page": page} if page else {}
+            result = await client.call_tool("romergo_list_variables", {"project_id": project_id, **more})
+            assert not result.is_error, text_of(result)
+            assert_fits(result)
+            names += [variable["name"] for variable in untrusted(result)["data"]["variables"]]
+            page = untrusted(result)["next_page"]
+            if page is None:
+                break
+    tides = [name for name in names if name.startswith("tide_")]
+    assert tides == sorted(tides) and len(tides) == 120 == len(set(tides))
