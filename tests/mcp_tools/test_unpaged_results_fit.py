@@ -159,7 +159,7 @@ async def test_over_http_many_variables_come_in_pages_that_fit(server: RunningSe
         names: list[str] = []
         page = None
         for _ in range(MAX_PAGES):
-            more = {"page": page} if page else {}
+            more: dict[str, str] = {"page": page} if page else {}
             result = await client.call_tool("romergo_list_variables", {"project_id": project_id, **more})
             assert not result.is_error, text_of(result)
             assert_fits(result)
