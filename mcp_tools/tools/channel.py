@@ -9,12 +9,13 @@ text the owner typed.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Annotated, Any, Literal
 
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
+from mcp_tools.conversation import MAX_EVENT_TEXT, newest_that_fit
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import (
     NOTICE,
@@ -22,12 +23,13 @@ from mcp_tools.envelope import (
     DataT,
     Envelope,
     Untrusted,
-    envelope,
     escaped,
     new_nonce,
     render,
 )
+from mcp_tools.paging import paged_aside
 from mcp_tools.tooling import actor_caller, wants_progress
+from mcp_tools.tools.common import Page, PageSize
 from romergo.channels import Summary, wire
 from romergo.channels.instructions import JOIN_INSTRUCTIONS
 from romergo.channels.vocabulary import MAX_REPORT_CHARS, EntityType, ReportKind
@@ -94,6 +96,8 @@ class Joined(BaseModel):
     cursor: int
     expires_at: str
     instructions: str
+    events_left_out: int = 0
+    """Older events of the conversation not shown, so that the result fits (mcp_tools/conversation.py)."""
     conversation: Envelope[Conversation]
 
 
@@ -164,7 +168,9 @@ IDEMPOTENT = ToolAnnotations(
     "Join the owner's Builder channel",
     "Join the Romergo Builder channel the owner opened for you, with the join code they gave you. "
     "Returns the channel_id and the cursor to pass to romergo_wait_for_builder_command, the room's "
-    "permissions and confirmation mode, how to work, and the recent conversation (as data). "
+    "permissions and confirmation mode, how to work, and the recent conversation (as data): its "
+    f"newest events that fit, each text cut to {MAX_EVENT_TEXT:,} characters with a marker, and "
+    "events_left_out counting the older ones not shown. "
     "Call it once at the start, or again after the owner gives you a new code.",
     IDEMPOTENT,
 )
@@ -173,23 +179,26 @@ async def romergo_join_builder_channel(
 ) -> Annotated[CallToolResult, Joined]:
     joined = await call.channels.agent.join(actor_caller(call.actor), code)
     view = joined.channel
-    conversation = Conversation(
-        project_title=joined.project_title, events=[wire.Event.of(e) for e in joined.conversation]
-    )
-    return with_envelopes(
-        Joined(
-            channel_id=view.channel_id,
-            project=ProjectRef(id=view.project_id),
-            permissions=Permissions(**view.permissions),
-            confirmation_mode=view.confirmation_mode,
-            scope=Scope.model_validate(view.scope) if view.scope else None,
-            reach=joined.reach,
-            cursor=joined.cursor,
-            expires_at=iso(view.expires_at) or "",
-            instructions=JOIN_INSTRUCTIONS,
-            conversation=untrusted(conversation),
+
+    def result(events: list[wire.Event], left_out: int) -> CallToolResult:
+        conversation = Conversation(project_title=joined.project_title, events=events)
+        return with_envelopes(
+            Joined(
+                channel_id=view.channel_id,
+                project=ProjectRef(id=view.project_id),
+                permissions=Permissions(**view.permissions),
+                confirmation_mode=view.confirmation_mode,
+                scope=Scope.model_validate(view.scope) if view.scope else None,
+                reach=joined.reach,
+                cursor=joined.cursor,
+                expires_at=iso(view.expires_at) or "",
+                instructions=JOIN_INSTRUCTIONS,
+                events_left_out=left_out,
+                conversation=untrusted(conversation),
+            )
         )
-    )
+
+    return newest_that_fit([wire.Event.of(e) for e in joined.conversation], result)
 
 
 @tools.tool(
@@ -273,15 +282,26 @@ async def romergo_leave_builder_channel(call: Call, channel_id: Annotated[str, F
     "What a command changed",
     "List every change Romergo recorded for a command you hold or held: entity, action, before "
     "and after, tool and time. Use it to check your work before replying, or after a redelivery "
-    "to see what you already did.",
+    "to see what you already did. A long list is cut with truncated: true; call again with "
+    "page = next_page for the rest.",
     ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False),
     target=("command", "command_id"),
 )
 async def romergo_list_command_changes(
-    call: Call, command_id: Annotated[str, Field(max_length=64)]
+    call: Call,
+    command_id: Annotated[str, Field(max_length=64)],
+    page: Page = None,
+    page_size: PageSize = None,
 ) -> Annotated[CallToolResult, Envelope[Changes]]:
-    changes = await call.channels.guard.changes_of_command(actor_caller(call.actor), command_id)
-    return envelope(Changes(changes=[Change(**c) for c in changes]))
+    recorded = await call.channels.guard.changes_of_command(actor_caller(call.actor), command_id)
+    changes = [Change(**c) for c in recorded]
+
+    def build(part: Sequence[Change]) -> Changes:
+        return Changes(changes=list(part))
+
+    # A change has no id of its own: its place, what it touched and when tell it from the others.
+    keys = [f"{n}:{c.entity_type}:{c.entity_id}:{c.action}:{c.at}" for n, c in enumerate(changes)]
+    return await paged_aside(f"list_command_changes:{command_id}", changes, keys, build, page, page_size)
 
 
 def untrusted(data: DataT) -> Envelope[DataT]:

@@ -68,11 +68,13 @@ tools = Toolbox()
     "read",
     "List projects",
     "List the user's Romergo story projects, most recently changed first: id, title, "
-    "last change (ISO 8601 UTC) and whether the story is published.",
+    "last change (ISO 8601 UTC) and whether the story is published. A long list is cut with "
+    "truncated: true; call again with page = next_page for the rest.",
     READ_ONLY,
-    result=ProjectList,
 )
-async def romergo_list_projects(call: Call) -> ProjectList:
+async def romergo_list_projects(
+    call: Call, page: Page = None, page_size: PageSize = None
+) -> Annotated[CallToolResult, Envelope[ProjectList]]:
     rows = await call.services.projects.list_projects(call.actor)
     summaries = [
         ProjectSummary(
@@ -80,7 +82,13 @@ async def romergo_list_projects(call: Call) -> ProjectList:
         )
         for row in rows
     ]
-    return ProjectList(projects=summaries)
+
+    def build(part: Sequence[ProjectSummary]) -> ProjectList:
+        return ProjectList(projects=list(part))
+
+    # The caller is part of the call: another user's token is not a page of this list.
+    keys = [summary.id for summary in summaries]
+    return await paged_aside(f"list_projects:{call.actor.user_id}", summaries, keys, build, page, page_size)
 
 
 @tools.tool(

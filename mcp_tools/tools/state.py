@@ -4,14 +4,17 @@ stuck: evidence for "why does this scene not work as expected?"."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from typing import Annotated
 
 from mcp.types import CallToolResult
 from pydantic import BaseModel, Field
 
 from mcp_tools.declare import Call, Toolbox
-from mcp_tools.envelope import Envelope, envelope
-from mcp_tools.tools.common import READ_ONLY, ProjectId, RoomListing, room_note
+from mcp_tools.envelope import Envelope
+from mcp_tools.paging import paged_aside
+from mcp_tools.tools.common import READ_ONLY, Page, PageSize, ProjectId, RoomListing, room_note
 from romergo.story.state.playthrough import MAX_STEPS
 
 Value = bool | int | float | str
@@ -60,19 +63,25 @@ tools = Toolbox()
     "List story variables",
     "The project's variables (what the story remembers): name, type (flag, number or text), "
     "the value a play-through starts with, and a description. Conditions and effects use the "
-    "names: has_key and courage >= 2; set courage = courage + 1.",
+    "names: has_key and courage >= 2; set courage = courage + 1. A long list is cut with "
+    "truncated: true; call again with page = next_page for the rest.",
     READ_ONLY,
     target=("project", "project_id"),
 )
 async def romergo_list_variables(
-    call: Call, project_id: ProjectId
+    call: Call, project_id: ProjectId, page: Page = None, page_size: PageSize = None
 ) -> Annotated[CallToolResult, Envelope[VariableList]]:
     rows = await call.services.variables.list_variables(call.actor, project_id)
     items = [
         VariableItem(id=v.id, name=v.name, type=v.type, initial=v.initial, description=v.description)
         for v in rows
     ]
-    return envelope(VariableList(variables=items, room=room_note(call.actor)))
+
+    def build(part: Sequence[VariableItem]) -> VariableList:
+        return VariableList(variables=list(part), room=room_note(call.actor))
+
+    keys = [item.id for item in items]
+    return await paged_aside(f"list_variables:{project_id}", items, keys, build, page, page_size)
 
 
 @tools.tool(
@@ -88,7 +97,9 @@ async def romergo_list_variables(
     f"choice taken) and the outcome: ending, stuck (every choice hidden, or a dead end), hidden "
     f"(a given choice is hidden there), unknown choice, nowhere (a choice to no scene), out of "
     f"choices, loop (same scene and state again) or too long (after {MAX_STEPS} scenes). Use it "
-    "to explain why a scene or choice does not appear. Not in a room limited to some chapters.",
+    "to explain why a scene or choice does not appear. Not in a room limited to some chapters. "
+    "A long play-through is cut with truncated: true (outcome and message on every page); call "
+    "again with the same arguments and page = next_page for the rest.",
     READ_ONLY,
     target=("project", "project_id"),
     whole_project=True,
@@ -106,6 +117,8 @@ async def romergo_simulate_playthrough(
     state: Annotated[
         dict[str, Value] | None, Field(description="Values to start with instead of the initial ones.")
     ] = None,
+    page: Page = None,
+    page_size: PageSize = None,
 ) -> Annotated[CallToolResult, Envelope[Simulation]]:
     played = await call.services.reads.simulate(call.actor, project_id, choices, start_scene, state)
     steps = [
@@ -125,4 +138,11 @@ async def romergo_simulate_playthrough(
         )
         for step in played.steps
     ]
-    return envelope(Simulation(steps=steps, outcome=played.outcome, message=played.message))
+
+    def build(part: Sequence[PlayStep]) -> Simulation:
+        return Simulation(steps=list(part), outcome=played.outcome, message=played.message)
+
+    # The play-through follows from all the arguments, so a page of it belongs to them all.
+    asked = json.dumps([project_id, choices, start_scene, state], sort_keys=True)
+    keys = [f"{n}:{step.scene_id}" for n, step in enumerate(steps)]
+    return await paged_aside(f"simulate_playthrough:{asked}", steps, keys, build, page, page_size)

@@ -33,6 +33,10 @@ PAGED = {
     "romergo_search_assets",
     "romergo_check_story",
     "romergo_search_story",
+    "romergo_list_command_changes",
+    "romergo_list_variables",
+    "romergo_list_projects",
+    "romergo_simulate_playthrough",
 }
 
 

@@ -24,6 +24,9 @@ PAGED = {
     "romergo_search_assets",
     "romergo_check_story",
     "romergo_search_story",
+    "romergo_list_variables",
+    "romergo_list_projects",
+    "romergo_simulate_playthrough",
 }
 SECRET_TITLE = "Zanzibar-Quokka-7731"
 

@@ -121,6 +121,7 @@ async def test_arithmetic_while_playing_stops_at_the_ends_of_the_range(server: R
                     project_id=project_id,
                     start_scene=scene_id,
                     state={"coins": start},
+                    page_size=60_000,  # the whole play-through on one page: its last step is the point
                 )
             )
             values = [step["state"]["coins"] for step in played["steps"]]
