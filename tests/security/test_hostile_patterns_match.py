@@ -10,17 +10,15 @@ in words saying it took too long, and another agent's reads keep being answered 
 from __future__ import annotations
 
 import asyncio
-import shutil
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 import pytest
-from playwright.async_api import Page, async_playwright, expect
+from playwright.async_api import expect
 
 from tests.support.neighbours import Demo, demo_of, reads_for, reads_while, refusal
-from tests.support.oauth import PASSWORD, mcp_client, personal_token
+from tests.support.oauth import mcp_client, personal_token
 from tests.support.server import RunningServer
+from tests.support.signed_in_page import signed_in_page
 from tests.support.tools import Agent
 
 # A server of its own: the neighbour reads as fast as it can, past the usual calls per minute.
@@ -93,7 +91,7 @@ async def test_a_search_page_left_on_a_backtracking_pattern_does_not_stall_edits
 ):
     """The page runs its search again after every change to the project: each run is stopped at its
     deadline in the worker, while the server goes on answering everyone."""
-    async with author_page(server) as page, mcp_client(server.base_url, author) as client:
+    async with signed_in_page(server, AUTHOR) as page, mcp_client(server.base_url, author) as client:
         agent = Agent(client)
         await page.goto(f"{server.base_url}/projects/{demo.project_id}/search")
         await page.get_by_label("Find").fill("(a+)+$")
@@ -106,22 +104,3 @@ async def test_a_search_page_left_on_a_backtracking_pattern_does_not_stall_edits
             await agent.ok("romergo_update_scene", scene_id=demo.scene_id, title=f"The Long Line {round_}")
             slowest = max([slowest, time.monotonic() - started, *await reads_for(agent, demo.scene_id, 3.0)])
     assert slowest < PROMPTLY, f"an edit or a read waited {slowest:.2f} s"
-
-
-@asynccontextmanager
-async def author_page(server: RunningServer) -> AsyncIterator[Page]:
-    executable = shutil.which("chromium")
-    assert executable, "Debian's chromium is required: scripts/test installs it"
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        page = await browser.new_page()
-        page.set_default_timeout(10_000)
-        await page.goto(f"{server.base_url}/login")
-        await page.get_by_label("Username").fill(AUTHOR)
-        await page.get_by_label("Password").fill(PASSWORD)
-        await page.get_by_role("button", name="Sign in").click()
-        await page.wait_for_url(lambda url: "/login" not in url)
-        try:
-            yield page
-        finally:
-            await browser.close()

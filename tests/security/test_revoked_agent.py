@@ -11,17 +11,17 @@ real MCP.
 from __future__ import annotations
 
 import asyncio
-import shutil
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
-from playwright.async_api import Page, async_playwright, expect
+from playwright.async_api import expect
 
-from tests.support.oauth import PASSWORD, mcp_client, mcp_status, oauth_tokens, personal_token, signed_in
+from tests.support.oauth import mcp_client, mcp_status, oauth_tokens, personal_token, signed_in
 from tests.support.server import RunningServer
+from tests.support.signed_in_page import signed_in_page
 from tests.support.tools import Agent
 
 
@@ -46,7 +46,7 @@ async def test_revoking_an_agent_ends_its_memberships_and_releases_its_wait(serv
             )
             await until_polling(api, parked["channel_id"])
 
-            async with owner_page(server) as page:
+            async with signed_in_page(server, "ada") as page:
                 await page.goto(f"{server.base_url}/settings/agents")
                 row = page.get_by_test_id(f"connection-{tokens.client_id}")
                 revoked_at = time.monotonic()
@@ -107,25 +107,6 @@ async def owner_api(server: RunningServer) -> AsyncIterator[httpx.AsyncClient]:
     headers = {"Authorization": f"Bearer {control}"}
     async with httpx.AsyncClient(base_url=f"{server.base_url}/api/v1", headers=headers) as api:
         yield api
-
-
-@asynccontextmanager
-async def owner_page(server: RunningServer) -> AsyncIterator[Page]:
-    executable = shutil.which("chromium")
-    assert executable, "Debian's chromium is required: scripts/test installs it"
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        page = await browser.new_page()
-        page.set_default_timeout(10_000)
-        await page.goto(f"{server.base_url}/login")
-        await page.get_by_label("Username").fill("ada")
-        await page.get_by_label("Password").fill(PASSWORD)
-        await page.get_by_role("button", name="Sign in").click()
-        await page.wait_for_url(lambda url: "/login" not in url)
-        try:
-            yield page
-        finally:
-            await browser.close()
 
 
 async def join(agent: Agent, code: str) -> int:
