@@ -13,7 +13,7 @@ import pytest
 from mcp import MCPError
 from mcp.types import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY
 
-from tests.support.oauth import mcp_client, mcp_status, personal_token
+from tests.support.oauth import initialize_request, mcp_client, mcp_status, personal_token
 from tests.support.server import RunningServer
 
 
@@ -133,17 +133,7 @@ async def _task_call(
     server: RunningServer, token: str, capabilities: dict[str, object], method: str, params: dict[str, object]
 ) -> dict[str, Any]:
     """The JSON-RPC error of `method`, from a client that declared `capabilities`."""
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": capabilities,
-            "clientInfo": {"name": "raw", "version": "1"},
-        },
-    }
-    initialized = await mcp_status(server.base_url, token, json=initialize)
+    initialized = await mcp_status(server.base_url, token, json=initialize_request(capabilities))
     session = initialized.headers.get("mcp-session-id", "")
     headers = {"Mcp-Session-Id": session} if session else {}
     await mcp_status(

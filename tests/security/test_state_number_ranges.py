@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from tests.support.agents import Agent, ToolRefused, agent, data
-from tests.support.oauth import personal_token
+from tests.support.oauth import initialize_request, personal_token
 from tests.support.server import RunningServer
 
 SERVER_ENV: dict[str, str] = {}  # a server of its own: these tests add variables and effects
@@ -183,18 +183,8 @@ async def _raw_add_variable(server: RunningServer, token: str, project_id: str, 
         "Content-Type": "application/json",
         "MCP-Protocol-Version": "2025-11-25",
     }
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        },
-    }
     async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as http:
-        started = await http.post("/mcp", json=initialize, headers=headers)
+        started = await http.post("/mcp", json=initialize_request(), headers=headers)
         assert started.status_code == 200, started.text
         session = {**headers, "Mcp-Session-Id": started.headers["mcp-session-id"]}
         await http.post(

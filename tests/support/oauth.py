@@ -229,18 +229,23 @@ async def mcp_status(base_url: str, token: str | None, **kwargs: Any) -> httpx.R
         **({"Authorization": f"Bearer {token}"} if token else {}),
         **kwargs.pop("headers", {}),
     }
-    body = kwargs.pop("json", None) or {
+    body = kwargs.pop("json", None) or initialize_request()
+    async with httpx.AsyncClient(base_url=base_url) as http:
+        return await http.post(kwargs.pop("path", "/mcp"), json=body, headers=headers, **kwargs)
+
+
+def initialize_request(capabilities: dict[str, object] | None = None) -> dict[str, Any]:
+    """A raw handshake-era `initialize` from a client that declares `capabilities`."""
+    return {
         "jsonrpc": "2.0",
         "id": 1,
         "method": "initialize",
         "params": {
             "protocolVersion": "2025-11-25",
-            "capabilities": {},
+            "capabilities": capabilities or {},
             "clientInfo": {"name": "raw", "version": "1"},
         },
     }
-    async with httpx.AsyncClient(base_url=base_url) as http:
-        return await http.post(kwargs.pop("path", "/mcp"), json=body, headers=headers, **kwargs)
 
 
 @dataclass
