@@ -16,6 +16,7 @@ from mcp.types import CallToolResult
 
 from mcp_tools.envelope import escape
 from tests.support.big_story import big_story
+from tests.support.contract import PAGED_TOOLS
 from tests.support.oauth import mcp_client, personal_token
 from tests.support.server import RunningServer
 from tests.support.story import small_story
@@ -25,19 +26,6 @@ DEFAULT_PAGE = 10_000
 SMALLEST_PAGE = 2_000
 LARGEST_PAGE = 60_000
 MAX_PAGES = 400
-PAGED = {
-    "romergo_get_project_outline",
-    "romergo_get_chapter",
-    "romergo_get_scene",
-    "romergo_preview_scene",
-    "romergo_search_assets",
-    "romergo_check_story",
-    "romergo_search_story",
-    "romergo_list_command_changes",
-    "romergo_list_variables",
-    "romergo_list_projects",
-    "romergo_simulate_playthrough",
-}
 
 
 def sizes(result: CallToolResult) -> tuple[int, int]:
@@ -126,11 +114,11 @@ async def test_the_paged_tools_declare_their_largest_page_to_claude_code(server:
     # Over HTTP, as a harness lists the tools: Claude Code reads `_meta` from tools/list.
     async with mcp_client(server.base_url, personal_token(server, "ada")) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    for name in PAGED:
+    for name in PAGED_TOOLS:
         assert tools[name].meta == {"anthropic/maxResultSizeChars": LARGEST_PAGE}, name
         page_size = tools[name].input_schema["properties"]["page_size"]
         assert "10,000" in page_size["description"] and "60,000" in page_size["description"], name
-    assert all(tool.meta is None for name, tool in tools.items() if name not in PAGED)
+    assert all(tool.meta is None for name, tool in tools.items() if name not in PAGED_TOOLS)
 
 
 async def test_a_line_larger_than_the_page_gets_a_page_of_its_own_whole_and_marked(services, author, actor):

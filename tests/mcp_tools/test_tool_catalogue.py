@@ -10,24 +10,12 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_tools.server import build_server
 from romergo.channels.instructions import JOIN_INSTRUCTIONS
-from tests.support.contract import DOMAIN_TOOL_CATEGORIES
+from tests.support.contract import DOMAIN_TOOL_CATEGORIES, PAGED_TOOLS
 from tests.support.media import MP3_BASE64
 from tests.support.tools import agent_of, story_state, world
 
 # romergo_list_command_changes is a channel-side read tool, registered with the channel tools.
 CATEGORIES = {k: v for k, v in DOMAIN_TOOL_CATEGORIES.items() if k != "romergo_list_command_changes"}
-PAGED = {
-    "romergo_get_project_outline",
-    "romergo_get_chapter",
-    "romergo_get_scene",
-    "romergo_preview_scene",
-    "romergo_search_assets",
-    "romergo_check_story",
-    "romergo_search_story",
-    "romergo_list_variables",
-    "romergo_list_projects",
-    "romergo_simulate_playthrough",
-}
 SECRET_TITLE = "Zanzibar-Quokka-7731"
 
 VALID = {
@@ -80,7 +68,7 @@ async def test_every_domain_tool_is_listed_with_schemas_and_honest_annotations(s
         assert "untrusted_content" in tool.output_schema["properties"], name
         assert ("command_id" in properties) is (category != "read"), name
         assert "command_id" not in tool.input_schema.get("required", []), name
-        assert ("page" in properties) is (name in PAGED), name
+        assert ("page" in properties) is (name in PAGED_TOOLS), name
         if name.startswith("romergo_delete_"):
             assert hints.destructive_hint is True, name
     listing = str([tool.model_dump() for tool in tools.values()]) + str([p.model_dump() for p in prompts])

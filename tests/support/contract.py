@@ -43,3 +43,20 @@ DOMAIN_TOOL_CATEGORIES: dict[str, str] = {
     "romergo_delete_asset": "delete",
     "romergo_delete_character": "delete",
 }
+
+PAGED_TOOLS: frozenset[str] = frozenset(
+    {
+        "romergo_get_project_outline",
+        "romergo_get_chapter",
+        "romergo_get_scene",
+        "romergo_preview_scene",
+        "romergo_search_assets",
+        "romergo_check_story",
+        "romergo_search_story",
+        "romergo_list_command_changes",
+        "romergo_list_variables",
+        "romergo_list_projects",
+        "romergo_simulate_playthrough",
+    }
+)
+"""The tools whose results come in pages (`page`, `page_size`, `next_page`), as the contract lists them."""
