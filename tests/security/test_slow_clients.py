@@ -25,7 +25,7 @@ from tests.support.server import RunningServer
 OPEN_FILES = 1024
 ATTACKERS = 1200
 ATTACKER_ADDRESS = "127.0.0.2"
-HEAD_SECONDS = 4
+HEAD_SECONDS = 8
 ORDINARY_REQUESTS = 20
 SPREAD_ADDRESSES = 4
 SPREAD_PER_ADDRESS = 240
@@ -66,7 +66,9 @@ async def test_slow_heads_from_one_address_cannot_starve_other_clients(slow_serv
         for _ in attack:
             await asyncio.wait_for(connected.get(), 60)
         durations = await _ordinary_requests(slow_server.base_url)
-        assert all(took is not None and took < 3 for took in durations), durations
+        # Served while the attackers are held, well before their head deadline would free the server
+        # (a loaded machine delayed all twenty by ~2.9 s at once, as it refused the excess).
+        assert all(took is not None and took < HEAD_SECONDS - 2 for took in durations), durations
         outcomes = await asyncio.wait_for(asyncio.gather(*attack), HEAD_SECONDS + 30)
     finally:
         for task in attack:
