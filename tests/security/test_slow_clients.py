@@ -42,7 +42,7 @@ class Outcome:
     answer: bytes
     """The first bytes the server wrote back (empty if it closed without a word)."""
     closed_after: float
-    """Seconds from connecting until the server closed the connection."""
+    """Seconds from starting to connect until the server closed the connection."""
 
 
 @pytest.fixture(scope="module")
@@ -88,8 +88,10 @@ async def test_slow_heads_from_one_address_cannot_starve_other_clients(slow_serv
 
 async def _trickle_a_head(port: int, connected: asyncio.Queue[None], address: str) -> Outcome:
     """One attacking connection: a head sent a byte at a time until the server answers or closes."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
+    # Timed from before the connect: the server's deadline starts when it accepts, which a busy client
+    # loop may only notice a second later, so a clock started after the connect would read short.
     started = time.monotonic()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
     connected.put_nowait(None)
     answer = b""
     try:
