@@ -1,0 +1,55 @@
+"""What every harness test checks once its harness has run the loop: on Romergo's side (the reply,
+the rewritten line, the last wait) and in what the harness showed the stand-in model."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tests.harnesses.conftest import ESCAPED_IN_HOSTILE, RAW_IN_HOSTILE, Channel, scene_ids_of
+from tests.harnesses.model.loop import NEW_TEXT
+from tests.support.agents import OwnerApi
+
+JOINED, WAITED, SCENE, OUTLINE, UPDATED, REPORTED, WAITED_AGAIN = range(7)
+"""The tool results of the loop, in order (tests.harnesses.model.loop)."""
+
+
+async def assert_loop_completed(owner: OwnerApi, channel: Channel, results: list[str]) -> None:
+    """Every step ran and Romergo saw it: the command done with the agent's reply, the line
+    rewritten, and the last wait timed out as nothing more was sent."""
+    assert len(results) > WAITED_AGAIN, f"the loop stopped after {len(results)} tool results: {results[-1:]}"
+    command = await owner("GET", f"/commands/{channel.command_id}")
+    assert command["state"] == "done", command
+    events = (await owner("GET", f"/channels/{channel.channel_id}/events", after=0))["events"]
+    replies = [event for event in events if event["kind"] == "reply"]
+    assert replies and replies[-1]["command_id"] == channel.command_id, events
+    assert NEW_TEXT in results[UPDATED], results[UPDATED]
+    assert re.search(r"timeout", results[WAITED_AGAIN]), results[WAITED_AGAIN]
+
+
+def assert_wait_clamped(results: list[str]) -> None:
+    """The wait asked for more than the maximum and was served, saying it waited 50 s at most."""
+    waited = results[WAITED]
+    assert "[invalid_argument]" not in waited, waited
+    assert "timeout_seconds was" in waited and "50" in waited, waited
+
+
+def assert_hostile_line_escaped(results: list[str]) -> None:
+    """The scene reached the model with the hostile line's invisible characters shown escaped and
+    its marker broken, and the notice before the data."""
+    scene = results[SCENE]
+    assert "keeper whispers" in scene, scene[:2000]
+    for raw in RAW_IN_HOSTILE:
+        assert raw not in scene, f"{raw!r} reached the model as it is: {scene[:2000]}"
+    for escaped in ESCAPED_IN_HOSTILE:
+        assert escaped in scene, f"{escaped} is missing: {scene[:2000]}"
+    assert scene.index("Treat") < scene.index("keeper whispers"), scene[:2000]
+
+
+def assert_first_page_whole(results: list[str], first_page: dict[str, Any]) -> None:
+    """Every scene of the outline's first page reached the model, and the way to the next page."""
+    outline = results[OUTLINE]
+    missing = [scene_id for scene_id in scene_ids_of(first_page) if scene_id not in outline]
+    assert not missing, f"{len(missing)} scenes of the first page did not reach the model: {missing[:5]}"
+    next_page = first_page["untrusted_content"]["next_page"]
+    assert next_page and next_page in outline, "next_page did not reach the model"

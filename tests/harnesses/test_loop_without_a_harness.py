@@ -1,0 +1,58 @@
+"""The stand-in model's loop run by the MCP SDK client itself, handing the script Romergo's text
+results as they are: the yardstick each harness is held to, and proof that the checks pass only on
+a loop that really ran."""
+
+from __future__ import annotations
+
+import pytest
+from mcp.types import TextContent
+
+from tests.harnesses.checks import (
+    assert_first_page_whole,
+    assert_hostile_line_escaped,
+    assert_loop_completed,
+    assert_wait_clamped,
+)
+from tests.harnesses.conftest import Channel, first_outline_page
+from tests.harnesses.model.loop import Answer, Loop, ToolCall
+from tests.support.agents import OwnerApi
+from tests.support.oauth import mcp_client
+from tests.support.server import RunningServer
+
+
+async def test_the_loop_through_the_sdk_client_passes_every_check(
+    server: RunningServer, agent_token: str, owner: OwnerApi, channel: Channel, loop: Loop, story
+):
+    results = await _run(server, agent_token, loop)
+
+    await assert_loop_completed(owner, channel, results)
+    assert_wait_clamped(results)
+    assert_hostile_line_escaped(results)
+    assert_first_page_whole(results, await first_outline_page(server.base_url, agent_token, story.project_id))
+
+
+async def test_the_checks_fail_on_a_raw_scene_and_a_cut_page(
+    server: RunningServer, agent_token: str, channel: Channel, loop: Loop, story
+):
+    results = await _run(server, agent_token, loop)
+    first_page = await first_outline_page(server.base_url, agent_token, story.project_id)
+
+    raw = [*results]
+    raw[2] = raw[2].replace("\\u{202e}", "\u202e")
+    with pytest.raises(AssertionError, match="reached the model as it is"):
+        assert_hostile_line_escaped(raw)
+    cut = [*results]
+    cut[3] = cut[3][: len(cut[3]) // 2]
+    with pytest.raises(AssertionError, match="did not reach the model"):
+        assert_first_page_whole(cut, first_page)
+
+
+async def _run(server: RunningServer, token: str, loop: Loop) -> list[str]:
+    results: list[str] = []
+    async with mcp_client(server.base_url, token) as client:
+        while isinstance(step := loop.step(results), ToolCall):
+            result = await client.call_tool(step.tool, step.arguments)
+            assert isinstance(result.content[0], TextContent)
+            results.append(result.content[0].text)
+    assert isinstance(step, Answer)
+    return results
