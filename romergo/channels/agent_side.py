@@ -50,7 +50,7 @@ from romergo.channels.vocabulary import (
     EventKind,
 )
 from romergo.channels.wait_check import CALLERS_MEMBERSHIP, agent_actor
-from romergo.channels.waiting import EVENT_NUMBER_RANGE, MAX_EVENT_NUMBER, MAX_WAIT, MIN_WAIT
+from romergo.channels.waiting import EVENT_NUMBER_RANGE, MAX_EVENT_NUMBER, MIN_WAIT, longest_wait
 from romergo.errors import RomergoError, invalid
 from romergo.ids import sha256_hex
 from romergo.ratelimit import rate_limit
@@ -90,8 +90,9 @@ class AgentSide:
         timeout_seconds: float = 25,
         heartbeat: Heartbeat | None = None,
     ) -> WaitResult:
-        """Deliver the next command for this client, parking up to `timeout_seconds` for one."""
-        _check_wait(cursor, timeout_seconds)
+        """Deliver the next command for this client, parking up to `timeout_seconds` for one (longer
+        with a `heartbeat`, which keeps the call alive: `waiting.longest_wait`)."""
+        _check_wait(cursor, timeout_seconds, longest_wait(heartbeat is not None))
         async with self._wait_slot(caller, channel_id, timeout_seconds) as slot:
 
             async def check(_remaining: float) -> WaitResult | None:
@@ -338,13 +339,13 @@ def _summary(summary: Summary | dict[str, Any] | None) -> Summary | None:
         raise invalid(f"The summary is not valid: {problems}.") from None
 
 
-def _check_wait(cursor: object, timeout_seconds: object) -> None:
+def _check_wait(cursor: object, timeout_seconds: object, longest: int) -> None:
     if isinstance(cursor, bool) or not isinstance(cursor, int) or not 0 <= cursor <= MAX_EVENT_NUMBER:
         raise invalid(f"cursor must be {EVENT_NUMBER_RANGE} (the cursor of your last result).")
     if isinstance(timeout_seconds, bool) or not isinstance(timeout_seconds, int | float):
-        raise invalid(f"timeout_seconds must be a number from {MIN_WAIT} to {MAX_WAIT}.")
-    if not MIN_WAIT <= timeout_seconds <= MAX_WAIT:
-        raise invalid(f"timeout_seconds must be from {MIN_WAIT} to {MAX_WAIT}.")
+        raise invalid(f"timeout_seconds must be a number from {MIN_WAIT} to {longest}.")
+    if not MIN_WAIT <= timeout_seconds <= longest:
+        raise invalid(f"timeout_seconds must be from {MIN_WAIT} to {longest}.")
 
 
 # Built once: every report runs it.

@@ -7,6 +7,11 @@ integer past 2^53 - 1. So:
 - a wait's range is also said in words, and a wait asked for outside it parks as long as the range
   allows and says so in a note (`wait_length`): 50 seconds instead of 60 changes nothing an agent
   relies on, since a timed-out wait is simply called again;
+- a wait that is kept alive (the call asked for progress, so Romergo sends a notification every
+  10 s) may park ten minutes instead of 50 seconds. Every timed-out wait costs the agent one model
+  request: 72 an hour at 50 s, 6 at ten minutes. Harnesses that keep a call open while progress
+  arrives (Claude Code resets its idle timeout on each notification) can take the long wait; those
+  that time a tool call out on their own clock cannot, and are told to stay at 50;
 - a cursor or an `after` names one event exactly, so it is never bent into range: past the largest
   integer a JavaScript number holds exactly it is refused, naming the range (`EventNumber`).
 """
@@ -23,6 +28,8 @@ MIN_WAIT = 1
 MAX_WAIT = 50
 DEFAULT_WAIT = 25
 """Seconds a wait may park: the shortest, the longest, and what it parks when not told."""
+MAX_KEPT_ALIVE_WAIT = 600
+"""The longest a kept-alive wait parks (one with progress notifications)."""
 
 MAX_EVENT_NUMBER = 2**53 - 1
 """The largest cursor or event number taken from outside: the largest integer a JavaScript number
@@ -43,25 +50,33 @@ class WaitLength:
     note: str | None = None
 
 
-def wait_length(asked: int) -> WaitLength:
+def wait_length(asked: int, kept_alive: bool = False) -> WaitLength:
     """`asked` brought into the range a wait may park, with a note when it had to be."""
-    if asked > MAX_WAIT:
-        return WaitLength(
-            MAX_WAIT, _note(asked, f"more than the longest wait ({MAX_WAIT} seconds)", MAX_WAIT)
-        )
+    longest = longest_wait(kept_alive)
+    if asked > longest:
+        why = f"more than the longest {'kept-alive ' if kept_alive else ''}wait ({longest} seconds)"
+        if not kept_alive:
+            why += f"; a call that asks for progress notifications may wait up to {MAX_KEPT_ALIVE_WAIT}"
+        return WaitLength(longest, _note(asked, why, longest, longest))
     if asked < MIN_WAIT:
         return WaitLength(
-            MIN_WAIT, _note(asked, f"less than the shortest wait ({MIN_WAIT} second)", MIN_WAIT)
+            MIN_WAIT,
+            _note(asked, f"less than the shortest wait ({MIN_WAIT} second)", MIN_WAIT, longest),
         )
     return WaitLength(asked)
 
 
-def _note(asked: int, why: str, waited: int) -> str:
+def longest_wait(kept_alive: bool) -> int:
+    """How long a wait may park: longer when progress notifications keep the call alive."""
+    return MAX_KEPT_ALIVE_WAIT if kept_alive else MAX_WAIT
+
+
+def _note(asked: int, why: str, waited: int, longest: int) -> str:
     given = f" {asked}," if abs(asked) < SHOWN_UP_TO else ""
     unit = "second" if waited == 1 else "seconds"
     return (
         f"timeout_seconds was{given} {why}: this call waited up to {waited} {unit}. "
-        f"Pass {MIN_WAIT} to {MAX_WAIT} (default {DEFAULT_WAIT})."
+        f"Pass {MIN_WAIT} to {longest} (default {DEFAULT_WAIT})."
     )
 
 

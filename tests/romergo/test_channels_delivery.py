@@ -297,6 +297,27 @@ async def test_bad_wait_arguments_are_refused(services, actor, cursor, timeout):
     assert refused.value.code == "invalid_argument"
 
 
+async def test_only_a_wait_with_a_heartbeat_may_park_past_fifty_seconds(services, actor):
+    """A heartbeat keeps the call alive in the agent's client, so that wait may be ten minutes long;
+    without one the longest is 50 seconds, and past ten minutes nothing parks."""
+    room = await open_room(services, actor)
+    agent, cursor = await joined(services, room, "a")
+    channel_id = room.channel.channel_id
+
+    async def beat() -> None:
+        return None
+
+    with pytest.raises(RomergoError) as unkept:
+        await services.channels.agent.wait(agent, channel_id, cursor, 600)
+    assert unkept.value.code == "invalid_argument" and "from 1 to 50" in str(unkept.value)
+    with pytest.raises(RomergoError) as too_long:
+        await services.channels.agent.wait(agent, channel_id, cursor, 601, beat)
+    assert "from 1 to 600" in str(too_long.value)
+    await room.send("Go on")
+    got = await services.channels.agent.wait(agent, channel_id, cursor, 600, beat)
+    assert got.status == "command"
+
+
 async def test_members_show_polling_while_a_wait_is_open(services, actor):
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "a")
