@@ -95,7 +95,7 @@ def _run(app: FastAPI, settings: Settings, listener: socket.socket, connections:
     )
     # The bound socket itself, never its file descriptor: uvicorn's `fd=` rebuilds the socket as
     # AF_UNIX, so asyncio leaves Nagle on for every connection and each response part waits out the
-    # peer's 40 ms delayed ACK (issue 16: that was most of every MCP call's time).
+    # peer's 40 ms delayed ACK (that was most of every MCP call's time).
     uvicorn.Server(config).run(sockets=[listener])
 
 
@@ -198,7 +198,7 @@ def listening_socket(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY on accepted connections only when the
     # socket says it is TCP (proto 0 does not), and without it a response written in two parts
-    # waits out the client's 40 ms delayed ACK (issue 16).
+    # waits out the client's 40 ms delayed ACK.
     listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind((host, port))

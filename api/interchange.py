@@ -1,4 +1,4 @@
-"""Import and export over the JSON API (issue 18): a project as a file, a file as a new project.
+"""Import and export over the JSON API: a project as a file, a file as a new project.
 
 No `from __future__ import annotations` here: FastAPI resolves the local `Caller` dependency
 alias from the live annotations.

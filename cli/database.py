@@ -1,7 +1,7 @@
 """`romergo db …`: the database itself: bring it to the current schema, or copy an install to another.
 
 `db copy --from sqlite:///data/romergo.db --to postgresql://user:pass@host/db` moves a single-author
-install to PostgreSQL (issue 17): every table, the target empty beforehand, the counts compared after.
+install to PostgreSQL: every table, the target empty beforehand, the counts compared after.
 Stop the server first: a copy taken while it writes could miss the last changes.
 """
 

@@ -1,4 +1,4 @@
-"""`romergo export` and `romergo import`: a project to a file and a file to a new project (issue 18).
+"""`romergo export` and `romergo import`: a project to a file and a file to a new project.
 
 Both act for one account (`--user`, default: the first one), as the editor would: an export sees
 only that account's projects, an import creates a project that account owns. What a format has no

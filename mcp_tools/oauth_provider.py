@@ -30,7 +30,7 @@ from romergo.errors import RomergoError
 class VerifiedAccess(AccessToken):
     """An access token as the bearer gate verified it at the start of this request, with the agent
     the core knows behind it: the tool seam reads the agent from here instead of selecting the token
-    a second time in the same request (issue 16). Verified per request, so revocation still refuses
+    a second time in the same request. Verified per request, so revocation still refuses
     the very next call."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)

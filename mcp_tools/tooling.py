@@ -223,7 +223,7 @@ def wants_progress(ctx: Context[Any, Any]) -> bool:
     """Whether the call asked for progress notifications (a progress token in its `_meta`).
 
     A parked call without one beats no heartbeat at all: the SDK would send nothing, and a thousand
-    idle agents' beats woke the loop a hundred times a second for nothing (issue 16)."""
+    idle agents' beats woke the loop a hundred times a second for nothing."""
     meta: Mapping[str, Any] = ctx.request_context.meta or {}
     return meta.get("progress_token", meta.get("progressToken")) is not None
 

@@ -87,7 +87,7 @@ class EventBus:
         its commit (none without a relay); after the commit, `deliver` wakes this process.
 
         Spares the round trip and the hand-off a `publish` after the commit costs before the other
-        processes hear of it (issue 17: a post reaching an agent parked on another instance)."""
+        processes hear of it (a post reaching an agent parked on another instance)."""
         return [] if self.relay is None else [self.relay.notice(topic)]
 
     def wake_all(self) -> None:

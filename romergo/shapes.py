@@ -121,7 +121,7 @@ class AssetSnapshot(AssetEntity):
         return self.deleted_at is not None
 
 
-# Story state (issue 19) added these; a revision leaves them out while unset, so the snapshots of
+# Story state added these; a revision leaves them out while unset, so the snapshots of
 # a story without state read exactly as they always have, and older revisions compare equal.
 STATE_FIELDS = frozenset({"condition", "effects", "entry_effects"})
 

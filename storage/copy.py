@@ -1,4 +1,4 @@
-"""`romergo db copy`: move an install from one database to another (SQLite → PostgreSQL, issue 17).
+"""`romergo db copy`: move an install from one database to another (SQLite → PostgreSQL).
 
 Both sides are migrated to head first, so they have one schema. The target must be empty: a copy
 never merges. Tables go in foreign-key order, in batches, inside one transaction on the target, so

@@ -1,4 +1,4 @@
-"""The tables as SQLAlchemy Core `Table`s, for statements built once on the busy path (issue 16).
+"""The tables as SQLAlchemy Core `Table`s, for statements built once on the busy path.
 
 A statement on a table skips the ORM's loading and bulk-write steps, which a statement on an entity
 goes through; the busy path's prebuilt statements are written on these (docs/performance.md).
@@ -73,7 +73,7 @@ def made(model: type[M], **values: Any) -> M:
 
     For the busy path's writes of rows whose values it built itself (a posted command): the
     constructor's validation and instrumented attribute sets cost ~40 µs an entity, a third of
-    a post (issue 16, docs/performance.md)."""
+    a post (docs/performance.md)."""
     keys = _column_keys(model)
     unknown = values.keys() - set(keys)
     if unknown:

@@ -83,7 +83,7 @@ class Database:
 
         On PostgreSQL each statement runs on its own (autocommit). Under READ COMMITTED, the
         default, every statement of a transaction sees its own snapshot anyway, so a BEGIN and a
-        COMMIT around a read bought nothing but two round trips (issue 17, docs/performance.md)."""
+        COMMIT around a read bought nothing but two round trips (docs/performance.md)."""
         async with AsyncSession(self._reader, expire_on_commit=False) as session, session.begin():
             yield session
 
@@ -91,7 +91,7 @@ class Database:
         """`work` run as one read (one snapshot on SQLite), off the event loop where it can be.
 
         For reads of a whole project (the check, the map, the pages: 50,000 lines at 2,000
-        scenes), which on the loop's own thread held every other call for ~0.1 s each (issue 16).
+        scenes), which on the loop's own thread held every other call for ~0.1 s each.
         On SQLite `work` runs in a worker thread, on a connection of a second engine on the same
         file (WAL lets it read beside the loop's writers). The thread shares the interpreter's lock
         with the loop, which still gets its turn every few milliseconds. On PostgreSQL the
@@ -153,7 +153,7 @@ class Database:
 
         For the busy path's single reads (the bearer check on every MCP call): one statement is
         its own snapshot, and a session's set-up, begin and commit cost about as much again as
-        the statement (issue 16, docs/performance.md)."""
+        the statement (docs/performance.md)."""
         if self.sqlite_driver is not None:
             return self.sqlite_driver.first(statement, params)
         return await self._postgres.first(statement, params)
@@ -174,7 +174,7 @@ class Database:
         driver; the number of rows it matched.
 
         For the busy path's single writes (a presence cleared, a shared rate limit counted): each
-        cost several times its statement through SQLAlchemy (issue 16, docs/performance.md). On
+        cost several times its statement through SQLAlchemy (docs/performance.md). On
         PostgreSQL one statement is atomic by itself: it runs without BEGIN and COMMIT round trips."""
         if self.sqlite_driver is not None:
             return await self.write_rows(lambda rows: rows.run(statement, params))

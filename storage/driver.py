@@ -4,7 +4,7 @@ each one: what the SQLite and PostgreSQL drivers share.
 Every agent call reads a few rows: the token, the caller's rooms, the scene it asks for; every wait
 checks its room. SQLite answers each statement in 10-30 µs, asyncpg on a local PostgreSQL in ~50 µs;
 SQLAlchemy spent 80-200 µs more around each one (compiled-cache lookup, execution context, result
-objects, the ORM's loading), which made most of a call's server time (issues 16 and 17,
+objects, the ORM's loading), which made most of a call's server time (
 docs/performance.md). Here a Core statement is compiled once for the database's dialect, and then
 runs on a connection of the driver's own with SQLAlchemy's type conversions for its parameters and
 columns, looked up once per statement: the same values SQLAlchemy would return.

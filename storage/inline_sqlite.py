@@ -3,7 +3,7 @@
 aiosqlite runs every connection in a thread of its own and hands each call over to it: a cursor,
 the statement, the fetch and the close are four hand-offs, and BEGIN, COMMIT and the pool's reset
 three more per transaction. At ~0.09 ms a hand-off that was ~7.5 ms of an agent's ~15 ms tool call
-(issue 16, docs/performance.md), while the statements themselves take microseconds. This dialect is
+(docs/performance.md), while the statements themselves take microseconds. This dialect is
 SQLAlchemy's own pysqlite dialect declared async: the async engine runs it inside its greenlet, so
 `await session.exec(...)` runs the statement right here and never waits on another thread.
 

@@ -2,7 +2,7 @@
 
 Through SQLAlchemy's async engine a one-statement read cost ~260 µs of the loop's time and a
 one-statement write transaction ~460 µs; on a connection of asyncpg's own pool, ~50 and ~130
-(issue 17, docs/performance.md). Every call's bearer check, the guard's rooms, a scene view, a
+(docs/performance.md). Every call's bearer check, the guard's rooms, a scene view, a
 wait's check and a post run here.
 
 - `work` is synchronous, as on SQLite: it runs in a greenlet (SQLAlchemy's own `greenlet_spawn`),

@@ -43,7 +43,7 @@ class PublishedStory(SQLModel, table=True):
     was read and decoded with every project row the story services load (each scene view, each
     edit), and SQLite rewrites a whole row on UPDATE, so each edit, which stamps the project's
     `updated_at`, wrote it to disk again: ~30× slower views and edits of a published long story
-    (issue 16, docs/performance.md)."""
+    (docs/performance.md)."""
 
     __tablename__ = "published_stories"
     project_id: str = Field(primary_key=True, foreign_key="projects.id")
@@ -76,7 +76,7 @@ class Scene(SQLModel, table=True):
     background_asset_id: str | None = None
     music_asset_id: str | None = None
     entry_effects: str | None = None
-    """Effects (`set …`) applied when the player enters the scene (issue 19)."""
+    """Effects (`set …`) applied when the player enters the scene."""
     created_at: datetime
     updated_at: datetime
 
@@ -91,7 +91,7 @@ class DialogueLine(SQLModel, table=True):
     character_id: str | None = None
     text: str
     condition: str | None = None
-    """Shown only when this holds (issue 19)."""
+    """Shown only when this holds."""
     created_at: datetime
     updated_at: datetime
 
@@ -106,9 +106,9 @@ class Choice(SQLModel, table=True):
     label: str
     target_scene_id: str | None = None
     condition: str | None = None
-    """Offered only when this holds (issue 19)."""
+    """Offered only when this holds."""
     effects: str | None = None
-    """Applied when the player picks it (issue 19)."""
+    """Applied when the player picks it."""
 
 
 class StoryVariable(SQLModel, table=True):

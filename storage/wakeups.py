@@ -1,4 +1,4 @@
-"""Wake-ups between processes on one PostgreSQL database: LISTEN/NOTIFY (DESIGN.md §6, issue 17).
+"""Wake-ups between processes on one PostgreSQL database: LISTEN/NOTIFY (DESIGN.md §6).
 
 Each process keeps one connection that LISTENs on one channel; a publish in any process becomes
 `pg_notify(channel, origin|topic)` on that connection, and every other process hands the topic to

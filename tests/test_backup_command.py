@@ -1,4 +1,4 @@
-"""`romergo backup` and `romergo restore` (issue 18), as an author runs them: a backup taken while a
+"""`romergo backup` and `romergo restore`, as an author runs them: a backup taken while a
 real server takes an agent's edits, restored into a fresh data dir, where the project opens with
 every revision up to the moment of the backup and nothing half-written."""
 

@@ -1,8 +1,9 @@
-"""The shape rules of the code base (issue 12): no function above cyclomatic complexity 15 and no
+"""The shape rules of the code base: no function above cyclomatic complexity 15 and no
 file over 400 lines outside the tests, measured with radon on every source file."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from radon.complexity import cc_visit
@@ -47,3 +48,21 @@ def test_no_file_is_too_long():
         > KNOWN_LONG.get(str(path.relative_to(ROOT)), MAX_LINES)
     ]
     assert too_long == []
+
+
+WORK_PROCESS = re.compile(r"\bissues? \d+\b|\bissue #\d+", re.IGNORECASE)
+"""How the tracker numbers work: a reader of the code needs the reason, not the ticket."""
+
+
+def test_the_code_and_its_docs_speak_of_the_product_not_the_tracker():
+    texts = [*sources(), *(ROOT / "tests").rglob("*.py"), ROOT / "README.md", ROOT / "pyproject.toml"]
+    texts += [path for path in (ROOT / "docs").glob("*.md") if path.name != "performance.md"]
+    texts += [path for path in (ROOT / "scripts").iterdir() if path.is_file()]
+    mentions = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in texts
+        if "node_modules" not in path.parts
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if WORK_PROCESS.search(line)
+    ]
+    assert mentions == []

@@ -1,4 +1,4 @@
-"""`romergo db upgrade` and `romergo db copy` (issue 17), as an author moving to PostgreSQL would run
+"""`romergo db upgrade` and `romergo db copy`, as an author moving to PostgreSQL would run
 them: a demo install on SQLite, copied, then a server on the copy doing the loop's work."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`romergo export` and `romergo import` (issue 18), as an author moving a story between tools runs
+"""`romergo export` and `romergo import`, as an author moving a story between tools runs
 them: each format out of one install and into another, notes on stderr, bad input refused."""
 
 from __future__ import annotations

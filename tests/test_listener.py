@@ -1,7 +1,7 @@
 """The server's listening socket: connections get TCP_NODELAY, so no response waits for an ACK.
 
 Without it a response written in two parts (head, then body) waits out the client's 40 ms delayed
-ACK: every MCP call took 45 ms instead of 3 (issue 16). asyncio sets TCP_NODELAY on an accepted
+ACK: every MCP call took 45 ms instead of 3. asyncio sets TCP_NODELAY on an accepted
 connection only when the socket says it is TCP, so this asks asyncio itself, as uvicorn does.
 """
 

@@ -1,4 +1,4 @@
-"""Story state for the agent (issue 19, first tools): the project's variables, and a simulated
+"""Story state for the agent: the project's variables, and a simulated
 play-through that says where a path goes, what the state is after each scene and where it gets
 stuck: evidence for "why does this scene not work as expected?"."""
 

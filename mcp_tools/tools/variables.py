@@ -1,4 +1,4 @@
-"""Variable tools (issue 19): add, change and delete what the story remembers.
+"""Variable tools: add, change and delete what the story remembers.
 
 A variable belongs to the whole story (any chapter's conditions may read it, a rename rewrites
 every use), so changing one needs a room over the whole project: in a room limited to some

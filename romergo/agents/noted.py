@@ -3,7 +3,7 @@
 The settings page shows when each grant was last used and each agent's last accepted call. Both
 used to be written by the call itself, at most once a minute per grant or agent: with a thousand
 agents re-polling their waits that is a write transaction every few hundredths of a second, each
-waiting its turn on the database file (issue 16, docs/performance.md). The call now notes the
+waiting its turn on the database file (docs/performance.md). The call now notes the
 value here, and every `every` seconds one statement, run once per value, writes all noted since.
 
 What is noted and not written yet stays readable (`noted`, `pending`), so this process's own

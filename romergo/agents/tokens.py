@@ -165,7 +165,7 @@ class Tokens:
 
     async def revoked_identity(self, token: str) -> AgentIdentity | None:
         """Whose token this was, when it was refused because the owner revoked its grant: the
-        refusal is then recorded for the owner to see (issue 15). None for anything else."""
+        refusal is then recorded for the owner to see. None for anything else."""
         if not plausible_secret(token):
             return None
         async with self.db.read() as session:

@@ -1,4 +1,4 @@
-"""A tool call's events, written just after the call has answered (issue 16).
+"""A tool call's events, written just after the call has answered.
 
 A call's `tool_started` and `tool_finished` (or `tool_failed`) only tell the panel what the agent
 did: the change itself, and its revision with the command's id, are committed by the call. Written
@@ -130,7 +130,7 @@ class StartedIfSlow:
     """A change's `tool_started`, written only if the call is still running after a moment.
 
     Most changes take milliseconds: their `tool_started` is then written with `tool_finished`, in
-    one transaction after the change, as a read's are (a write saved per change, issue 16). A slow
+    one transaction after the change, as a read's are (a write saved per change). A slow
     one (an upload, a long import) still shows as running while it runs."""
 
     def __init__(self, write: Callable[[], Awaitable[None]]) -> None:

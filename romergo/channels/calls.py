@@ -129,7 +129,7 @@ class CallGuard:
     ) -> T:
         """`execute` with its tool events. A call's started and finished (or failed) events are
         written together just after it has answered (it takes milliseconds: the panel loses nothing,
-        the call saves a write, issue 16); a change still running after a moment shows as started
+        the call saves a write); a change still running after a moment shows as started
         meanwhile (`StartedIfSlow`). Where the process's writes do not take turns (PostgreSQL), they
         are written before the call answers (`channels.behind`)."""
         read = call.category in READ_CATEGORIES
@@ -350,7 +350,7 @@ def _start(call: ToolCall) -> ToolStarted:
 
 def _reads_own_finished(call: ToolCall, command: Command) -> bool:
     """An agent may still read (not change) a command it finished, e.g. its recorded changes after
-    replying, to check its work (issue 14)."""
+    replying, to check its work."""
     return (
         call.category in READ_CATEGORIES
         and command.claimed_by == call.caller.client_id

@@ -49,7 +49,7 @@ class Delivery:
         """The command to hand `caller` now, `channel_ended`, or None (nothing yet: park, and the
         agent counts as listening until `listening_until`)."""
         # Every wait's check runs this, a thousand idle agents' re-polls included: it runs on the
-        # database's driver (`wait_check`, issues 16, 17). What that leaves to the ORM (a command
+        # database's driver (`wait_check`). What that leaves to the ORM (a command
         # handed over again, an answer to a question) goes on to the transaction below.
         now = self.store.now()
         try:
@@ -61,7 +61,7 @@ class Delivery:
                 self.store.bus.publish(channel_topic(channel_id))  # its `claimed` event
             return checked
         # Its statements are Core (rows, not entities), so nothing goes through the ORM's loading
-        # and bulk-update steps unless a command is handed over (issue 16).
+        # and bulk-update steps unless a command is handed over.
         async with self.store.tx() as tx:
             now = tx.now()
             params = {"channel": channel_id, "who": caller.client_id}

@@ -58,7 +58,7 @@ def standing(
     """What a call's checks need of the client's rooms, newest first: the rooms not yet ended or
     expired, and the newest room on `project_id` (which says why the project is closed when no
     room binds there). All that `closed_on` and the live rooms need, however many rooms the client
-    joined before: a call's cost does not grow with the agent's history (issue 16).
+    joined before: a call's cost does not grow with the agent's history.
 
     Read on the driver (`Database.read_rows`), with whatever else the call's check reads."""
     params = {"who": client_id, "user_id": user_id, "project_id": project_id, "now": now}
@@ -88,7 +88,7 @@ def _membership(row: Found) -> Membership:
 
 
 # Built once, on the tables' columns for the driver: every guarded tool call reads the caller's
-# rooms (issue 16).
+# rooms.
 _CHANNEL_END = width(Channel)
 _MINE = (CHANNEL_MEMBERS.c.client_id == bindparam("client_id"), CHANNELS.c.user_id == bindparam("user_id"))
 _NEWEST_FIRST = (CHANNELS.c.created_at.desc(), CHANNELS.c.id.desc())

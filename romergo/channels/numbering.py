@@ -1,4 +1,4 @@
-"""A run of events numbered and written in one statement, on PostgreSQL (issue 17).
+"""A run of events numbered and written in one statement, on PostgreSQL.
 
 Everywhere else the channel's next numbers are taken with one `UPDATE … RETURNING` and the events
 written with one `INSERT`, inside the write transaction (`ChannelTx.events`). On PostgreSQL every

@@ -300,7 +300,7 @@ class OwnerSide:
         command.state = next_state(CommandState(command.state), EventKind.COMMAND)
         command.last_activity_at = tx.now()
         # One Core INSERT of the row: the command is not changed again in this transaction, so it
-        # needs no unit-of-work flush (issue 16: the flush cost more than the statement).
+        # needs no unit-of-work flush (the flush cost more than the statement).
         await tx.session.exec(insert(COMMANDS), params=command.model_dump())
         posted = posted_payload(command)
         await tx.write_events(channel_id, [command.seq], owner, [(EventKind.COMMAND, posted)], command.id)

@@ -2,7 +2,7 @@
 
 Every agent call in a room leaves a `tool_started` and a `tool_finished` behind it
 (`channels.behind`). Written through the ORM's transaction, that write cost about as much of the
-server's time as the read the agent asked for (issue 16, docs/performance.md). Each command's run
+server's time as the read the agent asked for (docs/performance.md). Each command's run
 of events is one conditional UPDATE of its state and its events' rows, prebuilt Core statements on
 the driver (`Database.write_rows`).
 

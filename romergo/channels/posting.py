@@ -3,7 +3,7 @@
 A post takes the command's number with the channel, writes the command and its `command` event. In
 the ORM's transaction that cost ~1 ms of the loop's time per command, most of it SQLAlchemy's work
 around five statements; as one write on the driver (`Database.write_rows`) it costs a fraction
-(issues 16 and 17, docs/performance.md). `OwnerSide.post_command` uses it first where it applies:
+(docs/performance.md). `OwnerSide.post_command` uses it first where it applies:
 - not for an answer to a question, which reads and checks the question first;
 - not when the room has a reach limit and the context has a selection: where the selection lies
   is read in the ORM (`room_view.keep_to_reach`). The post then raises `LeftToTheSession` inside

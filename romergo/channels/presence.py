@@ -8,7 +8,7 @@ by each of its checks), so a presence left behind runs out by itself. How it end
 - a wait that timed out: the agent usually calls again at once (a loop) or within a few seconds
   (a model deciding to), so the presence is left to run out by itself at `polling_until`; only then,
   if no new wait of that agent began in this process, is it cleared and the panel told. The common
-  case, a thousand agents re-polling all day, costs no write at the end of each wait (issue 16).
+  case, a thousand agents re-polling all day, costs no write at the end of each wait.
 
 The late clear is conditional: it clears only a `polling_until` no later than the one the timed-out
 wait wrote, so a newer wait of the same agent on another instance (whose window ends later) keeps

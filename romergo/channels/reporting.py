@@ -7,7 +7,7 @@ command, its channel and the membership as entities for one check and one move. 
 the driver (`Database.write_rows`) a report is a Core read of the same row, the same checks in the
 same order, one conditional UPDATE of the command and its numbered event; a reply or an error
 then reads the command's revisions (and, for a reply, the scenes of the lines and choices its
-summary names) and writes what `changes.what_was_recorded` makes of them (issue 16,
+summary names) and writes what `changes.what_was_recorded` makes of them (
 docs/performance.md).
 `AgentSide.report` uses it first; the ORM's transaction reports instead (the write raises
 `LeftToTheSession`, having changed nothing):

@@ -134,7 +134,7 @@ class ChannelStore:
     ) -> tuple[PostingRoom, EventActor]:
         """The owner's channel with the next event number taken for a posted command, and the owner
         as the event's actor: one `UPDATE … RETURNING` of the columns posting reads (the busy
-        path, issue 16). A channel that is not the owner's changes nothing and is `not_found`."""
+        path). A channel that is not the owner's changes nothing and is `not_found`."""
         row = (
             (await session.exec(NUMBERED_POST, params={"channel": channel_id, "owner": user_id})).first()
             if isinstance(channel_id, str) and channel_id
@@ -328,7 +328,7 @@ def posting_room(row: Any, user_id: str, channel_id: object) -> tuple[PostingRoo
     return room, EventActor("user", user_id, room.owner_name)
 
 
-# Built once: posting a command runs it (issue 16: building it cost about as much as running it).
+# Built once: posting a command runs it (building it cost about as much as running it).
 # The owner is bound, not correlated: SQLite's RETURNING drops table names from its columns.
 _OWNER_NAME = select(USERS.c.username).where(USERS.c.id == bindparam("owner")).scalar_subquery()
 NUMBERED_POST = (

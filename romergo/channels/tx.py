@@ -40,7 +40,7 @@ SYSTEM_ACTOR = EventActor("system", "romergo", "Romergo")
 
 
 # Built once: a tool call moves its command twice, and building the statement cost more than
-# running it (issue 16).
+# running it.
 MOVE_COMMAND = (
     update(COMMANDS)
     .where(COMMANDS.c.id == bindparam("command_id"))
@@ -112,7 +112,7 @@ class ChannelTx:
         """The events under numbers taken with `numbers`, in one INSERT."""
         shared, own = self._rows(channel_id, actor, happenings, command_id)
         rows = [shared | row | {"seq": seq} for seq, row in zip(numbers, own, strict=True)]
-        # The table, not the entity: a Core INSERT skips the ORM's bulk-insert path (issue 16).
+        # The table, not the entity: a Core INSERT skips the ORM's bulk-insert path.
         await self.session.exec(insert(CHANNEL_EVENTS), params=rows)
         self.touched.add(channel_id)
 
@@ -160,7 +160,7 @@ class ChannelTx:
         """`command_events` for a command read moments ago, outside this transaction (a tool call
         reads it with the caller's rooms): its state is moved only if the row still holds the state
         read (one conditional UPDATE); if the owner or the sweeper moved it meanwhile, it is read
-        afresh and moved from there. Saves re-reading the command on every tool call (issue 16).
+        afresh and moved from there. Saves re-reading the command on every tool call.
 
         Earlier calls' events still pending for this command go first, in the same write when the same
         agent made them (which is every time but after a change of hands)."""
@@ -313,7 +313,7 @@ def write_events(
     return numbers
 
 
-# Built once: every event is numbered by it (issue 16: building it cost about as much as running it).
+# Built once: every event is numbered by it (building it cost about as much as running it).
 # Core, on the table: the ORM's bulk-update path cost several times the statement, and nothing reads
 # a loaded channel's `last_seq` after its numbers are taken.
 _TAKE_NUMBERS = (

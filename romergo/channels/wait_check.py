@@ -1,7 +1,7 @@
 """A wait's check on the database's driver: the room's verdict, the claim and the presence.
 
 Every wait runs one when it starts and when it is woken, a thousand idle agents' re-polls included
-(issues 16 and 17), so it stays off the ORM (`Delivery.next_for` takes over where it cannot):
+(docs/performance.md), so it stays off the ORM (`Delivery.next_for` takes over where it cannot):
 
 - on SQLite, one write transaction on the driver (`_check_in_one_write`): in-process, its
   statements cost no round trips;
@@ -183,7 +183,7 @@ def claimed_payload(caller: Caller, redelivered: bool) -> Claimed:
     return Claimed(client_id=caller.client_id, agent_name=caller.client_name, redelivered=redelivered)
 
 
-# Built once: every wait runs these (issue 16: building them cost about as much as running them).
+# Built once: every wait runs these (building them cost about as much as running them).
 CALLERS_MEMBERSHIP = (CHANNEL_MEMBERS.c.channel_id == CHANNELS.c.id) & (
     CHANNEL_MEMBERS.c.client_id == bindparam("who")
 )
@@ -212,7 +212,7 @@ _HELD = (
     .where(
         COMMANDS.c.channel_id == bindparam("channel"),
         COMMANDS.c.claimed_by == bindparam("who"),
-        # Equalities, not IN: an IN list is expanded into the SQL at every execution (issue 16).
+        # Equalities, not IN: an IN list is expanded into the SQL at every execution.
         or_(*(COMMANDS.c.state == state for state in HELD_STATES)),
     )
     .order_by(COMMANDS.c.seq)

@@ -4,7 +4,7 @@ Two problems are left in on purpose, so the story check and the demo agent have 
 to find: "The Forgotten Cellar" has no way in (`unreachable_scene`), and the beacon's "Signal the
 ship" waits for `lens_mended`, which nothing ever sets (`never_true_condition`, `unset_variable`).
 
-The story remembers (issue 19): entering the smugglers' cave finds Old Tom's key (`has_key`),
+The story remembers: entering the smugglers' cave finds Old Tom's key (`has_key`),
 which later opens a choice and a line on the pier.
 """
 

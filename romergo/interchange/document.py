@@ -102,7 +102,7 @@ class StoryDocument:
         return [scene for chapter in self.chapters for scene in chapter.scenes]
 
     def has_state(self) -> bool:
-        """Whether it has variables, conditions or effects (story state, issue 19)."""
+        """Whether it has variables, conditions or effects (story state)."""
         return bool(self.variables) or any(
             scene.entry_effects
             or any(line.condition for line in scene.lines)

@@ -1,4 +1,4 @@
-"""Export a project to a file, and import a file as a new project (issue 18).
+"""Export a project to a file, and import a file as a new project.
 
 Formats: `archive` (`.romergo.zip`, exact), `twee` (Twee 3, Twine's text format) and `yarn`
 (Yarn Spinner). An import reads and checks the whole file first (`check_document`) and creates the
@@ -71,7 +71,7 @@ class InterchangeService:
             return document_of(session, owned_project_data(session, actor.user_id, project_id))
 
         # Off the event loop, the read and the writing both: a long story's export held every other
-        # call for 0.13-0.22 s (2,000 scenes; issue 16).
+        # call for 0.13-0.22 s (2,000 scenes).
         document = await self.store.db.read_in_thread(read)
         return await asyncio.to_thread(_written, document, chosen)
 

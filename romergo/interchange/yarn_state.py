@@ -1,4 +1,4 @@
-"""Story state in Yarn Spinner scripts (issue 19): Yarn has variables, conditions and effects of its
+"""Story state in Yarn Spinner scripts: Yarn has variables, conditions and effects of its
 own, so they map both ways.
 
 - A variable ↔ `<<declare $name = value>>` (its description the `//` comment on the line before),

@@ -171,7 +171,7 @@ class UnitOfWork:
 
 
 # Built once per model: these run in nearly every story call, and building a statement (coercing
-# its parts, computing its cache key) cost about as much as running it (issue 16).
+# its parts, computing its cache key) cost about as much as running it.
 @cache
 def _children_in_order(model: type[Row], parent: str) -> Any:
     return select(model).where(getattr(model, parent) == bindparam("parent_id")).order_by(col(model.position))  # type: ignore[attr-defined]
@@ -195,7 +195,7 @@ class Mutation(UnitOfWork):
         """Set by an undo: what its revisions take back (`command:<id>` or `batch:<id>`)."""
         self._revisions: list[dict[str, Any]] = []
         """Recorded, written at the end: as Core rows, not `Revision` entities, whose construction
-        and flush cost about as much as the change itself (issue 16)."""
+        and flush cost about as much as the change itself."""
 
     def record(
         self,

@@ -2,7 +2,7 @@
 
 For the writes that may touch every line of a long story (an import, a replace across the whole
 story): making an ORM object of each of 50,000 lines and of each revision took 10-30 s of the event
-loop's thread (issue 16). Here the rows are plain values written by multi-row statements, BULK_ROWS
+loop's thread. Here the rows are plain values written by multi-row statements, BULK_ROWS
 at a time, and the event loop is let go between batches: SQLite runs on the loop's thread, and other
 calls (reads, pages) go on meanwhile. Other writers wait their turn, as for any write transaction
 (`WriteTurns`); readers see the rows when the transaction commits.

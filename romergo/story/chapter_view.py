@@ -1,7 +1,7 @@
 """One chapter with its scenes in order, as `romergo_get_chapter` shows it.
 
 Read on the driver (`Database.read_rows`), like the scene view: two prebuilt statements, where
-the ORM spent most of the call's server time around them (issue 16).
+the ORM spent most of the call's server time around them.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ class LineService:
         position: int | None = None,
         condition: str | None = None,
     ) -> DialogueLine:
-        """`condition`: the line shows only when it holds (issue 19)."""
+        """`condition`: the line shows only when it holds."""
         clean = validation.line_text(text, self.limits)
         position = validation.position(position)
         async with self.store.write(actor) as tx:

@@ -3,7 +3,7 @@
 Built either from the live project (the author's play-through) or from a published snapshot (the
 read-only share link), so one player serves both. Pure data, no I/O.
 
-Story state (issue 19) comes compiled: each condition and effect parsed and checked against the
+Story state comes compiled: each condition and effect parsed and checked against the
 story's variables once, here. One that no longer checks (stored before a rule changed) never holds
 and sets nothing, as in the story check and the simulation, so a player never fails on it.
 """

@@ -90,7 +90,7 @@ def published_story(data: ProjectData) -> dict[str, Any]:
         "chapters": chapters,
         "asset_ids": sorted(used),
     }
-    if data.variables:  # issue 19: a story without state publishes exactly what it always did
+    if data.variables:  # a story without state publishes exactly what it always did
         published["variables"] = [
             {"name": v.name, "type": v.type, "initial": v.initial} for v in data.variables
         ]

@@ -200,7 +200,7 @@ def _plain_rows(session: Session, table: Any, project_id: str, columns: list[Any
     either (SQLAlchemy's own select: sqlmodel's typed one takes at most four columns).
 
     A long story has tens of thousands of lines, and making a result row of each cost as much again
-    as fetching them (issue 16). Only for columns the driver returns as Python wants them (text and
+    as fetching them. Only for columns the driver returns as Python wants them (text and
     numbers here): no result processing runs on this path."""
     statement = sa_select(*columns).where(col(table.project_id) == project_id)
     result = session.connection().execute(statement)

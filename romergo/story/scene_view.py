@@ -2,7 +2,7 @@
 
 Read on the driver (`Database.read_rows`): a scene view runs on every `romergo_get_scene` and every
 editor refresh, and through the ORM its five statements cost ~0.8 ms of SQLAlchemy for ~0.05 ms of
-SQLite (issue 16, docs/performance.md). The statements are built once, on the tables' columns; the
+SQLite (docs/performance.md). The statements are built once, on the tables' columns; the
 entities are made from their rows for reading.
 """
 

@@ -30,7 +30,7 @@ class ChoiceSpec:
     label: str
     target_scene_id: str | None
     condition: str | None = None
-    """Offered only when this holds (issue 19); None or blank: always."""
+    """Offered only when this holds; None or blank: always."""
     effects: str | None = None
     """`set …` applied when the player picks it."""
 

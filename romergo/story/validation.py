@@ -11,7 +11,7 @@ _COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 """Unicode's control characters (category Cc: C0, DEL and C1, fixed by Unicode's stability policy)
 but tab and newline. A regular expression, not a category per character: an import checks every
-character of 50,000 lines (issue 16)."""
+character of 50,000 lines."""
 MAX_TAGS = 20
 MAX_TAG_CHARS = 40
 

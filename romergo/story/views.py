@@ -19,7 +19,7 @@ class LineRow:
     has tens of thousands of lines, and building ORM objects for them took seconds).
 
     Not frozen, though nothing changes one: a frozen dataclass sets each field through
-    `object.__setattr__`, which made building 50,000 of them 4× slower (issue 16)."""
+    `object.__setattr__`, which made building 50,000 of them 4× slower."""
 
     id: str
     scene_id: str
@@ -59,7 +59,7 @@ class ProjectData:
     characters: list[Character]
     assets: list[Asset]
     variables: list[StoryVariable] = field(default_factory=list)
-    """The story's variables (issue 19), by name; empty when only the shape was loaded."""
+    """The story's variables, by name; empty when only the shape was loaded."""
 
     def chapters_in_order(self) -> list[Chapter]:
         return sorted(self.chapters, key=lambda c: c.position)

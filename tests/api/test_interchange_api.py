@@ -1,4 +1,4 @@
-"""Import and export over the JSON API (issue 18): the file out with what it leaves out, the file
+"""Import and export over the JSON API: the file out with what it leaves out, the file
 back in as a new project, bad files and strangers refused with nothing created."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The benchmark suite: `python -m tests.bench [--quick] [--out DIR]` (issue 16).
+"""The benchmark suite: `python -m tests.bench [--quick] [--out DIR]`.
 
 Runs against real server processes (and Debian's Chromium for the pages and the panel), prints its
 progress and a table, and writes `bench.json` and `latency.png` (the loop's latency distributions) to `--out`.

@@ -1,4 +1,4 @@
-"""Benchmark: delivery across two server processes on one PostgreSQL database (issue 17: p50 ≤ 10 ms).
+"""Benchmark: delivery across two server processes on one PostgreSQL database (goal: p50 ≤ 10 ms).
 
 Two instances on a fresh database; an agent long-polls instance B. Each round parks its wait, then
 the owner posts a command through instance A (cross: the wake-up goes through LISTEN/NOTIFY) or

@@ -101,7 +101,7 @@ async def _tools(server: RunningServer, token: str, story: BigStory, rounds: int
 
 async def _beside_the_check(server: RunningServer, token: str, story: BigStory, checks: int) -> list[float]:
     """One agent's `romergo_get_scene` round trips while another runs `checks` story checks in a
-    row: what a long story's whole-project reads cost everyone else (issue 16)."""
+    row: what a long story's whole-project reads cost everyone else."""
     scene_id = story.scene_ids[len(story.scene_ids) // 2]
     async with agent(server.base_url, token) as reader, agent(server.base_url, token) as checker:
         await reader.call("romergo_get_scene", scene_id=scene_id)

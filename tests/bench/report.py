@@ -1,4 +1,4 @@
-"""The benchmark's table (against the goals of issue 16) and its plot of the loop's latencies."""
+"""The benchmark's table (against the goals in docs/performance.md) and its plot of the loop's latencies."""
 
 from __future__ import annotations
 
@@ -208,9 +208,8 @@ def plot(results: dict[str, Any], path: Path) -> None:
 
 
 def _edit_goal(tool: float, direct: float, echo: float, unit: str = "ms") -> str:
-    """Issue 16's sentence for the edit tool ("≤ 1.5× the same service call made directly plus one
-    echo round trip") reads two ways; both are shown (docs/performance.md, sixteenth slice), for
-    the caller to label."""
+    """The edit tool's goal ("≤ 1.5× the same service call made directly plus one echo round trip")
+    reads two ways; both are shown for the caller to label (the goal is 1.5 × (direct + echo))."""
     strict, whole = 1.5 * direct + echo, 1.5 * (direct + echo)
     digits = ".1f" if unit == "ms" else ".0f"
     first, second = f"{strict:{digits}} {unit}", f"{whole:{digits}} {unit}"

@@ -1,4 +1,4 @@
-"""Benchmark: many agents long-polling one process (issue 16: 1,000 in ≤ 200 MB, idle CPU < 2 %).
+"""Benchmark: many agents long-polling one process (goal: 1,000 in ≤ 200 MB, idle CPU < 2 %).
 
 Each agent has a personal token, a channel of its own and a parked
 `romergo_wait_for_builder_command` (what a thousand authors with one agent each look like). Measured

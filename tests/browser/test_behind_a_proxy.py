@@ -1,4 +1,4 @@
-"""The team set-up end to end (issue 17): deploy/'s nginx and Caddy examples, each served over TLS
+"""The team set-up end to end: deploy/'s nginx and Caddy examples, each served over TLS
 by the real proxy in front of two instances on one PostgreSQL database. An author signs in with the
 printed link, an agent connects with the SDK's own OAuth client (the author consents in the
 browser), long-polls, gets the command typed in the panel, and edits the story; the editor shows

@@ -1,4 +1,4 @@
-"""The room's reach and the proof of stopping, as the author meets them (issue 15).
+"""The room's reach and the proof of stopping, as the author meets them.
 
 Both tests share the module's author: each opens its own channel and changes no story content.
 

@@ -1,4 +1,4 @@
-"""Find and replace in the browser (issue 18): matches highlighted and grouped by scene, replace all
+"""Find and replace in the browser: matches highlighted and grouped by scene, replace all
 shown live in an open scene editor, and taken back with one Undo."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Export and import on the projects page (issue 18): a story downloaded as Twee, uploaded again as
+"""Export and import on the projects page: a story downloaded as Twee, uploaded again as
 a new project with what Twee leaves out listed; a malformed file refused naming its line."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The story map in Chromium (issue 18): the demo drawn with its deliberate problem marked, a real
+"""The story map in Chromium: the demo drawn with its deliberate problem marked, a real
 click on a scene's box opening it, and an agent's edit appearing on the open map."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Story state in the browser (issue 19): the demo's key, found in the smugglers' cave, opens a choice
+"""Story state in the browser: the demo's key, found in the smugglers' cave, opens a choice
 and a line on the pier; the play-through's debug drawer changes what shows; the published page
 plays with state but has no drawer; the variables page renames a variable everywhere and refuses to
 delete one in use; the scene editor sets a choice's condition."""

@@ -1,4 +1,4 @@
-"""Attack 4 of issue 13: NiceGUI's upload URL needs the signed-in session of the tab behind it.
+"""NiceGUI's upload URL needs the signed-in session of the tab behind it.
 
 The URL of a real upload box is taken from a real upload in the browser; replayed without a
 session cookie, with a forged one or with another author's session it gets 403 and adds nothing,

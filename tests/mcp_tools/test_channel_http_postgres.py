@@ -1,4 +1,4 @@
-"""The channel over MCP against a server process on PostgreSQL (issue 17): every test of
+"""The channel over MCP against a server process on PostgreSQL: every test of
 test_channel_http.py (joining, 200 commands shared by two agents exactly once, redelivery,
 questions, ending, progress, the CLI) again, with `ROMERGO_DATABASE_URL` on a fresh database."""
 

@@ -1,4 +1,4 @@
-"""Duplicating scenes and chapters, and deleting a character, through the agent's tools (issue 20):
+"""Duplicating scenes and chapters, and deleting a character, through the agent's tools:
 copies come right after their originals with everything they own; a character who still speaks is
 kept, and the refusal says where they speak."""
 

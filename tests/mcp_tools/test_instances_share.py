@@ -1,4 +1,4 @@
-"""What two instances on one PostgreSQL database share (issue 17), so a proxy may send any request
+"""What two instances on one PostgreSQL database share, so a proxy may send any request
 that is not a browser tab's to either: the server secret (a form one renders, the other accepts),
 browser sessions, the rate limits' counts, and MCP served stateless (no session lives in one)."""
 

@@ -1,4 +1,4 @@
-"""A long story costs the outline and the check no more queries than a short one (issue 16).
+"""A long story costs the outline and the check no more queries than a short one.
 
 The same tools on a 200-scene and a 2,000-scene story run the same number of SQL statements (one
 per table, never one per scene), and each page of the result stays within the text budget.

@@ -241,7 +241,7 @@ def test_a_long_list_is_measured_in_a_few_pages_near_the_page_size():
 
 async def test_a_long_list_is_paged_off_the_event_loop_and_a_short_one_on_it(monkeypatch):
     # Fitting a page of a long list (the check of 2,000 scenes) renders a few pages of it: that
-    # work must not hold every other call on the loop (issue 16).
+    # work must not hold every other call on the loop.
     monkeypatch.setattr(paging, "new_nonce", lambda: "0123456789abcdef")  # answers comparable
     threads: list[int] = []
 

@@ -1,4 +1,4 @@
-"""The room's reach (issue 15) over MCP: a room limited to one chapter.
+"""The room's reach over MCP: a room limited to one chapter.
 
 Every domain tool of CONTRACT.md §1.2 is called on the entities of the *other* chapter (the
 arguments of the permission matrix), with every permission on, so only the reach can refuse. A

@@ -1,4 +1,4 @@
-"""Story state through the agent's tools (issue 19): variables added, renamed and deleted; conditions
+"""Story state through the agent's tools: variables added, renamed and deleted; conditions
 and effects set on choices, lines and scenes; and a simulated play-through of the demo that walks
 the agent to the demo's state problem with the evidence."""
 

@@ -1,4 +1,4 @@
-"""What one call of the loop asks of the database (issue 16), as counts, not times.
+"""What one call of the loop asks of the database, as counts, not times.
 
 The budgets are what the profile showed each call needs; a change that adds a query or a
 transaction to the busy path fails here, long before anyone notices it in a benchmark.

@@ -1,4 +1,4 @@
-"""Proof of stopping (issue 15), over MCP: when the owner ends the room or removes the agent, its
+"""Proof of stopping, over MCP: when the owner ends the room or removes the agent, its
 wait returns `channel_ended` at once, and what it still tries on the project is refused and
 written on the room, where the owner's panel lists it. A new invitation lets it back in."""
 

@@ -1,4 +1,4 @@
-"""Two server processes on one PostgreSQL database (issue 17): what the owner does through one
+"""Two server processes on one PostgreSQL database: what the owner does through one
 instance reaches an agent long-polling the other, woken by LISTEN/NOTIFY, not by its timeout.
 
 Each agent waits with a 30 s timeout and each test allows far less, so a wake-up that did not

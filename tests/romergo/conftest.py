@@ -1,4 +1,4 @@
-"""The core's tests run on SQLite and on PostgreSQL (issue 17): every test here that uses the
+"""The core's tests run on SQLite and on PostgreSQL: every test here that uses the
 `services` fixture runs once on each."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The settings page's last accepted and last refused call of each agent (`romergo.agents.activity`).
 
 Accepted calls are noted in the process and written together (`romergo.agents.noted`): a thousand
-agents re-polling their waits must not cost a write transaction each (issue 16)."""
+agents re-polling their waits must not cost a write transaction each."""
 
 from __future__ import annotations
 

@@ -347,7 +347,7 @@ async def test_a_parked_wait_calls_its_heartbeat(services, actor):
 
 
 async def test_heartbeats_read_nothing_and_a_command_still_wakes_the_wait(services, actor):
-    """A thousand parked agents must not query the database on every beat (issue 16)."""
+    """A thousand parked agents must not query the database on every beat."""
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "a")
     services.channels.store.heartbeat_seconds = 0.01

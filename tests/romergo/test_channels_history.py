@@ -4,7 +4,7 @@ An agent's OAuth client keeps its id across channels and projects, so the comman
 the rooms it joined pile up for as long as it is used. Every wait's check, and every call that
 names no command, looks for the one command the agent holds in the room; every tool call reads the
 rooms the agent stands in. Those reads must go through indexes that lead there, not walk every
-command or room the client ever had (issue 16, migration 0012). The same holds for the sweeper,
+command or room the client ever had (migration 0012). The same holds for the sweeper,
 which looks every few seconds for the few commands, rooms and confirmations still open.
 
 Counted in SQLite's own units of work (virtual machine steps, through its progress handler), on the

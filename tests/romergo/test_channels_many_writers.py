@@ -1,4 +1,4 @@
-"""Several writers on one database, as several processes (or instances) are (issue 17): two pools
+"""Several writers on one database, as several processes (or instances) are: two pools
 post commands and claim them at once, and the channel's numbers and claims stay exact."""
 
 from __future__ import annotations

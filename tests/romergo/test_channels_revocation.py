@@ -1,5 +1,5 @@
-"""Revoking an agent (issue 13, attack 8): its memberships end in every live channel of the owner,
-its parked wait returns `channel_ended` (issue 15), a command it held stalls, and nobody else is
+"""Revoking an agent (attack 8): its memberships end in every live channel of the owner,
+its parked wait returns `channel_ended`, a command it held stalls, and nobody else is
 touched."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The demo's generated media: the fast drawing (by rows and spans, issue 16) paints exactly what
+"""The demo's generated media: the fast drawing (by rows and spans) paints exactly what
 the plain per-pixel rule says, for every backdrop of the demo, and the loops are valid WAV files."""
 
 from __future__ import annotations

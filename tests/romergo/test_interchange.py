@@ -1,4 +1,4 @@
-"""Import and export (issue 18): the demo through Twee 3, Yarn and the Romergo archive and back, a
+"""Import and export: the demo through Twee 3, Yarn and the Romergo archive and back, a
 Twee story written for the test with every feature the importer claims, and malformed files
 refused with their line and nothing created."""
 

@@ -1,4 +1,4 @@
-"""Writes across a long story (issue 16): an import and a replace across every line write lines as
+"""Writes across a long story: an import and a replace across every line write lines as
 rows, leave the event loop free meanwhile, and keep the history an edit of each line would write."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Choosing a room's reach (issue 15): what the owner may send, and the words that describe it."""
+"""Choosing a room's reach: what the owner may send, and the words that describe it."""
 
 from __future__ import annotations
 

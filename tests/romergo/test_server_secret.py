@@ -30,7 +30,7 @@ async def test_instances_starting_together_agree(services: Services, tmp_path) -
 async def test_an_earlier_install_keeps_the_secret_of_its_data_directory(
     services: Services, tmp_path
 ) -> None:
-    """Before issue 17 the secret was a file; adopting it keeps open tabs and forms valid."""
+    """Older versions kept the secret in a file; adopting it keeps open tabs and forms valid."""
     (tmp_path / SECRET_FILE).write_text("ab" * 32, encoding="ascii")
     assert await server_secret(services.db, tmp_path) == "ab" * 32
 

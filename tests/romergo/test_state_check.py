@@ -1,4 +1,4 @@
-"""The story check understands state (issue 19): conditions that never hold, variables read but
+"""The story check understands state: conditions that never hold, variables read but
 never set or never declared, choice sets that strand the player, scenes only such conditions lead
 to, and the exploration's cut-off when the variables take too many values."""
 

@@ -1,4 +1,4 @@
-"""The story's expression language (issue 19): precedence, errors that point at the offending
+"""The story's expression language: precedence, errors that point at the offending
 character, type checks against the declared variables, renaming, and fuzzed input that can only
 ever parse or fail with an ExpressionError (nothing is ever executed)."""
 

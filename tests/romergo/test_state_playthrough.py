@@ -1,4 +1,4 @@
-"""Playing with state (issue 19): a key found in one scene opens a choice later; the path, the
+"""Playing with state: a key found in one scene opens a choice later; the path, the
 state after each step, and where a path gets stuck, as the player and the agent's simulation see it."""
 
 from __future__ import annotations

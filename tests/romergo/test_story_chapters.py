@@ -337,7 +337,7 @@ async def test_a_change_is_announced_after_the_commit_and_a_refusal_is_not(servi
 
 
 async def test_a_chapter_outline_carries_the_rows_the_orm_would_load(services, actor):
-    """Read on the driver (issue 16): the chapter and its scenes in order, as the ORM loads them."""
+    """Read on the driver: the chapter and its scenes in order, as the ORM loads them."""
     story = await small_story(services, actor)
     await services.scenes.update_scene(actor, story.second_scene_id, is_ending=True)
 

@@ -1,4 +1,4 @@
-"""The story map's data (issue 18): layers from the start, the check's problems as marks, choices as
+"""The story map's data: layers from the start, the check's problems as marks, choices as
 arrows (a choice to nowhere included), and a layout laid out once per shape of the story."""
 
 from __future__ import annotations

@@ -113,7 +113,7 @@ async def test_publish_freezes_a_snapshot_and_unpublish_removes_it(services, act
 
 async def test_a_published_storys_edits_and_views_leave_its_public_copy_alone(services, actor):
     """The public copy is megabytes for a long story: a scene view or an edit neither reads nor
-    writes it (issue 16), and publishing again replaces it in place, behind the same link."""
+    writes it, and publishing again replaces it in place, behind the same link."""
     story = await small_story(services, actor)
     line = await services.lines.add_line(actor, story.first_scene_id, "Hello there.", story.hero_id)
     first = await services.publishing.publish_project(actor, story.project_id)

@@ -503,7 +503,7 @@ async def test_bad_choice_labels_change_nothing(services, actor):
 
 
 async def test_a_scene_view_carries_the_rows_the_orm_would_load(services, actor):
-    """The view is read on the driver (issue 16): its entities hold what the ORM loads, value for
+    """The view is read on the driver: its entities hold what the ORM loads, value for
     value and type for type, with speakers, choice targets and the chapter's inherited music."""
     story = await small_story(services, actor)
     line = await services.lines.add_line(actor, story.first_scene_id, "Hello.", story.hero_id)

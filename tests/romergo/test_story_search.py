@@ -1,4 +1,4 @@
-"""Find and replace across a project (issue 18): every kind of text, Unicode case and word rules in
+"""Find and replace across a project: every kind of text, Unicode case and word rules in
 Georgian, Cyrillic and Devanagari, regular expressions, replace all as one undoable change, and
 refusals that change nothing."""
 

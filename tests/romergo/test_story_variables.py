@@ -1,4 +1,4 @@
-"""A story's variables and where they are used (issue 19): declared with a type and an initial value,
+"""A story's variables and where they are used: declared with a type and an initial value,
 checked in every condition and effect when saved, renamed everywhere at once (one undo), and never
 deleted while something uses them."""
 

@@ -1,4 +1,4 @@
-"""Reads of a whole project leave the event loop free (issue 16).
+"""Reads of a whole project leave the event loop free.
 
 At 2,000 scenes and 50,000 lines a whole-project read (the check, the map, search, the project
 page) took 0.1-0.2 s of the loop's own thread on SQLite, and every other call, an agent's tool call

@@ -1,4 +1,4 @@
-"""Client ID Metadata Documents against a real server (issue 13, "Connecting"): an agent whose
+"""Client ID Metadata Documents against a real server ("Connecting"): an agent whose
 client_id is the URL of its metadata completes the flow without registering; the consent page
 shows the document's host; a document that lies about itself gets an error page, never a redirect.
 

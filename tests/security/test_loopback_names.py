@@ -1,4 +1,4 @@
-"""`localhost` and `127.0.0.1` are the same server (issue 13, "Connecting").
+"""`localhost` and `127.0.0.1` are the same server ("Connecting").
 
 Without a public URL, on loopback, the OAuth metadata, the issuer and the `iss` of the answer
 follow the loopback name the agent used, so the SDK's OAuth client completes the flow whichever

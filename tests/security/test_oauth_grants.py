@@ -1,4 +1,4 @@
-"""Attack 7 of issue 13: only the authorization code flow (with refresh) exists.
+"""Only the authorization code flow (with refresh) exists.
 
 `/register` refuses the implicit and password grants and token response types; `/token` answers
 `unsupported_grant_type` for any other grant, and `invalid_grant` for a code presented with

@@ -1,4 +1,4 @@
-"""Spec details a strict MCP client checks (issue 13, "Connecting"), against a real server:
+"""Spec details a strict MCP client checks ("Connecting"), against a real server:
 JSON-RPC -32602 for a bad prompt or tool name, the package version in `serverInfo`, and no 500
 for a stream resumption request."""
 

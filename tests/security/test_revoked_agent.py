@@ -1,4 +1,4 @@
-"""Attack 8 of issue 13: an agent revoked at `/settings/agents` stops being in its channels at once.
+"""An agent revoked at `/settings/agents` stops being in its channels at once.
 
 Revoking used to kill the agent's tokens but leave it a member (`left_at` empty). Now the owner's
 "Revoke" ends its memberships, its parked wait returns `channel_ended` at once, a command it held

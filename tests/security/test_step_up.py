@@ -1,4 +1,4 @@
-"""Step-up authorization (issue 13, "Connecting"): the token's scopes are answered in HTTP.
+"""Step-up authorization ("Connecting"): the token's scopes are answered in HTTP.
 
 A tool call the token's scopes do not cover gets 403 `insufficient_scope` naming the scopes to
 ask for, so a client can re-authorize for more; the 401 challenge names scopes too and carries no

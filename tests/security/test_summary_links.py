@@ -1,4 +1,4 @@
-"""Attack 1 of issue 13: a reply's summary links that would open another site are refused.
+"""A reply's summary links that would open another site are refused.
 
 Browsers drop tabs and newlines inside a URL and read `\\` as `/`, so `/\t/other-host:8129/x`
 used to render as an `href` to another host. Now the report is refused with `[invalid_argument]`

@@ -1,4 +1,4 @@
-"""Attack 5 of issue 13: look-alike closing markers stored in a story do not close the envelope.
+"""Look-alike closing markers stored in a story do not close the envelope.
 
 A line spelling `</untrusted-data-…>` with other dashes, an underscore, Cyrillic or full-width
 letters, or an invisible character inside, reaches an agent over real HTTP escaped in the text

@@ -1,5 +1,5 @@
 """Storage tests that hold for any database take `empty_database`: they run on SQLite and on
-PostgreSQL (issue 17). Those about SQLite itself (its lock, its driver) use a SQLite file."""
+PostgreSQL. Those about SQLite itself (its lock, its driver) use a SQLite file."""
 
 from __future__ import annotations
 

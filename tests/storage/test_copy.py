@@ -1,4 +1,4 @@
-"""`romergo db copy` (issue 17): a demo install on SQLite copied into an empty PostgreSQL database
+"""`romergo db copy`: a demo install on SQLite copied into an empty PostgreSQL database
 keeps every row, and the copy works as an install: new revisions and events get fresh ids."""
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ async def test_a_failed_write_rolls_back(empty_database):
 
 
 async def test_a_read_in_a_thread_sees_one_snapshot_while_the_loop_writes(tmp_path):
-    # A whole-project read on a SQLite file runs beside the loop (issue 16): in a thread of its
+    # A whole-project read on a SQLite file runs beside the loop: in a thread of its
     # own, and on one snapshot, so a write that commits between its statements is not half-seen.
     url = f"sqlite+aiosqlite:///{tmp_path / 'snapshot.db'}"
     await upgrade(url)

@@ -1,4 +1,4 @@
-"""Reads and writes on the database's driver do what SQLAlchemy does (issues 16 and 17).
+"""Reads and writes on the database's driver do what SQLAlchemy does.
 
 `Database.read_rows`, `first_row` and `write_rows` run Core statements on the driver itself:
 `sqlite3` on a SQLite file, asyncpg on PostgreSQL. Callers must not be able to tell the driver from

@@ -91,7 +91,7 @@ async def test_upgrading_twice_is_harmless(empty_database):
 
 
 async def test_a_published_snapshot_moves_to_its_own_table_and_back(empty_database):
-    """0011 takes the snapshot out of the project's row (issue 16); what was published stays so."""
+    """0011 takes the snapshot out of the project's row; what was published stays so."""
     url = empty_database
     await upgrade(url, "0010")
     engine = create_async_engine(url)

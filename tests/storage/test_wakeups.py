@@ -1,4 +1,4 @@
-"""Wake-ups between processes on PostgreSQL (issue 17): LISTEN/NOTIFY on one connection each.
+"""Wake-ups between processes on PostgreSQL: LISTEN/NOTIFY on one connection each.
 
 Two `PostgresWakeups` on one database stand for two server processes: what one sends, the other
 delivers (and the sender does not hear itself); a listener whose connection the server kills

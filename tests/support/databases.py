@@ -1,4 +1,4 @@
-"""Databases for tests that run on SQLite and on PostgreSQL (issue 17).
+"""Databases for tests that run on SQLite and on PostgreSQL.
 
 PostgreSQL is the machine's own server (`ROMERGO_TEST_POSTGRES`, by default the local one with trust
 auth); `scripts/test` starts or installs it, so a missing server fails the suite instead of

@@ -1,6 +1,6 @@
 """Counting what reaches the database: the SQL statements and transactions of a piece of work.
 
-Issue 16's regression guard: the per-call work of the loop is asserted as a statement count (not a
+The loop's speed guard: the per-call work of the loop is asserted as a statement count (not a
 time, which a shared machine cannot hold still), so a change that adds a query shows at once.
 """
 

@@ -1,4 +1,4 @@
-"""The project page and the check page of a long story cost what a short story's cost (issue 16).
+"""The project page and the check page of a long story cost what a short story's cost.
 
 A story of 2,000 scenes is drawn with the same SQL statements and the same number of elements as
 one of 200 in as many chapters: chapters start closed, an open chapter and the problem list show

@@ -1,4 +1,4 @@
-"""The story map's chart reaches the browser without an update method (issue 16).
+"""The story map's chart reaches the browser without an update method.
 
 A page's sections are made after the browser connects, so the chart arrives in an update message.
 NiceGUI's client calls an element's update method after mounting such an element, while the

@@ -4,7 +4,7 @@ Used by the author's `/play/{id}` (live story) and by the public `/published/{sh
 snapshot); `media_url` says where each of them serves asset bytes. Keys: → for the next line (and
 Space / Enter on the focused Next button), 1-9 for a choice.
 
-The player keeps the story's state (issue 19): entering a scene applies its entry effects, picking
+The player keeps the story's state: entering a scene applies its entry effects, picking
 a choice its effects, and only the lines and choices whose conditions hold are shown. `state` and
 `set_value` are what the play page's debug drawer reads and changes; `on_state` tells it when the
 state moved on by itself.

@@ -1,4 +1,4 @@
-"""The play-through's debug drawer (issue 19): the story's variables as they are at this point of
+"""The play-through's debug drawer: the story's variables as they are at this point of
 the play-through, each one editable, so the author can try what a choice does with other values
 and start any scene with chosen ones. Only the author's play page has it; the published page,
 which readers see, never does.

@@ -1,4 +1,4 @@
-"""Import a story file as a new project, and export a project as a file (issue 18).
+"""Import a story file as a new project, and export a project as a file.
 
 Exports are plain downloads from the JSON API (the browser's session signs them in); an import
 goes through the interchange service, which checks the whole file first and creates the project

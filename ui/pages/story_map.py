@@ -1,4 +1,4 @@
-"""`/projects/{id}/map`: the story as a graph (issue 18), drawn with NiceGUI's ECharts on a canvas
+"""`/projects/{id}/map`: the story as a graph, drawn with NiceGUI's ECharts on a canvas
 that pans (drag) and zooms (wheel) smoothly at thousands of scenes.
 
 Each scene is a box in its chapter's colour, in layers from the start (`romergo.story.story_map`);

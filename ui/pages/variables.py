@@ -1,4 +1,4 @@
-"""`/projects/{id}/variables`: what the story remembers (issue 19). Each variable has a name the
+"""`/projects/{id}/variables`: what the story remembers. Each variable has a name the
 conditions and effects use, a type (flag, number, text), the value a play-through starts with and
 a description. Renaming one rewrites every condition and effect that uses it; deleting one is
 refused, naming where, while anything still uses it."""

@@ -150,7 +150,7 @@ class Notice:
 
 @dataclass(frozen=True)
 class Refusal:
-    """A call the agent made after the room closed to it, refused and recorded (issue 15)."""
+    """A call the agent made after the room closed to it, refused and recorded."""
 
     agent_name: str
     tool: str

@@ -1,1 +1,1 @@
-"""Story state (issue 19): variables, and the conditions and effects written with them."""
+"""Story state: variables, and the conditions and effects written with them."""

@@ -1,4 +1,4 @@
-"""The story check's part about state (issue 19): what the variables, conditions and effects do
+"""The story check's part about state: what the variables, conditions and effects do
 when the story is played, as opposed to how its scenes are linked.
 
 Two kinds of findings:

@@ -1,5 +1,5 @@
 """Playing a story with its state, as pure logic: which lines and choices show, what picking a choice
-changes, and where a given path gets stuck (issue 19).
+changes, and where a given path gets stuck.
 
 `StateRules` parses a story's conditions and effects once; `simulate` walks from a start scene with
 a state, entering each scene (its entry effects), showing what holds, and picking the choices it is

@@ -1,4 +1,4 @@
-"""A project's variables (issue 19): add, change, rename (every use follows), delete (refused while
+"""A project's variables: add, change, rename (every use follows), delete (refused while
 used); and the check every condition and effect goes through when it is saved.
 
 A variable's name is what conditions and effects write (`has_key`): letters, digits and

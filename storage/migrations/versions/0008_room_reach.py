@@ -1,4 +1,4 @@
-"""The room's reach and the proof that an agent stopped (issue 15).
+"""The room's reach and the proof that an agent stopped.
 
 `channels.scope` limits a room to chosen chapters (null: the whole project);
 `channel_members.left_reason` says why a member left (`left`, `removed`, `revoked`), so a removed

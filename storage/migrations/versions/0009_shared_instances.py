@@ -1,4 +1,4 @@
-"""What several instances on one database share (issue 17).
+"""What several instances on one database share.
 
 `server_settings` holds the server secret (it signs CSRF tokens and browser storage, so a form
 rendered by one instance is accepted by another); `rate_counts` holds the rate limits' counts in

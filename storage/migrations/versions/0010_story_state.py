@@ -1,4 +1,4 @@
-"""Story state (issue 19): a project's variables, and where conditions and effects are written.
+"""Story state: a project's variables, and where conditions and effects are written.
 
 Conditions and effects are stored as the text the author wrote (checked when saved; parsed when
 the story is played or checked), so a renamed variable is a rewrite of that text.

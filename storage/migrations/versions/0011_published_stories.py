@@ -1,4 +1,4 @@
-"""A published story's snapshot moves from `projects` to a table of its own (issue 16).
+"""A published story's snapshot moves from `projects` to a table of its own.
 
 At 2,000 scenes the snapshot is megabytes. As a column of `projects` it was loaded with every
 project row and, on SQLite, written again by every UPDATE of the row (each edit stamps the
