@@ -203,10 +203,14 @@ def actor_caller(actor: Actor) -> AgentRef:
 
 
 def _heartbeat(ctx: Context[Any, Any] | None, tool: str) -> Heartbeat | None:
-    """MCP progress while a call waits (for the owner's confirmation): clients keep the call open.
+    """MCP progress while a call waits (for the owner's confirmation): clients keep the call open."""
+    return progress_heartbeat(ctx, f"{tool}: waiting for the owner")
 
-    Only when the client sent a progress token (`wants_progress`): without one nothing would reach it.
-    """
+
+def progress_heartbeat(ctx: Context[Any, Any] | None, message: str) -> Heartbeat | None:
+    """A heartbeat that sends MCP progress, counting up as the protocol asks (a client may drop a
+    notification whose progress did not increase). None when the client sent no progress token
+    (`wants_progress`): nothing would reach it."""
     if ctx is None or not wants_progress(ctx):
         return None
     beats = 0
@@ -214,7 +218,7 @@ def _heartbeat(ctx: Context[Any, Any] | None, tool: str) -> Heartbeat | None:
     async def beat() -> None:
         nonlocal beats
         beats += 1
-        await ctx.report_progress(beats, None, f"{tool}: waiting for the owner")
+        await ctx.report_progress(beats, None, message)
 
     return beat
 

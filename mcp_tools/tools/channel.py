@@ -28,7 +28,7 @@ from mcp_tools.envelope import (
     render,
 )
 from mcp_tools.paging import paged_aside
-from mcp_tools.tooling import actor_caller, wants_progress
+from mcp_tools.tooling import actor_caller, progress_heartbeat
 from mcp_tools.tools.common import Page, PageSize
 from romergo.channels import Summary, wire
 from romergo.channels.instructions import JOIN_INSTRUCTIONS
@@ -235,15 +235,8 @@ async def romergo_wait_for_builder_command(
         ),
     ] = DEFAULT_WAIT,
 ) -> Annotated[CallToolResult, Waited]:
-    ctx = call.ctx
-    kept_alive = ctx is not None and wants_progress(ctx)
-    length = wait_length(timeout_seconds, kept_alive)
-
-    async def keep_alive() -> None:
-        if ctx is not None:
-            await ctx.report_progress(0, None, "waiting for the owner's next command")
-
-    beats = keep_alive if kept_alive else None
+    beats = progress_heartbeat(call.ctx, "waiting for the owner's next command")
+    length = wait_length(timeout_seconds, kept_alive=beats is not None)
     result = await call.channels.agent.wait(
         actor_caller(call.actor), channel_id, cursor, length.seconds, beats
     )
