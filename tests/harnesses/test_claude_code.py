@@ -34,7 +34,7 @@ from tests.support.server import RunningServer
 README = Path(__file__).resolve().parents[2] / "README.md"
 README_URL = "http://127.0.0.1:8080/mcp"
 RUN_LIMIT = 180
-"""Seconds Claude Code may take for the whole loop (it needs about 60, the wait being clamped to 50)."""
+"""Seconds Claude Code may take for the whole loop (it needs 6-10: the owner's command is already waiting)."""
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +62,8 @@ async def test_claude_code_runs_the_loop_and_its_model_sees_escaped_whole_result
     try:
         assert ran.returncode == 0, "Claude Code failed"
         await assert_loop_completed(owner, channel, results)
-        assert_wait_clamped(results)
+        # Claude Code asks for progress and keeps the call open while it comes: the long wait.
+        assert assert_wait_clamped(results) == 600
         assert_hostile_line_escaped(results)
         first_page = await first_outline_page(server.base_url, agent_token, story.project_id)
         assert_first_page_whole(results, first_page)

@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-WAIT_ASKED = 90
-"""More than the wait tool's maximum (50): Romergo waits the maximum and says so."""
+WAIT_ASKED = 900
+"""More than the wait tool's maximum (50, or 600 for a call kept alive by progress notifications):
+Romergo waits the maximum and says so."""
 LAST_WAIT = 1
 NEW_TEXT = "The lamps came on along the harbour, one by one."
 DONE = "Done: the line is rewritten and the owner has my reply."
