@@ -43,6 +43,8 @@ def routes(conversation: Conversation) -> list[Route]:
         offered = _offered([*body.get("tools", []), *_found_tools(items)])
         exchange = Exchange(API, list(offered), _results(items))
         wanted = _deferred_tool(conversation, exchange, body.get("tools", []))
+        if wanted is not None and _query(wanted) in _queries(items):
+            wanted = None  # searched once in vain: the script's step then says what is missing
         if wanted is not None:
             conversation.exchanges.append(exchange)
             return StreamingResponse(_stream(_search_events(wanted), body), media_type="text/event-stream")
@@ -82,6 +84,17 @@ def _offered(tools: list[dict[str, Any]]) -> dict[str, tuple[str | None, str]]:
             for inner in tool.get("tools", []):
                 offered[f"{tool['name']}__{inner['name']}"] = (tool["name"], inner["name"])
     return offered
+
+
+def _query(tool: str) -> str:
+    return " ".join(tool.split("_"))
+
+
+def _queries(items: Any) -> list[str]:
+    """What earlier `tool_search` calls in the request's input searched for."""
+    if not isinstance(items, list):
+        return []
+    return [item["arguments"].get("query", "") for item in items if item.get("type") == "tool_search_call"]
 
 
 def _found_tools(items: Any) -> list[dict[str, Any]]:
@@ -130,7 +143,7 @@ def _stream(events: list[tuple[str, dict[str, Any]]], request: dict[str, Any]) -
 def _search_events(tool: str) -> list[tuple[str, dict[str, Any]]]:
     """A client-executed `tool_search` call looking for `tool` by the words of its name."""
     item_id, call_id = f"ts_{next(_ids):024x}", f"call_{next(_ids):024x}"
-    query = " ".join(tool.split("_"))
+    query = _query(tool)
     item = {
         "id": item_id,
         "type": "tool_search_call",
