@@ -20,6 +20,7 @@ from mcp_tools.tools.common import (
     ChapterId,
     CommandId,
     Deleted,
+    ExpectedRevision,
     Page,
     PageSize,
     Position,
@@ -107,10 +108,16 @@ async def romergo_add_chapter(
     result=RevisedChapter,
 )
 async def romergo_update_chapter(
-    call: Call, chapter_id: ChapterId, title: Title, command_id: CommandId = None
+    call: Call,
+    chapter_id: ChapterId,
+    title: Title,
+    expected_revision: ExpectedRevision = None,
+    command_id: CommandId = None,
 ) -> RevisedChapter:
     with collect_written() as written:
-        chapter = await call.services.chapters.update_chapter(call.actor, chapter_id, title)
+        chapter = await call.services.chapters.update_chapter(
+            call.actor, chapter_id, title, expected_revision=expected_revision
+        )
     return await revised(call, RevisedChapter, "chapter", chapter, written)
 
 

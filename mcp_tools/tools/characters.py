@@ -14,6 +14,7 @@ from mcp_tools.tools.common import (
     CharacterId,
     CommandId,
     Deleted,
+    ExpectedRevision,
     ProjectId,
     RevisedCharacter,
     revised,
@@ -63,10 +64,13 @@ async def romergo_update_character(
     character_id: CharacterId,
     name: Annotated[str | None, Field(description="New name; null leaves it unchanged.")] = None,
     color: Annotated[str | None, Field(description=f"{COLOR}; null leaves it unchanged.")] = None,
+    expected_revision: ExpectedRevision = None,
     command_id: CommandId = None,
 ) -> RevisedCharacter:
     with collect_written() as written:
-        character = await call.services.characters.update_character(call.actor, character_id, name, color)
+        character = await call.services.characters.update_character(
+            call.actor, character_id, name, color, expected_revision=expected_revision
+        )
     return await revised(call, RevisedCharacter, "character", character, written)
 
 

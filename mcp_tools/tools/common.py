@@ -84,6 +84,16 @@ CommandId = Annotated[
         )
     ),
 ]
+ExpectedRevision = Annotated[
+    StrictInt | None,
+    Field(
+        ge=0,
+        description="The revision you read (the entity's `revision`; for choices, media and entry "
+        "effects the scene's). If it changed since, fields only the other side changed are kept, and "
+        "a field both changed fails with [conflict] (current values, revision, who), writing "
+        "nothing. null: write without checking.",
+    ),
+]
 Page = Annotated[
     str | None,
     Field(description="The next_page value of an earlier, truncated result of this call. Omit it at first."),

@@ -13,6 +13,7 @@ from mcp_tools.tools.common import (
     UPDATES,
     CommandId,
     Deleted,
+    ExpectedRevision,
     LineId,
     NewPosition,
     Position,
@@ -85,11 +86,14 @@ async def romergo_update_dialogue_line(
         Field(description='New speaker; "" makes the line narration; null leaves the speaker.'),
     ] = None,
     condition: Condition = None,
+    expected_revision: ExpectedRevision = None,
     command_id: CommandId = None,
 ) -> RevisedLine:
     speaker = UNCHANGED if character_id is None else (character_id or None)
     with collect_written() as written:
-        line = await call.services.lines.update_line(call.actor, line_id, text, speaker, condition=condition)
+        line = await call.services.lines.update_line(
+            call.actor, line_id, text, speaker, condition=condition, expected_revision=expected_revision
+        )
     return await revised(call, RevisedLine, "dialogue_line", line, written)
 
 

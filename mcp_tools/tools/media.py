@@ -11,6 +11,7 @@ from mcp_tools.tools.common import (
     UPDATES,
     ChapterId,
     CommandId,
+    ExpectedRevision,
     RevisedChapter,
     RevisedScene,
     SceneId,
@@ -36,10 +37,13 @@ async def romergo_set_scene_background(
     call: Call,
     scene_id: SceneId,
     asset_id: Annotated[str | None, Field(description="A background asset's id, or null to clear it.")],
+    expected_revision: ExpectedRevision = None,
     command_id: CommandId = None,
 ) -> RevisedScene:
     with collect_written() as written:
-        scene = await call.services.scenes.set_scene_background(call.actor, scene_id, asset_id)
+        scene = await call.services.scenes.set_scene_background(
+            call.actor, scene_id, asset_id, expected_revision=expected_revision
+        )
     return await revised(call, RevisedScene, "scene", scene, written)
 
 
@@ -61,10 +65,13 @@ async def romergo_set_scene_music(
     asset_id: Annotated[
         str | None, Field(description="A music asset's id, or null to play the chapter's music.")
     ],
+    expected_revision: ExpectedRevision = None,
     command_id: CommandId = None,
 ) -> RevisedScene:
     with collect_written() as written:
-        scene = await call.services.scenes.set_scene_music(call.actor, scene_id, asset_id)
+        scene = await call.services.scenes.set_scene_music(
+            call.actor, scene_id, asset_id, expected_revision=expected_revision
+        )
     return await revised(call, RevisedScene, "scene", scene, written)
 
 
@@ -82,8 +89,11 @@ async def romergo_set_chapter_music(
     call: Call,
     chapter_id: ChapterId,
     asset_id: Annotated[str | None, Field(description="A music asset's id, or null for no music.")],
+    expected_revision: ExpectedRevision = None,
     command_id: CommandId = None,
 ) -> RevisedChapter:
     with collect_written() as written:
-        chapter = await call.services.chapters.set_chapter_music(call.actor, chapter_id, asset_id)
+        chapter = await call.services.chapters.set_chapter_music(
+            call.actor, chapter_id, asset_id, expected_revision=expected_revision
+        )
     return await revised(call, RevisedChapter, "chapter", chapter, written)

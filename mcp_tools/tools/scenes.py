@@ -19,6 +19,7 @@ from mcp_tools.tools.common import (
     ChapterId,
     CommandId,
     Deleted,
+    ExpectedRevision,
     NewPosition,
     OptionalFlag,
     Page,
@@ -195,11 +196,18 @@ async def romergo_update_scene(
             description='Effects on entering, as in "set seen_cellar = true"; "" clears; null leaves them.'
         ),
     ] = None,
+    expected_revision: ExpectedRevision = None,
     command_id: CommandId = None,
 ) -> RevisedScene:
     with collect_written() as written:
         scene = await call.services.scenes.update_scene(
-            call.actor, scene_id, title, is_start, is_ending, entry_effects=entry_effects
+            call.actor,
+            scene_id,
+            title,
+            is_start,
+            is_ending,
+            entry_effects=entry_effects,
+            expected_revision=expected_revision,
         )
     return await revised(call, RevisedScene, "scene", scene, written)
 

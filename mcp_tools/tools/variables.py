@@ -18,6 +18,7 @@ from mcp_tools.tools.common import (
     UPDATES,
     CommandId,
     Deleted,
+    ExpectedRevision,
     ProjectId,
     RevisedVariable,
     revised,
@@ -90,12 +91,13 @@ async def romergo_update_variable(
         Value | None, Field(description="New starting value, of its type; null leaves it unchanged.")
     ] = None,
     description: Annotated[str | None, Field(description="New description; null leaves it.")] = None,
+    expected_revision: ExpectedRevision = None,
     command_id: CommandId = None,
 ) -> RevisedVariable:
     start: Any = UNSET if initial is None else initial
     with collect_written() as written:
         variable = await call.services.variables.update_variable(
-            call.actor, variable_id, name, start, description
+            call.actor, variable_id, name, start, description, expected_revision=expected_revision
         )
     return await revised(call, RevisedVariable, "variable", variable, written)
 

@@ -10,6 +10,7 @@ async def newest(services, project_id):
     """The id of each entity's newest revision, read the long way: the whole log."""
     found: dict[str, int] = {}
     for row in await revisions(services, project_id):
+        assert row.id is not None
         found[row.entity_id] = row.id
     return found
 
