@@ -20,13 +20,18 @@ from mcp_tools.tools.common import (
     ChapterId,
     CommandId,
     Deleted,
+    ExpectedRevision,
     Page,
     PageSize,
     Position,
     ProjectId,
+    RevisedChapter,
+    Revision,
     SceneItem,
+    revised,
 )
-from romergo.entities import Chapter, Scene
+from romergo.entities import Scene
+from romergo.story.revisions import collect_written
 
 Title = Annotated[str, Field(description="The chapter's title: one line, at most 200 characters.")]
 
@@ -38,6 +43,7 @@ class ChapterData(BaseModel):
     position: int
     music_asset_id: str | None
     background_asset_id: str | None
+    revision: Revision
     scenes: list[SceneItem]
 
 
@@ -58,9 +64,14 @@ async def romergo_get_chapter(
 ) -> Annotated[CallToolResult, Envelope[ChapterData]]:
     outline = await call.services.chapters.chapter_outline(call.actor, chapter_id)
     chapter = ChapterEntity.model_validate(outline.chapter).model_dump(exclude={"entity_type"})
+    revisions = outline.revisions
 
     def build(scenes: Sequence[Scene]) -> ChapterData:
-        return ChapterData(**chapter, scenes=[SceneItem.model_validate(scene) for scene in scenes])
+        return ChapterData(
+            **chapter,
+            revision=revisions.get(outline.chapter.id, 0),
+            scenes=[SceneItem.of(scene, revisions) for scene in scenes],
+        )
 
     scenes = outline.scenes
     return await paged_aside(
@@ -77,12 +88,14 @@ async def romergo_get_chapter(
     target=("project", "project_id"),
     whole_project=True,
     action=lambda args: f"Add a chapter to project {args['project_id']}",
-    result=ChapterEntity,
+    result=RevisedChapter,
 )
 async def romergo_add_chapter(
     call: Call, project_id: ProjectId, title: Title, position: Position = None, command_id: CommandId = None
-) -> Chapter:
-    return await call.services.chapters.add_chapter(call.actor, project_id, title, position)
+) -> RevisedChapter:
+    with collect_written() as written:
+        chapter = await call.services.chapters.add_chapter(call.actor, project_id, title, position)
+    return await revised(call, RevisedChapter, "chapter", chapter, written)
 
 
 @tools.tool(
@@ -92,12 +105,20 @@ async def romergo_add_chapter(
     UPDATES,
     target=("chapter", "chapter_id"),
     action=lambda args: f"Rename chapter {args['chapter_id']}",
-    result=ChapterEntity,
+    result=RevisedChapter,
 )
 async def romergo_update_chapter(
-    call: Call, chapter_id: ChapterId, title: Title, command_id: CommandId = None
-) -> Chapter:
-    return await call.services.chapters.update_chapter(call.actor, chapter_id, title)
+    call: Call,
+    chapter_id: ChapterId,
+    title: Title,
+    expected_revision: ExpectedRevision = None,
+    command_id: CommandId = None,
+) -> RevisedChapter:
+    with collect_written() as written:
+        chapter = await call.services.chapters.update_chapter(
+            call.actor, chapter_id, title, expected_revision=expected_revision
+        )
+    return await revised(call, RevisedChapter, "chapter", chapter, written)
 
 
 @tools.tool(
@@ -127,10 +148,12 @@ async def romergo_delete_chapter(call: Call, chapter_id: ChapterId, command_id: 
     ADDS,
     target=("chapter", "chapter_id"),
     action=lambda args: f"Duplicate chapter {args['chapter_id']}",
-    result=ChapterEntity,
+    result=RevisedChapter,
     whole_project=True,
 )
 async def romergo_duplicate_chapter(
     call: Call, chapter_id: ChapterId, command_id: CommandId = None
-) -> Chapter:
-    return await call.services.copies.duplicate_chapter(call.actor, chapter_id)
+) -> RevisedChapter:
+    with collect_written() as written:
+        chapter = await call.services.copies.duplicate_chapter(call.actor, chapter_id)
+    return await revised(call, RevisedChapter, "chapter", chapter, written)

@@ -11,13 +11,15 @@ from mcp_tools.tools.common import (
     ADDS,
     REPLACES,
     UPDATES,
-    CharacterEntity,
     CharacterId,
     CommandId,
     Deleted,
+    ExpectedRevision,
     ProjectId,
+    RevisedCharacter,
+    revised,
 )
-from romergo.entities import Character
+from romergo.story.revisions import collect_written
 
 COLOR = 'A colour like "#3a7bd5" (a # and six hex digits)'
 
@@ -33,7 +35,7 @@ tools = Toolbox()
     ADDS,
     target=("project", "project_id"),
     action=lambda args: f"Add a character to project {args['project_id']}",
-    result=CharacterEntity,
+    result=RevisedCharacter,
 )
 async def romergo_add_character(
     call: Call,
@@ -41,8 +43,10 @@ async def romergo_add_character(
     name: Annotated[str, Field(description="The character's name: one line, at most 200 characters.")],
     color: Annotated[str | None, Field(description=f"{COLOR}; null picks one.")] = None,
     command_id: CommandId = None,
-) -> Character:
-    return await call.services.characters.add_character(call.actor, project_id, name, color)
+) -> RevisedCharacter:
+    with collect_written() as written:
+        character = await call.services.characters.add_character(call.actor, project_id, name, color)
+    return await revised(call, RevisedCharacter, "character", character, written)
 
 
 @tools.tool(
@@ -53,16 +57,21 @@ async def romergo_add_character(
     UPDATES,
     target=("character", "character_id"),
     action=lambda args: f"Change character {args['character_id']}",
-    result=CharacterEntity,
+    result=RevisedCharacter,
 )
 async def romergo_update_character(
     call: Call,
     character_id: CharacterId,
     name: Annotated[str | None, Field(description="New name; null leaves it unchanged.")] = None,
     color: Annotated[str | None, Field(description=f"{COLOR}; null leaves it unchanged.")] = None,
+    expected_revision: ExpectedRevision = None,
     command_id: CommandId = None,
-) -> Character:
-    return await call.services.characters.update_character(call.actor, character_id, name, color)
+) -> RevisedCharacter:
+    with collect_written() as written:
+        character = await call.services.characters.update_character(
+            call.actor, character_id, name, color, expected_revision=expected_revision
+        )
+    return await revised(call, RevisedCharacter, "character", character, written)
 
 
 @tools.tool(

@@ -7,8 +7,9 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from mcp_tools.declare import Call, Toolbox
-from mcp_tools.tools.common import REPLACES, ChoiceEntity, CommandId, SceneId
+from mcp_tools.tools.common import REPLACES, ChoiceEntity, CommandId, ExpectedRevision, Revision, SceneId
 from romergo.story import ChoiceSpec
+from romergo.story.revisions import collect_written
 from romergo.story.scenes import MAX_CHOICES
 
 
@@ -31,6 +32,7 @@ class SceneChoices(BaseModel):
     entity_type: Literal["scene"] = "scene"
     id: str
     choices: list[ChoiceEntity]
+    revision: Revision
 
 
 tools = Toolbox()
@@ -54,8 +56,18 @@ async def romergo_set_choices(
     call: Call,
     scene_id: SceneId,
     choices: Annotated[list[ChoiceInput], Field(max_length=MAX_CHOICES)],
+    expected_revision: ExpectedRevision = None,
     command_id: CommandId = None,
 ) -> SceneChoices:
     specs = [ChoiceSpec(c.label, c.target_scene_id, c.condition, c.effects) for c in choices]
-    rows = await call.services.scenes.set_choices(call.actor, scene_id, specs)
-    return SceneChoices(id=scene_id, choices=[ChoiceEntity.model_validate(row) for row in rows])
+    with collect_written() as written:
+        rows = await call.services.scenes.set_choices(
+            call.actor, scene_id, specs, expected_revision=expected_revision
+        )
+    number = written.get(("scene", scene_id))
+    if number is None:
+        project_id = await call.services.reads.project_of(call.actor, "scene", scene_id)
+        number = (await call.services.reads.revisions(call.actor, project_id, ("scene",))).get(scene_id, 0)
+    return SceneChoices(
+        id=scene_id, choices=[ChoiceEntity.model_validate(row) for row in rows], revision=number
+    )

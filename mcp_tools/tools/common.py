@@ -7,7 +7,8 @@ delete tools return `{entity_type, id, deleted: true}`.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.types import ToolAnnotations
 from pydantic import (
@@ -29,7 +30,9 @@ from romergo.shapes import (
     LineEntity,
     ProjectEntity,
     SceneEntity,
+    VariableEntity,
 )
+from romergo.story.revisions import RevisionKey
 
 __all__ = [
     "AssetEntity",
@@ -39,6 +42,7 @@ __all__ = [
     "LineEntity",
     "ProjectEntity",
     "SceneEntity",
+    "VariableEntity",
 ]
 
 LIMITED_ROOM = (
@@ -78,6 +82,16 @@ CommandId = Annotated[
             "The command this change is for (from romergo_wait_for_builder_command). May be "
             "omitted when you hold exactly one unfinished command on this project."
         )
+    ),
+]
+ExpectedRevision = Annotated[
+    StrictInt | None,
+    Field(
+        ge=0,
+        description="The revision you read (the entity's `revision`; for choices, media and entry "
+        "effects the scene's). If it changed since, fields only the other side changed are kept, and "
+        "a field both changed fails with [conflict] (current values, revision, who), writing "
+        "nothing. null: write without checking.",
     ),
 ]
 Page = Annotated[
@@ -135,6 +149,15 @@ REPLACES = ToolAnnotations(
 # -- results ----------------------------------------------------------------------------------------
 
 
+Revision = Annotated[
+    int,
+    Field(
+        description="The entity's revision (0: never changed since it was made or imported). Pass "
+        "it as expected_revision when you change the entity."
+    ),
+]
+
+
 class SceneItem(BaseModel):
     """A scene as outlines and chapters list it."""
 
@@ -145,6 +168,52 @@ class SceneItem(BaseModel):
     position: int
     is_start: bool
     is_ending: bool
+    revision: Revision = 0
+
+    @classmethod
+    def of(cls, scene: Any, revisions: Mapping[str, int]) -> SceneItem:
+        return cls.model_validate(scene).model_copy(update={"revision": revisions.get(scene.id, 0)})
+
+
+# What a write returns: the entity as its own transaction left it, with the revision it ended at.
+
+
+class RevisedScene(SceneEntity):
+    revision: Revision
+
+
+class RevisedLine(LineEntity):
+    revision: Revision
+
+
+class RevisedChapter(ChapterEntity):
+    revision: Revision
+
+
+class RevisedCharacter(CharacterEntity):
+    revision: Revision
+
+
+class RevisedVariable(VariableEntity):
+    revision: Revision
+
+
+R = TypeVar("R", bound=BaseModel)
+
+
+async def revised(
+    call: Any, model: type[R], entity_type: str, row: Any, written: Mapping[RevisionKey, int]
+) -> R:
+    """`row` read into `model`, with the revision its write ended at; a write that changed nothing
+    wrote no revision, so then the entity's newest one is read."""
+    number = written.get((entity_type, row.id))
+    if number is None:
+        found = await call.services.reads.revisions(call.actor, row.project_id, (entity_type,))
+        number = found.get(row.id, 0)
+    fields = {
+        name: getattr(row, name) for name in model.model_fields if name not in ("entity_type", "revision")
+    }
+    return model.model_validate({**fields, "revision": number})
 
 
 class Deleted(BaseModel):

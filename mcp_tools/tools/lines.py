@@ -13,14 +13,16 @@ from mcp_tools.tools.common import (
     UPDATES,
     CommandId,
     Deleted,
-    LineEntity,
+    ExpectedRevision,
     LineId,
     NewPosition,
     Position,
+    RevisedLine,
     SceneId,
+    revised,
 )
-from romergo.entities import DialogueLine
 from romergo.story import UNCHANGED
+from romergo.story.revisions import collect_written
 
 Text = Annotated[str, Field(description="What is said (or narrated): at most 2000 characters.")]
 Condition = Annotated[
@@ -44,7 +46,7 @@ tools = Toolbox()
     ADDS,
     target=("scene", "scene_id"),
     action=lambda args: f"Add a dialogue line to scene {args['scene_id']}",
-    result=LineEntity,
+    result=RevisedLine,
 )
 async def romergo_add_dialogue_line(
     call: Call,
@@ -56,10 +58,12 @@ async def romergo_add_dialogue_line(
     position: Position = None,
     condition: Condition = None,
     command_id: CommandId = None,
-) -> DialogueLine:
-    return await call.services.lines.add_line(
-        call.actor, scene_id, text, character_id or None, position, condition=condition
-    )
+) -> RevisedLine:
+    with collect_written() as written:
+        line = await call.services.lines.add_line(
+            call.actor, scene_id, text, character_id or None, position, condition=condition
+        )
+    return await revised(call, RevisedLine, "dialogue_line", line, written)
 
 
 @tools.tool(
@@ -71,7 +75,7 @@ async def romergo_add_dialogue_line(
     UPDATES,
     target=("dialogue_line", "line_id"),
     action=lambda args: f"Change dialogue line {args['line_id']}",
-    result=LineEntity,
+    result=RevisedLine,
 )
 async def romergo_update_dialogue_line(
     call: Call,
@@ -82,10 +86,15 @@ async def romergo_update_dialogue_line(
         Field(description='New speaker; "" makes the line narration; null leaves the speaker.'),
     ] = None,
     condition: Condition = None,
+    expected_revision: ExpectedRevision = None,
     command_id: CommandId = None,
-) -> DialogueLine:
+) -> RevisedLine:
     speaker = UNCHANGED if character_id is None else (character_id or None)
-    return await call.services.lines.update_line(call.actor, line_id, text, speaker, condition=condition)
+    with collect_written() as written:
+        line = await call.services.lines.update_line(
+            call.actor, line_id, text, speaker, condition=condition, expected_revision=expected_revision
+        )
+    return await revised(call, RevisedLine, "dialogue_line", line, written)
 
 
 @tools.tool(
@@ -95,12 +104,14 @@ async def romergo_update_dialogue_line(
     UPDATES,
     target=("dialogue_line", "line_id"),
     action=lambda args: f"Move dialogue line {args['line_id']} to position {args['position']}",
-    result=LineEntity,
+    result=RevisedLine,
 )
 async def romergo_move_dialogue_line(
     call: Call, line_id: LineId, position: NewPosition, command_id: CommandId = None
-) -> DialogueLine:
-    return await call.services.lines.move_line(call.actor, line_id, position)
+) -> RevisedLine:
+    with collect_written() as written:
+        line = await call.services.lines.move_line(call.actor, line_id, position)
+    return await revised(call, RevisedLine, "dialogue_line", line, written)
 
 
 @tools.tool(

@@ -9,13 +9,15 @@ from pydantic import Field
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.tools.common import (
     UPDATES,
-    ChapterEntity,
     ChapterId,
     CommandId,
-    SceneEntity,
+    ExpectedRevision,
+    RevisedChapter,
+    RevisedScene,
     SceneId,
+    revised,
 )
-from romergo.entities import Chapter, Scene
+from romergo.story.revisions import collect_written
 
 tools = Toolbox()
 
@@ -29,15 +31,20 @@ tools = Toolbox()
     UPDATES,
     target=("scene", "scene_id"),
     action=lambda args: f"Set the background of scene {args['scene_id']} to {args['asset_id'] or 'none'}",
-    result=SceneEntity,
+    result=RevisedScene,
 )
 async def romergo_set_scene_background(
     call: Call,
     scene_id: SceneId,
     asset_id: Annotated[str | None, Field(description="A background asset's id, or null to clear it.")],
+    expected_revision: ExpectedRevision = None,
     command_id: CommandId = None,
-) -> Scene:
-    return await call.services.scenes.set_scene_background(call.actor, scene_id, asset_id)
+) -> RevisedScene:
+    with collect_written() as written:
+        scene = await call.services.scenes.set_scene_background(
+            call.actor, scene_id, asset_id, expected_revision=expected_revision
+        )
+    return await revised(call, RevisedScene, "scene", scene, written)
 
 
 @tools.tool(
@@ -50,7 +57,7 @@ async def romergo_set_scene_background(
     action=lambda args: (
         f"Set the music of scene {args['scene_id']} to {args['asset_id'] or 'the chapter music'}"
     ),
-    result=SceneEntity,
+    result=RevisedScene,
 )
 async def romergo_set_scene_music(
     call: Call,
@@ -58,9 +65,14 @@ async def romergo_set_scene_music(
     asset_id: Annotated[
         str | None, Field(description="A music asset's id, or null to play the chapter's music.")
     ],
+    expected_revision: ExpectedRevision = None,
     command_id: CommandId = None,
-) -> Scene:
-    return await call.services.scenes.set_scene_music(call.actor, scene_id, asset_id)
+) -> RevisedScene:
+    with collect_written() as written:
+        scene = await call.services.scenes.set_scene_music(
+            call.actor, scene_id, asset_id, expected_revision=expected_revision
+        )
+    return await revised(call, RevisedScene, "scene", scene, written)
 
 
 @tools.tool(
@@ -71,12 +83,17 @@ async def romergo_set_scene_music(
     UPDATES,
     target=("chapter", "chapter_id"),
     action=lambda args: f"Set the music of chapter {args['chapter_id']} to {args['asset_id'] or 'none'}",
-    result=ChapterEntity,
+    result=RevisedChapter,
 )
 async def romergo_set_chapter_music(
     call: Call,
     chapter_id: ChapterId,
     asset_id: Annotated[str | None, Field(description="A music asset's id, or null for no music.")],
+    expected_revision: ExpectedRevision = None,
     command_id: CommandId = None,
-) -> Chapter:
-    return await call.services.chapters.set_chapter_music(call.actor, chapter_id, asset_id)
+) -> RevisedChapter:
+    with collect_written() as written:
+        chapter = await call.services.chapters.set_chapter_music(
+            call.actor, chapter_id, asset_id, expected_revision=expected_revision
+        )
+    return await revised(call, RevisedChapter, "chapter", chapter, written)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Literal
 
 from mcp.types import CallToolResult
@@ -11,7 +11,16 @@ from pydantic import BaseModel, ConfigDict
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import Envelope
 from mcp_tools.paging import paged_aside
-from mcp_tools.tools.common import READ_ONLY, Page, PageSize, ProjectId, RoomListing, SceneItem, room_note
+from mcp_tools.tools.common import (
+    READ_ONLY,
+    Page,
+    PageSize,
+    ProjectId,
+    Revision,
+    RoomListing,
+    SceneItem,
+    room_note,
+)
 from romergo.clock import iso
 from romergo.entities import Chapter, Character, Scene
 
@@ -39,6 +48,7 @@ class OutlineChapter(BaseModel):
     title: str
     position: int
     music_asset_id: str | None
+    revision: Revision
     scenes: list[SceneItem]
 
 
@@ -48,6 +58,7 @@ class CharacterItem(BaseModel):
     id: str
     name: str
     color: str
+    revision: Revision = 0
 
 
 class OutlineData(RoomListing):
@@ -116,13 +127,16 @@ async def romergo_get_project_outline(
     project = ProjectRef.model_validate(outline.project)
 
     def build(part: Sequence[Unit]) -> OutlineData:
-        return _outline_page(project, part, chapters).model_copy(update={"room": room_note(call.actor)})
+        page = _outline_page(project, part, chapters, outline.revisions)
+        return page.model_copy(update={"room": room_note(call.actor)})
 
     keys = [unit[1].id for unit in units]
     return await paged_aside(f"get_project_outline:{project.id}", units, keys, build, page, page_size)
 
 
-def _outline_page(project: ProjectRef, units: Sequence[Unit], chapters: dict[str, Chapter]) -> OutlineData:
+def _outline_page(
+    project: ProjectRef, units: Sequence[Unit], chapters: dict[str, Chapter], revisions: Mapping[str, int]
+) -> OutlineData:
     """Rebuild the nested outline from a slice of its flattened units."""
     out: list[OutlineChapter] = []
     characters: list[CharacterItem] = []
@@ -134,6 +148,7 @@ def _outline_page(project: ProjectRef, units: Sequence[Unit], chapters: dict[str
                 title=chapter.title,
                 position=chapter.position,
                 music_asset_id=chapter.music_asset_id,
+                revision=revisions.get(chapter.id, 0),
                 scenes=[],
             )
         )
@@ -145,8 +160,9 @@ def _outline_page(project: ProjectRef, units: Sequence[Unit], chapters: dict[str
             scene = unit[1]
             if not out or out[-1].id != scene.chapter_id:
                 open_chapter(chapters[scene.chapter_id])
-            out[-1].scenes.append(SceneItem.model_validate(scene))
+            out[-1].scenes.append(SceneItem.of(scene, revisions))
         else:
             character = unit[1]
-            characters.append(CharacterItem.model_validate(character))
+            item = CharacterItem.model_validate(character)
+            characters.append(item.model_copy(update={"revision": revisions.get(character.id, 0)}))
     return OutlineData(project=project, chapters=out, characters=characters)

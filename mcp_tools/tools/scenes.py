@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Literal
 
 from mcp.types import CallToolResult
@@ -19,15 +19,18 @@ from mcp_tools.tools.common import (
     ChapterId,
     CommandId,
     Deleted,
+    ExpectedRevision,
     NewPosition,
     OptionalFlag,
     Page,
     PageSize,
     Position,
-    SceneEntity,
+    RevisedScene,
+    Revision,
     SceneId,
+    revised,
 )
-from romergo.entities import Scene
+from romergo.story.revisions import collect_written
 from romergo.story.views import AssetSlot, ChoiceView, LineView
 
 Title = Annotated[str, Field(description="The scene's title: one line, at most 200 characters.")]
@@ -43,6 +46,12 @@ class SceneHeader(BaseModel):
     is_start: bool
     is_ending: bool
     entry_effects: str | None
+    revision: int = Field(
+        0,
+        description="The scene's revision, which also covers its choices, media and entry effects "
+        "(0: never changed since it was made or imported). Pass it as expected_revision when you "
+        "change any of them.",
+    )
 
 
 class Slot(BaseModel):
@@ -59,9 +68,10 @@ class LineItem(BaseModel):
     speaker: str | None
     text: str
     condition: str | None
+    revision: Revision
 
     @classmethod
-    def of(cls, view: LineView) -> LineItem:
+    def of(cls, view: LineView, revisions: Mapping[str, int]) -> LineItem:
         line = view.line
         return cls(
             id=line.id,
@@ -70,6 +80,7 @@ class LineItem(BaseModel):
             speaker=view.speaker,
             text=line.text,
             condition=line.condition,
+            revision=revisions.get(line.id, 0),
         )
 
 
@@ -127,12 +138,14 @@ async def romergo_get_scene(
     call: Call, scene_id: SceneId, page: Page = None, page_size: PageSize = None
 ) -> Annotated[CallToolResult, Envelope[SceneData]]:
     view = await call.services.scenes.scene_view(call.actor, scene_id)
-    header = SceneHeader.model_validate(view.scene)
+    header = SceneHeader.model_validate(view.scene).model_copy(
+        update={"revision": view.revisions.get(view.scene.id, 0)}
+    )
     choices = [ChoiceItem.of(choice) for choice in view.choices]
     background, music = slot(view.background), slot(view.music)
 
     def build(lines: Sequence[LineView]) -> SceneData:
-        items = [LineItem.of(line) for line in lines]
+        items = [LineItem.of(line, view.revisions) for line in lines]
         return SceneData(scene=header, background=background, music=music, lines=items, choices=choices)
 
     keys = [line.line.id for line in view.lines]
@@ -148,12 +161,14 @@ async def romergo_get_scene(
     ADDS,
     target=("chapter", "chapter_id"),
     action=lambda args: f"Add a scene to chapter {args['chapter_id']}",
-    result=SceneEntity,
+    result=RevisedScene,
 )
 async def romergo_add_scene(
     call: Call, chapter_id: ChapterId, title: Title, position: Position = None, command_id: CommandId = None
-) -> Scene:
-    return await call.services.scenes.add_scene(call.actor, chapter_id, title, position)
+) -> RevisedScene:
+    with collect_written() as written:
+        scene = await call.services.scenes.add_scene(call.actor, chapter_id, title, position)
+    return await revised(call, RevisedScene, "scene", scene, written)
 
 
 @tools.tool(
@@ -167,7 +182,7 @@ async def romergo_add_scene(
     UPDATES,
     target=("scene", "scene_id"),
     action=lambda args: f"Change scene {args['scene_id']}",
-    result=SceneEntity,
+    result=RevisedScene,
 )
 async def romergo_update_scene(
     call: Call,
@@ -181,11 +196,20 @@ async def romergo_update_scene(
             description='Effects on entering, as in "set seen_cellar = true"; "" clears; null leaves them.'
         ),
     ] = None,
+    expected_revision: ExpectedRevision = None,
     command_id: CommandId = None,
-) -> Scene:
-    return await call.services.scenes.update_scene(
-        call.actor, scene_id, title, is_start, is_ending, entry_effects=entry_effects
-    )
+) -> RevisedScene:
+    with collect_written() as written:
+        scene = await call.services.scenes.update_scene(
+            call.actor,
+            scene_id,
+            title,
+            is_start,
+            is_ending,
+            entry_effects=entry_effects,
+            expected_revision=expected_revision,
+        )
+    return await revised(call, RevisedScene, "scene", scene, written)
 
 
 @tools.tool(
@@ -197,7 +221,7 @@ async def romergo_update_scene(
     target=("scene", "scene_id"),
     also=(("chapter", "chapter_id"),),
     action=lambda args: f"Move scene {args['scene_id']} to chapter {args['chapter_id']}",
-    result=SceneEntity,
+    result=RevisedScene,
 )
 async def romergo_move_scene(
     call: Call,
@@ -205,8 +229,10 @@ async def romergo_move_scene(
     chapter_id: Annotated[str, Field(description="The chapter to put it in (its own, to reorder).")],
     position: NewPosition,
     command_id: CommandId = None,
-) -> Scene:
-    return await call.services.scenes.move_scene(call.actor, scene_id, chapter_id, position)
+) -> RevisedScene:
+    with collect_written() as written:
+        scene = await call.services.scenes.move_scene(call.actor, scene_id, chapter_id, position)
+    return await revised(call, RevisedScene, "scene", scene, written)
 
 
 @tools.tool(
@@ -234,7 +260,11 @@ async def romergo_delete_scene(call: Call, scene_id: SceneId, command_id: Comman
     ADDS,
     target=("scene", "scene_id"),
     action=lambda args: f"Duplicate scene {args['scene_id']}",
-    result=SceneEntity,
+    result=RevisedScene,
 )
-async def romergo_duplicate_scene(call: Call, scene_id: SceneId, command_id: CommandId = None) -> Scene:
-    return await call.services.copies.duplicate_scene(call.actor, scene_id)
+async def romergo_duplicate_scene(
+    call: Call, scene_id: SceneId, command_id: CommandId = None
+) -> RevisedScene:
+    with collect_written() as written:
+        scene = await call.services.copies.duplicate_scene(call.actor, scene_id)
+    return await revised(call, RevisedScene, "scene", scene, written)

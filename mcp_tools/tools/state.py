@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.envelope import Envelope
 from mcp_tools.paging import paged_aside
-from mcp_tools.tools.common import READ_ONLY, Page, PageSize, ProjectId, RoomListing, room_note
+from mcp_tools.tools.common import READ_ONLY, Page, PageSize, ProjectId, Revision, RoomListing, room_note
 from romergo.story.state.playthrough import MAX_STEPS
 
 Value = bool | int | float | str
@@ -26,6 +26,7 @@ class VariableItem(BaseModel):
     type: str
     initial: Value
     description: str
+    revision: Revision
 
 
 class VariableList(RoomListing):
@@ -71,9 +72,18 @@ tools = Toolbox()
 async def romergo_list_variables(
     call: Call, project_id: ProjectId, page: Page = None, page_size: PageSize = None
 ) -> Annotated[CallToolResult, Envelope[VariableList]]:
+    # The revisions first (`romergo.story.revisions.latest_revisions` says why).
+    revisions = await call.services.reads.revisions(call.actor, project_id, ("variable",))
     rows = await call.services.variables.list_variables(call.actor, project_id)
     items = [
-        VariableItem(id=v.id, name=v.name, type=v.type, initial=v.initial, description=v.description)
+        VariableItem(
+            id=v.id,
+            name=v.name,
+            type=v.type,
+            initial=v.initial,
+            description=v.description,
+            revision=revisions.get(v.id, 0),
+        )
         for v in rows
     ]
 

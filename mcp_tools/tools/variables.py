@@ -12,9 +12,18 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from mcp_tools.declare import Call, Toolbox
-from mcp_tools.tools.common import ADDS, REPLACES, UPDATES, CommandId, Deleted, ProjectId
-from romergo.entities import StoryVariable
-from romergo.shapes import VariableEntity
+from mcp_tools.tools.common import (
+    ADDS,
+    REPLACES,
+    UPDATES,
+    CommandId,
+    Deleted,
+    ExpectedRevision,
+    ProjectId,
+    RevisedVariable,
+    revised,
+)
+from romergo.story.revisions import collect_written
 from romergo.story.state.variables import UNSET
 
 Value = bool | int | float | str
@@ -40,7 +49,7 @@ tools = Toolbox()
     ADDS,
     target=("project", "project_id"),
     action=lambda args: f"Add the story variable {args['name']!r} to project {args['project_id']}",
-    result=VariableEntity,
+    result=RevisedVariable,
     whole_project=True,
 )
 async def romergo_add_variable(
@@ -53,10 +62,12 @@ async def romergo_add_variable(
     ] = None,
     description: Annotated[str, Field(description="What it tracks, for the author (at most 500).")] = "",
     command_id: CommandId = None,
-) -> StoryVariable:
-    return await call.services.variables.add_variable(
-        call.actor, project_id, name, type, initial, description
-    )
+) -> RevisedVariable:
+    with collect_written() as written:
+        variable = await call.services.variables.add_variable(
+            call.actor, project_id, name, type, initial, description
+        )
+    return await revised(call, RevisedVariable, "variable", variable, written)
 
 
 @tools.tool(
@@ -69,7 +80,7 @@ async def romergo_add_variable(
     UPDATES,
     target=("variable", "variable_id"),
     action=lambda args: f"Change the story variable {args['variable_id']}",
-    result=VariableEntity,
+    result=RevisedVariable,
     whole_project=True,
 )
 async def romergo_update_variable(
@@ -80,10 +91,15 @@ async def romergo_update_variable(
         Value | None, Field(description="New starting value, of its type; null leaves it unchanged.")
     ] = None,
     description: Annotated[str | None, Field(description="New description; null leaves it.")] = None,
+    expected_revision: ExpectedRevision = None,
     command_id: CommandId = None,
-) -> StoryVariable:
+) -> RevisedVariable:
     start: Any = UNSET if initial is None else initial
-    return await call.services.variables.update_variable(call.actor, variable_id, name, start, description)
+    with collect_written() as written:
+        variable = await call.services.variables.update_variable(
+            call.actor, variable_id, name, start, description, expected_revision=expected_revision
+        )
+    return await revised(call, RevisedVariable, "variable", variable, written)
 
 
 @tools.tool(

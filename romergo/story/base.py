@@ -27,6 +27,7 @@ from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid, not_found, project_not_found
 from romergo.ids import new_id
 from romergo.story.owners import LABELS, readable_by
+from romergo.story.revisions import latest_revisions, note_written, wants_written
 from storage import Database
 from storage.core_tables import PROJECTS, REVISIONS
 from storage.tables import (
@@ -283,6 +284,18 @@ class Mutation(UnitOfWork):
             await self.session.exec(_TOUCH_PROJECT, params={"project_id": self.project.id, "at": now})
             set_committed_value(self.project, "updated_at", now)
             await self.write_revisions()
+            if wants_written():
+                await self._note_written()
+
+    async def _note_written(self) -> None:
+        """The revisions this write ended at, read inside it: exactly its own, whatever follows."""
+        assert self.project is not None
+        by_type: dict[str, set[str]] = {}
+        for change in self.changes:
+            by_type.setdefault(change.entity_type, set()).add(change.entity_id)
+        for entity_type, ids in by_type.items():
+            found = await latest_revisions(self.session, self.project.id, (entity_type,), ids)
+            note_written({(entity_type, entity_id): number for entity_id, number in found.items()})
 
 
 _INSERT_REVISIONS = insert(REVISIONS)

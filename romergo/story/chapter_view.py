@@ -6,13 +6,13 @@ the ORM spent most of the call's server time around them.
 
 from __future__ import annotations
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import String, bindparam, func, or_, select, union_all
 
 from romergo.actors import Actor
 from romergo.story.owners import read_owned, readable_by
 from romergo.story.views import ChapterOutline
 from storage import Database
-from storage.core_tables import core_table, loaded, width
+from storage.core_tables import REVISIONS, core_table, loaded, width
 from storage.driver import Rows
 from storage.tables import Chapter, Project, Scene
 
@@ -25,12 +25,14 @@ async def read_chapter_outline(db: Database, actor: Actor, chapter_id: str) -> C
 
 
 def _chapter_rows(rows: Rows, user_id: str, chapter_id: str) -> ChapterOutline | None:
+    # The revisions first (`latest_revisions` says why).
+    revisions = rows.all(_REVISIONS, {"chapter_id": chapter_id})
     head = rows.first(_HEAD, {"chapter_id": chapter_id})
     if head is None or not readable_by(loaded(Project, head[_CHAPTER_END:]), user_id):
         return None
     chapter = loaded(Chapter, head[:_CHAPTER_END])
     scenes = [loaded(Scene, values) for values in rows.all(_SCENES_IN_ORDER, {"chapter_id": chapter.id})]
-    return ChapterOutline(chapter, scenes)
+    return ChapterOutline(chapter, scenes, {entity_id: number for entity_id, number in revisions})
 
 
 _CHAPTERS, _PROJECTS, _SCENES = core_table(Chapter), core_table(Project), core_table(Scene)
@@ -42,4 +44,20 @@ _HEAD = (
 )
 _SCENES_IN_ORDER = (
     select(_SCENES).where(_SCENES.c.chapter_id == bindparam("chapter_id")).order_by(_SCENES.c.position)
+)
+# The newest revision of the chapter and of each of its scenes: one range of `ix_revisions_entity`.
+_REVISIONS = (
+    select(REVISIONS.c.entity_id, func.max(REVISIONS.c.id))
+    .where(
+        REVISIONS.c.project_id
+        == select(_CHAPTERS.c.project_id).where(_CHAPTERS.c.id == bindparam("chapter_id")).scalar_subquery(),
+        or_(REVISIONS.c.entity_type == "chapter", REVISIONS.c.entity_type == "scene"),
+        REVISIONS.c.entity_id.in_(
+            union_all(
+                select(bindparam("chapter_id", type_=String)),
+                select(_SCENES.c.id).where(_SCENES.c.chapter_id == bindparam("chapter_id")),
+            )
+        ),
+    )
+    .group_by(REVISIONS.c.entity_type, REVISIONS.c.entity_id)
 )

@@ -12,6 +12,7 @@ from romergo.config import Limits
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Action, Mutation, StoryStore, renumber
+from romergo.story.based_on import based_on
 from romergo.story.chapter_view import read_chapter_outline
 from romergo.story.media_rules import MediaSlot, put_in_slot
 from romergo.story.trees import delete_scene_rows, scene_tree
@@ -48,12 +49,18 @@ class ChapterService:
             tx.record("chapter", chapter.id, "created", None, snapshots.chapter(chapter))
         return chapter
 
-    async def update_chapter(self, actor: Actor, chapter_id: str, title: str) -> Chapter:
+    async def update_chapter(
+        self, actor: Actor, chapter_id: str, title: str, *, expected_revision: int | None = None
+    ) -> Chapter:
         clean = validation.title(title, self.limits, "Chapter title")
         async with self.store.write(actor) as tx:
             chapter = await tx.chapter(chapter_id)
             before = snapshots.chapter(chapter)
-            chapter.title = clean
+            mine = {"title": clean}
+            for field, value in (
+                await based_on(tx, "chapter", chapter.id, before, mine, expected_revision)
+            ).items():
+                setattr(chapter, field, value)
             _save(tx, chapter, before)
         return chapter
 
@@ -67,8 +74,10 @@ class ChapterService:
             _save(tx, chapter, before, "moved")
         return chapter
 
-    async def set_chapter_music(self, actor: Actor, chapter_id: str, asset_id: str | None) -> Chapter:
-        return await self._set_media(actor, chapter_id, "music", asset_id)
+    async def set_chapter_music(
+        self, actor: Actor, chapter_id: str, asset_id: str | None, *, expected_revision: int | None = None
+    ) -> Chapter:
+        return await self._set_media(actor, chapter_id, "music", asset_id, expected_revision)
 
     async def set_chapter_background(self, actor: Actor, chapter_id: str, asset_id: str | None) -> Chapter:
         return await self._set_media(actor, chapter_id, "background", asset_id)
@@ -94,12 +103,19 @@ class ChapterService:
             tx.record("chapter", chapter.id, "deleted", before, None)
 
     async def _set_media(
-        self, actor: Actor, chapter_id: str, slot: MediaSlot, asset_id: str | None
+        self,
+        actor: Actor,
+        chapter_id: str,
+        slot: MediaSlot,
+        asset_id: str | None,
+        expected: int | None = None,
     ) -> Chapter:
         async with self.store.write(actor) as tx:
             chapter = await tx.chapter(chapter_id)
             before = snapshots.chapter(chapter)
-            put_in_slot(chapter, slot, await tx.asset_id_of_kind(asset_id, (slot,)))
+            mine = {f"{slot}_asset_id": await tx.asset_id_of_kind(asset_id, (slot,))}
+            for value in (await based_on(tx, "chapter", chapter.id, before, mine, expected)).values():
+                put_in_slot(chapter, slot, value)
             _save(tx, chapter, before)
         return chapter
 

@@ -13,6 +13,7 @@ from romergo.errors import RomergoError
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Mutation, StoryStore
+from romergo.story.based_on import based_on
 from storage.tables import Chapter, Character, DialogueLine, Scene
 
 MAX_SCENES_NAMED = 5
@@ -51,18 +52,26 @@ class CharacterService:
         return character
 
     async def update_character(
-        self, actor: Actor, character_id: str, name: str | None = None, color: str | None = None
+        self,
+        actor: Actor,
+        character_id: str,
+        name: str | None = None,
+        color: str | None = None,
+        *,
+        expected_revision: int | None = None,
     ) -> Character:
         clean = None if name is None else validation.title(name, self.limits, "Character name")
         chosen = None if color is None else validation.color(color)
         async with self.store.write(actor) as tx:
             character = await tx.character(character_id)
             before = snapshots.character(character)
-            if clean is not None:
-                await _ensure_unique(tx, character.project_id, clean, character.id)
-                character.name = clean
-            if chosen is not None:
-                character.color = chosen
+            given = {key: value for key, value in (("name", clean), ("color", chosen)) if value is not None}
+            mine = await based_on(tx, "character", character.id, before, given, expected_revision)
+            if "name" in mine:
+                await _ensure_unique(tx, character.project_id, mine["name"], character.id)
+                character.name = mine["name"]
+            if "color" in mine:
+                character.color = mine["color"]
             tx.save("character", character, before, snapshots.character(character))
         return character
 

@@ -13,6 +13,7 @@ from romergo.config import Limits
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Mutation, StoryStore, renumber
+from romergo.story.based_on import based_on
 from romergo.story.state.variables import checked_condition, declared
 from storage.tables import DialogueLine
 
@@ -73,19 +74,27 @@ class LineService:
         text: str | None = None,
         character_id: str | _Unchanged | None = UNCHANGED,
         condition: str | None = None,
+        *,
+        expected_revision: int | None = None,
     ) -> DialogueLine:
-        """Only given fields change; `condition=""` clears the line's condition."""
+        """Only given fields change; `condition=""` clears the line's condition. With
+        `expected_revision`, merged with what changed since (`romergo.story.based_on`)."""
         clean = None if text is None else validation.line_text(text, self.limits)
         async with self.store.write(actor) as tx:
             line = await tx.line(line_id)
             before = snapshots.line(line)
+            mine: dict[str, object] = {}
             if clean is not None:
-                line.text = clean
+                mine["text"] = clean
             if condition is not None:
                 types = await declared(tx, line.project_id)
-                line.condition = checked_condition(condition, types, "The line's condition")
+                mine["condition"] = checked_condition(condition, types, "The line's condition")
             if not isinstance(character_id, _Unchanged):
-                line.character_id = await _speaker(tx, character_id)
+                mine["character_id"] = await _speaker(tx, character_id)
+            for field, value in (
+                await based_on(tx, "dialogue_line", line.id, before, mine, expected_revision)
+            ).items():
+                setattr(line, field, value)
             tx.save("dialogue_line", line, before, snapshots.line(line))
         return line
 

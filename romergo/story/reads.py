@@ -14,6 +14,7 @@ from sqlmodel import Session, col, or_, select
 from romergo.actors import Actor, user_actor
 from romergo.story import check, owners
 from romergo.story.base import StoryStore, UnitOfWork, owned
+from romergo.story.revisions import latest_revisions, latest_revisions_in
 from romergo.story.state.playthrough import Playthrough, StateRules, simulate
 from romergo.story.story_map import MapLayouts, StoryMap
 from romergo.story.views import ChapterOutline, ChoiceRow, LineRow, Outline, ProjectData
@@ -28,6 +29,8 @@ from storage.tables import (
     Scene,
     StoryVariable,
 )
+
+OUTLINE_TYPES = ("chapter", "scene", "character")
 
 # Enough of a media file to tell its type by its signature (`media_types.sniff`).
 MEDIA_HEAD_BYTES = 16
@@ -46,12 +49,22 @@ class StoryReads:
         return await owners.project_of(self.store.db, actor.user_id, entity_type, entity_id)
 
     async def outline(self, actor: Actor, project_id: str) -> Outline:
-        """The outline; for an agent in a limited room, only the chapters the room covers."""
+        """The outline with its revisions; for an agent in a limited room, only the chapters the
+        room covers."""
+        revisions = await self.store.db.read_in_thread(  # first: `latest_revisions` says why
+            lambda session: latest_revisions_in(session, project_id, OUTLINE_TYPES)
+        )
         outline = outline_of(await whole_project(self.store, actor, project_id, shape_only=True))
-        if actor.reach is None:
-            return outline
-        chapters = [c for c in outline.chapters if c.chapter.id in actor.reach]
-        return Outline(outline.project, chapters, outline.characters)
+        chapters = outline.chapters
+        if actor.reach is not None:
+            chapters = [c for c in outline.chapters if c.chapter.id in actor.reach]
+        return Outline(outline.project, chapters, outline.characters, revisions)
+
+    async def revisions(self, actor: Actor, project_id: str, types: tuple[str, ...]) -> dict[str, int]:
+        """The revisions of the project's entities of these types, by id (missing: 0)."""
+        async with self.store.read(actor) as uow:
+            await uow.project_by_id(project_id)
+            return await latest_revisions(uow.session, project_id, types)
 
     async def check_story(self, actor: Actor, project_id: str) -> list[check.Problem]:
         """The story check; in a limited room, the problems of the chapters it covers (and the

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import and_, bindparam, select
+from sqlalchemy import String, and_, bindparam, func, or_, select, union_all
 
 from romergo.actors import Actor
 from romergo.story.media_rules import MEDIA_SLOTS, MediaSlot, asset_in_slot, effective_media
 from romergo.story.owners import read_owned, readable_by
 from romergo.story.views import AssetSlot, ChoiceView, LineView, SceneView
 from storage import Database
+from storage.core_tables import REVISIONS as _REVISION_ROWS
 from storage.core_tables import core_table, loaded, width
 from storage.driver import Found, Rows
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene
@@ -27,7 +28,7 @@ async def read_scene_view(db: Database, actor: Actor, scene_id: str) -> SceneVie
     found = await read_owned(
         db, "scene", scene_id, lambda rows, found: _scene_rows(rows, actor.user_id, found)
     )
-    scene, chapter, project, lines, choices, characters, media = found
+    scene, chapter, project, lines, choices, characters, media, revisions = found
     people = {row.id: row for row in (loaded(Character, values) for values in characters)}
     assets = {asset.id: asset for asset in (loaded(Asset, values) for values in media)}
     return SceneView(
@@ -39,15 +40,18 @@ async def read_scene_view(db: Database, actor: Actor, scene_id: str) -> SceneVie
         lines=[_line_view(loaded(DialogueLine, values), people) for values in lines],
         choices=[_choice_view(values) for values in choices],
         characters=sorted(people.values(), key=lambda c: c.name.casefold()),
+        revisions={entity_id: number for entity_id, number in revisions},
     )
 
 
-SceneRows = tuple[Scene, Chapter, Project, list[Found], list[Found], list[Found], list[Found]]
+SceneRows = tuple[Scene, Chapter, Project, list[Found], list[Found], list[Found], list[Found], list[Found]]
 
 
 def _scene_rows(rows: Rows, user_id: str, scene_id: str) -> SceneRows | None:
     """The scene with its chapter and project, then (if the user owns it) its lines, choices, the
-    project's characters and the live media its slots name."""
+    project's characters and the live media its slots name. The revisions come first, as
+    `latest_revisions` explains (on PostgreSQL the statements are not one snapshot)."""
+    revisions = rows.all(_REVISIONS, {"scene_id": scene_id})
     head = rows.first(_HEAD, {"scene_id": scene_id})
     if head is None:
         return None
@@ -71,6 +75,7 @@ def _scene_rows(rows: Rows, user_id: str, scene_id: str) -> SceneRows | None:
         rows.all(_CHOICES, of_scene),
         rows.all(_CHARACTERS, of_project),
         media,
+        revisions,
     )
 
 
@@ -106,6 +111,22 @@ _CHOICES = (
     )
     .where(_CHOICES_TABLE.c.scene_id == bindparam("scene_id"))
     .order_by(_CHOICES_TABLE.c.position)
+)
+# The newest revision of the scene and of each of its lines: one range of `ix_revisions_entity`.
+_REVISIONS = (
+    select(_REVISION_ROWS.c.entity_id, func.max(_REVISION_ROWS.c.id))
+    .where(
+        _REVISION_ROWS.c.project_id
+        == select(_SCENES.c.project_id).where(_SCENES.c.id == bindparam("scene_id")).scalar_subquery(),
+        or_(_REVISION_ROWS.c.entity_type == "scene", _REVISION_ROWS.c.entity_type == "dialogue_line"),
+        _REVISION_ROWS.c.entity_id.in_(
+            union_all(
+                select(bindparam("scene_id", type_=String)),
+                select(_LINES_TABLE.c.id).where(_LINES_TABLE.c.scene_id == bindparam("scene_id")),
+            )
+        ),
+    )
+    .group_by(_REVISION_ROWS.c.entity_type, _REVISION_ROWS.c.entity_id)
 )
 _CHARACTERS = select(_CHARACTERS_TABLE).where(_CHARACTERS_TABLE.c.project_id == bindparam("project_id"))
 # The undeleted assets the scene's and its chapter's slots name: at most four, a fixed list.

@@ -15,6 +15,7 @@ from romergo.errors import RomergoError, invalid
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Action, Mutation, StoryStore, renumber
+from romergo.story.based_on import based_on
 from romergo.story.media_rules import MediaSlot, put_in_slot
 from romergo.story.scene_view import read_scene_view
 from romergo.story.state.variables import checked_condition, checked_effects, declared
@@ -78,10 +79,13 @@ class SceneService:
         is_start: bool | None = None,
         is_ending: bool | None = None,
         entry_effects: str | None = None,
+        *,
+        expected_revision: int | None = None,
     ) -> Scene:
         """Only given fields change. A project has one start scene: marking one moves the mark
         (`out_of_scope` from a limited room when the mark would leave a scene outside it).
-        `entry_effects` are applied when the player enters the scene; "" clears them."""
+        `entry_effects` are applied when the player enters the scene; "" clears them. With
+        `expected_revision`, merged with what changed since (`romergo.story.based_on`)."""
         clean = None if title is None else validation.title(title, self.limits, "Scene title")
         for name, flag in (("is_start", is_start), ("is_ending", is_ending)):
             if flag is not None and not isinstance(flag, bool):
@@ -89,17 +93,20 @@ class SceneService:
         async with self.store.write(actor) as tx:
             scene = await tx.scene(scene_id)
             before = await _snapshot(tx, scene)
-            if clean is not None:
-                scene.title = clean
+            given: dict[str, Any] = {"title": clean, "is_ending": is_ending, "is_start": is_start}
             if entry_effects is not None:
                 types = await declared(tx, scene.project_id)
-                scene.entry_effects = checked_effects(entry_effects, types, "The scene's entry effects")
-            if is_ending is not None:
-                scene.is_ending = is_ending
-            if is_start is not None:
-                if is_start:
-                    await _clear_other_starts(tx, scene, actor.reach)
-                scene.is_start = is_start
+                given["entry_effects"] = checked_effects(entry_effects, types, "The scene's entry effects")
+            given = {
+                field: value
+                for field, value in given.items()
+                if field == "entry_effects" or value is not None
+            }
+            mine = await based_on(tx, "scene", scene.id, before, given, expected_revision)
+            if mine.get("is_start"):
+                await _clear_other_starts(tx, scene, actor.reach)
+            for field, value in mine.items():
+                setattr(scene, field, value)
             await _save(tx, scene, before)
         return scene
 
@@ -130,17 +137,30 @@ class SceneService:
             renumber(await tx.ordered(Scene, col(Scene.chapter_id), scene.chapter_id))
             tx.record("scene", scene.id, "deleted", before, None)
 
-    async def set_scene_background(self, actor: Actor, scene_id: str, asset_id: str | None) -> Scene:
+    async def set_scene_background(
+        self, actor: Actor, scene_id: str, asset_id: str | None, *, expected_revision: int | None = None
+    ) -> Scene:
         """None means: show the chapter's background in this scene."""
-        return await self._set_media(actor, scene_id, "background", asset_id)
+        return await self._set_media(actor, scene_id, "background", asset_id, expected_revision)
 
-    async def set_scene_music(self, actor: Actor, scene_id: str, asset_id: str | None) -> Scene:
+    async def set_scene_music(
+        self, actor: Actor, scene_id: str, asset_id: str | None, *, expected_revision: int | None = None
+    ) -> Scene:
         """None means: play the chapter's music in this scene."""
-        return await self._set_media(actor, scene_id, "music", asset_id)
+        return await self._set_media(actor, scene_id, "music", asset_id, expected_revision)
 
-    async def set_choices(self, actor: Actor, scene_id: str, choices: Sequence[ChoiceSpec]) -> list[Choice]:
+    async def set_choices(
+        self,
+        actor: Actor,
+        scene_id: str,
+        choices: Sequence[ChoiceSpec],
+        *,
+        expected_revision: int | None = None,
+    ) -> list[Choice]:
         """Replaces the scene's choices with these, in this order. Targets stay in the project;
-        conditions and effects must parse and name the story's variables."""
+        conditions and effects must parse and name the story's variables. With
+        `expected_revision`, the list is one field of the scene (`romergo.story.based_on`): when
+        both sides changed it since, nothing is written."""
         if len(choices) > MAX_CHOICES:
             raise invalid(f"A scene offers at most {MAX_CHOICES} choices.")
         labels = [validation.title(c.label, self.limits, "Choice label") for c in choices]
@@ -161,6 +181,13 @@ class SceneService:
                 if choice.target_scene_id is not None:
                     await tx.scene(choice.target_scene_id)
             old = await tx.choices_of(scene.id)
+            if expected_revision is not None:
+                given = {"choices": [choice.key() for choice in wanted]}
+                merged = await based_on(
+                    tx, "scene", scene.id, _keyed(before), given, expected_revision, shape=_keyed
+                )
+                if "choices" not in merged:
+                    return old  # the writer kept the list it read; a change made since stays
             if [_Wanted.of(row) for row in old] == wanted:
                 # No change: keep the rows, so their ids still match the last revision's snapshot.
                 return old
@@ -170,11 +197,15 @@ class SceneService:
                 tx.save("scene", scene, before, after)
         return rows
 
-    async def _set_media(self, actor: Actor, scene_id: str, slot: MediaSlot, asset_id: str | None) -> Scene:
+    async def _set_media(
+        self, actor: Actor, scene_id: str, slot: MediaSlot, asset_id: str | None, expected: int | None
+    ) -> Scene:
         async with self.store.write(actor) as tx:
             scene = await tx.scene(scene_id)
             before = await _snapshot(tx, scene)
-            put_in_slot(scene, slot, await tx.asset_id_of_kind(asset_id, (slot,)))
+            mine = {f"{slot}_asset_id": await tx.asset_id_of_kind(asset_id, (slot,))}
+            for value in (await based_on(tx, "scene", scene.id, before, mine, expected)).values():
+                put_in_slot(scene, slot, value)
             await _save(tx, scene, before)
         return scene
 
@@ -217,6 +248,20 @@ class _Wanted:
     @classmethod
     def of(cls, row: Choice) -> _Wanted:
         return cls(row.label, row.target_scene_id, row.condition, row.effects)
+
+    def key(self) -> list[str | None]:
+        return [self.label, self.target_scene_id, self.condition, self.effects]
+
+
+def _keyed(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """A scene snapshot with its choices compared by what they say, not by their row ids."""
+    return {
+        **snapshot,
+        "choices": [
+            [c["label"], c["target_scene_id"], c.get("condition"), c.get("effects")]
+            for c in snapshot.get("choices", [])
+        ],
+    }
 
 
 async def _replace_choices(

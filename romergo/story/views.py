@@ -102,6 +102,8 @@ class ProjectData:
 class ChapterOutline:
     chapter: Chapter
     scenes: list[Scene]
+    revisions: dict[str, int] = field(default_factory=dict)
+    """The chapter's and its scenes' revisions by id (`romergo.story.revisions`; missing: 0)."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,8 @@ class Outline:
     project: Project
     chapters: list[ChapterOutline]
     characters: list[Character]
+    revisions: dict[str, int] = field(default_factory=dict)
+    """Chapters', scenes' and characters' revisions by id (`romergo.story.revisions`; missing: 0)."""
 
     def scene_ids(self) -> list[str]:
         return [scene.id for chapter in self.chapters for scene in chapter.scenes]
@@ -151,6 +155,9 @@ class SceneView:
     lines: list[LineView]
     choices: list[ChoiceView]
     characters: list[Character] = field(default_factory=list)
+    revisions: dict[str, int] = field(default_factory=dict)
+    """The revision of the scene (which covers its choices, media and entry effects) and of each
+    line, by id (`romergo.story.revisions`; missing: 0)."""
 
 
 @dataclass(frozen=True)

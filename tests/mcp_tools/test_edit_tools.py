@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.story import revisions
-from tests.support.tools import agent_of, furnished_story
+from tests.support.tools import agent_of, furnished_story, unrevised
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ async def test_chapters_are_added_renamed_and_deleted_as_the_agent(services, aut
         renamed = await agent.ok("romergo_update_chapter", chapter_id=added["id"], title="Before it all")
         deleted = await agent.ok("romergo_delete_chapter", chapter_id=story.chapter_id)
         gone = await agent.error("romergo_get_chapter", chapter_id=story.chapter_id)
-    assert added == {
+    assert unrevised(added) == {
         "entity_type": "chapter",
         "id": added["id"],
         "project_id": story.project_id,
@@ -40,7 +40,9 @@ async def test_chapters_are_added_renamed_and_deleted_as_the_agent(services, aut
         "music_asset_id": None,
         "background_asset_id": None,
     }
-    assert added["id"].startswith("chp_") and renamed == added | {"title": "Before it all"}
+    assert added["id"].startswith("chp_") and unrevised(renamed) == unrevised(added) | {
+        "title": "Before it all"
+    }
     assert deleted == {"entity_type": "chapter", "id": story.chapter_id, "deleted": True}
     assert gone.startswith("[not_found] ")
     outline = await services.reads.outline(actor, story.project_id)
@@ -63,7 +65,7 @@ async def test_scenes_are_added_marked_moved_and_deleted(services, author, actor
         moved = await agent.ok("romergo_move_scene", scene_id=added["id"], chapter_id=second.id, position=0)
         deleted = await agent.ok("romergo_delete_scene", scene_id=story.second_scene_id)
         check = await agent.ok("romergo_check_story", project_id=story.project_id)
-    assert added == {
+    assert unrevised(added) == {
         "entity_type": "scene",
         "id": added["id"],
         "chapter_id": story.chapter_id,
@@ -75,9 +77,11 @@ async def test_scenes_are_added_marked_moved_and_deleted(services, author, actor
         "music_asset_id": None,
         "entry_effects": None,
     }
-    assert started == added | {"is_start": True}
-    assert renamed == started | {"title": "The middle"}  # null flags left the marks alone
-    assert moved == renamed | {"chapter_id": second.id, "position": 0}
+    assert unrevised(started) == unrevised(added) | {"is_start": True}
+    assert unrevised(renamed) == unrevised(started) | {
+        "title": "The middle"
+    }  # null flags left the marks alone
+    assert unrevised(moved) == unrevised(renamed) | {"chapter_id": second.id, "position": 0}
     assert deleted == {"entity_type": "scene", "id": story.second_scene_id, "deleted": True}
     opening = await services.scenes.scene_view(actor, story.first_scene_id)
     assert opening.scene.is_start is False  # the start mark moved
@@ -113,7 +117,7 @@ async def test_dialogue_lines_keep_what_null_leaves_and_empty_speaker_is_narrati
         moved = await agent.ok("romergo_move_dialogue_line", line_id=spoken["id"], position=99)
         deleted = await agent.ok("romergo_delete_dialogue_line", line_id=story.narration_id)
         scene = await agent.ok("romergo_get_scene", scene_id=scene_id)
-    assert spoken == {
+    assert unrevised(spoken) == {
         "entity_type": "dialogue_line",
         "id": spoken["id"],
         "scene_id": scene_id,
@@ -123,8 +127,8 @@ async def test_dialogue_lines_keep_what_null_leaves_and_empty_speaker_is_narrati
         "condition": None,
     }
     assert narration["character_id"] is None and narration["position"] == 3
-    assert retexted == spoken | {"text": "Hello again."}  # the speaker stayed
-    assert narrated == retexted | {"character_id": None}  # the text stayed
+    assert unrevised(retexted) == unrevised(spoken) | {"text": "Hello again."}  # the speaker stayed
+    assert unrevised(narrated) == unrevised(retexted) | {"character_id": None}  # the text stayed
     assert spoken_again["character_id"] == story.hero_id
     assert literal["text"] == "null" and literal_true["text"] == "true"  # text stays text
     assert moved["position"] == 4
@@ -160,7 +164,7 @@ async def test_choices_are_replaced_as_a_whole(services, author, actor, story):
         (first["choices"][0]["id"], "Opening"),
         (first["choices"][1]["id"], None),
     ]
-    assert cleared == {"entity_type": "scene", "id": story.first_scene_id, "choices": []}
+    assert unrevised(cleared) == {"entity_type": "scene", "id": story.first_scene_id, "choices": []}
     assert await new_revisions(services, story.project_id, seen) == [
         ("scene", story.second_scene_id, "updated", "romergo_set_choices", "agent"),
         ("scene", story.first_scene_id, "updated", "romergo_set_choices", "agent"),
@@ -176,7 +180,7 @@ async def test_characters_are_added_and_changed_with_unique_names(services, auth
         renamed = await agent.ok("romergo_update_character", character_id=added["id"], name="Mara Vell")
         recoloured = await agent.ok("romergo_update_character", character_id=added["id"], color="#000000")
         clash = await agent.error("romergo_update_character", character_id=picked["id"], name="mara vell")
-    assert added == {
+    assert unrevised(added) == {
         "entity_type": "character",
         "id": added["id"],
         "project_id": story.project_id,
@@ -184,6 +188,6 @@ async def test_characters_are_added_and_changed_with_unique_names(services, auth
         "color": "#a1b2c3",
     }
     assert picked["color"].startswith("#") and len(picked["color"]) == 7
-    assert renamed == added | {"name": "Mara Vell"}
-    assert recoloured == renamed | {"color": "#000000"}
+    assert unrevised(renamed) == unrevised(added) | {"name": "Mara Vell"}
+    assert unrevised(recoloured) == unrevised(renamed) | {"color": "#000000"}
     assert clash == '[conflict] A character named "Mara Vell" already exists in this project.'

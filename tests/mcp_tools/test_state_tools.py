@@ -7,7 +7,7 @@ from __future__ import annotations
 from romergo.actors import system_actor
 from romergo.demo import story as demo_story
 from romergo.demo.seed import seed_demo
-from tests.support.tools import agent_of, furnished_story, story_state
+from tests.support.tools import agent_of, furnished_story, story_state, unrevised
 
 
 async def test_simulating_the_demo_leads_to_its_state_problem_and_to_the_keys_ending(services, author):
@@ -100,7 +100,7 @@ async def test_the_agent_declares_a_variable_uses_it_renames_it_and_deletes_it(s
         deleted = await agent.ok("romergo_delete_variable", variable_id=added["id"])
         listed = await agent.ok("romergo_list_variables", project_id=story.project_id)
 
-    assert added == {
+    assert unrevised(added) == {
         "entity_type": "variable",
         "id": added["id"],
         "project_id": story.project_id,
@@ -114,7 +114,7 @@ async def test_the_agent_declares_a_variable_uses_it_renames_it_and_deletes_it(s
     [charge] = choices["choices"]
     assert (charge["condition"], charge["effects"]) == ("courage > 1", "set courage = 0")
     assert in_use.startswith("[conflict] ") and 'the choice "Charge"' in in_use
-    assert renamed == added | {"name": "nerve", "initial": 2}
+    assert unrevised(renamed) == unrevised(added) | {"name": "nerve", "initial": 2}
     assert scene["scene"]["entry_effects"] == "set nerve = nerve + 1"
     assert [ln["condition"] for ln in scene["lines"] if ln["id"] == line["id"]] == ["nerve >= 2"]
     assert (scene["choices"][0]["condition"], scene["choices"][0]["effects"]) == (

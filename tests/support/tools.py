@@ -178,3 +178,13 @@ async def world(services: Services, writer: Actor) -> World:
         their_asset_id=their_asset.id,
         their_line_id=their_line.id,
     )
+
+
+def unrevised(value: Any) -> Any:
+    """`value` without its `revision` numbers (anywhere inside): for comparing what an entity says
+    apart from the revision it is at, which the revision tests check on their own."""
+    if isinstance(value, dict):
+        return {key: unrevised(item) for key, item in value.items() if key != "revision"}
+    if isinstance(value, list):
+        return [unrevised(item) for item in value]
+    return value

@@ -21,6 +21,7 @@ from romergo.errors import RomergoError, invalid
 from romergo.ids import new_id
 from romergo.story import snapshots
 from romergo.story.base import Mutation, StoryStore, UnitOfWork
+from romergo.story.based_on import based_on
 from romergo.story.state.evaluate import (
     VARIABLE_TYPES,
     VariableType,
@@ -87,19 +88,29 @@ class VariableService:
         name: str | None = None,
         initial: Any = UNSET,
         description: str | None = None,
+        *,
+        expected_revision: int | None = None,
     ) -> StoryVariable:
         """A new name is written into every condition and effect that uses the variable, in the
         same change (one undo takes both back)."""
         async with self.store.write(actor) as tx:
             row = await tx.variable(variable_id)
             before = snapshots.variable(row)
+            given: dict[str, Any] = {}
             if initial is not UNSET:
-                row.initial = _value(_type(row.type), initial)
+                given["initial"] = _value(_type(row.type), initial)
             if description is not None:
-                row.description = _description(description)
-            if name is not None and name != row.name:
+                given["description"] = _description(description)
+            if name is not None:
                 others = [v.name for v in await project_variables(tx, row.project_id) if v.id != row.id]
-                old, row.name = row.name, _name(name, others)
+                given["name"] = name if name == row.name else _name(name, others)
+            mine = await based_on(tx, "variable", row.id, before, given, expected_revision)
+            if "initial" in mine:
+                row.initial = mine["initial"]
+            if "description" in mine:
+                row.description = mine["description"]
+            if "name" in mine and mine["name"] != row.name:
+                old, row.name = row.name, mine["name"]
                 await _rename_uses(tx, row.project_id, old, row.name)
             tx.save("variable", row, before, snapshots.variable(row))
         return row

@@ -1,0 +1,202 @@
+"""Every write says what it was based on: a writer that names the revision it read is merged with
+what changed since, or refused, never allowed to replace a newer change silently.
+
+`based_on` runs inside the write's own transaction, before anything is changed. The writer gives
+the fields it sets (`mine`, in the snapshot's terms). When the entity is still at the revision it
+read, they are written as given. Otherwise the base is the entity as it was at that revision (the
+`before` of its first later revision), `theirs` is the entity now, and per field:
+- the writer left it as it was (mine == base): it is not written, so a change made since stays;
+- only the writer changed it (theirs == base), or both made the same change: mine is written;
+- both changed it differently: an `EditConflict` (base / mine / theirs per field, who made the
+  other change and when) and nothing is written: the call fails with `conflict`.
+A scene's choices are one field here: a list changed on both sides is a conflict, not a merge.
+
+Without a revision (`expected=None`) the write goes through as before. `attempt` turns the refusal
+into a value, for a form that shows the conflict in place of its save.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TypeVar
+
+from sqlmodel import col, select
+
+from romergo.clock import iso
+from romergo.errors import RomergoError, invalid
+from romergo.story.base import Mutation
+from romergo.story.owners import LABELS
+from storage.tables import Revision
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class FieldConflict:
+    field: str
+    base: Any
+    mine: Any
+    theirs: Any
+
+
+@dataclass(frozen=True)
+class ChangedBy:
+    """Who made the newest change of the entity: the author, an agent (its client and command)."""
+
+    actor_type: str
+    actor_id: str
+    client_id: str | None
+    command_id: str | None
+    tool: str | None
+    at: datetime
+
+
+@dataclass(frozen=True)
+class EditConflict:
+    entity_type: str
+    entity_id: str
+    expected_revision: int
+    revision: int
+    """The entity's revision now: read it again, or write with this one to keep mine."""
+    fields: tuple[FieldConflict, ...]
+    current: Mapping[str, Any]
+    changed_by: ChangedBy | None
+
+
+class EditConflictError(RomergoError):
+    def __init__(self, conflict: EditConflict) -> None:
+        super().__init__("conflict", _message(conflict))
+        self.conflict = conflict
+
+
+async def attempt(write: Awaitable[T]) -> T | EditConflict:
+    """The written entity, or the conflict that kept the write from happening."""
+    try:
+        return await write
+    except EditConflictError as error:
+        return error.conflict
+
+
+async def based_on(
+    tx: Mutation,
+    entity_type: str,
+    entity_id: str,
+    current: Mapping[str, Any],
+    mine: Mapping[str, Any],
+    expected: int | None,
+    *,
+    shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The fields of `mine` to write (see the module's docstring), or `EditConflictError`.
+    `shape` puts a stored snapshot in the terms `current` and `mine` use."""
+    if expected is None:
+        return dict(mine)
+    if isinstance(expected, bool) or not isinstance(expected, int) or expected < 0:
+        raise invalid("expected_revision must be a whole number from 0 up.")
+    assert tx.project is not None
+    newest = await _newest(tx, entity_type, entity_id)
+    revision = newest.id if newest is not None and newest.id is not None else 0
+    if expected == revision:
+        return dict(mine)
+    if expected > revision:
+        raise invalid(
+            f"expected_revision {expected} is newer than this {LABELS[entity_type].lower()}'s revision "
+            f"({revision}): pass the revision you read."
+        )
+    base = await _base(tx, entity_type, entity_id, expected)
+    if shape is not None:
+        base = shape(base)
+    write, conflicts = merge_fields(base, current, mine)
+    if conflicts:
+        assert newest is not None
+        changed_by = ChangedBy(
+            newest.actor_type,
+            newest.actor_id,
+            newest.client_id,
+            newest.command_id,
+            newest.tool,
+            newest.created_at,
+        )
+        raise EditConflictError(
+            EditConflict(
+                entity_type, entity_id, expected, revision, tuple(conflicts), dict(current), changed_by
+            )
+        )
+    return write
+
+
+def merge_fields(
+    base: Mapping[str, Any], theirs: Mapping[str, Any], mine: Mapping[str, Any]
+) -> tuple[dict[str, Any], list[FieldConflict]]:
+    """Three-way merge of the fields the writer gives: what to write, and where both sides differ."""
+    write: dict[str, Any] = {}
+    conflicts: list[FieldConflict] = []
+    for field, value in mine.items():
+        was, now = base.get(field), theirs.get(field)
+        if value in (now, was):
+            continue  # the same change on both sides, or the writer kept what it read
+        if was == now:
+            write[field] = value
+        else:
+            conflicts.append(FieldConflict(field, was, value, now))
+    return write, conflicts
+
+
+async def _newest(tx: Mutation, entity_type: str, entity_id: str) -> Revision | None:
+    assert tx.project is not None
+    statement = (
+        select(Revision)
+        .where(
+            Revision.project_id == tx.project.id,
+            Revision.entity_type == entity_type,
+            Revision.entity_id == entity_id,
+        )
+        .order_by(col(Revision.id).desc())
+        .limit(1)
+    )
+    return (await tx.session.exec(statement)).first()
+
+
+async def _base(tx: Mutation, entity_type: str, entity_id: str, expected: int) -> dict[str, Any]:
+    """The entity as it was at `expected`: the `before` of its first later change (empty when it
+    did not exist then: every field then counts as changed since)."""
+    assert tx.project is not None
+    statement = (
+        select(Revision.before)
+        .where(
+            Revision.project_id == tx.project.id,
+            Revision.entity_type == entity_type,
+            Revision.entity_id == entity_id,
+            col(Revision.id) > expected,
+        )
+        .order_by(col(Revision.id))
+        .limit(1)
+    )
+    before = (await tx.session.exec(statement)).first()
+    return dict(before or {})
+
+
+def _message(conflict: EditConflict) -> str:
+    who = conflict.changed_by
+    by = ""
+    if who is not None:
+        actor = "the author" if who.actor_type == "user" else f"an agent ({who.client_id})"
+        command = f", command {who.command_id}" if who.command_id else ""
+        by = f" by {actor}{command} at {iso(who.at)}"
+    fields = "; ".join(
+        f"{item.field} is now {_shown(item.theirs)} "
+        f"(you read {_shown(item.base)}, you sent {_shown(item.mine)})"
+        for item in conflict.fields
+    )
+    return (
+        f'{LABELS[conflict.entity_type]} "{conflict.entity_id}" changed since revision '
+        f"{conflict.expected_revision}{by}; it is now at revision {conflict.revision}. Both changed: "
+        f"{fields}. Nothing was written. Read it again and decide, or ask the owner."
+    )
+
+
+def _shown(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)

@@ -1,0 +1,113 @@
+"""Revision numbers: what every read of an entity carries, and what a write names as its base.
+
+An entity's revision is the id of its newest row in the revisions table, or 0 when no change of it
+was ever recorded. Choices, media slots and entry effects are fields of their scene (the scene's
+revision snapshot holds its choices), so they carry the scene's revision; a chapter's music and
+background carry the chapter's.
+
+Why the revisions table and not a counter on each row: every write already records a revision in
+its own transaction (bulk writes, imports, undo and restores too), so nothing extra is written and
+no write path can forget to count; and the revision's snapshots are the base a three-way merge
+needs (`romergo.story.based_on`). Reading the revisions of a page or of a whole list is one query
+on the `ix_revisions_entity` index (project, type, id, revision id), not one per entity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from sqlalchemy import bindparam, func, select
+from sqlmodel import Session
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from storage.core_tables import REVISIONS
+
+RevisionKey = tuple[str, str]
+"""(entity_type, entity_id)."""
+
+_SHORT_LIST = 500
+"""Up to this many ids a lookup names them; beyond, it reads the whole project's entities of the
+type (one index range either way, and no statement with thousands of parameters)."""
+
+_written: ContextVar[dict[RevisionKey, int] | None] = ContextVar("romergo_written_revisions", default=None)
+
+
+async def latest_revisions(
+    session: AsyncSession, project_id: str, types: Collection[str], ids: Collection[str] | None = None
+) -> dict[str, int]:
+    """The revision of each entity of these types in the project (of `ids`, or all of them), by
+    id (ids are unique across types); entities without a recorded change are missing (0).
+
+    Where a read of the entities is not one snapshot with this one, read this first: a change in
+    between then makes the reader's revision older than what it saw (a needless merge at worst),
+    never newer (which would hide that change from the merge)."""
+    if ids is not None and not ids:
+        return {}
+    statement, params = _latest(project_id, types, ids)
+    return _by_id(await session.exec(statement, params=params), ids)
+
+
+def latest_revisions_in(
+    session: Session, project_id: str, types: Collection[str], ids: Collection[str] | None = None
+) -> dict[str, int]:
+    """`latest_revisions` for a read off the event loop (`Database.read_in_thread`)."""
+    if ids is not None and not ids:
+        return {}
+    statement, params = _latest(project_id, types, ids)
+    return _by_id(session.exec(statement, params=params), ids)
+
+
+def _latest(
+    project_id: str, types: Collection[str], ids: Collection[str] | None
+) -> tuple[Any, dict[str, Any]]:
+    statement = (
+        select(REVISIONS.c.entity_id, func.max(REVISIONS.c.id))
+        .where(REVISIONS.c.project_id == project_id, REVISIONS.c.entity_type.in_(list(types)))
+        .group_by(REVISIONS.c.entity_type, REVISIONS.c.entity_id)
+    )
+    if ids is not None and len(ids) <= _SHORT_LIST:
+        statement = statement.where(REVISIONS.c.entity_id.in_(bindparam("ids", expanding=True)))
+        return statement, {"ids": list(ids)}
+    return statement, {}
+
+
+def _by_id(rows: Iterable[Any], ids: Collection[str] | None) -> dict[str, int]:
+    wanted = None if ids is None else set(ids)
+    return {entity_id: number for entity_id, number in rows if wanted is None or entity_id in wanted}
+
+
+async def revision_of(session: AsyncSession, project_id: str, entity_type: str, entity_id: str) -> int:
+    return (await latest_revisions(session, project_id, (entity_type,), (entity_id,))).get(entity_id, 0)
+
+
+@contextmanager
+def collect_written() -> Iterator[Mapping[RevisionKey, int]]:
+    """The revisions the writes inside this block (in this task) ended at, by entity: what a
+    write's result reports, exactly as its own transaction left them."""
+    written: dict[RevisionKey, int] = {}
+    token = _written.set(written)
+    try:
+        yield written
+    finally:
+        _written.reset(token)
+
+
+def wants_written() -> bool:
+    return _written.get() is not None
+
+
+def note_written(found: Mapping[RevisionKey, int]) -> None:
+    written = _written.get()
+    if written is not None:
+        written.update(found)
+
+
+def revision_in(written: Mapping[RevisionKey, int], entity_type: str, entity_id: str) -> int | None:
+    return written.get((entity_type, entity_id))
+
+
+def with_revision(data: dict[str, Any], revision: int) -> dict[str, Any]:
+    return {**data, "revision": revision}
