@@ -8,10 +8,12 @@ integer past 2^53 - 1. So:
   allows and says so in a note (`wait_length`): 50 seconds instead of 60 changes nothing an agent
   relies on, since a timed-out wait is simply called again;
 - a wait that is kept alive (the call asked for progress, so Romergo sends a notification every
-  10 s) may park ten minutes instead of 50 seconds. Every timed-out wait costs the agent one model
-  request: 72 an hour at 50 s, 6 at ten minutes. Harnesses that keep a call open while progress
-  arrives (Claude Code resets its idle timeout on each notification) can take the long wait; those
-  that time a tool call out on their own clock cannot, and are told to stay at 50;
+  10 s) may park nine minutes instead of 50 seconds. Every timed-out wait costs the agent one model
+  request: 72 an hour at 50 s, fewer than 7 at nine minutes. Claude Code and opencode keep a call
+  open while progress arrives; Gemini CLI cuts any call at ten minutes, so nine fit under it; Codex
+  cuts one at its `tool_timeout_sec` (60 s unless raised) whatever arrives, and is told to stay at 50.
+  Every one of them sends a progress token, so the server cannot tell them apart: the agent is told
+  which length suits its client;
 - a cursor or an `after` names one event exactly, so it is never bent into range: past the largest
   integer a JavaScript number holds exactly it is refused, naming the range (`EventNumber`).
 """
@@ -28,8 +30,9 @@ MIN_WAIT = 1
 MAX_WAIT = 50
 DEFAULT_WAIT = 25
 """Seconds a wait may park: the shortest, the longest, and what it parks when not told."""
-MAX_KEPT_ALIVE_WAIT = 600
-"""The longest a kept-alive wait parks (one with progress notifications)."""
+MAX_KEPT_ALIVE_WAIT = 540
+"""The longest a kept-alive wait parks (one with progress notifications): under Gemini CLI's
+ten-minute limit on any call."""
 
 MAX_EVENT_NUMBER = 2**53 - 1
 """The largest cursor or event number taken from outside: the largest integer a JavaScript number

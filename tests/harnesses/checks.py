@@ -29,7 +29,7 @@ async def assert_loop_completed(owner: OwnerApi, channel: Channel, results: list
 
 def assert_wait_clamped(results: list[str]) -> int:
     """The wait asked for more than the maximum and was served, saying how long it waited at most:
-    50 s, or 600 s where the harness asked for progress notifications. Returns that maximum."""
+    50 s, or 540 s where the harness asked for progress notifications. Returns that maximum."""
     waited = results[WAITED]
     assert "[invalid_argument]" not in waited, waited
     said = re.search(

@@ -63,7 +63,7 @@ async def test_claude_code_runs_the_loop_and_its_model_sees_escaped_whole_result
         assert ran.returncode == 0, "Claude Code failed"
         await assert_loop_completed(owner, channel, results)
         # Claude Code asks for progress and keeps the call open while it comes: the long wait.
-        assert assert_wait_clamped(results) == 600
+        assert assert_wait_clamped(results) == 540
         assert_hostile_line_escaped(results)
         first_page = await first_outline_page(server.base_url, agent_token, story.project_id)
         assert_first_page_whole(results, first_page)

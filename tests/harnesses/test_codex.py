@@ -71,9 +71,9 @@ async def test_codex_runs_the_whole_loop_and_shows_its_model_the_protected_text(
         assert run.returncode == 0
         assert DONE in run.stdout
         await assert_loop_completed(owner, channel, results)
-        # Codex asks for progress, so it is served the ten-minute wait; it cuts a call at its own
+        # Codex asks for progress, so it is served the nine-minute wait; it cuts a call at its own
         # tool_timeout_sec all the same (60 s unless raised), which the README's Codex block says.
-        assert assert_wait_clamped(results) == 600
+        assert assert_wait_clamped(results) == 540
         assert_hostile_line_escaped(results)
         first_page = await first_outline_page(server.base_url, agent_token, story.project_id)
         assert_first_page_whole(results, first_page)

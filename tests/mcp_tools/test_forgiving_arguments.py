@@ -60,7 +60,7 @@ async def test_the_wait_states_its_range_and_default_in_words(server: RunningSer
         [wait] = [tool for tool in (await client.list_tools()).tools if tool.name == WAIT]
     described = wait.description or ""
     assert "1 to 50 seconds" in described and "default 25" in described, described
-    assert "up to 600 when your client asks for progress notifications" in described, described
+    assert "up to 540 when your client asks for progress notifications" in described, described
 
 
 async def test_a_wait_asked_for_longer_than_the_maximum_waits_the_maximum_and_says_so(
@@ -72,14 +72,14 @@ async def test_a_wait_asked_for_longer_than_the_maximum_waits_the_maximum_and_sa
         got = await codex.call(WAIT, channel_id=room["channel_id"], cursor=room["cursor"], timeout_seconds=60)
     assert got["status"] == "command" and got["command"]["text"] == "Tighten the opening"
     assert "50 seconds" in got["note"] and "60" in got["note"], got["note"]
-    assert "progress notifications may wait up to 600" in got["note"], got["note"]
+    assert "progress notifications may wait up to 540" in got["note"], got["note"]
 
 
-async def test_a_wait_kept_alive_by_progress_may_park_ten_minutes(
+async def test_a_wait_kept_alive_by_progress_may_park_nine_minutes(
     server: RunningServer, tokens: dict[str, str], owner: OwnerApi, channel: dict[str, Any]
 ):
     """A call with a progress token gets a notification every 10 s, which keeps it open in harnesses
-    such as Claude Code: it may ask for up to 600 s, and past that it waits 600 and says so."""
+    such as Claude Code: it may ask for up to 540 s, and past that it waits 540 and says so."""
     await owner("POST", f"/channels/{channel['channel_id']}/commands", {"text": "First"})
     await owner("POST", f"/channels/{channel['channel_id']}/commands", {"text": "Second"})
 
@@ -91,14 +91,14 @@ async def test_a_wait_kept_alive_by_progress_may_park_ten_minutes(
             await client.call_tool("romergo_join_builder_channel", {"code": channel["code"]})
         ).structured_content
         assert room is not None
-        arguments = {"channel_id": room["channel_id"], "cursor": room["cursor"], "timeout_seconds": 600}
+        arguments = {"channel_id": room["channel_id"], "cursor": room["cursor"], "timeout_seconds": 540}
         first = (await client.call_tool(WAIT, arguments, progress_callback=on_progress)).structured_content
         await Agent(client).reply_done(first["command"]["command_id"])
-        arguments |= {"cursor": first["cursor"], "timeout_seconds": 601}
+        arguments |= {"cursor": first["cursor"], "timeout_seconds": 541}
         second = (await client.call_tool(WAIT, arguments, progress_callback=on_progress)).structured_content
     assert first["command"]["text"] == "First" and "note" not in first, first
     assert second["command"]["text"] == "Second", second
-    assert "longest kept-alive wait (600 seconds)" in second["note"], second["note"]
+    assert "longest kept-alive wait (540 seconds)" in second["note"], second["note"]
 
 
 @pytest.mark.parametrize("asked", [0, -5])

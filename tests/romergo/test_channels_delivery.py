@@ -298,8 +298,8 @@ async def test_bad_wait_arguments_are_refused(services, actor, cursor, timeout):
 
 
 async def test_only_a_wait_with_a_heartbeat_may_park_past_fifty_seconds(services, actor):
-    """A heartbeat keeps the call alive in the agent's client, so that wait may be ten minutes long;
-    without one the longest is 50 seconds, and past ten minutes nothing parks."""
+    """A heartbeat keeps the call alive in the agent's client, so that wait may be nine minutes long;
+    without one the longest is 50 seconds, and past nine minutes nothing parks."""
     room = await open_room(services, actor)
     agent, cursor = await joined(services, room, "a")
     channel_id = room.channel.channel_id
@@ -308,13 +308,13 @@ async def test_only_a_wait_with_a_heartbeat_may_park_past_fifty_seconds(services
         return None
 
     with pytest.raises(RomergoError) as unkept:
-        await services.channels.agent.wait(agent, channel_id, cursor, 600)
+        await services.channels.agent.wait(agent, channel_id, cursor, 540)
     assert unkept.value.code == "invalid_argument" and "from 1 to 50" in str(unkept.value)
     with pytest.raises(RomergoError) as too_long:
-        await services.channels.agent.wait(agent, channel_id, cursor, 601, beat)
-    assert "from 1 to 600" in str(too_long.value)
+        await services.channels.agent.wait(agent, channel_id, cursor, 541, beat)
+    assert "from 1 to 540" in str(too_long.value)
     await room.send("Go on")
-    got = await services.channels.agent.wait(agent, channel_id, cursor, 600, beat)
+    got = await services.channels.agent.wait(agent, channel_id, cursor, 540, beat)
     assert got.status == "command"
 
 
