@@ -4,8 +4,8 @@
 A request offers the tools in `tools[].functionDeclarations[].name`; the tool results come back in
 the user turns as `functionResponse` parts, whose `response` is what the model reads (Gemini CLI
 puts the tool's text in `response.output`). The answer streams as server-sent events, each a whole
-`GenerateContentResponse` (`data: {...}` and a blank line, `\\r\\n` as the API writes them): the
-model's parts (a `functionCall` with its `thoughtSignature`, or text), then the finish reason and
+`GenerateContentResponse` (`data: {...}` and a blank line, `\\r\\n` as the API writes them) with
+the model's parts (a `functionCall` with its `thoughtSignature`, or text), the finish reason and
 the token counts.
 """
 
@@ -30,7 +30,7 @@ MODEL_VERSION = "gemini-2.5-pro"
 
 def routes(conversation: Conversation) -> list[Route]:
     async def models(request: Request) -> Response:
-        model, _, method = request.path_params["target"].partition(":")
+        method = request.path_params["target"].rpartition(":")[2]
         body = await request.json()
         if method == "countTokens":
             return JSONResponse({"totalTokens": len(json.dumps(body)) // 4})
@@ -61,17 +61,9 @@ def exchange_of(body: dict[str, Any]) -> Exchange:
 
 
 async def _events(step: Step, body: dict[str, Any]) -> AsyncIterator[bytes]:
-    """The stream: the model's content, then a last chunk with the finish reason and usage."""
-    first = _response(step, body)
-    last = {
-        "candidates": [{"content": {"parts": [{"text": ""}], "role": "model"}, "finishReason": "STOP", "index": 0}],
-        "usageMetadata": first.pop("usageMetadata"),
-        "modelVersion": MODEL_VERSION,
-        "responseId": first["responseId"],
-    }
-    del first["candidates"][0]["finishReason"]
-    for chunk in (first, last):
-        yield f"data: {json.dumps(chunk, ensure_ascii=False)}\r\n\r\n".encode()
+    """The stream of a short answer: one event holding the parts, the finish reason and the usage,
+    as the API sends a function call (whole, never split) or a few words."""
+    yield f"data: {json.dumps(_response(step, body), ensure_ascii=False)}\r\n\r\n".encode()
 
 
 def _response(step: Step, body: dict[str, Any]) -> dict[str, Any]:
