@@ -1,5 +1,5 @@
 """opencode, unchanged from npm, runs the Builder loop against a real Romergo server, headless
-(`opencode run`) with the start prompt the owner pastes.
+(`opencode run "Join my Romergo Builder channel with the code …"`, as the README shows).
 
 Its user is a cautious one: their `~/.config/opencode/opencode.json` makes opencode ask before any
 tool runs (which `opencode run` answers by rejecting the call) and names their model, an
@@ -32,7 +32,6 @@ from tests.harnesses.model.loop import Loop
 from tests.harnesses.model.standin import Conversation, StandInModel
 from tests.support.agents import OwnerApi
 from tests.support.server import ROOT, RunningServer
-from ui.panel.invite import start_prompt
 
 README_URL = "http://127.0.0.1:8080/mcp"
 HARNESS_TIMEOUT = 180
@@ -133,16 +132,24 @@ def _opencode(
     pasted = merged(users_own_config(model), readme_config(f"{server.base_url}/mcp"))
     config.write_text(json.dumps(pasted, indent=2))
     env = harness_env(home, ROMERGO_AGENT_TOKEN=token, **QUIET)
-    prompt = start_prompt(channel.code, f"{server.base_url}/mcp")
-    return subprocess.run(
-        [str(harness("opencode")), "run", "--print-logs", prompt],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=HARNESS_TIMEOUT,
-        check=False,
-    )
+    command = [
+        str(harness("opencode")),
+        "run",
+        "--print-logs",
+        f"Join my Romergo Builder channel with the code {channel.code}.",
+    ]
+    try:
+        return subprocess.run(
+            command, cwd=work, env=env, capture_output=True, text=True, timeout=HARNESS_TIMEOUT, check=False
+        )
+    except subprocess.TimeoutExpired as stuck:
+        # Killed: what it printed so far goes to the failure report with the exchanges.
+        said = f"{_text(stuck.stderr)}\n[opencode had not exited after {HARNESS_TIMEOUT} s]"
+        return subprocess.CompletedProcess(command, -1, _text(stuck.stdout), said)
+
+
+def _text(output: bytes | str | None) -> str:
+    return output.decode(errors="replace") if isinstance(output, bytes) else output or ""
 
 
 def _show(run: subprocess.CompletedProcess[str], conversation: Conversation) -> None:
