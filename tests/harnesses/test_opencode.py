@@ -66,7 +66,7 @@ async def test_opencode_runs_the_loop_and_its_model_sees_what_romergo_sent(
     try:
         assert run.returncode == 0, f"opencode exited with {run.returncode}"
         await assert_loop_completed(owner, channel, results)
-        assert_wait_clamped(results)
+        assert assert_wait_clamped(results) == 540  # opencode asks for progress: the long wait
         assert_hostile_line_escaped(results)
         assert_first_page_whole(
             results, await first_outline_page(server.base_url, agent_token, story.project_id)
