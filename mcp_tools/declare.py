@@ -108,9 +108,9 @@ def _sdk_tool(services: Services, declared: Declared) -> Tool:
         structured_output=True,
         meta=_listing_meta(declared.fn),
     )
-    # The SDK has no per-argument opt-out of its JSON pre-parsing (see _TextKeepingMetadata), so
-    # the tool gets the same metadata with that one step replaced, and its output schema in the
-    # form agents check fastest (`schemas.plain_schema`).
+    # The SDK has no public opt-out of its JSON pre-parsing (see _TextKeepingMetadata), so the
+    # tool gets the same metadata with that one step replaced, and its output schema in the form
+    # agents check fastest (`schemas.plain_schema`). The one place Romergo subclasses SDK internals.
     metadata = tool.fn_metadata
     keeping = _TextKeepingMetadata(
         arg_model=metadata.arg_model,
@@ -178,6 +178,11 @@ class _TextKeepingMetadata(FuncMetadata):
 
     Results show invisible characters as `\\u{hex}` (`mcp_tools.envelope`); every string in the
     arguments, nested ones included, has those escapes read back before it is checked.
+
+    `FuncMetadata` is not exported by the SDK and has no hook for this: the behaviour is the open
+    upstream bug modelcontextprotocol/python-sdk#3055 (`str | None` taken for a non-string; also
+    #1873). tests/mcp_tools/test_declare.py fails if the SDK stops calling `pre_parse_json` on a
+    tool call, and tells when upstream fixed it and this class can go.
     """
 
     def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:

@@ -1,21 +1,27 @@
 """Settings: every default of CONTRACT.md §9, each overridable by its environment variable.
 
-Built once in `app.py` and passed to the services; nothing reads the environment elsewhere.
+`Settings` is the plain value the services are given; `Environment` reads the `ROMERGO_*` variables
+(pydantic-settings) and `settings_from_env` lays flags over them over the defaults. Built once in
+`app.py` (or the command line) and passed down; nothing reads the environment elsewhere.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
+from pydantic import BeforeValidator, Field, ValidationError, model_validator
+from pydantic_core import ErrorDetails
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
 MIB = 1024 * 1024
+"""Bytes in a mebibyte: every size limit is set in MB and checked in bytes."""
 MAX_AGENT_BODY = 5 * MIB
 """Request bodies where agents and OAuth clients post: `/mcp`, `/token`, `/register` (CONTRACT.md §5)."""
-"""Bytes in a mebibyte: every size limit is set in MB and checked in bytes."""
 
 
 MCP_PATH = "/mcp"
@@ -111,61 +117,74 @@ def settings_from_env(
     port: int | None = None,
     public_url: str | None = None,
 ) -> Settings:
-    """Explicit arguments (CLI flags) win over the environment, which wins over the defaults."""
-    env = os.environ if env is None else env
+    """Explicit arguments (CLI flags) win over the environment, which wins over the defaults.
 
-    def number(name: str, default: int) -> int:
-        raw = env.get(name)
-        if raw is None or raw.strip() == "":
-            return default
+    `env` stands for the process environment (the command line run in process for a server's). A bad
+    value raises `ValueError` with one line naming its variable: start-up prints it and stops."""
+    try:
+        read = Environment() if env is None else Environment.model_validate(env)
+    except ValidationError as error:
+        raise ValueError(_first_problem(error)) from None
+    chosen = read.model_dump(exclude_none=True)
+    limits = Limits(**{name: chosen.pop(name) for name in _LIMIT_NAMES if name in chosen})
+    if data_dir:
+        chosen["data_dir"] = Path(data_dir)
+    if host:
+        chosen["host"] = host
+    if port is not None:
+        chosen["port"] = _port(port)
+    # Checked once chosen: a `--public-url` flag makes the variable's value irrelevant, even a bad one.
+    if public_url or read.public_url:
         try:
-            value = int(raw)
-        except ValueError:
-            raise ValueError(f"{name} must be a whole number, got {raw!r}") from None
-        if value <= 0:
-            raise ValueError(f"{name} must be positive, got {value}")
-        return value
-
-    defaults = Settings()
-    limits = Limits(
-        max_title_chars=number("ROMERGO_MAX_TITLE_CHARS", Limits.max_title_chars),
-        max_line_chars=number("ROMERGO_MAX_LINE_CHARS", Limits.max_line_chars),
-        max_image_mb=number("ROMERGO_MAX_IMAGE_MB", Limits.max_image_mb),
-        max_audio_mb=number("ROMERGO_MAX_AUDIO_MB", Limits.max_audio_mb),
-    )
-    return Settings(
-        data_dir=Path(data_dir or env.get("ROMERGO_DATA_DIR") or defaults.data_dir),
-        database_url=env.get("ROMERGO_DATABASE_URL") or None,
-        host=host or defaults.host,
-        port=_port(defaults.port if port is None else port),
-        public_url=_public_url(public_url or env.get("ROMERGO_PUBLIC_URL") or None),
-        limits=limits,
-        channel_ttl_hours=number("ROMERGO_CHANNEL_TTL_HOURS", defaults.channel_ttl_hours),
-        join_code_minutes=number("ROMERGO_JOIN_CODE_MINUTES", defaults.join_code_minutes),
-        command_lease_seconds=number("ROMERGO_COMMAND_LEASE_SECONDS", defaults.command_lease_seconds),
-        confirmation_ttl_seconds=number(
-            "ROMERGO_CONFIRMATION_TTL_SECONDS", defaults.confirmation_ttl_seconds
-        ),
-        access_token_minutes=number("ROMERGO_ACCESS_TOKEN_MINUTES", defaults.access_token_minutes),
-        refresh_token_days=number("ROMERGO_REFRESH_TOKEN_DAYS", defaults.refresh_token_days),
-        rate_limit_per_minute=number("ROMERGO_RATE_LIMIT_PER_MINUTE", defaults.rate_limit_per_minute),
-        max_waits_per_client=number("ROMERGO_MAX_WAITS_PER_CLIENT", defaults.max_waits_per_client),
-        registrations_per_minute=number(
-            "ROMERGO_REGISTRATIONS_PER_MINUTE", defaults.registrations_per_minute
-        ),
-        request_head_seconds=number("ROMERGO_REQUEST_HEAD_SECONDS", defaults.request_head_seconds),
-        connections_per_address=number("ROMERGO_CONNECTIONS_PER_ADDRESS", defaults.connections_per_address),
-        allowed_hosts=_hosts(env.get("ROMERGO_ALLOWED_HOSTS", "")),
-        trusted_proxies=_networks(env.get("ROMERGO_TRUSTED_PROXIES", "")),
-        cimd_allow_private=_flag("ROMERGO_CIMD_ALLOW_PRIVATE", env.get("ROMERGO_CIMD_ALLOW_PRIVATE", "")),
-        instances=_instances(env.get("ROMERGO_INSTANCES", ""), env.get("ROMERGO_DATABASE_URL") or ""),
-    )
+            chosen["public_url"] = _public_url(public_url or read.public_url or "")
+        except ValueError as error:
+            raise ValueError(f"{_PREFIX}PUBLIC_URL {error}") from None
+    return Settings(limits=limits, **chosen)
 
 
-def _public_url(raw: str | None) -> str | None:
+_PREFIX = "ROMERGO_"
+_LIMIT_NAMES = frozenset(item.name for item in fields(Limits))
+
+
+def _port(port: int) -> int:
+    if not 0 <= port <= 65535:
+        raise ValueError(f"--port must be from 0 (any free port) to 65535, got {port}")
+    return port
+
+
+def _first_problem(error: ValidationError) -> str:
+    """One line, `ROMERGO_X <what is wrong>`, for the first bad variable."""
+    problem = error.errors()[0]
+    name = str(problem["loc"][0]) if problem["loc"] else ""
+    return f"{name} {_reason(problem)}".strip()
+
+
+def _reason(problem: ErrorDetails) -> str:
+    if problem["type"] in ("int_parsing", "int_type", "int_from_float"):
+        return f"must be a whole number, got {problem['input']!r}"
+    if problem["type"] == "greater_than":
+        return f"must be positive, got {problem['input']}"
+    return str(problem.get("ctx", {}).get("error", problem["msg"]))
+
+
+# The variables' readers. Each turns a blank value into "unset" first: `ROMERGO_X=` in a shell or a
+# compose file means "no value", as it always has here.
+
+
+def _unset_if_blank(value: object) -> object:
+    return None if isinstance(value, str) and value.strip() == "" else value
+
+
+def _reading(parse: Callable[[str], object]) -> BeforeValidator:
+    def read(value: object) -> object:
+        value = _unset_if_blank(value)
+        return value if value is None or not isinstance(value, str) else parse(value)
+
+    return BeforeValidator(read)
+
+
+def _public_url(raw: str) -> str:
     """The OAuth issuer and token audience base: `http(s)://host[:port]`, nothing else."""
-    if raw is None:
-        return None
     parts = urlsplit(raw.strip())
     if (
         parts.scheme not in ("http", "https")
@@ -175,58 +194,92 @@ def _public_url(raw: str | None) -> str | None:
         or parts.query
         or parts.fragment
     ):
-        raise ValueError(
-            "ROMERGO_PUBLIC_URL (--public-url) must look like https://host[:port], without a path; "
-            f"got {raw!r}"
-        )
+        raise ValueError(f"(--public-url) must look like https://host[:port], without a path; got {raw!r}")
     return raw.strip()
 
 
-def _instances(raw: str, database_url: str) -> str | None:
-    """`ROMERGO_INSTANCES`: `one`, `many`, or unset (decided by the database URL)."""
+def _instances(raw: str) -> str:
     value = raw.strip().lower()
-    if value == "":
-        return None
     if value not in ("one", "many"):
-        raise ValueError(f"ROMERGO_INSTANCES must be one or many, got {raw!r}")
-    if value == "many" and not database_url.startswith("postgresql"):
-        raise ValueError(
-            "ROMERGO_INSTANCES=many needs PostgreSQL (ROMERGO_DATABASE_URL=postgresql+asyncpg://...): "
-            "instances on one SQLite file would not see each other's wake-ups"
-        )
+        raise ValueError(f"must be one or many, got {raw!r}")
     return value
 
 
-def _flag(name: str, raw: str) -> bool:
+def _flag(raw: str) -> bool:
     value = raw.strip().lower()
-    if value not in ("", "0", "1", "true", "false", "yes", "no"):
-        raise ValueError(f"{name} must be 1 or 0 (true or false), got {raw!r}")
+    if value not in ("0", "1", "true", "false", "yes", "no"):
+        raise ValueError(f"must be 1 or 0 (true or false), got {raw!r}")
     return value in ("1", "true", "yes")
 
 
 def _hosts(raw: str) -> tuple[str, ...]:
-    """`ROMERGO_ALLOWED_HOSTS`: comma-separated `host` or `host:port` values (`host:*` for any port)."""
+    """Comma-separated `host` or `host:port` values (`host:*` for any port)."""
     hosts = tuple(item.strip().lower() for item in raw.split(",") if item.strip())
     for host in hosts:
         if "/" in host or "@" in host or " " in host:
-            raise ValueError(f"ROMERGO_ALLOWED_HOSTS takes host or host:port values, got {host!r}")
+            raise ValueError(f"takes host or host:port values, got {host!r}")
     return hosts
 
 
 def _networks(raw: str) -> tuple[str, ...]:
-    """`ROMERGO_TRUSTED_PROXIES`: comma-separated addresses or networks (`10.0.0.5`, `10.0.0.0/24`)."""
+    """Comma-separated addresses or networks (`10.0.0.5`, `10.0.0.0/24`)."""
     networks = tuple(item.strip() for item in raw.split(",") if item.strip())
     for network in networks:
         try:
             ipaddress.ip_network(network, strict=False)
         except ValueError:
-            raise ValueError(
-                f"ROMERGO_TRUSTED_PROXIES takes IP addresses or networks, got {network!r}"
-            ) from None
+            raise ValueError(f"takes IP addresses or networks, got {network!r}") from None
     return networks
 
 
-def _port(port: int) -> int:
-    if not 0 <= port <= 65535:
-        raise ValueError(f"--port must be from 0 (any free port) to 65535, got {port}")
-    return port
+def _variable(name: str) -> Any:
+    """The field reads `ROMERGO_<NAME>`, the spelling the README's Configuration table lists."""
+    return Field(default=None, validation_alias=f"{_PREFIX}{name}")
+
+
+Text = Annotated[str | None, BeforeValidator(_unset_if_blank)]
+Count = Annotated[Annotated[int, Field(gt=0)] | None, BeforeValidator(_unset_if_blank)]
+"""A positive whole number."""
+Names = Annotated[tuple[str, ...] | None, NoDecode]
+"""A comma-separated list, split by its reader rather than decoded as JSON."""
+
+
+class Environment(BaseSettings):
+    """The `ROMERGO_*` variables; an unset one keeps its default (`Settings`, `Limits`).
+
+    pydantic-settings reads them from the process environment; a given mapping goes through the same
+    fields (`model_validate`), so names and checks are one set either way."""
+
+    model_config = SettingsConfigDict(case_sensitive=True, extra="ignore", frozen=True)
+
+    data_dir: Annotated[Path | None, BeforeValidator(_unset_if_blank)] = _variable("DATA_DIR")
+    database_url: Text = _variable("DATABASE_URL")
+    public_url: Text = _variable("PUBLIC_URL")
+    instances: Annotated[Text, _reading(_instances)] = _variable("INSTANCES")
+    max_title_chars: Count = _variable("MAX_TITLE_CHARS")
+    max_line_chars: Count = _variable("MAX_LINE_CHARS")
+    max_image_mb: Count = _variable("MAX_IMAGE_MB")
+    max_audio_mb: Count = _variable("MAX_AUDIO_MB")
+    channel_ttl_hours: Count = _variable("CHANNEL_TTL_HOURS")
+    join_code_minutes: Count = _variable("JOIN_CODE_MINUTES")
+    command_lease_seconds: Count = _variable("COMMAND_LEASE_SECONDS")
+    confirmation_ttl_seconds: Count = _variable("CONFIRMATION_TTL_SECONDS")
+    access_token_minutes: Count = _variable("ACCESS_TOKEN_MINUTES")
+    refresh_token_days: Count = _variable("REFRESH_TOKEN_DAYS")
+    rate_limit_per_minute: Count = _variable("RATE_LIMIT_PER_MINUTE")
+    max_waits_per_client: Count = _variable("MAX_WAITS_PER_CLIENT")
+    registrations_per_minute: Count = _variable("REGISTRATIONS_PER_MINUTE")
+    request_head_seconds: Count = _variable("REQUEST_HEAD_SECONDS")
+    connections_per_address: Count = _variable("CONNECTIONS_PER_ADDRESS")
+    allowed_hosts: Annotated[Names, _reading(_hosts)] = _variable("ALLOWED_HOSTS")
+    trusted_proxies: Annotated[Names, _reading(_networks)] = _variable("TRUSTED_PROXIES")
+    cimd_allow_private: Annotated[bool | None, _reading(_flag)] = _variable("CIMD_ALLOW_PRIVATE")
+
+    @model_validator(mode="after")
+    def _many_instances_need_postgresql(self) -> Environment:
+        if self.instances == "many" and not (self.database_url or "").startswith("postgresql"):
+            raise ValueError(
+                "ROMERGO_INSTANCES=many needs PostgreSQL (ROMERGO_DATABASE_URL=postgresql+asyncpg://...): "
+                "instances on one SQLite file would not see each other's wake-ups"
+            )
+        return self

@@ -7,9 +7,10 @@ goes through; the busy path's prebuilt statements are written on these (docs/per
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
-from sqlalchemy import Table
+from sqlalchemy import Table, inspect
+from sqlalchemy.orm import ClassManager
 
 from storage.tables import (
     AgentActivity,
@@ -62,8 +63,9 @@ def loaded(model: type[M], values: Sequence[Any]) -> M:
 
     For views read on the driver (`Database.read_rows`): the entity belongs to no session and is
     for reading; building it costs ~2 µs, against ~80 µs for a statement through the ORM."""
-    entity: M = model._sa_class_manager.new_instance()  # type: ignore[attr-defined]
-    entity.__dict__.update(zip(_column_keys(model), values, strict=True))
+    shape = _shape(model)
+    entity: M = shape.manager.new_instance()
+    entity.__dict__.update(zip(shape.keys, values, strict=True))
     return entity
 
 
@@ -74,13 +76,13 @@ def made(model: type[M], **values: Any) -> M:
     For the busy path's writes of rows whose values it built itself (a posted command): the
     constructor's validation and instrumented attribute sets cost ~40 µs an entity, a third of
     a post (docs/performance.md)."""
-    keys = _column_keys(model)
-    unknown = values.keys() - set(keys)
+    shape = _shape(model)
+    unknown = values.keys() - set(shape.keys)
     if unknown:
         raise TypeError(f"{model.__name__} has no columns {sorted(unknown)}")
     fields = model.model_fields  # type: ignore[attr-defined]
-    entity: M = model._sa_class_manager.new_instance()  # type: ignore[attr-defined]
-    for key in keys:
+    entity: M = shape.manager.new_instance()
+    for key in shape.keys:
         if key in values:
             entity.__dict__[key] = values[key]
         elif fields[key].is_required():
@@ -92,14 +94,26 @@ def made(model: type[M], **values: Any) -> M:
 
 def width(model: type[Any]) -> int:
     """How many columns `model`'s table has: where its part of a joined row ends."""
-    return len(_column_keys(model))
+    return len(_shape(model).keys)
 
 
-def _column_keys(model: type[Any]) -> tuple[str, ...]:
-    keys = _COLUMN_KEYS.get(model)
-    if keys is None:
-        keys = _COLUMN_KEYS[model] = tuple(column.key for column in core_table(model).columns)
-    return keys
+class _Shape(NamedTuple):
+    keys: tuple[str, ...]
+    """The table's column keys, in table order."""
+    manager: ClassManager[Any]
+    """Makes an instance with its ORM state and without `__init__`, as SQLAlchemy's own loader and
+    `Session.merge` do (`mapper.class_manager.new_instance()`). The mapper's `class_manager` is
+    public, its `new_instance` is not in the reference; SQLAlchemy documents that loading skips
+    `__init__` (sqlalchemy/sqlalchemy#9930, discussion #9928) but offers no documented call that does
+    it alone. tests/storage/test_core_tables.py fails first if that changes."""
 
 
-_COLUMN_KEYS: dict[type[Any], tuple[str, ...]] = {}
+def _shape(model: type[Any]) -> _Shape:
+    shape = _SHAPES.get(model)
+    if shape is None:
+        keys = tuple(column.key for column in core_table(model).columns)
+        shape = _SHAPES[model] = _Shape(keys, inspect(model).class_manager)
+    return shape
+
+
+_SHAPES: dict[type[Any], _Shape] = {}

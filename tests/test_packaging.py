@@ -8,7 +8,6 @@ the test extras, starts a server that answers, from a directory outside the chec
 
 from __future__ import annotations
 
-import ast
 import os
 import queue
 import re
@@ -16,7 +15,6 @@ import subprocess
 import sys
 import threading
 import time
-import tomllib
 import venv
 import zipfile
 from importlib.metadata import packages_distributions
@@ -25,6 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.dependencies import imports_in, normal, requirements
 from tests.test_code_shape import PACKAGES, ROOT, sources
 
 PROJECT_PACKAGES = {name.removesuffix(".py") for name in PACKAGES}
@@ -32,20 +31,8 @@ SIGN_IN = re.compile(r"^Sign in: (http://\S+)/login\?token=\S+$")
 START_SECONDS = 90
 
 
-def declared() -> set[str]:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return {_normal(re.split(r"[\[<>=!~ ;]", spec, maxsplit=1)[0]) for spec in project["dependencies"]}
-
-
 def imported_modules() -> set[str]:
-    names: set[str] = set()
-    for path in sources():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                names.update(alias.name.split(".")[0] for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names.add(node.module.split(".")[0])
-    return names - set(sys.stdlib_module_names) - PROJECT_PACKAGES - {"__future__"}
+    return imports_in(sources()) - PROJECT_PACKAGES
 
 
 def test_every_imported_distribution_is_a_declared_dependency():
@@ -53,7 +40,7 @@ def test_every_imported_distribution_is_a_declared_dependency():
     undeclared = {
         module: owners.get(module, ["(no installed distribution)"])
         for module in imported_modules()
-        if not {_normal(dist) for dist in owners.get(module, [])} & declared()
+        if not {normal(dist) for dist in owners.get(module, [])} & requirements()
     }
     assert undeclared == {}
 
@@ -146,7 +133,3 @@ def _clean_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "NICEGUI", "VIRTUAL_ENV"))}
     env.pop("PYTHONPATH", None)
     return env
-
-
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()

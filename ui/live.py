@@ -24,6 +24,10 @@ class LiveTopic(ui.element):
     Bursts of events (an agent making five edits) coalesce into one refresh. An event that arrives
     while a refresh is already re-reading runs one more refresh afterwards: the running one may
     have read the database just before that change was written.
+
+    The subscription ends at once when the element is deleted or its page closes, and at the next
+    event on the topic when the element went with its parent's content (`clear()`, a redraw):
+    NiceGUI offers elements no public hook for that removal, so the listener checks `is_deleted`.
     """
 
     def __init__(self, bus: EventBus, topic: str, refresh: Callable[[Any], Awaitable[None] | None]) -> None:
@@ -34,6 +38,7 @@ class LiveTopic(ui.element):
         self._last_event: Any = None
         self._dirty = False
         self._stop = bus.listen(topic, self._on_event)
+        self.client.on_delete(self._stop)
 
     def _on_event(self, event: Any) -> None:
         if self.is_deleted or self.client.is_deleted:
@@ -58,9 +63,9 @@ class LiveTopic(ui.element):
             except Exception:
                 log.exception("live refresh failed")
 
-    def _handle_delete(self) -> None:
+    def delete(self) -> None:
         self._stop()
-        super()._handle_delete()
+        super().delete()
 
 
 def live(bus: EventBus, topic: str, refresh: Callable[[Any], Awaitable[None] | None]) -> LiveTopic:

@@ -12,7 +12,6 @@ check never disagree.
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Iterable
@@ -214,18 +213,11 @@ def _known(target: str | None, known: set[str]) -> str | None:
 
 @cache
 def layout_engine() -> ModuleType:
-    """igraph, imported on first use (only a map needs it) and without its drawing half.
+    """igraph, imported on first use: only a map needs it.
 
-    igraph's drawing modules import `matplotlib.pyplot` whenever matplotlib is installed: 0.7 s
-    of CPU and tens of MB of a server that only ever asks igraph for a layout (0.03 s without).
-    While igraph loads, matplotlib reads as not installed; nothing in the server draws with it."""
-    hidden = "matplotlib" not in sys.modules
-    if hidden:
-        sys.modules["matplotlib"] = None  # type: ignore[assignment]  # `import` then raises ImportError
-    try:
-        import igraph
-    finally:
-        if hidden and sys.modules.get("matplotlib", 0) is None:
-            del sys.modules["matplotlib"]
+    The server loads it at start-up, before anything else runs, without igraph's drawing half
+    (`app.load_layout_engine`); here it is a plain import."""
+    import igraph
+
     engine: ModuleType = igraph
     return engine

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import pytest
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
@@ -85,3 +86,22 @@ def test_text_arguments_keep_the_text_they_were_sent(services):
     parsed = tool.fn_metadata.pre_parse_json({"name": "x", "note": "null", "picks": '[{"label": "Go"}]'})
     assert parsed["note"] == "null"
     assert parsed["picks"] == [{"label": "Go"}]
+
+
+def test_a_tool_call_validates_its_arguments_through_the_text_keeping_step(services):
+    """The SDK's own argument validation (what `Tool.run` calls) still goes through `pre_parse_json`:
+    if a release renames or bypasses it, this fails, not an agent's dialogue line reading `null`."""
+    [tool] = build_tools(services, [box])
+    validated = tool.fn_metadata.validate_arguments({"name": "x", "note": "null", "picks": [{"label": "Go"}]})
+    assert validated["note"] == "null"
+
+
+def test_the_sdk_alone_still_reads_optional_text_as_json():
+    """Why the text-keeping step exists (modelcontextprotocol/python-sdk#3055). When this fails, the
+    SDK keeps optional text as text by itself and `declare._TextKeepingMetadata` can be removed."""
+
+    def plain(note: str | None = None) -> str:
+        return note or ""
+
+    sdk_tool = Tool.from_function(plain)
+    assert sdk_tool.fn_metadata.validate_arguments({"note": "null"})["note"] is None

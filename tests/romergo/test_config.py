@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
-from romergo.config import settings_from_env
+from romergo.config import Environment, settings_from_env
+
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_defaults_match_the_contract():
@@ -109,3 +114,71 @@ def test_slow_client_settings_default_to_ten_seconds_and_256_connections():
     for name in ("ROMERGO_REQUEST_HEAD_SECONDS", "ROMERGO_CONNECTIONS_PER_ADDRESS"):
         with pytest.raises(ValueError, match=name):
             settings_from_env({name: "0"})
+
+
+def test_the_process_environment_reads_as_a_given_mapping(monkeypatch):
+    variables = {
+        "ROMERGO_DATA_DIR": "/srv/r",
+        "ROMERGO_MAX_LINE_CHARS": " 500 ",
+        "ROMERGO_ALLOWED_HOSTS": "Romergo.lan:*,10.0.0.2",
+        "ROMERGO_TRUSTED_PROXIES": "10.0.0.0/24",
+        "ROMERGO_CIMD_ALLOW_PRIVATE": "yes",
+        "ROMERGO_JOIN_CODE_MINUTES": "",
+    }
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    from_process = settings_from_env()
+    assert from_process == settings_from_env(variables)
+    assert from_process.limits.max_line_chars == 500
+    assert from_process.allowed_hosts == ("romergo.lan:*", "10.0.0.2")
+    assert from_process.cimd_allow_private
+    assert from_process.join_code_minutes == 15
+    monkeypatch.setenv("ROMERGO_MAX_LINE_CHARS", "lots")
+    with pytest.raises(ValueError, match=r"^ROMERGO_MAX_LINE_CHARS must be a whole number, got 'lots'$"):
+        settings_from_env()
+
+
+def test_blank_variables_keep_their_defaults_and_others_are_not_settings():
+    blank = {name: " " for name in _variables_read()}
+    assert settings_from_env(blank) == settings_from_env({})
+    unrelated = {"ROMERGO_TOKEN": "rgp_x", "ROMERGO_TEST_POSTGRES": "postgresql://db", "romergo_port": "1"}
+    assert settings_from_env(unrelated) == settings_from_env({})
+
+
+@pytest.mark.parametrize(
+    ("env", "line"),
+    [
+        ({"ROMERGO_MAX_IMAGE_MB": "ten"}, "ROMERGO_MAX_IMAGE_MB must be a whole number, got 'ten'"),
+        ({"ROMERGO_CHANNEL_TTL_HOURS": "-5"}, "ROMERGO_CHANNEL_TTL_HOURS must be positive, got -5"),
+        (
+            {"ROMERGO_CIMD_ALLOW_PRIVATE": "maybe"},
+            "ROMERGO_CIMD_ALLOW_PRIVATE must be 1 or 0 (true or false), got 'maybe'",
+        ),
+        ({"ROMERGO_INSTANCES": "several"}, "ROMERGO_INSTANCES must be one or many, got 'several'"),
+        (
+            {"ROMERGO_PUBLIC_URL": "r.example"},
+            "ROMERGO_PUBLIC_URL (--public-url) must look like https://host[:port], without a path; "
+            "got 'r.example'",
+        ),
+    ],
+)
+def test_a_bad_value_is_one_line_naming_its_variable(env, line):
+    with pytest.raises(ValueError) as refused:
+        settings_from_env(env)
+    assert str(refused.value) == line
+
+
+def test_a_public_url_flag_wins_over_the_variable_even_a_bad_one():
+    settings = settings_from_env({"ROMERGO_PUBLIC_URL": "not a url"}, public_url="https://r.example")
+    assert settings.base_url == "https://r.example"
+    with pytest.raises(ValueError, match="ROMERGO_PUBLIC_URL"):
+        settings_from_env({"ROMERGO_PUBLIC_URL": "https://r.example"}, public_url="r.example")
+
+
+def test_the_readme_lists_every_variable_read_and_no_other():
+    table = README.read_text().split("## Configuration", 1)[1].split("\n\n", 2)[1]
+    assert set(re.findall(r"`(ROMERGO_[A-Z_]+)`", table)) == _variables_read()
+
+
+def _variables_read() -> set[str]:
+    return {str(field.validation_alias) for field in Environment.model_fields.values()}

@@ -25,14 +25,15 @@ def test_layers_follow_the_distance_from_the_start_and_strays_go_below():
     assert len(set(xs)) == 2  # two scenes in one layer never share a place
 
 
-def test_the_layout_engine_loads_without_matplotlib_or_numpy_and_leaves_them_importable():
+def test_the_server_loads_the_layout_engine_without_matplotlib_or_numpy_and_leaves_them_importable():
     # A fresh interpreter: this one may have imported them already. The test extras install both,
     # so igraph's drawing half would import matplotlib here if it were let, and igraph's `Graph`
     # constructor numpy (docs/performance.md: 11 MB, and the first map's time).
     probe = (
         "import sys\n"
-        "from romergo.story.story_map import layout_engine, layered_layout\n"
-        "layout_engine()\n"
+        "from app import load_layout_engine\n"
+        "from romergo.story.story_map import layered_layout\n"
+        "load_layout_engine()\n"
         "assert layered_layout(['a', 'b'], [('a', 'b')], ['a'])['b'][1] == 1\n"
         "assert 'matplotlib' not in sys.modules, 'igraph pulled matplotlib in'\n"
         "assert 'numpy' not in sys.modules, 'igraph pulled numpy in'\n"
@@ -42,6 +43,22 @@ def test_the_layout_engine_loads_without_matplotlib_or_numpy_and_leaves_them_imp
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "matplotlib"
+
+
+def test_with_other_threads_running_the_layout_engine_is_a_plain_import():
+    probe = (
+        "import sys, threading\n"
+        "from app import load_layout_engine\n"
+        "stop = threading.Event()\n"
+        "threading.Thread(target=stop.wait).start()\n"
+        "load_layout_engine()\n"
+        "stop.set()\n"
+        "assert sys.modules.get('matplotlib', 'absent') is not None\n"
+        "print('igraph' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"
 
 
 async def test_the_demo_map_marks_the_unreachable_cellar(services, author):
