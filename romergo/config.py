@@ -21,6 +21,10 @@ MAX_AGENT_BODY = 5 * MIB
 MCP_PATH = "/mcp"
 """Where agents reach the MCP endpoint; `{base_url}/mcp` is the audience of every OAuth token."""
 
+LONGEST_HEARTBEAT_SECONDS = 50
+"""A parked wait's progress notifications come at least this often: the longest wait without them
+(`channels.waiting.MAX_WAIT`) is the silence every client already takes."""
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -57,6 +61,8 @@ class Settings:
     rate_limit_per_minute: int = 120
     max_waits_per_client: int = 20
     registrations_per_minute: int = 20
+    heartbeat_seconds: int = 10
+    """How often a parked call sends a progress notification to a client that asked for them."""
     request_head_seconds: int = 10
     """How long a request head may take to arrive; a body must keep pace within the same window."""
     connections_per_address: int = 256
@@ -153,6 +159,7 @@ def settings_from_env(
         registrations_per_minute=number(
             "ROMERGO_REGISTRATIONS_PER_MINUTE", defaults.registrations_per_minute
         ),
+        heartbeat_seconds=_heartbeat(number("ROMERGO_HEARTBEAT_SECONDS", defaults.heartbeat_seconds)),
         request_head_seconds=number("ROMERGO_REQUEST_HEAD_SECONDS", defaults.request_head_seconds),
         connections_per_address=number("ROMERGO_CONNECTIONS_PER_ADDRESS", defaults.connections_per_address),
         allowed_hosts=_hosts(env.get("ROMERGO_ALLOWED_HOSTS", "")),
@@ -160,6 +167,16 @@ def settings_from_env(
         cimd_allow_private=_flag("ROMERGO_CIMD_ALLOW_PRIVATE", env.get("ROMERGO_CIMD_ALLOW_PRIVATE", "")),
         instances=_instances(env.get("ROMERGO_INSTANCES", ""), env.get("ROMERGO_DATABASE_URL") or ""),
     )
+
+
+def _heartbeat(seconds: int) -> int:
+    """`ROMERGO_HEARTBEAT_SECONDS`: a longer silence than a plain wait's would let clients cut the
+    kept-alive waits the notifications exist for."""
+    if seconds > LONGEST_HEARTBEAT_SECONDS:
+        raise ValueError(
+            f"ROMERGO_HEARTBEAT_SECONDS must be at most {LONGEST_HEARTBEAT_SECONDS}, got {seconds}"
+        )
+    return seconds
 
 
 def _public_url(raw: str | None) -> str | None:
