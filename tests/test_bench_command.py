@@ -104,6 +104,9 @@ def test_the_table_reads_the_edit_and_idle_goals_as_decided():
         "idle CPU at 1000 agents: 1.50× the bare server's, 1.36× per re-poll (goal ≤ 1.5×)"
     )
     assert idle_goal([romergo], {**bare, "agents": 500}) == "idle CPU: no run beside the floor's to compare"
+    assert idle_goal([romergo], {**bare, "idle_cpu_percent": 0.0}) == (
+        "idle CPU at 1000 agents: the bare server's too small to compare"
+    )
     assert (
         idle_goal([romergo | {"idle_repolls": 0}], bare)
         == "idle CPU at 1000 agents: 1.50× the bare server's (goal ≤ 1.5×)"

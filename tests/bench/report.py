@@ -226,8 +226,10 @@ def edit_goal(tool: float, direct: float, echo: float, unit: str = "ms") -> str:
 def idle_goal(waiters: list[dict[str, Any]], floor: dict[str, Any]) -> str:
     """Idle CPU at the floor's number of agents against the bare server's, whole and per re-poll."""
     same = next((found for found in waiters if found["agents"] == floor["agents"]), None)
-    if same is None or not floor["idle_cpu_percent"]:
+    if same is None:
         return "idle CPU: no run beside the floor's to compare"
+    if not floor["idle_cpu_percent"]:  # a window too short to measure, as in the quick run
+        return f"idle CPU at {floor['agents']} agents: the bare server's too small to compare"
     ratio = same["idle_cpu_percent"] / floor["idle_cpu_percent"]
     each = ""
     if same.get("idle_repolls") and floor.get("idle_repolls"):
