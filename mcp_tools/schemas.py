@@ -4,7 +4,7 @@ An agent built on the SDK's client checks every structured result against the to
 schema with `jsonschema`, in pure Python, on each call. Pydantic writes a nested model as a
 definition reached through `$ref`, and an optional field as `anyOf: [{"type": T}, {"type":
 "null"}]`; resolving the reference and trying both branches made that check cost an agent
-0.23 ms for a delivered command and 0.55 ms for a scene (docs/performance.md, seventeenth slice).
+0.23 ms for a delivered command and 0.55 ms for a scene (docs/performance.md).
 
 `plain_schema` writes both as what they mean: a definition in place of its reference (one that
 refers back to itself stays a definition), and a nullable field as `"type": [T, "null"]`. The

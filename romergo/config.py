@@ -27,6 +27,10 @@ MAX_AGENT_BODY = 5 * MIB
 MCP_PATH = "/mcp"
 """Where agents reach the MCP endpoint; `{base_url}/mcp` is the audience of every OAuth token."""
 
+LONGEST_HEARTBEAT_SECONDS = 50
+"""A parked wait's progress notifications come at least this often: the longest wait without them
+(`channels.waiting.MAX_WAIT`) is the silence every client already takes."""
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -63,6 +67,8 @@ class Settings:
     rate_limit_per_minute: int = 120
     max_waits_per_client: int = 20
     registrations_per_minute: int = 20
+    heartbeat_seconds: int = 10
+    """How often a parked call sends a progress notification to a client that asked for them."""
     request_head_seconds: int = 10
     """How long a request head may take to arrive; a body must keep pace within the same window."""
     connections_per_address: int = 256
@@ -164,6 +170,8 @@ def _reason(problem: ErrorDetails) -> str:
         return f"must be a whole number, got {problem['input']!r}"
     if problem["type"] == "greater_than":
         return f"must be positive, got {problem['input']}"
+    if problem["type"] == "less_than_equal":
+        return f"must be at most {problem.get('ctx', {}).get('le')}, got {problem['input']}"
     return str(problem.get("ctx", {}).get("error", problem["msg"]))
 
 
@@ -240,6 +248,11 @@ def _variable(name: str) -> Any:
 Text = Annotated[str | None, BeforeValidator(_unset_if_blank)]
 Count = Annotated[Annotated[int, Field(gt=0)] | None, BeforeValidator(_unset_if_blank)]
 """A positive whole number."""
+Heartbeat = Annotated[
+    Annotated[int, Field(gt=0, le=LONGEST_HEARTBEAT_SECONDS)] | None, BeforeValidator(_unset_if_blank)
+]
+"""Seconds between progress notifications: a longer silence than a plain wait's would let clients
+cut the kept-alive waits the notifications exist for."""
 Names = Annotated[tuple[str, ...] | None, NoDecode]
 """A comma-separated list, split by its reader rather than decoded as JSON."""
 
@@ -269,6 +282,7 @@ class Environment(BaseSettings):
     rate_limit_per_minute: Count = _variable("RATE_LIMIT_PER_MINUTE")
     max_waits_per_client: Count = _variable("MAX_WAITS_PER_CLIENT")
     registrations_per_minute: Count = _variable("REGISTRATIONS_PER_MINUTE")
+    heartbeat_seconds: Heartbeat = _variable("HEARTBEAT_SECONDS")
     request_head_seconds: Count = _variable("REQUEST_HEAD_SECONDS")
     connections_per_address: Count = _variable("CONNECTIONS_PER_ADDRESS")
     allowed_hosts: Annotated[Names, _reading(_hosts)] = _variable("ALLOWED_HOSTS")

@@ -19,6 +19,7 @@ import pytest
 from tests.bench.echo_server import running_echo
 from tests.bench.hostile import SEARCH_PATTERNS
 from tests.bench.process import run_seconds
+from tests.bench.report import edit_goal, idle_goal
 from tests.support.agents import agent
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +80,8 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
     # for docs/performance.md: on a loaded machine the two drift apart, so it is not asserted).
     assert len([name for name in served if name.startswith("romergo:   ")]) >= 2
     assert "served in process" in run.stdout
-    assert "µs as 1.5 × edit direct + echo" in run.stdout
+    assert "µs as 1.5 × (edit direct + echo)" in run.stdout
+    assert "idle CPU at 5 agents: " in run.stdout
     assert "direct amid echoes: " in run.stdout
     beside = results["hostile"]
     assert beside["quiet_ms"] and beside["beside_ms"] and min(beside["quiet_ms"] + beside["beside_ms"]) > 0
@@ -89,6 +91,26 @@ def test_the_benchmark_command_runs_and_writes_its_results(tmp_path):
     assert all(call["outcome"] in ("answered", "refused") and call["ms"] > 0 for call in beside["hostile"])
     assert "beside the hostile work" in run.stdout and "ratio beside / quiet" in run.stdout
     assert (tmp_path / "latency.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_the_table_reads_the_edit_and_idle_goals_as_decided():
+    """The edit: 1.5 × (direct + echo), not 1.5 × direct + echo. Idle CPU: against the bare
+    server's at the same number of agents, also per re-poll when the two windows' counts differ."""
+    assert edit_goal(4.0, 1.0, 2.0) == "4.5 ms as 1.5 × (edit direct + echo); edit tool 0.89× it"
+    assert edit_goal(1800, 600, 400, "µs") == "1500 µs as 1.5 × (edit direct + echo); edit tool 1.20× it"
+    romergo = {"agents": 1000, "idle_cpu_percent": 4.5, "idle_seconds": 55.0, "idle_repolls": 1100}
+    bare = {"agents": 1000, "idle_cpu_percent": 3.0, "idle_seconds": 55.0, "idle_repolls": 1000}
+    assert idle_goal([{**romergo, "agents": 100}, romergo], bare) == (
+        "idle CPU at 1000 agents: 1.50× the bare server's, 1.36× per re-poll (goal ≤ 1.5×)"
+    )
+    assert idle_goal([romergo], {**bare, "agents": 500}) == "idle CPU: no run beside the floor's to compare"
+    assert idle_goal([romergo], {**bare, "idle_cpu_percent": 0.0}) == (
+        "idle CPU at 1000 agents: the bare server's too small to compare"
+    )
+    assert (
+        idle_goal([romergo | {"idle_repolls": 0}], bare)
+        == "idle CPU at 1000 agents: 1.50× the bare server's (goal ≤ 1.5×)"
+    )
 
 
 async def test_the_bare_server_replays_an_answer_under_the_output_schema_it_was_given():

@@ -61,13 +61,12 @@ def presence_topic(channel_id: str) -> str:
 class ChannelStore:
     """The channel service's shared parts; each side of the service holds one and adds its rules."""
 
-    heartbeat_seconds: float = 10.0
-    """How often a parked call calls its heartbeat (MCP progress keeps clients from timing out)."""
-
     def __init__(self, db: Database, bus: EventBus, settings: Settings, clock: Clock | None = None) -> None:
         self.db = db
         self.bus = bus
         self.settings = settings
+        self.heartbeat_seconds: float = settings.heartbeat_seconds
+        """How often a parked call calls its heartbeat (MCP progress keeps clients from timing out)."""
         self.clock: Clock = clock or SystemClock()
         self.numbered_inserts = db.data_modifying_ctes
         """Number and write a run of events in one statement (`channels.numbering`)."""

@@ -4,7 +4,7 @@
 
 Over HTTP on a shared 2-core machine a delivery's time is also the kernel's: each response wakes
 the client, which the scheduler may run on the server's core in the middle of the server's work
-(docs/performance.md, seventeenth slice), and the figures move by tenths of a millisecond between
+(docs/performance.md), and the figures move by tenths of a millisecond between
 runs. Here the very requests the SDK client sends, captured once through httpx's ASGI transport,
 are handed to Romergo's whole app (every middleware, the API, the bearer checks, the MCP SDK) and
 to the bare server's app in this process, with no socket: what is timed is the servers' own work,
@@ -181,7 +181,7 @@ class _Romergo:
 
         With `between`, each change follows another call served (not timed): the service then
         runs as it does inside a tool call, after other code has had the processor's caches, not
-        after itself (docs/performance.md, twenty-first slice)."""
+        after itself (docs/performance.md)."""
         took = []
         for n in range(rounds + _warm_up(rounds)):
             if between is not None:

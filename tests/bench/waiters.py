@@ -12,8 +12,8 @@ so the figure is the steady state. The agents' first waits run from 10 to 50 s, 
 (`first_wait`), so their re-polls come spread over the window as after a day of waiting. The same
 agents parked on a bare `MCPServer` whose `wait` tool only sleeps (`measure_floor`) give what the
 protocol itself costs at that rate. A window shorter than a wait, taken right after the agents
-parked, would see only heartbeats (the first slices measured 10 s, which is why their figures moved
-between runs with how long the agents took to connect).
+parked, would see only heartbeats (a 10-s window once did, and its figures moved between runs
+with how long the agents took to connect).
 
 Both runs count the waits that timed out and were called again inside the window, and the server's
 CPU per re-poll compares the two at equal work. (Before the first waits were spread, the floor's

@@ -20,8 +20,13 @@ from tests.support.oauth import add_user, personal_token
 from tests.support.server import RunningServer
 from tests.support.waiting import still_running, until
 
-# 200 commands through two agents: well above the default 120 calls a minute per agent.
-SERVER_ENV = {"ROMERGO_RATE_LIMIT_PER_MINUTE": "5000"}
+HEARTBEAT_SECONDS = 1
+# 200 commands through two agents: well above the default 120 calls a minute per agent. A parked
+# wait's progress comes every second instead of every ten, so seeing two takes two seconds.
+SERVER_ENV = {
+    "ROMERGO_RATE_LIMIT_PER_MINUTE": "5000",
+    "ROMERGO_HEARTBEAT_SECONDS": str(HEARTBEAT_SECONDS),
+}
 
 
 @pytest.fixture(scope="module")
@@ -310,15 +315,21 @@ async def test_the_events_long_poll_wakes_on_a_new_event(server, owner, channel)
 
 
 async def test_progress_arrives_while_a_wait_is_parked(server, tokens, owner, channel):
-    """The server sends a progress notification every 10 s of a parked wait (clients cut calls at ~60 s)."""
+    """A parked wait sends a progress notification every ROMERGO_HEARTBEAT_SECONDS (clients cut
+    silent calls at ~60 s), and stays parked between them."""
     channel_id = channel["channel_id"]
-    progress = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    arrivals: list[float] = []
+    two_arrived = asyncio.Event()
     async with agent(server.base_url, tokens["a"]) as a:
         cursor = (await a.call("romergo_join_builder_channel", code=channel["code"]))["cursor"]
 
         async def on_progress(value: float, total: float | None, message: str | None) -> None:
-            progress.set()
+            arrivals.append(loop.time())
+            if len(arrivals) == 2:
+                two_arrived.set()
 
+        asked = loop.time()
         waiting = asyncio.create_task(
             a.client.call_tool(
                 "romergo_wait_for_builder_command",
@@ -326,10 +337,16 @@ async def test_progress_arrives_while_a_wait_is_parked(server, tokens, owner, ch
                 progress_callback=on_progress,
             )
         )
-        await asyncio.wait_for(progress.wait(), 15)
+        # Less than the default ten seconds: the setting must be what paces them.
+        await asyncio.wait_for(two_arrived.wait(), 8)
         assert not waiting.done()
         await owner("POST", f"/channels/{channel_id}/end")
         assert (await waiting).structured_content["status"] == "channel_ended"
+    # The n-th beat is due n intervals after the park, which came after the call was sent: a loaded
+    # machine only delays them. 0.1 s spares a timer run a clock tick early.
+    first, second = arrivals[:2]
+    assert first - asked >= HEARTBEAT_SECONDS - 0.1
+    assert second - asked >= 2 * HEARTBEAT_SECONDS - 0.1
 
 
 def test_the_channel_commands_of_the_cli(server, tokens):

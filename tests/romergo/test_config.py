@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from romergo.config import Environment, settings_from_env
+from romergo.channels.waiting import MAX_WAIT
+from romergo.config import LONGEST_HEARTBEAT_SECONDS, Environment, settings_from_env
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -20,6 +21,7 @@ def test_defaults_match_the_contract():
     assert (settings.command_lease_seconds, settings.confirmation_ttl_seconds) == (600, 300)
     assert (settings.access_token_minutes, settings.refresh_token_days) == (60, 30)
     assert (settings.rate_limit_per_minute, settings.max_waits_per_client) == (120, 20)
+    assert settings.heartbeat_seconds == 10
     assert settings.base_url == "http://127.0.0.1:8080"
     assert str(settings.data_dir) == "data"
 
@@ -42,6 +44,18 @@ def test_environment_and_flags():
 def test_bad_numbers_are_refused_with_the_variable_named(value):
     with pytest.raises(ValueError, match="ROMERGO_COMMAND_LEASE_SECONDS"):
         settings_from_env({"ROMERGO_COMMAND_LEASE_SECONDS": value})
+
+
+def test_progress_may_come_as_often_as_every_second_and_no_rarer_than_a_plain_wait_is_long():
+    assert settings_from_env({"ROMERGO_HEARTBEAT_SECONDS": "1"}).heartbeat_seconds == 1
+    assert settings_from_env({"ROMERGO_HEARTBEAT_SECONDS": "50"}).heartbeat_seconds == 50
+    assert LONGEST_HEARTBEAT_SECONDS == MAX_WAIT
+
+
+@pytest.mark.parametrize("value", ["51", "600", "0", "-1", "0.5", "often"])
+def test_a_heartbeat_out_of_range_is_refused_with_the_variable_named(value):
+    with pytest.raises(ValueError, match="ROMERGO_HEARTBEAT_SECONDS"):
+        settings_from_env({"ROMERGO_HEARTBEAT_SECONDS": value})
 
 
 @pytest.mark.parametrize(
