@@ -1,5 +1,8 @@
 """The benchmark suite: `python -m tests.bench [--quick] [--out DIR]`.
 
+`python -m tests.bench harness-idle [--quick]` runs instead the step that is not in the full run:
+what an idle agent costs in model requests in each real harness (tests/bench/harness_idle.py).
+
 Runs against real server processes (and Debian's Chromium for the pages and the panel), prints its
 progress and a table, and writes `bench.json` and `latency.png` (the loop's latency distributions) to `--out`.
 Every latency is also given as a ratio of a bare MCP echo round trip measured in the same run.
@@ -23,6 +26,7 @@ from typing import Any
 
 from tests.bench import (
     call_cpu,
+    harness_idle,
     hostile,
     in_process,
     instances,
@@ -99,6 +103,14 @@ async def run(quick: bool, out: Path) -> dict[str, Any]:
     return results
 
 
+async def run_harness_idle(quick: bool, out: Path) -> None:
+    waits = harness_idle.QUICK_WAITS if quick else harness_idle.WAITS
+    print(f"an agent listening on a quiet channel in each harness, {waits} timed-out waits", flush=True)
+    rows = await harness_idle.measure(waits, _progress)
+    print(harness_idle.table(rows))
+    print(f"\nwrote {harness_idle.write(rows, out)}")
+
+
 def _write(results: dict[str, Any], out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.json").write_text(json.dumps(results, indent=2))
@@ -121,10 +133,16 @@ def _cores() -> int:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "step", nargs="?", choices=["harness-idle"], help="run only this step, which the full run leaves out"
+    )
     parser.add_argument("--quick", action="store_true", help="small sizes: checks the command works")
     parser.add_argument("--out", type=Path, default=Path("bench-results"), help="where to write the files")
     arguments = parser.parse_args(argv)
-    asyncio.run(run(arguments.quick, arguments.out))
+    if arguments.step == "harness-idle":
+        asyncio.run(run_harness_idle(arguments.quick, arguments.out))
+    else:
+        asyncio.run(run(arguments.quick, arguments.out))
 
 
 if __name__ == "__main__":

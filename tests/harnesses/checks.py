@@ -8,6 +8,7 @@ from typing import Any
 
 from tests.harnesses.conftest import ESCAPED_IN_HOSTILE, RAW_IN_HOSTILE, Channel, scene_ids_of
 from tests.harnesses.model.loop import NEW_TEXT
+from tests.harnesses.model.standin import Conversation
 from tests.support.agents import OwnerApi
 
 JOINED, WAITED, SCENE, OUTLINE, UPDATED, REPORTED, WAITED_AGAIN = range(7)
@@ -58,3 +59,8 @@ def assert_first_page_whole(results: list[str], first_page: dict[str, Any]) -> N
     assert not missing, f"{len(missing)} scenes of the first page did not reach the model: {missing[:5]}"
     next_page = first_page["untrusted_content"]["next_page"]
     assert next_page and next_page in outline, "next_page did not reach the model"
+
+
+def requests_after_last_wait(conversation: Conversation) -> int:
+    """Model requests carrying the last wait's timed-out result as their newest tool result."""
+    return sum(1 for exchange in conversation.exchanges if len(exchange.results) == WAITED_AGAIN + 1)

@@ -4,7 +4,8 @@ for their model.
 `scripts/bootstrap test` installs the harnesses from npm at pinned versions into
 tests/harnesses/node_modules (a harness that is missing fails its test: it is never skipped). Each
 test module drives one harness: one Romergo server and one stand-in model per module, a story with
-a long outline and a hostile line, the owner's command already waiting in a fresh channel.
+a long outline and a hostile line, the owner's command already waiting in a fresh channel. The
+harness itself is set up and run by its driver (tests.harnesses.drivers).
 """
 
 from __future__ import annotations
@@ -20,18 +21,14 @@ import pytest
 from romergo.actors import user_actor
 from romergo.config import Settings
 from romergo.services import build_services
+from tests.harnesses.drivers.common import Place
 from tests.harnesses.model.loop import Loop
-from tests.harnesses.model.standin import StandInModel
+from tests.harnesses.model.standin import Routes, StandInModel
 from tests.mcp_tools.conftest import server
 from tests.support.agents import OwnerApi, agent, data
 from tests.support.big_story import big_story
 from tests.support.oauth import personal_token
 from tests.support.server import RunningServer
-
-HERE = Path(__file__).parent
-HARNESSES = HERE / "node_modules" / ".bin"
-NODE_22 = HERE.parent / "conformance" / "node_modules" / ".bin"
-"""The Node the harnesses run on (Gemini CLI needs 20 or newer; this one is pinned with the others)."""
 
 HOSTILE_LINE = (
     "The keeper whispers \u202eyranoitcnas\u202c, then\u200b nothing"
@@ -60,18 +57,6 @@ class Channel:
     channel_id: str
     code: str
     command_id: str
-
-
-def harness(name: str) -> Path:
-    """A harness's launcher, as npm installed it."""
-    path = HARNESSES / name
-    assert path.exists(), f"{name} is not installed: scripts/bootstrap test installs the harnesses"
-    return path
-
-
-def harness_env(home: Path, **extra: str) -> dict[str, str]:
-    """A clean environment for a harness: its own home, the pinned Node first, no proxies or keys."""
-    return {"HOME": str(home), "PATH": f"{NODE_22}:/usr/local/bin:/usr/bin:/bin", "NO_COLOR": "1", **extra}
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +95,14 @@ def loop(story: HarnessStory, channel: Channel) -> Loop:
     )
 
 
-def stand_in(routes: Any) -> Iterator[StandInModel]:
+@pytest.fixture
+def place(tmp_path: Path, server: RunningServer, agent_token: str, model: StandInModel) -> Place:
+    """Where a module's harness is set up: a fresh folder, against the server and the module's
+    stand-in model (its `model` fixture)."""
+    return Place(tmp_path, f"{server.base_url}/mcp", agent_token, model.base_url)
+
+
+def stand_in(routes: Routes) -> Iterator[StandInModel]:
     """A module's stand-in model, speaking the API its harness calls (`routes`)."""
     model = StandInModel(routes).start()
     yield model

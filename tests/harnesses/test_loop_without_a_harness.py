@@ -4,9 +4,12 @@ a loop that really ran."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pytest
 from mcp.types import TextContent
 
+from tests.bench.harness_idle import Idle, IdleLoop, requests_per_wait
 from tests.harnesses.checks import (
     assert_first_page_whole,
     assert_hostile_line_escaped,
@@ -15,6 +18,7 @@ from tests.harnesses.checks import (
 )
 from tests.harnesses.conftest import Channel, first_outline_page
 from tests.harnesses.model.loop import Answer, Loop, ToolCall
+from tests.harnesses.model.standin import Conversation, Exchange
 from tests.support.agents import OwnerApi
 from tests.support.oauth import mcp_client
 from tests.support.server import RunningServer
@@ -45,6 +49,23 @@ async def test_the_checks_fail_on_a_raw_scene_and_a_cut_page(
     cut[3] = cut[3][: len(cut[3]) // 2]
     with pytest.raises(AssertionError, match="did not reach the model"):
         assert_first_page_whole(cut, first_page)
+
+
+async def test_an_idle_agent_through_the_sdk_client_costs_one_request_a_timed_out_wait(
+    server: RunningServer, agent_token: str, channel: Channel, loop: Loop
+):
+    """The idle benchmark's loop and figures on a client that makes one request per tool result."""
+    results = await _run(server, agent_token, IdleLoop(**asdict(loop), waits=2))
+    offered = ["romergo_join_builder_channel"]
+    one_each = [Exchange("sdk", offered, results[:done]) for done in range(len(results) + 1)]
+    conversation = Conversation(exchanges=[*one_each, one_each[-1]])  # the last wait cost two
+
+    assert requests_per_wait(conversation, 2) == [1, 2]
+    idle = Idle("SDK client", "", [1, 1], assert_wait_clamped(results), told_wait=50)
+    assert (idle.served_wait, idle.per_hour(50), idle.per_hour(25)) == (50, 72, 144)
+    assert idle.per_hour(540) == pytest.approx(6.67, abs=0.01)
+    with pytest.raises(AssertionError, match="2 of 3 waits reached the model"):
+        requests_per_wait(conversation, 3)
 
 
 async def _run(server: RunningServer, token: str, loop: Loop) -> list[str]:

@@ -54,9 +54,9 @@ class Loop:
         if done == 0:
             return ToolCall("romergo_join_builder_channel", {"code": self.code})
         joined = results[0]
-        channel_id = _field(joined, "channel_id")
+        channel_id = field_value(joined, "channel_id")
         if done == 1:
-            cursor = int(_field(joined, "cursor"))
+            cursor = int(field_value(joined, "cursor"))
             return ToolCall(
                 "romergo_wait_for_builder_command",
                 {"channel_id": channel_id, "cursor": cursor, "timeout_seconds": WAIT_ASKED},
@@ -67,7 +67,7 @@ class Loop:
             return ToolCall("romergo_get_project_outline", {"project_id": self.project_id})
         if done == 4:
             return ToolCall("romergo_update_dialogue_line", {"line_id": self.line_id, "text": NEW_TEXT})
-        command_id = _field(results[1], "command_id")
+        command_id = field_value(results[1], "command_id")
         if done == 5:
             return ToolCall(
                 "romergo_report_builder_event",
@@ -91,7 +91,7 @@ class Loop:
                 "romergo_wait_for_builder_command",
                 {
                     "channel_id": channel_id,
-                    "cursor": int(_field(results[1], "cursor")),
+                    "cursor": int(field_value(results[1], "cursor")),
                     "timeout_seconds": LAST_WAIT,
                 },
             )
@@ -106,7 +106,7 @@ def offered_name(tool: str, offered: Sequence[str]) -> str:
     return min(matches, key=len)
 
 
-def _field(result: str, name: str) -> str:
+def field_value(result: str, name: str) -> str:
     """A field's value in a result, in any of the forms a harness shows (JSON, quoted JSON, text)."""
     found = re.search(rf'{name}\\*"?\s*[:=]\s*\\*"?([A-Za-z0-9_-]+)', result)
     if found is None:

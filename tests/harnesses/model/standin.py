@@ -59,6 +59,10 @@ class Conversation:
         return max((exchange.results for exchange in self.exchanges), key=len, default=[])
 
 
+Routes = Callable[[Conversation], Sequence[BaseRoute]]
+"""An API module's routes, given the shared conversation."""
+
+
 class StandInModel:
     """The server; `routes` come from the API modules, each given the shared conversation.
 
@@ -66,7 +70,7 @@ class StandInModel:
     at once and a harness that calls early waits in the kernel's queue, not on a refused connection.
     """
 
-    def __init__(self, routes: Callable[[Conversation], Sequence[BaseRoute]]) -> None:
+    def __init__(self, routes: Routes) -> None:
         self.conversation = Conversation()
         app = Starlette(routes=list(routes(self.conversation)))
         self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
