@@ -87,7 +87,7 @@ class _SceneEditor(ProjectPage[Loaded]):
         media.show(loaded)
         entry = Section(self.entry_effects, key=lambda shown: shown.view.scene.entry_effects)
         entry.show(loaded)
-        lines = LinesEditor(self.ctx, loaded.view)
+        lines = LinesEditor(self.ctx, self.host, loaded.view)
         choices = ChoicesEditor(self.ctx, self.host, loaded.view, loaded.outline)
         self.parts = _Parts(crumbs, title, start, ending, media, entry, lines, choices)
         self.parts.show(loaded)
