@@ -20,6 +20,7 @@ from nicegui import ui
 from romergo.story.based_on import EditConflict, attempt
 from ui.actions import act
 from ui.components.conflict_view import Shown, resolve_conflict
+from ui.components.dialogs import Question, ask_text
 from ui.context import PageContext
 
 Write = Callable[[Mapping[str, Any], int], Awaitable[object]]
@@ -50,25 +51,44 @@ class Target:
 
 
 async def save_draft(
-    ctx: PageContext, target: Target, opened: Opened, changes: Mapping[str, Any], write: Write
-) -> bool:
-    """True when the draft is settled (written, merged, or the author took the other version);
-    False when the save was refused or the author went back to the draft."""
+    ctx: PageContext,
+    target: Target,
+    opened: Opened,
+    changes: Mapping[str, Any],
+    write: Write,
+    *,
+    notify_errors: bool = True,
+) -> str | None:
+    """None when the draft is settled (written, merged, or the author took the other version);
+    else why not: the refusal's message, or "" when the author went back to the draft."""
     wanted, revision = dict(changes), opened.revision
     while wanted:
-        done = await act(ctx, _writing(write, wanted, revision))
-        if not done.ok:
-            return False
+        done = await act(ctx, _writing(write, wanted, revision), notify_errors=notify_errors)
+        if done.error is not None:
+            return done.error
         if not isinstance(done.value, EditConflict):
-            return True
+            return None
         conflict = done.value
         picked = await resolve_conflict(ctx, target.project_id, target.host, conflict, target.shown)
         if picked is None:
-            return False
+            return ""
         wanted, revision = {**wanted, **picked.fields}, conflict.revision
         for name in picked.dropped:
             wanted.pop(name, None)
-    return True
+    return None
+
+
+async def ask_for_based_change(
+    ctx: PageContext, target: Target, question: Question, name: str, opened: Opened, write: Write
+) -> bool:
+    """Ask for one text (a title) opened on `opened`, and save it as a draft of the field `name`;
+    a refusal shows in the dialog, which stays open."""
+
+    async def save(text: str) -> str | None:
+        changes = opened.changes({name: text})
+        return await save_draft(ctx, target, opened, changes, write, notify_errors=False)
+
+    return await ask_text(target.host, question, save, value=opened.values.get(name) or "")
 
 
 def _writing(write: Write, fields: Mapping[str, Any], revision: int) -> Callable[[], Awaitable[object]]:

@@ -160,3 +160,26 @@ async def test_a_change_from_another_tab_is_named_as_yours(author: Author, open_
     await expect(view.get_by_test_id("conflict-who")).to_contain_text("Changed by you, in another tab, ")
     await view.get_by_role("button", name="Keep mine").click()
     await expect(second.get_by_test_id("line-text").first).to_have_text(MINE)
+
+
+async def test_a_rename_dialog_opened_before_the_agent_renamed_the_scene_asks_and_take_theirs_keeps_it(
+    author: Author, open_page: OpenPage
+):
+    async with scribe_of(author) as scribe:
+        page = await open_page(author, author.scenes[SCENE])
+        await expect(page.get_by_test_id("scene-title")).to_have_text(SCENE)
+        await page.get_by_role("button", name="Rename the scene").click()
+        await page.get_by_role("dialog").get_by_role("textbox").fill("The Lit Beacon")
+        scene_id = author.scenes[SCENE].rsplit("/", 1)[1]
+        await scribe.call("romergo_update_scene", scene_id=scene_id, title="The Signal")
+        await expect(page.get_by_test_id("scene-title")).to_have_text("The Signal")
+
+        await page.get_by_role("dialog").get_by_role("button", name="Save").click()
+        view = page.get_by_role("dialog").filter(
+            has=page.get_by_role("heading", name="Changed since you opened it")
+        )
+        await expect(view.get_by_test_id("conflict-who")).to_contain_text("Changed by your agent “Scribe”")
+        await view.get_by_role("button", name="Take theirs").click()
+        await expect(page.get_by_role("dialog")).to_have_count(0)
+        await expect(page.get_by_test_id("scene-title")).to_have_text("The Signal")
+        assert (await scene_of(author, scribe))["scene"]["title"] == "The Signal"

@@ -249,7 +249,10 @@ class LinesEditor:
             )
 
         target = Target(self.view.project.id, self.host, self._shown)
-        if await save_draft(self.ctx, target, draft.opened, draft.opened.changes(draft.values()), write):
+        if (
+            await save_draft(self.ctx, target, draft.opened, draft.opened.changes(draft.values()), write)
+            is None
+        ):
             self.drafts.pop(line_id, None)
             self._list.refresh()
 
