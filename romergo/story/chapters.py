@@ -79,8 +79,10 @@ class ChapterService:
     ) -> Chapter:
         return await self._set_media(actor, chapter_id, "music", asset_id, expected_revision)
 
-    async def set_chapter_background(self, actor: Actor, chapter_id: str, asset_id: str | None) -> Chapter:
-        return await self._set_media(actor, chapter_id, "background", asset_id)
+    async def set_chapter_background(
+        self, actor: Actor, chapter_id: str, asset_id: str | None, *, expected_revision: int | None = None
+    ) -> Chapter:
+        return await self._set_media(actor, chapter_id, "background", asset_id, expected_revision)
 
     async def delete_chapter(self, actor: Actor, chapter_id: str) -> None:
         """Deletes the chapter with its scenes, lines and choices; the snapshot keeps all of it.

@@ -17,6 +17,7 @@ from sqlmodel import col, select
 
 from romergo.actors import Actor
 from romergo.story.base import StoryStore, UnitOfWork
+from romergo.story.last_change import LastChange, last_change
 from romergo.story.restore import ChangedEntity, changed_entities
 from romergo.story.review import EntityReview, Names, review
 from storage.tables import (
@@ -118,6 +119,14 @@ class HistoryReads:
         async with self.store.read(actor) as uow:
             await uow.project_by_id(project_id)
             return await _names_of(uow, project_id, wanted)
+
+    async def last_change(
+        self, actor: Actor, project_id: str, entity_type: str, entity_id: str
+    ) -> LastChange | None:
+        """Who made the newest change of one entity (None: it was never changed)."""
+        async with self.store.read(actor) as uow:
+            await uow.project_by_id(project_id)
+            return await last_change(uow, project_id, entity_type, entity_id)
 
     async def history(
         self,

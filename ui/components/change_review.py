@@ -8,11 +8,14 @@ an agent, so it is put in as text, never as HTML.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from nicegui import ui
 from nicegui.elements.mixins.text_element import TextElement
 
 from romergo import urls
 from romergo.story.review import ChoiceChange, EntityReview, FieldChange
+from romergo.story.word_diff import Segment
 
 ENTITY_WORDS = {
     "project": "Story",
@@ -57,15 +60,7 @@ def _heading(project_id: str, entry: EntityReview) -> None:
 
 def _body(entry: EntityReview) -> None:
     if entry.words:
-        with (
-            ui.element("div")
-            .classes("text-body2 whitespace-pre-wrap break-words")
-            .props('data-testid="word-diff"')
-        ):
-            for segment in entry.words:
-                TextElement(tag=PIECE_TAGS[segment.kind], text=segment.text).classes(
-                    PIECE_CLASSES[segment.kind]
-                )
+        word_diff_view(entry.words)
     for change in entry.fields:
         _field(change)
     for choice in entry.choices:
@@ -74,6 +69,18 @@ def _body(entry: EntityReview) -> None:
         ui.label(entry.moved).classes("text-caption")
     if entry.holds:
         ui.label(f"With {entry.holds}").classes("text-caption text-grey-7")
+
+
+def word_diff_view(segments: Sequence[Segment]) -> ui.element:
+    """A text's word diff: deleted words struck (`<del>`), inserted ones underlined (`<ins>`)."""
+    with (
+        ui.element("div")
+        .classes("text-body2 whitespace-pre-wrap break-words")
+        .props('data-testid="word-diff"')
+    ) as shown:
+        for segment in segments:
+            TextElement(tag=PIECE_TAGS[segment.kind], text=segment.text).classes(PIECE_CLASSES[segment.kind])
+    return shown
 
 
 def _field(change: FieldChange) -> None:

@@ -2,12 +2,16 @@
 holds) and effects (variables set when picked). Add, edit, reorder, delete.
 
 The story service replaces a scene's choices as one list (`set_choices`), so every change here
-sends the whole list with one entry added, changed, moved or left out.
+sends the whole list with one entry added, changed, moved or left out, based on the scene's
+revision the list (or the choice's dialog) was shown at (ui/drafts.py): when someone else changed
+the choices meanwhile, the conflict view asks before anything is replaced.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from nicegui import ui
 
@@ -15,9 +19,9 @@ from romergo import urls
 from romergo.story import ChoiceSpec
 from romergo.story.ordering import Direction
 from romergo.story.views import ChoiceView, Outline, SceneView
-from ui.actions import act
 from ui.components.buttons import icon_button
 from ui.context import PageContext
+from ui.drafts import Opened, Target, save_draft
 
 
 @dataclass
@@ -124,11 +128,27 @@ class ChoicesEditor:
             for c in self.view.choices
         ]
 
-    async def _set(self, specs: list[ChoiceSpec]) -> bool:
-        done = await act(
-            self.ctx, lambda: self.services.scenes.set_choices(self.ctx.actor, self.view.scene.id, specs)
-        )
-        return done.ok
+    def _opened(self) -> Opened:
+        """The choices as shown now, with the scene's revision: what a change here is based on."""
+        return Opened(self.view.revisions.get(self.view.scene.id, 0), {"choices": self._specs()})
+
+    async def _set(self, specs: list[ChoiceSpec], opened: Opened | None = None) -> bool:
+        based = opened or self._opened()
+        scene_id = self.view.scene.id
+
+        async def write(changes: Mapping[str, Any], revision: int) -> object:
+            return await self.services.scenes.set_choices(
+                self.ctx.actor, scene_id, changes["choices"], expected_revision=revision
+            )
+
+        target = Target(self.view.project.id, self.host, self._value_words)
+        return await save_draft(self.ctx, target, based, based.changes({"choices": specs}), write) is None
+
+    def _value_words(self, name: str, value: Any) -> str | None:
+        if name != "choices" or not isinstance(value, list):
+            return None
+        titles = _targets(self.outline)
+        return "; ".join(_choice_words(choice, titles) for choice in value) or "no choices"
 
     async def add(self) -> None:
         if not self.new.target:
@@ -152,7 +172,8 @@ class ChoicesEditor:
             await self._set(specs)
 
     async def edit(self, index: int) -> None:
-        specs = self._specs()
+        opened = self._opened()
+        specs = list(opened.values["choices"])
         if not 0 <= index < len(specs):
             return
         with self.host, ui.dialog() as dialog, ui.card().classes("w-[28rem] max-w-full gap-3"):
@@ -185,14 +206,12 @@ class ChoicesEditor:
             ui.link("The story's variables", urls.variables(self.view.project.id)).classes("text-caption")
 
             async def save() -> None:
-                current = self._specs()  # as they are now, should another tab have changed them
-                if index >= len(current):
-                    dialog.submit(False)
-                    return
-                current[index] = ChoiceSpec(
+                # Based on the list this dialog opened on: a change made since merges or asks.
+                edited = list(specs)
+                edited[index] = ChoiceSpec(
                     label.value or "", target.value, condition.value or None, effects.value or None
                 )
-                if await self._set(current):
+                if await self._set(edited, opened):
                     dialog.submit(True)
 
             label.on("keydown.enter", save)
@@ -219,3 +238,12 @@ def _targets(outline: Outline) -> dict[str, str]:
         for entry in outline.chapters
         for scene in entry.scenes
     }
+
+
+def _choice_words(choice: Any, titles: dict[str, str]) -> str:
+    """A choice as the conflict view lists it: its label and where it leads."""
+    if isinstance(choice, ChoiceSpec):
+        label, target = choice.label, choice.target_scene_id
+    else:  # as the scene's snapshot holds it: [label, target, condition, effects]
+        label, target = choice[0], choice[1]
+    return f"{label} → {titles.get(target or '', 'nowhere')}"

@@ -5,22 +5,31 @@ being edited live outside the redraw, so typing survives a change made in anothe
 Alt+↑ / Alt+↓ on a line moves it, Ctrl+Enter saves a draft, Escape cancels an edit.
 
 Each line's text carries `data-line-id`, which the selection tracker (ui/selection.py) looks for.
+
+A line's draft remembers the line's revision when it opened (ui/drafts.py): its save sends only the
+fields the author changed, merged with what changed since, and a line someone else changes while
+its draft is open says so in the draft at once, with who did it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
-from nicegui import ui
+from nicegui import background_tasks, ui
 from nicegui.events import ValueChangeEventArguments
 
 from romergo.entities import Character
+from romergo.story import UNCHANGED
 from romergo.story.ordering import Direction, list_step
 from romergo.story.views import LineView, SceneView
 from ui.actions import act
 from ui.components.buttons import icon_button
+from ui.components.conflict_view import who_changed
 from ui.components.focus import focus_soon
 from ui.context import PageContext
+from ui.drafts import Opened, Target, save_draft
 from ui.place import Selection
 
 NARRATION = ""
@@ -34,6 +43,24 @@ class Draft:
     text: str
     speaker: str
     condition: str = ""
+    opened: Opened = field(default_factory=lambda: Opened(0))
+    """The line's revision and values when the draft opened: what its save is based on."""
+    changed_by: str | None = None
+    """Who changed the line since the draft opened (None: nobody yet)."""
+    seen_revision: int = 0
+    """The newest revision of the line this draft knows of."""
+
+    @classmethod
+    def of(cls, line_view: LineView, revision: int) -> Draft:
+        line = line_view.line
+        draft = cls(line.text, line.character_id or NARRATION, line.condition or "")
+        draft.opened = Opened(revision, draft.values())
+        draft.seen_revision = revision
+        return draft
+
+    def values(self) -> dict[str, Any]:
+        """The draft in the line's own terms (a narrated line's speaker is NARRATION)."""
+        return {"text": self.text, "character_id": self.speaker, "condition": self.condition}
 
     def set_condition(self, event: ValueChangeEventArguments[str | None]) -> None:
         self.condition = event.value or ""
@@ -46,8 +73,9 @@ class Draft:
 
 
 class LinesEditor:
-    def __init__(self, ctx: PageContext, view: SceneView) -> None:
+    def __init__(self, ctx: PageContext, host: ui.element, view: SceneView) -> None:
         self.ctx = ctx
+        self.host = host
         self.services = ctx.services
         self.view = view
         self.drafts: dict[str, Draft] = {}
@@ -73,6 +101,11 @@ class LinesEditor:
         if changed or self.focus:
             self.drafts = {k: v for k, v in self.drafts.items() if any(lv.line.id == k for lv in view.lines)}
             self._list.refresh()
+        for line_id, draft in self.drafts.items():
+            revision = view.revisions.get(line_id, 0)
+            if revision != draft.seen_revision:
+                draft.seen_revision = revision
+                background_tasks.create(self._note_change(line_id, draft), name="draft changed")
 
     # ---- drawing -------------------------------------------------------------------------------
 
@@ -134,6 +167,10 @@ class LinesEditor:
         draft = self.drafts[line_id]
         draft.speaker = self._known(draft.speaker)
         with ui.column().classes("w-full gap-2 p-2 rounded bg-blue-1").props(f'data-testid="line-{number}"'):
+            if draft.changed_by is not None:
+                ui.label(
+                    f"Changed since you opened it, by {draft.changed_by}. Save merges what you changed."
+                ).props('role="status" data-testid="draft-changed"').classes("text-caption text-orange-10")
             ui.select(
                 _speakers(self.view.characters),
                 label="Speaker",
@@ -187,8 +224,8 @@ class LinesEditor:
         """Open the line's draft; a second request for a line already open keeps what was typed."""
         if line_view.line.id in self.drafts:
             return
-        line = line_view.line
-        self.drafts[line.id] = Draft(line.text, line.character_id or NARRATION, line.condition or "")
+        line_id = line_view.line.id
+        self.drafts[line_id] = Draft.of(line_view, self.view.revisions.get(line_id, 0))
         self._list.refresh()
 
     def cancel(self, line_id: str) -> None:
@@ -199,15 +236,47 @@ class LinesEditor:
         draft = self.drafts.get(line_id)
         if draft is None:
             return
-        done = await act(
-            self.ctx,
-            lambda: self.services.lines.update_line(
-                self.ctx.actor, line_id, draft.text, draft.speaker or None, condition=draft.condition
-            ),
-        )
-        if done.ok:
+
+        async def write(changes: Mapping[str, Any], revision: int) -> object:
+            speaker = changes.get("character_id", UNCHANGED)
+            return await self.services.lines.update_line(
+                self.ctx.actor,
+                line_id,
+                changes.get("text"),
+                speaker or None if isinstance(speaker, str) else speaker,
+                condition=changes.get("condition"),
+                expected_revision=revision,
+            )
+
+        target = Target(self.view.project.id, self.host, self._shown)
+        if (
+            await save_draft(self.ctx, target, draft.opened, draft.opened.changes(draft.values()), write)
+            is None
+        ):
             self.drafts.pop(line_id, None)
             self._list.refresh()
+
+    async def _note_change(self, line_id: str, draft: Draft) -> None:
+        """Say in the open draft who changed its line, as soon as the change arrives."""
+        change = await self.services.history.last_change(
+            self.ctx.actor, self.view.project.id, "dialogue_line", line_id
+        )
+        if (
+            self.drafts.get(line_id) is draft
+            and change is not None
+            and change.revision > draft.opened.revision
+        ):
+            draft.changed_by = who_changed(self.ctx, change)
+            self._list.refresh()
+
+    def _shown(self, name: str, value: Any) -> str | None:
+        if name != "character_id":
+            return None
+        if not value:
+            return "Narration"
+        return next(
+            (c.name for c in self.view.characters if c.id == value), "a character no longer in the story"
+        )
 
     async def move(self, line_id: str, direction: Direction) -> None:
         ids = [lv.line.id for lv in self.view.lines]

@@ -1,8 +1,14 @@
-"""`/projects/{id}/chapters/{id}`: a chapter's title, its music and background, and its scenes."""
+"""`/projects/{id}/chapters/{id}`: a chapter's title, its music and background, and its scenes.
+
+A rename or a new background or music is saved on the chapter's revision as the page showed it
+(ui/drafts.py): a change made meanwhile merges, or the conflict view asks.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from nicegui import ui
 
@@ -14,6 +20,7 @@ from ui.components.buttons import icon_button
 from ui.components.dialogs import ADD_SCENE, RENAME_CHAPTER, ask_for_change, confirm_chapter_deletion
 from ui.components.media_slot import SlotKind, media_slots
 from ui.context import PageContext
+from ui.drafts import Opened, Target, ask_for_based_change, save_draft
 from ui.frame import SectionPage
 
 
@@ -60,7 +67,7 @@ class _ChapterPage(SectionPage[Loaded]):
         chapter = loaded.entry.chapter
         with ui.row().classes("w-full items-center gap-2"):
             ui.label(chapter.title).classes("text-h5").props('data-testid="chapter-title"')
-            icon_button("edit", "Rename the chapter", lambda: self.rename(chapter.title))
+            icon_button("edit", "Rename the chapter", self.rename)
             ui.space()
             icon_button("delete", "Delete the chapter", lambda: self.delete(loaded.entry))
         media_slots(self.ctx, self.project_id, loaded.assets, chapter, self.set_media)
@@ -86,27 +93,41 @@ class _ChapterPage(SectionPage[Loaded]):
     # ---- changes -------------------------------------------------------------------------------
 
     async def set_media(self, kind: SlotKind, asset_id: str | None) -> None:
-        if kind == "background":
-            await act(
-                self.ctx,
-                lambda: self.services.chapters.set_chapter_background(
-                    self.ctx.actor, self.chapter_id, asset_id
-                ),
-            )
-        else:
-            await act(
-                self.ctx,
-                lambda: self.services.chapters.set_chapter_music(self.ctx.actor, self.chapter_id, asset_id),
+        if self.current is None:
+            return
+        name = f"{kind}_asset_id"
+        opened = self._opened(**{name: getattr(self.current.entry.chapter, name)})
+        chapters = self.services.chapters
+        setting = chapters.set_chapter_background if kind == "background" else chapters.set_chapter_music
+
+        async def write(changes: Mapping[str, Any], revision: int) -> object:
+            return await setting(self.ctx.actor, self.chapter_id, changes[name], expected_revision=revision)
+
+        await save_draft(self.ctx, self._target(), opened, opened.changes({name: asset_id}), write)
+
+    async def rename(self) -> None:
+        if self.current is None:
+            return
+
+        async def write(changes: Mapping[str, Any], revision: int) -> object:
+            return await self.services.chapters.update_chapter(
+                self.ctx.actor, self.chapter_id, changes["title"], expected_revision=revision
             )
 
-    async def rename(self, title: str) -> None:
-        await ask_for_change(
-            self.ctx,
-            self.host,
-            RENAME_CHAPTER,
-            lambda text: self.services.chapters.update_chapter(self.ctx.actor, self.chapter_id, text),
-            value=title,
-        )
+        opened = self._opened(title=self.current.entry.chapter.title)
+        await ask_for_based_change(self.ctx, self._target(), RENAME_CHAPTER, "title", opened, write)
+
+    def _opened(self, **values: Any) -> Opened:
+        revision = self.current.outline.revisions.get(self.chapter_id, 0) if self.current else 0
+        return Opened(revision, values)
+
+    def _target(self) -> Target:
+        return Target(self.project_id, self.host, self._value_words)
+
+    def _value_words(self, name: str, value: Any) -> str | None:
+        if name.endswith("_asset_id") and self.current is not None:
+            return next((a.name for a in self.current.assets if a.id == value), None)
+        return None
 
     async def add_scene(self) -> None:
         await ask_for_change(

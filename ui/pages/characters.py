@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from nicegui import ui
 
@@ -13,6 +15,7 @@ from ui.actions import act
 from ui.components.buttons import icon_button
 from ui.components.dialogs import FormDialog, confirm
 from ui.context import PageContext
+from ui.drafts import Opened, Target, save_draft
 from ui.frame import SectionPage
 
 
@@ -79,20 +82,28 @@ class _CharactersPage(SectionPage[Outline]):
     # ---- changes -------------------------------------------------------------------------------
 
     async def edit(self, character: Character) -> None:
+        """Saved on the character's revision when the form opened (ui/drafts.py)."""
+        revision = self.current.revisions.get(character.id, 0) if self.current else 0
+        opened = Opened(revision, {"name": character.name, "color": character.color})
         form = FormDialog(self.host, f"Edit {character.name}")
         with form.card:
             name = ui.input("Name", value=character.name).props("outlined autofocus").classes("w-full")
             form.enter_saves(name)
             color = ui.color_input("Colour", value=character.color).props("outlined").classes("w-full")
 
-        async def save() -> bool:
-            done = await act(
-                self.ctx,
-                lambda: self.services.characters.update_character(
-                    self.ctx.actor, character.id, name.value or "", color.value or None
-                ),
+        async def write(changes: Mapping[str, Any], revision: int) -> object:
+            return await self.services.characters.update_character(
+                self.ctx.actor,
+                character.id,
+                changes.get("name"),
+                changes.get("color"),
+                expected_revision=revision,
             )
-            return done.ok
+
+        async def save() -> bool:
+            typed = {"name": name.value or "", "color": color.value or character.color}
+            target = Target(self.project_id, self.host)
+            return await save_draft(self.ctx, target, opened, opened.changes(typed), write) is None
 
         await form.run(save)
 

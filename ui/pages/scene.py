@@ -3,11 +3,15 @@
 Title and start / ending marks, background and music (the chapter's unless the scene has its own),
 dialogue lines and choices. Each part redraws on its own when the project changes, so a draft
 being typed in one part survives a change made elsewhere (or in another tab, or by an agent).
+Every change is saved on the scene's revision as this page last showed it (ui/drafts.py): a
+change made meanwhile merges, or the conflict view asks.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from nicegui import ui
 
@@ -17,10 +21,11 @@ from romergo.story.views import Outline, SceneView
 from ui.actions import act
 from ui.components.buttons import icon_button
 from ui.components.choices_editor import ChoicesEditor
-from ui.components.dialogs import ENTRY_EFFECTS, RENAME_SCENE, ask_for_change, confirm_scene_deletion
+from ui.components.dialogs import ENTRY_EFFECTS, RENAME_SCENE, confirm_scene_deletion
 from ui.components.lines_editor import LinesEditor
 from ui.components.media_slot import SlotKind, media_slots
 from ui.context import PageContext
+from ui.drafts import Opened, Target, ask_for_based_change, save_draft
 from ui.frame import ProjectPage
 from ui.live import Section
 
@@ -87,7 +92,7 @@ class _SceneEditor(ProjectPage[Loaded]):
         media.show(loaded)
         entry = Section(self.entry_effects, key=lambda shown: shown.view.scene.entry_effects)
         entry.show(loaded)
-        lines = LinesEditor(self.ctx, loaded.view)
+        lines = LinesEditor(self.ctx, self.host, loaded.view)
         choices = ChoicesEditor(self.ctx, self.host, loaded.view, loaded.outline)
         self.parts = _Parts(crumbs, title, start, ending, media, entry, lines, choices)
         self.parts.show(loaded)
@@ -119,45 +124,79 @@ class _SceneEditor(ProjectPage[Loaded]):
     # ---- changes -------------------------------------------------------------------------------
 
     async def edit_entry_effects(self) -> None:
-        await ask_for_change(
+        if self.current is None:
+            return
+        await ask_for_based_change(
             self.ctx,
-            self.host,
+            self._target(),
             ENTRY_EFFECTS,
-            lambda text: self.services.scenes.update_scene(self.ctx.actor, self.scene_id, entry_effects=text),
-            value=(self.current.view.scene.entry_effects or "") if self.current else "",
+            "entry_effects",
+            self._opened(entry_effects=self.current.view.scene.entry_effects or ""),
+            self._update,
         )
 
     async def rename(self) -> None:
-        await ask_for_change(
+        if self.current is None:
+            return
+        await ask_for_based_change(
             self.ctx,
-            self.host,
+            self._target(),
             RENAME_SCENE,
-            lambda text: self.services.scenes.update_scene(self.ctx.actor, self.scene_id, title=text),
-            value=self.current.view.scene.title if self.current else "",
+            "title",
+            self._opened(title=self.current.view.scene.title),
+            self._update,
         )
 
     async def set_media(self, kind: SlotKind, asset_id: str | None) -> None:
-        if kind == "background":
-            await act(
-                self.ctx,
-                lambda: self.services.scenes.set_scene_background(self.ctx.actor, self.scene_id, asset_id),
-            )
-        else:
-            await act(
-                self.ctx,
-                lambda: self.services.scenes.set_scene_music(self.ctx.actor, self.scene_id, asset_id),
-            )
+        if self.current is None:
+            return
+        name = f"{kind}_asset_id"
+        scene = self.current.view.scene
+        opened = self._opened(**{name: getattr(scene, name)})
+        setting = (
+            self.services.scenes.set_scene_background
+            if kind == "background"
+            else self.services.scenes.set_scene_music
+        )
+
+        async def write(changes: Mapping[str, Any], revision: int) -> object:
+            return await setting(self.ctx.actor, self.scene_id, changes[name], expected_revision=revision)
+
+        await save_draft(self.ctx, self._target(), opened, opened.changes({name: asset_id}), write)
 
     async def mark(self, *, is_start: bool | None = None, is_ending: bool | None = None) -> None:
         scene = self.current.view.scene if self.current else None
         if scene is None or (is_start, is_ending) in ((scene.is_start, None), (None, scene.is_ending)):
             return  # the switch was only brought up to date with the stored scene
-        await act(
-            self.ctx,
-            lambda: self.services.scenes.update_scene(
-                self.ctx.actor, self.scene_id, is_start=is_start, is_ending=is_ending
-            ),
+        opened = self._opened(is_start=scene.is_start, is_ending=scene.is_ending)
+        wanted = {
+            name: flag
+            for name, flag in (("is_start", is_start), ("is_ending", is_ending))
+            if flag is not None
+        }
+        await save_draft(self.ctx, self._target(), opened, opened.changes(wanted), self._update)
+        if self.parts is not None and self.current is not None:
+            self.parts.show(self.current)  # a switch whose change was not written shows the scene again
+
+    def _opened(self, **values: Any) -> Opened:
+        """The scene's revision as this page shows it, with the values a form opened on."""
+        revision = self.current.view.revisions.get(self.scene_id, 0) if self.current else 0
+        return Opened(revision, values)
+
+    def _target(self) -> Target:
+        return Target(self.project_id, self.host, self._value_words)
+
+    async def _update(self, changes: Mapping[str, Any], revision: int) -> object:
+        return await self.services.scenes.update_scene(
+            self.ctx.actor, self.scene_id, **changes, expected_revision=revision
         )
+
+    def _value_words(self, name: str, value: Any) -> str | None:
+        if name.endswith("_asset_id") and self.current is not None:
+            return next(
+                (a.name for a in self.current.assets if a.id == value), None if value else "the chapter's"
+            )
+        return None
 
     async def delete(self) -> None:
         title = self.current.view.scene.title if self.current else "this scene"

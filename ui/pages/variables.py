@@ -5,7 +5,9 @@ refused, naming where, while anything still uses it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from nicegui import ui
 
@@ -17,6 +19,7 @@ from ui.components.buttons import icon_button
 from ui.components.dialogs import FormDialog, confirm
 from ui.components.numbers import NUMBER_IN_RANGE
 from ui.context import PageContext
+from ui.drafts import Opened, Target, save_draft
 from ui.frame import Listing, ListingPage
 
 TYPES = {"flag": "Flag (true or false)", "number": "Number", "text": "Text"}
@@ -105,6 +108,14 @@ class _VariablesPage(ListingPage[StoryVariable]):
             self.name_field.value, self.description_field.value = "", ""
 
     async def edit(self, variable: StoryVariable) -> None:
+        """Saved on the variable's revision when the form opened (ui/drafts.py). The list is read
+        without revisions, so the form reads its variable's as it opens: the row it opens from is
+        redrawn within moments of any change, so the two agree."""
+        last = await self.services.history.last_change(
+            self.ctx.actor, self.project_id, "variable", variable.id
+        )
+        values = {"name": variable.name, "initial": variable.initial, "description": variable.description}
+        opened = Opened(last.revision if last else 0, values)
         form = FormDialog(self.host, f"Edit {variable.name}")
         with form.card:
             name = ui.input("Name", value=variable.name).props("outlined autofocus").classes("w-full")
@@ -117,15 +128,23 @@ class _VariablesPage(ListingPage[StoryVariable]):
                 "text-caption text-grey-7"
             )
 
-        async def save() -> bool:
-            initial = _initial_value(variable.type, start.value)
-            done = await act(
-                self.ctx,
-                lambda: self.services.variables.update_variable(
-                    self.ctx.actor, variable.id, name.value or "", initial, description.value or ""
-                ),
+        async def write(changes: Mapping[str, Any], revision: int) -> object:
+            return await self.services.variables.update_variable(
+                self.ctx.actor,
+                variable.id,
+                changes.get("name"),
+                changes.get("initial", UNSET),
+                changes.get("description"),
+                expected_revision=revision,
             )
-            return done.ok
+
+        async def save() -> bool:
+            typed = {"name": name.value or "", "description": description.value or ""}
+            initial = _initial_value(variable.type, start.value)
+            if initial is not UNSET:
+                typed["initial"] = initial
+            target = Target(self.project_id, self.host)
+            return await save_draft(self.ctx, target, opened, opened.changes(typed), write) is None
 
         await form.run(save)
 

@@ -1,0 +1,185 @@
+"""Two hands on one line: the author's open draft and their agent never overwrite each other
+silently. Fields changed by one side merge; the same field changed on both is the conflict view's
+choice; an open draft says at once when its line changed, and by whom."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from playwright.async_api import Locator, Page, expect
+
+from tests.browser.conftest import Author, OpenPage
+from tests.support.agents import Agent, agent, data
+from tests.support.oauth import personal_token
+
+SCENE = "The Beacon"
+LINE_1 = "You strike a match. Through the cracked lens the beam still reaches the sea."
+MINE = "You strike a match. The beam crawls out over the black water."
+THEIRS = "You strike the last match. Through the cracked lens the beam still reaches the sea."
+
+
+@pytest.fixture
+def author(own_author: Author) -> Author:
+    """The agent changes the story: each test gets a demo of its own."""
+    return own_author
+
+
+@asynccontextmanager
+async def scribe_of(author: Author) -> AsyncIterator[Agent]:
+    """The author's own agent, over MCP with a personal token."""
+    token = personal_token(author.server, author.username, "--name", "Scribe")
+    async with agent(author.server.base_url, token) as me:
+        yield me
+
+
+async def scene_of(author: Author, me: Agent) -> dict[str, Any]:
+    scene_id = author.scenes[SCENE].rsplit("/", 1)[1]
+    scene: dict[str, Any] = data(await me.call("romergo_get_scene", scene_id=scene_id))
+    return scene
+
+
+async def draft_of_line_1(page: Page, text: str, *, shown: str = LINE_1) -> Locator:
+    """Open line 1 (showing `shown`) for editing and type `text` into its draft."""
+    await expect(page.get_by_test_id("line-text").first).to_have_text(shown)
+    await page.get_by_role("button", name="Edit line 1").click()
+    editing = page.get_by_test_id("line-1")
+    await editing.get_by_label("Line text").fill(text)
+    return editing
+
+
+async def test_the_agent_changes_the_speaker_the_author_the_text_and_both_are_kept(
+    author: Author, open_page: OpenPage
+):
+    async with scribe_of(author) as scribe:
+        page = await open_page(author, author.scenes[SCENE])
+        editing = await draft_of_line_1(page, MINE)
+        scene = await scene_of(author, scribe)
+        outline = data(await scribe.call("romergo_get_project_outline", project_id=author.demo_id))
+        mara = next(c["id"] for c in outline["characters"] if c["name"] == "Mara")
+
+        await scribe.call("romergo_update_dialogue_line", line_id=scene["lines"][0]["id"], character_id=mara)
+
+        # The open draft says so at once, and keeps what the author typed.
+        await expect(editing.get_by_test_id("draft-changed")).to_contain_text(
+            "Changed since you opened it, by your agent “Scribe”"
+        )
+        await expect(editing.get_by_label("Line text")).to_have_value(MINE)
+        await editing.get_by_role("button", name="Save").click()
+        await expect(page.get_by_test_id("line-text").first).to_have_text(MINE)
+        await expect(page.get_by_test_id("line-1")).to_contain_text("Mara")
+        await expect(page.get_by_role("dialog")).to_have_count(0)
+        line = (await scene_of(author, scribe))["lines"][0]
+        assert (line["text"], line["character_id"]) == (MINE, mara)
+
+
+async def test_the_same_text_changed_on_both_sides_asks_and_keep_mine_keeps_it(
+    author: Author, open_page: OpenPage
+):
+    async with scribe_of(author) as scribe:
+        page = await open_page(author, author.scenes[SCENE])
+        editing = await draft_of_line_1(page, MINE)
+        line_id = (await scene_of(author, scribe))["lines"][0]["id"]
+        await scribe.call("romergo_update_dialogue_line", line_id=line_id, text=THEIRS)
+        await expect(editing.get_by_test_id("draft-changed")).to_be_visible()
+
+        await editing.get_by_role("button", name="Save").click()
+
+        view = page.get_by_role("dialog")
+        await expect(view.get_by_role("heading", name="Changed since you opened it")).to_be_visible()
+        await expect(view.get_by_test_id("conflict-who")).to_have_text(
+            re.compile(r"Changed by your agent “Scribe”, \d+ s ago\. Nothing is saved until you pick\.")
+        )
+        theirs, yours = view.get_by_test_id("conflict-theirs"), view.get_by_test_id("conflict-yours")
+        await expect(theirs.locator("ins")).to_have_text(["the last "])  # their words, as a word diff
+        await expect(yours.locator("ins")).to_have_text(["The beam crawls out over", "black", "water"])
+        # Nothing is written until the author picks.
+        assert (await scene_of(author, scribe))["lines"][0]["text"] == THEIRS
+
+        await view.get_by_role("button", name="Keep mine").click()
+        await expect(page.get_by_test_id("line-text").first).to_have_text(MINE)
+        assert (await scene_of(author, scribe))["lines"][0]["text"] == MINE
+
+
+async def test_take_theirs_leaves_the_agents_text_and_a_merged_text_is_saved_as_typed(
+    author: Author, open_page: OpenPage
+):
+    async with scribe_of(author) as scribe:
+        page = await open_page(author, author.scenes[SCENE])
+        editing = await draft_of_line_1(page, MINE)
+        line_id = (await scene_of(author, scribe))["lines"][0]["id"]
+        await scribe.call("romergo_update_dialogue_line", line_id=line_id, text=THEIRS)
+        await expect(editing.get_by_test_id("draft-changed")).to_be_visible()
+        await editing.get_by_role("button", name="Save").click()
+        view = page.get_by_role("dialog")
+        await view.get_by_role("button", name="Take theirs").click()
+        await expect(page.get_by_test_id("line-text").first).to_have_text(THEIRS)
+        await expect(page.get_by_test_id("line-1").get_by_label("Line text")).to_have_count(0)
+        assert (await scene_of(author, scribe))["lines"][0]["text"] == THEIRS
+
+        # Again, now merging both by hand.
+        merged = "You strike the last match. The beam crawls out over the black water."
+        editing = await draft_of_line_1(page, MINE, shown=THEIRS)
+        await scribe.call("romergo_update_dialogue_line", line_id=line_id, text=LINE_1)
+        await expect(editing.get_by_test_id("draft-changed")).to_be_visible()
+        await editing.get_by_role("button", name="Save").click()
+        await view.get_by_label("Merged text").fill(merged)
+        await view.get_by_role("button", name="Save merged text").click()
+        await expect(page.get_by_test_id("line-text").first).to_have_text(merged)
+        assert (await scene_of(author, scribe))["lines"][0]["text"] == merged
+
+
+async def test_back_to_my_draft_writes_nothing_and_keeps_the_draft(author: Author, open_page: OpenPage):
+    async with scribe_of(author) as scribe:
+        page = await open_page(author, author.scenes[SCENE])
+        editing = await draft_of_line_1(page, MINE)
+        line_id = (await scene_of(author, scribe))["lines"][0]["id"]
+        await scribe.call("romergo_update_dialogue_line", line_id=line_id, text=THEIRS)
+        await expect(editing.get_by_test_id("draft-changed")).to_be_visible()
+        await editing.get_by_role("button", name="Save").click()
+        await page.get_by_role("dialog").get_by_role("button", name="Back to my draft").click()
+        await expect(page.get_by_role("dialog")).to_have_count(0)
+        await expect(editing.get_by_label("Line text")).to_have_value(MINE)
+        assert (await scene_of(author, scribe))["lines"][0]["text"] == THEIRS
+
+
+async def test_a_change_from_another_tab_is_named_as_yours(author: Author, open_page: OpenPage):
+    first = await open_page(author, author.scenes[SCENE])
+    second = await open_page(author, author.scenes[SCENE])
+    editing = await draft_of_line_1(first, MINE)
+    other = await draft_of_line_1(second, THEIRS)
+    await other.get_by_role("button", name="Save").click()
+    await expect(second.get_by_test_id("line-text").first).to_have_text(THEIRS)
+
+    await expect(editing.get_by_test_id("draft-changed")).to_contain_text("by you, in another tab")
+    await editing.get_by_role("button", name="Save").click()
+    view = first.get_by_role("dialog")
+    await expect(view.get_by_test_id("conflict-who")).to_contain_text("Changed by you, in another tab, ")
+    await view.get_by_role("button", name="Keep mine").click()
+    await expect(second.get_by_test_id("line-text").first).to_have_text(MINE)
+
+
+async def test_a_rename_dialog_opened_before_the_agent_renamed_the_scene_asks_and_take_theirs_keeps_it(
+    author: Author, open_page: OpenPage
+):
+    async with scribe_of(author) as scribe:
+        page = await open_page(author, author.scenes[SCENE])
+        await expect(page.get_by_test_id("scene-title")).to_have_text(SCENE)
+        await page.get_by_role("button", name="Rename the scene").click()
+        await page.get_by_role("dialog").get_by_role("textbox").fill("The Lit Beacon")
+        scene_id = author.scenes[SCENE].rsplit("/", 1)[1]
+        await scribe.call("romergo_update_scene", scene_id=scene_id, title="The Signal")
+        await expect(page.get_by_test_id("scene-title")).to_have_text("The Signal")
+
+        await page.get_by_role("dialog").get_by_role("button", name="Save").click()
+        view = page.get_by_role("dialog").filter(
+            has=page.get_by_role("heading", name="Changed since you opened it")
+        )
+        await expect(view.get_by_test_id("conflict-who")).to_contain_text("Changed by your agent “Scribe”")
+        await view.get_by_role("button", name="Take theirs").click()
+        await expect(page.get_by_role("dialog")).to_have_count(0)
+        await expect(page.get_by_test_id("scene-title")).to_have_text("The Signal")
+        assert (await scene_of(author, scribe))["scene"]["title"] == "The Signal"
