@@ -9,7 +9,8 @@ read, they are written as given. Otherwise the base is the entity as it was at t
 - only the writer changed it (theirs == base), or both made the same change: mine is written;
 - both changed it differently: an `EditConflict` (base / mine / theirs per field, who made the
   other change and when) and nothing is written: the call fails with `conflict`.
-A scene's choices are one field here: a list changed on both sides is a conflict, not a merge.
+A field may bring its own merge: a scene's choices merge choice by choice, by their ids
+(`romergo.story.choice_lists`).
 
 Without a revision (`expected=None`) the write goes through as before. `attempt` turns the refusal
 into a value, for a form that shows the conflict in place of its save.
@@ -40,6 +41,12 @@ class FieldConflict:
     base: Any
     mine: Any
     theirs: Any
+
+
+Merge = Callable[
+    [Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]], tuple[dict[str, Any], list[FieldConflict]]
+]
+"""(base, theirs, mine) -> what to write, and where both sides differ."""
 
 
 @dataclass(frozen=True)
@@ -89,9 +96,11 @@ async def based_on(
     expected: int | None,
     *,
     shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    merge: Merge | None = None,
 ) -> dict[str, Any]:
     """The fields of `mine` to write (see the module's docstring), or `EditConflictError`.
-    `shape` puts a stored snapshot in the terms `current` and `mine` use."""
+    `shape` puts a stored snapshot in the terms `current` and `mine` use; `merge` replaces the
+    field-by-field merge (`merge_fields`)."""
     if expected is None:
         return dict(mine)
     if isinstance(expected, bool) or not isinstance(expected, int) or expected < 0:
@@ -109,7 +118,7 @@ async def based_on(
     base = await _base(tx, entity_type, entity_id, expected)
     if shape is not None:
         base = shape(base)
-    write, conflicts = merge_fields(base, current, mine)
+    write, conflicts = (merge or merge_fields)(base, current, mine)
     if conflicts:
         assert newest is not None
         changed_by = ChangedBy(

@@ -52,6 +52,10 @@ async def made(who: Agent, tool: str) -> Case:
     return case
 
 
+async def data_of(who: Agent, tool: str, **arguments: Any) -> Any:
+    return data(await who.call(tool, **arguments))
+
+
 async def write(who: Agent, change: Write, expected_revision: int | None = None) -> Any:
     extra = {} if expected_revision is None else {"expected_revision": expected_revision}
     return data(await who.call(change.tool, **change.args, **extra))
@@ -104,6 +108,20 @@ async def test_the_same_field_changed_by_both_is_a_conflict_that_writes_nothing(
     assert f"it is now at revision {now}" in refused.text
     assert case.shown in refused.text
     assert "Nothing was written" in refused.text
+
+
+async def test_a_choice_added_by_one_agent_and_another_edited_by_the_other_are_both_kept(server, tokens):
+    async with two_agents(server, tokens) as (mine, theirs):
+        case = await made(mine, "romergo_set_choices")
+        scene_id = case.entity[1]
+        [read] = (await data_of(theirs, "romergo_get_scene", scene_id=scene_id))["choices"]
+        kept = {"id": read["id"], "label": read["label"], "target_scene_id": read["target_scene_id"]}
+        added = {"label": "Swim for it", "target_scene_id": None}
+        await data_of(theirs, "romergo_set_choices", scene_id=scene_id, choices=[kept, added])
+        written = await write(mine, case.mine, case.revision)
+        listed = [(c["id"], c["label"]) for c in written["choices"]]
+        assert listed[0] == (read["id"], "Board the ship") and listed[1][1] == "Swim for it"
+        assert len(listed) == 2
 
 
 @updates

@@ -134,8 +134,10 @@ async def scene_choices(who: Agent, place: Place) -> Case:
         choices=[{"label": "Wait", "target_scene_id": ship["id"]}],
     )
 
+    [choice] = listed["choices"]
+
     def labelled(label: str) -> list[dict[str, Any]]:
-        return [{"label": label, "target_scene_id": ship["id"]}]
+        return [{"id": choice["id"], "label": label, "target_scene_id": ship["id"]}]
 
     async def read(reader: Agent) -> tuple[Any, Any]:
         now = await scene_of(reader, scene["id"])
@@ -150,7 +152,7 @@ async def scene_choices(who: Agent, place: Place) -> Case:
         Write("romergo_update_scene", {"scene_id": scene["id"], "title": "Quay at dusk"}),
         read,
         (["Board the ship"], ["Stay ashore"], "Quay", "Quay at dusk"),
-        'choices is now [["Stay ashore"',
+        f'choices[{choice["id"]}].label is now "Stay ashore"',
     )
 
 
