@@ -7,7 +7,16 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from mcp_tools.declare import Call, Toolbox
-from mcp_tools.tools.common import REPLACES, ChoiceEntity, CommandId, ExpectedRevision, Revision, SceneId
+from mcp_tools.tools.common import (
+    REPLACES,
+    ChoiceEntity,
+    CommandId,
+    ExpectedRevision,
+    Replacing,
+    Revision,
+    SceneId,
+    replaced_newer_change,
+)
 from romergo.story import ChoiceSpec
 from romergo.story.revisions import collect_written
 from romergo.story.scenes import MAX_CHOICES
@@ -33,7 +42,7 @@ class ChoiceInput(BaseModel):
     )
 
 
-class SceneChoices(BaseModel):
+class SceneChoices(Replacing):
     entity_type: Literal["scene"] = "scene"
     id: str
     choices: list[ChoiceEntity]
@@ -76,5 +85,8 @@ async def romergo_set_choices(
         project_id = await call.services.reads.project_of(call.actor, "scene", scene_id)
         number = (await call.services.reads.revisions(call.actor, project_id, ("scene",))).get(scene_id, 0)
     return SceneChoices(
-        id=scene_id, choices=[ChoiceEntity.model_validate(row) for row in rows], revision=number
+        id=scene_id,
+        choices=[ChoiceEntity.model_validate(row) for row in rows],
+        revision=number,
+        replaced_newer_change=replaced_newer_change("scene", scene_id),
     )

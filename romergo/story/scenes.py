@@ -194,18 +194,17 @@ class SceneService:
                 if choice.target_scene_id is not None:
                     await tx.scene(choice.target_scene_id)
             old = await tx.choices_of(scene.id)
-            if expected_revision is not None:
-                merged = await based_on(
-                    tx,
-                    "scene",
-                    scene.id,
-                    {"choices": as_field([WantedChoice.of(row) for row in old])},
-                    {"choices": as_field(wanted)},
-                    expected_revision,
-                    shape=lambda snapshot: {"choices": snapshot.get("choices", [])},
-                    merge=merge_choice_field,
-                )
-                wanted = from_field(merged["choices"])
+            merged = await based_on(
+                tx,
+                "scene",
+                scene.id,
+                {"choices": as_field([WantedChoice.of(row) for row in old])},
+                {"choices": as_field(wanted)},
+                expected_revision,
+                shape=lambda snapshot: {"choices": snapshot.get("choices", [])},
+                merge=merge_choice_field,
+            )
+            wanted = from_field(merged["choices"])
             checked_ids(wanted, {row.id for row in old})
             if unchanged(old, wanted):
                 # No change: keep the rows, so their ids still match the last revision's snapshot.

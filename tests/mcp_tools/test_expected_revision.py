@@ -13,14 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlmodel import col, select
 
-from storage import Database
-from storage.tables import Revision
 from tests.support.agents import Agent, ToolRefused, agent, data
 from tests.support.oauth import personal_token
 from tests.support.server import RunningServer
-from tests.support.story import served_state
+from tests.support.story import client_of, served_state
 from tests.support.tools import BOOKKEEPING
 from tests.support.update_cases import CASES, Case, Write, place_of
 
@@ -102,9 +99,8 @@ async def test_the_same_field_changed_by_both_is_a_conflict_that_writes_nothing(
         assert await served_state(server.database_url, BOOKKEEPING) == before
         assert await case.read(mine) == (case.values[1], case.values[2])
     assert refused.code == "conflict"
-    assert (
-        f"changed since revision {case.revision} by an agent ({await client_of(server, now)})" in refused.text
-    )
+    by = await client_of(server.database_url, now)
+    assert f"changed since revision {case.revision} by an agent ({by})" in refused.text
     assert f"it is now at revision {now}" in refused.text
     assert case.shown in refused.text
     assert "Nothing was written" in refused.text
@@ -133,15 +129,3 @@ async def test_a_revision_from_the_future_is_refused(server, tokens, tool):
         assert await served_state(server.database_url, BOOKKEEPING) == before
     assert refused.code == "invalid_argument"
     assert f"expected_revision {case.revision + 1_000_000} is newer" in refused.text
-
-
-async def client_of(server: RunningServer, revision: int) -> str:
-    """The client recorded on a revision: who the conflict must name."""
-    db = Database(server.database_url)
-    try:
-        async with db.read() as session:
-            row = (await session.exec(select(Revision).where(col(Revision.id) == revision))).one()
-    finally:
-        await db.dispose()
-    assert row.client_id
-    return row.client_id

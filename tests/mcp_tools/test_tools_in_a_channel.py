@@ -49,6 +49,7 @@ async def test_a_tool_call_belongs_to_the_agents_command_and_shows_in_the_panel(
             "is_start": None,
             "is_ending": None,
             "entry_effects": None,
+            "expected_revision": None,
             "command_id": None,
         },
         "category": "edit",

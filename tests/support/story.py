@@ -72,3 +72,15 @@ async def _rows(db: Database, leaving: tuple[str, ...]) -> dict[str, list[tuple[
             rows = (await session.exec(sa_select(table))).all()
             state[table.name] = sorted(tuple(repr(v) for v in row) for row in rows)
     return state
+
+
+async def client_of(database_url: str, revision: int) -> str:
+    """The agent (client id) a revision of a running server's database records."""
+    db = Database(database_url)
+    try:
+        async with db.read() as session:
+            row = (await session.exec(select(Revision).where(col(Revision.id) == revision))).one()
+    finally:
+        await db.dispose()
+    assert row.client_id
+    return row.client_id
