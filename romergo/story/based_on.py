@@ -53,6 +53,8 @@ Merge = Callable[
     [Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]], tuple[dict[str, Any], list[FieldConflict]]
 ]
 """(base, theirs, mine) -> what to write, and where both sides differ."""
+Lost = Callable[[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]], list[str]]
+"""(base, theirs, mine) -> the fields a write of mine as given takes away of changes since base."""
 
 
 @dataclass(frozen=True)
@@ -108,12 +110,14 @@ async def based_on(
     *,
     shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     merge: Merge | None = None,
+    lost: Lost | None = None,
 ) -> dict[str, Any]:
     """The fields of `mine` to write (see the module's docstring), or `EditConflictError`.
     `shape` puts a stored snapshot in the terms `current` and `mine` use; `merge` replaces the
-    field-by-field merge (`merge_fields`)."""
+    field-by-field merge (`merge_fields`), and `lost` what a write as given takes away of changes
+    made since (`lost_changes`)."""
     if expected is None:
-        await _tell_if_replacing(tx, entity_type, entity_id, current, mine, shape, merge)
+        await _tell_if_replacing(tx, entity_type, entity_id, current, mine, shape, lost)
         return dict(mine)
     if isinstance(expected, bool) or not isinstance(expected, int) or expected < 0:
         raise invalid("expected_revision must be a whole number from 0 up.")
@@ -199,7 +203,7 @@ async def _tell_if_replacing(
     current: Mapping[str, Any],
     mine: Mapping[str, Any],
     shape: Callable[[dict[str, Any]], dict[str, Any]] | None,
-    merge: Merge | None,
+    lost: Lost | None,
 ) -> None:
     """Note a write that replaces a field changed after this agent last read the entity (only
     inside a tool call that gathers them: a page's write asks nothing)."""
@@ -216,9 +220,8 @@ async def _tell_if_replacing(
     base = await _base(tx, entity_type, entity_id, read)
     if shape is not None:
         base = shape(base)
-    _, clashes = (merge or merge_fields)(base, current, mine)
-    if clashes:
-        fields = tuple(clash.field for clash in clashes)
+    fields = tuple((lost or lost_changes)(base, current, mine))
+    if fields:
         replaced.append(ReplacedChange(entity_type, entity_id, _changed_by(newest), fields))
 
 
@@ -231,6 +234,15 @@ def _changed_by(newest: Revision) -> ChangedBy:
         newest.tool,
         newest.created_at,
     )
+
+
+def lost_changes(base: Mapping[str, Any], theirs: Mapping[str, Any], mine: Mapping[str, Any]) -> list[str]:
+    """The fields a write of `mine` as given sets otherwise than a change made since `base`."""
+    return [
+        field
+        for field, value in mine.items()
+        if theirs.get(field) != base.get(field) and value != theirs.get(field)
+    ]
 
 
 async def _newest(tx: Mutation, entity_type: str, entity_id: str) -> Revision | None:

@@ -116,6 +116,32 @@ def _merge_one(
     return [WantedChoice(choice.id, **{**current.fields(), **write})], conflicts
 
 
+def lost_choice_changes(
+    base: Mapping[str, Any], theirs: Mapping[str, Any], mine: Mapping[str, Any]
+) -> list[str]:
+    """What a list written as given (no merge) takes away of the changes made since `base`: a
+    choice added or changed since that the list leaves out (`choices[<id>]`), or a field of one
+    changed since that the list sets otherwise (`choices[<id>].<field>`)."""
+    was = {c.id: c for c in from_field(base.get("choices", []))}
+    given: dict[str | None, WantedChoice] = {c.id: c for c in from_field(mine["choices"]) if c.id}
+    lost: list[str] = []
+    for current in from_field(theirs["choices"]):
+        read = was.get(current.id)
+        if read is not None and read.says() == current.says():
+            continue  # unchanged since
+        mine_now = given.get(current.id)
+        if mine_now is None:
+            lost.append(f"choices[{current.id}]")
+            continue
+        before = read.fields() if read is not None else {}
+        lost += [
+            f"choices[{current.id}].{name}"
+            for name, value in current.fields().items()
+            if value != before.get(name) and mine_now.fields()[name] != value
+        ]
+    return lost
+
+
 def as_field(choices: Sequence[WantedChoice]) -> list[dict[str, Any]]:
     """The list as the value of a scene's `choices` field (what a conflict shows)."""
     return [{"id": c.id, **c.fields()} for c in choices]

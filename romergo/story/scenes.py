@@ -21,6 +21,7 @@ from romergo.story.choice_lists import (
     as_field,
     checked_ids,
     from_field,
+    lost_choice_changes,
     merge_choice_field,
     unchanged,
     write_choices,
@@ -203,6 +204,7 @@ class SceneService:
                 expected_revision,
                 shape=lambda snapshot: {"choices": snapshot.get("choices", [])},
                 merge=merge_choice_field,
+                lost=lost_choice_changes,
             )
             wanted = from_field(merged["choices"])
             checked_ids(wanted, {row.id for row in old})

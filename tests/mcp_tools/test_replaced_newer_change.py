@@ -104,7 +104,12 @@ async def test_choices_replaced_over_a_newer_edit_name_the_choice_and_field(serv
         await ok(theirs, "romergo_set_choices", scene_id=scene_id, choices=edited)
         mine_now = [{"id": choice["id"], "label": "Row", "target_scene_id": None}]
         written = await ok(mine, "romergo_set_choices", scene_id=scene_id, choices=mine_now)
+        added = [*mine_now, {"label": "Swim", "target_scene_id": None}]
+        theirs_list = (await ok(theirs, "romergo_set_choices", scene_id=scene_id, choices=added))["choices"]
+        dropped = await ok(mine, "romergo_set_choices", scene_id=scene_id, choices=mine_now)
     assert written["replaced_newer_change"]["fields"] == [f"choices[{choice['id']}].label"]
+    # A list written as given that leaves out a choice added since says so.
+    assert dropped["replaced_newer_change"]["fields"] == [f"choices[{theirs_list[1]['id']}]"]
 
 
 async def test_the_tool_finished_event_carries_the_replaced_change_for_the_panel(services, actor):
