@@ -6,13 +6,15 @@ alias from the live annotations.
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Header, Query, Response
+from fastapi.responses import JSONResponse
 
 from api.auth import Owner, OwnerAuth
 from api.schemas import ChannelSettings, Decision, NewChannel, NewCommand, Undo
 from romergo.actors import user_actor
 from romergo.channels import wire
 from romergo.channels.owner import KEEP
+from romergo.channels.settings_tag import SettingsChangedError, settings_tag
 from romergo.channels.waiting import EventNumber
 from romergo.clock import iso
 from romergo.services import Services
@@ -42,19 +44,33 @@ def router(services: Services, auth: OwnerAuth) -> APIRouter:
         return wire.channel(view)
 
     @api.get("/channels/{channel_id}", summary="A channel with its members and presence")
-    async def get_channel(channel_id: str, owner: Caller) -> dict[str, Any]:
-        return wire.channel(await channels.owner.get_channel(owner.user_id, channel_id))
+    async def get_channel(channel_id: str, owner: Caller, response: Response) -> dict[str, Any]:
+        view = await channels.owner.get_channel(owner.user_id, channel_id)
+        response.headers["ETag"] = settings_tag(view)
+        return wire.channel(view)
 
     @api.patch(
-        "/channels/{channel_id}", summary="Change permissions (partially), the confirmation mode or the scope"
+        "/channels/{channel_id}",
+        summary="Change permissions (partially), the confirmation mode or the scope; with If-Match, "
+        "only if the settings are still those of that ETag (else 412 with the current ones)",
     )
-    async def update_channel(channel_id: str, body: ChannelSettings, owner: Caller) -> dict[str, Any]:
+    async def update_channel(
+        channel_id: str,
+        body: ChannelSettings,
+        owner: Caller,
+        response: Response,
+        if_match: Annotated[str | None, Header()] = None,
+    ) -> Any:
         scope: Any = KEEP
         if "scope" in body.model_fields_set:
             scope = body.scope.model_dump() if body.scope else None
-        view = await channels.owner.update_settings(
-            owner.user_id, channel_id, body.permissions, body.confirmation_mode, scope
-        )
+        try:
+            view = await channels.owner.update_settings(
+                owner.user_id, channel_id, body.permissions, body.confirmation_mode, scope, if_match=if_match
+            )
+        except SettingsChangedError as changed:
+            return settings_changed(changed)
+        response.headers["ETag"] = settings_tag(view)
         return wire.channel(view)
 
     @api.delete("/channels/{channel_id}/members/{client_id}", summary="Remove one agent from the channel")
@@ -128,3 +144,15 @@ def router(services: Services, auth: OwnerAuth) -> APIRouter:
         return wire.confirmation(view)
 
     return api
+
+
+def settings_changed(changed: SettingsChangedError) -> JSONResponse:
+    """412: the settings changed since the tag the caller sent; the current ones and their tag."""
+    return JSONResponse(
+        {
+            "error": {"code": changed.code, "message": changed.message},
+            "channel": wire.channel(changed.current),
+        },
+        status_code=412,
+        headers={"ETag": changed.tag},
+    )

@@ -32,6 +32,8 @@ from romergo.channels import AgentRef, ToolCall
 from romergo.channels.reach import Target, TargetKind
 from romergo.errors import ErrorCode, RomergoError
 from romergo.services import Services
+from romergo.story.based_on import collect_replaced
+from romergo.story.read_marks import collect_reads, remember_reads
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +109,9 @@ async def run_tool(
     agent: AgentIdentity | None = None
     try:
         agent = await current_agent(services)
-        result = await _run_for(services, spec, arguments, body, ctx, agent)
+        with collect_reads() as seen, collect_replaced():
+            result = await _run_for(services, spec, arguments, body, ctx, agent)
+        await remember_reads(services.db, agent.client_id, seen)
     except RomergoError as error:
         await _note(services, agent, spec.name, error.code)
         raise RomergoToolError(error.code, error.message) from None

@@ -125,3 +125,13 @@ class TrustedClientDocument(SQLModel, table=True):
     url: str = Field(primary_key=True)
     document: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     trusted_at: datetime
+
+
+class AgentRead(SQLModel, table=True):
+    """The revision of an entity an agent last read (or wrote): a later change by someone else that
+    this agent's write then replaces is told to it. Entity ids are unique across types."""
+
+    __tablename__ = "agent_reads"
+    client_id: str = Field(primary_key=True)
+    entity_id: str = Field(primary_key=True)
+    revision: int

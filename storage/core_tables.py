@@ -16,6 +16,7 @@ from storage.tables import (
     AgentActivity,
     AgentClient,
     AgentGrant,
+    AgentRead,
     AgentToken,
     Channel,
     ChannelEvent,
@@ -41,6 +42,7 @@ def core_table(model: type[Any]) -> Table:
 
 
 AGENT_ACTIVITY = core_table(AgentActivity)
+AGENT_READS = core_table(AgentRead)
 AGENT_CLIENTS = core_table(AgentClient)
 AGENT_GRANTS = core_table(AgentGrant)
 AGENT_TOKENS = core_table(AgentToken)

@@ -345,6 +345,7 @@ from storage.agent_tables import (  # noqa: E402
     AgentClient,
     AgentCode,
     AgentGrant,
+    AgentRead,
     AgentToken,
     TrustedClientDocument,
 )
@@ -355,6 +356,7 @@ __all__ = [
     "AgentClient",
     "AgentCode",
     "AgentGrant",
+    "AgentRead",
     "AgentToken",
     "TrustedClientDocument",
 ]

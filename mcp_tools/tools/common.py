@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from romergo.actors import Actor
+from romergo.clock import iso
 from romergo.shapes import (
     AssetEntity,
     ChapterEntity,
@@ -32,6 +33,7 @@ from romergo.shapes import (
     SceneEntity,
     VariableEntity,
 )
+from romergo.story.based_on import replaced_by_this_call
 from romergo.story.revisions import RevisionKey
 
 __all__ = [
@@ -178,23 +180,46 @@ class SceneItem(BaseModel):
 # What a write returns: the entity as its own transaction left it, with the revision it ended at.
 
 
-class RevisedScene(SceneEntity):
+class ReplacedNewerChange(BaseModel):
+    by: str = Field(description='Who made the change: "author", or "agent <client_id>".')
+    command_id: str | None = Field(description="The command it was made for, if any.")
+    at: str = Field(description="When it was made (UTC).")
+    fields: list[str] = Field(description="The fields this write replaced.")
+
+
+class Replacing(BaseModel):
+    replaced_newer_change: ReplacedNewerChange | None = Field(
+        default=None,
+        description="Present when this write (made without expected_revision) replaced a change "
+        "someone made after you last read the entity: read it again, and tell the owner if the "
+        "change you replaced mattered.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_nothing_replaced(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.replaced_newer_change is None:
+            data.pop("replaced_newer_change", None)
+        return data
+
+
+class RevisedScene(SceneEntity, Replacing):
     revision: Revision
 
 
-class RevisedLine(LineEntity):
+class RevisedLine(LineEntity, Replacing):
     revision: Revision
 
 
-class RevisedChapter(ChapterEntity):
+class RevisedChapter(ChapterEntity, Replacing):
     revision: Revision
 
 
-class RevisedCharacter(CharacterEntity):
+class RevisedCharacter(CharacterEntity, Replacing):
     revision: Revision
 
 
-class RevisedVariable(VariableEntity):
+class RevisedVariable(VariableEntity, Replacing):
     revision: Revision
 
 
@@ -210,10 +235,24 @@ async def revised(
     if number is None:
         found = await call.services.reads.revisions(call.actor, row.project_id, (entity_type,))
         number = found.get(row.id, 0)
-    fields = {
-        name: getattr(row, name) for name in model.model_fields if name not in ("entity_type", "revision")
-    }
-    return model.model_validate({**fields, "revision": number})
+    told = ("entity_type", "revision", "replaced_newer_change")
+    fields = {name: getattr(row, name) for name in model.model_fields if name not in told}
+    replaced = replaced_newer_change(entity_type, row.id)
+    return model.model_validate({**fields, "revision": number, "replaced_newer_change": replaced})
+
+
+def replaced_newer_change(entity_type: str, entity_id: str) -> ReplacedNewerChange | None:
+    """What this call's write of the entity replaced of a change made after the agent's last read."""
+    found = replaced_by_this_call(entity_type, entity_id)
+    if found is None:
+        return None
+    by = found.by
+    return ReplacedNewerChange(
+        by=by.who,
+        command_id=by.command_id,
+        at=iso(by.at),
+        fields=list(found.fields),
+    )
 
 
 class Deleted(BaseModel):

@@ -18,7 +18,15 @@ from typing import Any, TypeVar
 from romergo.channels.behind import Happenings, PendingEvents, StartedIfSlow
 from romergo.channels.changes import command_changes
 from romergo.channels.confirmations import Confirmations, needs_confirmation
-from romergo.channels.events import EntityRef, Payload, ToolBlocked, ToolFailed, ToolFinished, ToolStarted
+from romergo.channels.events import (
+    EntityRef,
+    Payload,
+    ReplacedNewerChange,
+    ToolBlocked,
+    ToolFailed,
+    ToolFinished,
+    ToolStarted,
+)
 from romergo.channels.fence import (
     Membership,
     closed_on,
@@ -37,6 +45,7 @@ from romergo.channels.vocabulary import FINISHED_STATES, EventKind
 from romergo.errors import RomergoError
 from romergo.ratelimit import rate_limit
 from romergo.story.base import EntityChange, collect_changes
+from romergo.story.based_on import replaced_so_far
 from storage.tables import Channel, Command
 
 T = TypeVar("T")
@@ -150,7 +159,11 @@ class CallGuard:
                 if start is not None:
                     start.abandon()
                 raise
-        finished = ToolFinished(tool=call.tool, changed=_changed(changes))
+        finished = ToolFinished(
+            tool=call.tool,
+            changed=_changed(changes),
+            replaced_newer_changes=[ReplacedNewerChange.of(r) for r in replaced_so_far()],
+        )
         together = read or not await _stopped(start)
         await self._ended(call, command, EventKind.TOOL_FINISHED, finished, together)
         return result

@@ -8,10 +8,19 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ValidationError, ValidatorFunctionWrapHandler, field_validator
+from pydantic import (
+    BaseModel,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 from romergo.channels.summary import Summary
 from romergo.channels.vocabulary import Decision, EventKind
+from romergo.clock import iso
+from romergo.story.based_on import ReplacedChange
 
 
 class Payload(BaseModel):
@@ -59,9 +68,42 @@ class EntityRef(Payload):
     entity_id: str
 
 
+class ReplacedNewerChange(Payload):
+    """A change made after the calling agent last read the entity, which its write (without
+    `expected_revision`) replaced: the panel flags the call's card."""
+
+    entity_type: str
+    entity_id: str
+    by: str
+    """"author", or "agent <client_id>"."""
+    command_id: str | None = None
+    at: str
+    fields: list[str]
+
+    @classmethod
+    def of(cls, replaced: ReplacedChange) -> ReplacedNewerChange:
+        by = replaced.by
+        return cls(
+            entity_type=replaced.entity_type,
+            entity_id=replaced.entity_id,
+            by=by.who,
+            command_id=by.command_id,
+            at=iso(by.at),
+            fields=list(replaced.fields),
+        )
+
+
 class ToolFinished(Payload):
     tool: str = ""
     changed: list[EntityRef] = []
+    replaced_newer_changes: list[ReplacedNewerChange] = []
+
+    @model_serializer(mode="wrap")
+    def _without_nothing_replaced(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not self.replaced_newer_changes:
+            data.pop("replaced_newer_changes", None)
+        return data
 
 
 class ToolFailed(Payload):

@@ -22,6 +22,7 @@ from romergo.channels.posting import post_on_driver, posted_command, posted_payl
 from romergo.channels.reach import chapter_order, clean_scope
 from romergo.channels.revocation import end_memberships, remove_member
 from romergo.channels.room_view import keep_to_reach
+from romergo.channels.settings_tag import SettingsChangedError, matches, settings_tag
 from romergo.channels.store import ChannelStore, channel_topic, command_view
 from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx, EventActor
 from romergo.channels.vocabulary import (
@@ -109,11 +110,17 @@ class OwnerSide:
         permissions: dict[str, Any] | None = None,
         confirmation_mode: str | None = None,
         scope: object = KEEP,
+        *,
+        if_match: str | None = None,
     ) -> ChannelView:
-        """Takes effect on the very next tool call: the guard reads the room from the database."""
+        """Takes effect on the very next tool call: the guard reads the room from the database.
+        With `if_match` (the settings' tag as read, `settings_tag`), only if they are still those."""
         async with self.store.tx() as tx:
             channel = await self.store.owned_channel(tx.session, user_id, channel_id)
             self.store.ensure_live(channel)
+            tag = settings_tag(channel)
+            if if_match is not None and not matches(if_match, tag):
+                raise SettingsChangedError(await self.store.channel_view(tx.session, channel), tag)
             merged = _permissions(channel.permissions, permissions)
             mode = channel.confirmation_mode if confirmation_mode is None else _mode(confirmation_mode)
             reach = channel.scope

@@ -27,6 +27,7 @@ from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid, not_found, project_not_found
 from romergo.ids import new_id
 from romergo.story.owners import LABELS, readable_by
+from romergo.story.read_marks import remember_in
 from romergo.story.revisions import latest_revisions, note_written, wants_written
 from storage import Database
 from storage.core_tables import PROJECTS, REVISIONS
@@ -317,6 +318,7 @@ class StoryStore:
             tx = Mutation(session, actor)
             yield tx
             await tx.finish()
+            await remember_in(self.db, session, actor.client_id)
         self._publish(tx)
         batches = _batches.get()
         if batches is not None and tx.changes and tx.reverts is None:

@@ -9,16 +9,22 @@ read, they are written as given. Otherwise the base is the entity as it was at t
 - only the writer changed it (theirs == base), or both made the same change: mine is written;
 - both changed it differently: an `EditConflict` (base / mine / theirs per field, who made the
   other change and when) and nothing is written: the call fails with `conflict`.
-A scene's choices are one field here: a list changed on both sides is a conflict, not a merge.
+A field may bring its own merge: a scene's choices merge choice by choice, by their ids
+(`romergo.story.choice_lists`).
 
-Without a revision (`expected=None`) the write goes through as before. `attempt` turns the refusal
-into a value, for a form that shows the conflict in place of its save.
+Without a revision (`expected=None`) the write goes through as before. But when an agent's tool
+call writes so, over a field someone else changed after the revision that agent last saw
+(`romergo.story.read_marks`), the call is told: a `ReplacedChange` the tool's result and its
+`tool_finished` event carry. `attempt` turns the refusal into a value, for a form that shows the
+conflict in place of its save.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
@@ -29,6 +35,7 @@ from romergo.clock import iso
 from romergo.errors import RomergoError, invalid
 from romergo.story.base import Mutation
 from romergo.story.owners import LABELS
+from romergo.story.read_marks import read_since
 from storage.tables import Revision
 
 T = TypeVar("T")
@@ -42,6 +49,14 @@ class FieldConflict:
     theirs: Any
 
 
+Merge = Callable[
+    [Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]], tuple[dict[str, Any], list[FieldConflict]]
+]
+"""(base, theirs, mine) -> what to write, and where both sides differ."""
+Lost = Callable[[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]], list[str]]
+"""(base, theirs, mine) -> the fields a write of mine as given takes away of changes since base."""
+
+
 @dataclass(frozen=True)
 class ChangedBy:
     """Who made the newest change of the entity: the author, an agent (its client and command)."""
@@ -52,6 +67,11 @@ class ChangedBy:
     command_id: str | None
     tool: str | None
     at: datetime
+
+    @property
+    def who(self) -> str:
+        """ "author", or "agent <client_id>"."""
+        return "author" if self.actor_type == "user" else f"agent {self.client_id}"
 
 
 @dataclass(frozen=True)
@@ -89,10 +109,15 @@ async def based_on(
     expected: int | None,
     *,
     shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    merge: Merge | None = None,
+    lost: Lost | None = None,
 ) -> dict[str, Any]:
     """The fields of `mine` to write (see the module's docstring), or `EditConflictError`.
-    `shape` puts a stored snapshot in the terms `current` and `mine` use."""
+    `shape` puts a stored snapshot in the terms `current` and `mine` use; `merge` replaces the
+    field-by-field merge (`merge_fields`), and `lost` what a write as given takes away of changes
+    made since (`lost_changes`)."""
     if expected is None:
+        await _tell_if_replacing(tx, entity_type, entity_id, current, mine, shape, lost)
         return dict(mine)
     if isinstance(expected, bool) or not isinstance(expected, int) or expected < 0:
         raise invalid("expected_revision must be a whole number from 0 up.")
@@ -109,17 +134,10 @@ async def based_on(
     base = await _base(tx, entity_type, entity_id, expected)
     if shape is not None:
         base = shape(base)
-    write, conflicts = merge_fields(base, current, mine)
+    write, conflicts = (merge or merge_fields)(base, current, mine)
     if conflicts:
         assert newest is not None
-        changed_by = ChangedBy(
-            newest.actor_type,
-            newest.actor_id,
-            newest.client_id,
-            newest.command_id,
-            newest.tool,
-            newest.created_at,
-        )
+        changed_by = _changed_by(newest)
         raise EditConflictError(
             EditConflict(
                 entity_type, entity_id, expected, revision, tuple(conflicts), dict(current), changed_by
@@ -143,6 +161,88 @@ def merge_fields(
         else:
             conflicts.append(FieldConflict(field, was, value, now))
     return write, conflicts
+
+
+@dataclass(frozen=True)
+class ReplacedChange:
+    """A change made after the writing agent last read the entity, which its write replaced."""
+
+    entity_type: str
+    entity_id: str
+    by: ChangedBy
+    fields: tuple[str, ...]
+
+
+_replaced: ContextVar[list[ReplacedChange] | None] = ContextVar("romergo_replaced_changes", default=None)
+
+
+@contextmanager
+def collect_replaced() -> Iterator[list[ReplacedChange]]:
+    """The newer changes the writes inside this block (in this task) replaced."""
+    replaced: list[ReplacedChange] = []
+    token = _replaced.set(replaced)
+    try:
+        yield replaced
+    finally:
+        _replaced.reset(token)
+
+
+def replaced_by_this_call(entity_type: str, entity_id: str) -> ReplacedChange | None:
+    found = [r for r in _replaced.get() or () if (r.entity_type, r.entity_id) == (entity_type, entity_id)]
+    return found[-1] if found else None
+
+
+def replaced_so_far() -> list[ReplacedChange]:
+    return list(_replaced.get() or ())
+
+
+async def _tell_if_replacing(
+    tx: Mutation,
+    entity_type: str,
+    entity_id: str,
+    current: Mapping[str, Any],
+    mine: Mapping[str, Any],
+    shape: Callable[[dict[str, Any]], dict[str, Any]] | None,
+    lost: Lost | None,
+) -> None:
+    """Note a write that replaces a field changed after this agent last read the entity (only
+    inside a tool call that gathers them: a page's write asks nothing)."""
+    replaced = _replaced.get()
+    client_id = tx.actor.client_id
+    if replaced is None or client_id is None:
+        return
+    assert tx.project is not None
+    read = await read_since(tx.session, client_id, tx.project.id, entity_type, entity_id)
+    if read is None:
+        return  # not changed since this agent's last read (or never read: nothing to compare)
+    newest = await _newest(tx, entity_type, entity_id)
+    assert newest is not None
+    base = await _base(tx, entity_type, entity_id, read)
+    if shape is not None:
+        base = shape(base)
+    fields = tuple((lost or lost_changes)(base, current, mine))
+    if fields:
+        replaced.append(ReplacedChange(entity_type, entity_id, _changed_by(newest), fields))
+
+
+def _changed_by(newest: Revision) -> ChangedBy:
+    return ChangedBy(
+        newest.actor_type,
+        newest.actor_id,
+        newest.client_id,
+        newest.command_id,
+        newest.tool,
+        newest.created_at,
+    )
+
+
+def lost_changes(base: Mapping[str, Any], theirs: Mapping[str, Any], mine: Mapping[str, Any]) -> list[str]:
+    """The fields a write of `mine` as given sets otherwise than a change made since `base`."""
+    return [
+        field
+        for field, value in mine.items()
+        if theirs.get(field) != base.get(field) and value != theirs.get(field)
+    ]
 
 
 async def _newest(tx: Mutation, entity_type: str, entity_id: str) -> Revision | None:

@@ -10,6 +10,7 @@ from sqlalchemy import String, bindparam, func, or_, select, union_all
 
 from romergo.actors import Actor
 from romergo.story.owners import read_owned, readable_by
+from romergo.story.read_marks import note_read
 from romergo.story.views import ChapterOutline
 from storage import Database
 from storage.core_tables import REVISIONS, core_table, loaded, width
@@ -19,9 +20,11 @@ from storage.tables import Chapter, Project, Scene
 
 async def read_chapter_outline(db: Database, actor: Actor, chapter_id: str) -> ChapterOutline:
     """The chapter `chapter_id` if the actor may see it (else `not_found`), in one snapshot."""
-    return await read_owned(
+    outline = await read_owned(
         db, "chapter", chapter_id, lambda rows, found: _chapter_rows(rows, actor.user_id, found)
     )
+    note_read(outline.revisions)  # a tool call's agent saw them
+    return outline
 
 
 def _chapter_rows(rows: Rows, user_id: str, chapter_id: str) -> ChapterOutline | None:

@@ -23,6 +23,7 @@ from sqlalchemy import bindparam, func, select
 from sqlmodel import Session
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from romergo.story.read_marks import note_read
 from storage.core_tables import REVISIONS
 
 RevisionKey = tuple[str, str]
@@ -76,7 +77,9 @@ def _latest(
 
 def _by_id(rows: Iterable[Any], ids: Collection[str] | None) -> dict[str, int]:
     wanted = None if ids is None else set(ids)
-    return {entity_id: number for entity_id, number in rows if wanted is None or entity_id in wanted}
+    found = {entity_id: number for entity_id, number in rows if wanted is None or entity_id in wanted}
+    note_read(found)  # what a tool call read, the agent saw
+    return found
 
 
 async def revision_of(session: AsyncSession, project_id: str, entity_type: str, entity_id: str) -> int:
@@ -103,6 +106,7 @@ def note_written(found: Mapping[RevisionKey, int]) -> None:
     written = _written.get()
     if written is not None:
         written.update(found)
+    note_read({entity_id: number for (_, entity_id), number in found.items()})
 
 
 def revision_in(written: Mapping[RevisionKey, int], entity_type: str, entity_id: str) -> int | None:

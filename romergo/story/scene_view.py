@@ -15,6 +15,7 @@ from sqlalchemy import String, and_, bindparam, func, or_, select, union_all
 from romergo.actors import Actor
 from romergo.story.media_rules import MEDIA_SLOTS, MediaSlot, asset_in_slot, effective_media
 from romergo.story.owners import read_owned, readable_by
+from romergo.story.read_marks import note_read
 from romergo.story.views import AssetSlot, ChoiceView, LineView, SceneView
 from storage import Database
 from storage.core_tables import REVISIONS as _REVISION_ROWS
@@ -29,6 +30,7 @@ async def read_scene_view(db: Database, actor: Actor, scene_id: str) -> SceneVie
         db, "scene", scene_id, lambda rows, found: _scene_rows(rows, actor.user_id, found)
     )
     scene, chapter, project, lines, choices, characters, media, revisions = found
+    note_read(dict(revisions))  # a tool call's agent saw them
     people = {row.id: row for row in (loaded(Character, values) for values in characters)}
     assets = {asset.id: asset for asset in (loaded(Asset, values) for values in media)}
     return SceneView(

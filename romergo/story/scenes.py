@@ -16,6 +16,16 @@ from romergo.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Action, Mutation, StoryStore, renumber
 from romergo.story.based_on import based_on
+from romergo.story.choice_lists import (
+    WantedChoice,
+    as_field,
+    checked_ids,
+    from_field,
+    lost_choice_changes,
+    merge_choice_field,
+    unchanged,
+    write_choices,
+)
 from romergo.story.media_rules import MediaSlot, put_in_slot
 from romergo.story.scene_view import read_scene_view
 from romergo.story.state.variables import checked_condition, checked_effects, declared
@@ -34,6 +44,8 @@ class ChoiceSpec:
     """Offered only when this holds; None or blank: always."""
     effects: str | None = None
     """`set …` applied when the player picks it."""
+    id: str | None = None
+    """One of the scene's choices, changed in place (its id kept); None: a new choice."""
 
 
 @dataclass(frozen=True)
@@ -157,10 +169,11 @@ class SceneService:
         *,
         expected_revision: int | None = None,
     ) -> list[Choice]:
-        """Replaces the scene's choices with these, in this order. Targets stay in the project;
-        conditions and effects must parse and name the story's variables. With
-        `expected_revision`, the list is one field of the scene (`romergo.story.based_on`): when
-        both sides changed it since, nothing is written."""
+        """Replaces the scene's choices with these, in this order: a choice given with its id is
+        that choice changed (its id kept), one without is new, the ones left out are removed.
+        Targets stay in the project; conditions and effects must parse and name the story's
+        variables. With `expected_revision`, merged choice by choice with what changed since
+        (`romergo.story.choice_lists`)."""
         if len(choices) > MAX_CHOICES:
             raise invalid(f"A scene offers at most {MAX_CHOICES} choices.")
         labels = [validation.title(c.label, self.limits, "Choice label") for c in choices]
@@ -168,7 +181,8 @@ class SceneService:
             scene = await tx.scene(scene_id)
             types = await declared(tx, scene.project_id)
             wanted = [
-                _Wanted(
+                WantedChoice(
+                    choice.id,
                     label,
                     choice.target_scene_id,
                     checked_condition(choice.condition, types, f'The condition of "{label}"'),
@@ -181,19 +195,25 @@ class SceneService:
                 if choice.target_scene_id is not None:
                     await tx.scene(choice.target_scene_id)
             old = await tx.choices_of(scene.id)
-            if expected_revision is not None:
-                given = {"choices": [choice.key() for choice in wanted]}
-                merged = await based_on(
-                    tx, "scene", scene.id, _keyed(before), given, expected_revision, shape=_keyed
-                )
-                if "choices" not in merged:
-                    return old  # the writer kept the list it read; a change made since stays
-            if [_Wanted.of(row) for row in old] == wanted:
+            merged = await based_on(
+                tx,
+                "scene",
+                scene.id,
+                {"choices": as_field([WantedChoice.of(row) for row in old])},
+                {"choices": as_field(wanted)},
+                expected_revision,
+                shape=lambda snapshot: {"choices": snapshot.get("choices", [])},
+                merge=merge_choice_field,
+                lost=lost_choice_changes,
+            )
+            wanted = from_field(merged["choices"])
+            checked_ids(wanted, {row.id for row in old})
+            if unchanged(old, wanted):
                 # No change: keep the rows, so their ids still match the last revision's snapshot.
                 return old
-            rows = await _replace_choices(tx, scene, old, wanted)
+            rows = await write_choices(tx, scene, old, wanted)
             after = snapshots.scene(scene, rows)
-            if _without_ids(before) != _without_ids(after):
+            if before != after:
                 tx.save("scene", scene, before, after)
         return rows
 
@@ -236,62 +256,3 @@ async def _snapshot(tx: Mutation, scene: Scene) -> dict[str, Any]:
 
 async def _save(tx: Mutation, scene: Scene, before: dict[str, Any], action: Action = "updated") -> None:
     tx.save("scene", scene, before, await _snapshot(tx, scene), action)
-
-
-@dataclass(frozen=True)
-class _Wanted:
-    label: str
-    target_scene_id: str | None
-    condition: str | None
-    effects: str | None
-
-    @classmethod
-    def of(cls, row: Choice) -> _Wanted:
-        return cls(row.label, row.target_scene_id, row.condition, row.effects)
-
-    def key(self) -> list[str | None]:
-        return [self.label, self.target_scene_id, self.condition, self.effects]
-
-
-def _keyed(snapshot: dict[str, Any]) -> dict[str, Any]:
-    """A scene snapshot with its choices compared by what they say, not by their row ids."""
-    return {
-        **snapshot,
-        "choices": [
-            [c["label"], c["target_scene_id"], c.get("condition"), c.get("effects")]
-            for c in snapshot.get("choices", [])
-        ],
-    }
-
-
-async def _replace_choices(
-    tx: Mutation, scene: Scene, old: list[Choice], wanted: list[_Wanted]
-) -> list[Choice]:
-    for row in old:
-        await tx.session.delete(row)
-    await tx.session.flush()
-    rows = [
-        Choice(
-            id=new_id("cho"),
-            project_id=scene.project_id,
-            scene_id=scene.id,
-            position=index,
-            label=choice.label,
-            target_scene_id=choice.target_scene_id,
-            condition=choice.condition,
-            effects=choice.effects,
-        )
-        for index, choice in enumerate(wanted)
-    ]
-    tx.session.add_all(rows)
-    return rows
-
-
-def _without_ids(snapshot: dict[str, Any]) -> dict[str, Any]:
-    """Replacing choices with identical ones is no change, although their rows are new."""
-    trimmed = dict(snapshot)
-    trimmed["choices"] = [
-        (c["label"], c["target_scene_id"], c.get("condition"), c.get("effects"))
-        for c in snapshot.get("choices", [])
-    ]
-    return trimmed

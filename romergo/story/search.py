@@ -2,10 +2,13 @@
 
 Results are grouped by scene in story order (chapter by chapter); chapter titles and character
 names, which belong to no scene, come after as "elsewhere". A replace works on what the story
-holds when it runs (not on the results an author saw earlier), computes every new text first and
+holds when it runs, computes every new text first and
 refuses the whole replace, naming the entity, if one would break a rule (an empty title, a
 duplicate character name, a line over the limit); otherwise it is one write, so one revision set
-that Ctrl+Z or the history's undo takes back as a whole.
+that Ctrl+Z or the history's undo takes back as a whole. Given the revisions its search saw
+(`SearchResults.revisions`), a replace changes only texts whose entity is still at that revision
+(a choice's label is its scene's): a text changed since, or not shown by the search, is skipped and
+reported (`Replaced.skipped`), not replaced blindly.
 
 The query is checked in the server (`patterns.checked_query`) and then compiled and run in a worker
 process (`PatternWorkers`), never on the event loop. A replace matches before it opens its write,
@@ -16,8 +19,9 @@ texts that changed in between.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from dataclasses import replace as copied
 from typing import Any, Literal
 
 from romergo.actors import Actor
@@ -30,6 +34,7 @@ from romergo.story.bulk import BulkUpdate
 from romergo.story.pattern_workers import PatternWorkers
 from romergo.story.patterns import SearchQuery, checked_query, checked_replacement
 from romergo.story.reads import load_project, whole_project
+from romergo.story.revisions import latest_revisions, latest_revisions_in
 from romergo.story.views import ProjectData
 from storage.core_tables import DIALOGUE_LINES
 from storage.tables import Scene
@@ -37,6 +42,7 @@ from storage.tables import Scene
 SearchField = Literal["scene_title", "line", "choice_label", "chapter_title", "character_name"]
 FIELDS: tuple[SearchField, ...] = ("scene_title", "line", "choice_label", "chapter_title", "character_name")
 MAX_HITS = 1000
+OWNER_TYPES = ("scene", "dialogue_line", "chapter", "character")
 
 
 @dataclass(frozen=True)
@@ -60,6 +66,8 @@ class Text:
     entity_id: str
     text: str
     speaker: str | None = None
+    owner: str = ""
+    """The entity whose revision covers the text: the text's own, or a choice's scene."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +89,9 @@ class SearchResults:
     texts: int
     """How many texts match; `truncated` when more than were returned."""
     truncated: bool = False
+    revisions: dict[str, int] = field(default_factory=dict)
+    """What the search saw: the revision of each returned hit's entity (a choice's: its scene's),
+    by id. Give it to `replace` so that it changes nothing edited since."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +109,8 @@ class Replaced:
     batch_id: str | None
     """The write's change set (`batch:<id>` undoes it); None when nothing matched."""
     changed: list[Target] = field(default_factory=list)
+    skipped: list[Target] = field(default_factory=list)
+    """Matching texts left alone: changed since the search that was given, or not shown by it."""
 
 
 @dataclass(frozen=True)
@@ -111,15 +124,20 @@ class StorySearch:
     ) -> SearchResults:
         query = checked_query(query)
         wanted = _fields(fields)
+        revisions = await self.store.db.read_in_thread(  # first: `latest_revisions` says why
+            lambda session: latest_revisions_in(session, project_id, OWNER_TYPES)
+        )
         data = await whole_project(self.store, actor, project_id)
         texts = [text for text in _texts(data, actor.reach) if text.field in wanted]
         found = await self.patterns.spans(query, [text.text for text in texts])
         hits = [
-            Hit(text.field, text.entity_id, text.text, tuple(spans), text.speaker)
+            (Hit(text.field, text.entity_id, text.text, tuple(spans), text.speaker), text.owner)
             for text, spans in zip(texts, found, strict=True)
             if spans
         ]
-        return _results(data, hits)
+        results = _results(data, [hit for hit, _ in hits])
+        shown = {owner for _, owner in hits[:MAX_HITS]}
+        return copied(results, revisions={owner: revisions.get(owner, 0) for owner in shown})
 
     async def replace(
         self,
@@ -129,7 +147,10 @@ class StorySearch:
         replacement: str,
         fields: Iterable[SearchField] = FIELDS,
         only: Sequence[Target] | None = None,
+        seen: Mapping[str, int] | None = None,
     ) -> Replaced:
+        """`only` some of the texts; with `seen` (`SearchResults.revisions`), only texts unchanged
+        since that search."""
         query = checked_query(query)
         replacement = checked_replacement(replacement)
         wanted = _fields(fields)
@@ -152,6 +173,9 @@ class StorySearch:
             changed_since = [text.text for text in current if text.text not in looked_at]
             if changed_since:
                 replaced.update(await self.patterns.replaced(query, replacement, changed_since, longest))
+            skipped: list[Text] = []
+            if seen is not None:
+                current, skipped = await _unchanged_since(tx, project_id, current, seen)
             # Checking every new text of a long story is pure Python (~1 s at 50,000 lines): in a
             # worker thread, while the loop serves other calls (other writers wait their turn).
             edits, matches, line_changes = await asyncio.to_thread(
@@ -160,7 +184,8 @@ class StorySearch:
             await _apply(tx, data, edits, line_changes)
             batch = tx.batch_id if tx.changes else None
         changed = [Target(hit.field, hit.entity_id) for hit, _ in edits]
-        return Replaced(len(edits), matches, batch, changed)
+        left = [Target(text.field, text.entity_id) for text in skipped if text.text in replaced]
+        return Replaced(len(edits), matches, batch, changed, left)
 
 
 def _fields(fields: Iterable[SearchField]) -> frozenset[SearchField]:
@@ -180,18 +205,31 @@ def _texts(data: ProjectData, reach: frozenset[str] | None) -> Iterable[Text]:
     for scene in data.scenes_in_order():
         if reach is not None and scene.chapter_id not in reach:
             continue
-        yield Text("scene_title", scene.id, scene.title)
+        yield Text("scene_title", scene.id, scene.title, owner=scene.id)
         for line in data.lines_of(scene.id):
             speaker = speakers.get(line.character_id) if line.character_id else None
-            yield Text("line", line.id, line.text, speaker)
+            yield Text("line", line.id, line.text, speaker, owner=line.id)
         for choice in data.choices_of(scene.id):
-            yield Text("choice_label", choice.id, choice.label)
+            yield Text("choice_label", choice.id, choice.label, owner=scene.id)
     for chapter in data.chapters_in_order():
         if reach is not None and chapter.id not in reach:
             continue
-        yield Text("chapter_title", chapter.id, chapter.title)
+        yield Text("chapter_title", chapter.id, chapter.title, owner=chapter.id)
     for character in sorted(data.characters, key=lambda c: c.name.casefold()):
-        yield Text("character_name", character.id, character.name)
+        yield Text("character_name", character.id, character.name, owner=character.id)
+
+
+async def _unchanged_since(
+    tx: Mutation, project_id: str, texts: list[Text], seen: Mapping[str, int]
+) -> tuple[list[Text], list[Text]]:
+    """The texts whose entity is still at the revision the search saw, and the rest."""
+    now = await latest_revisions(tx.session, project_id, OWNER_TYPES, {text.owner for text in texts})
+    fresh: list[Text] = []
+    stale: list[Text] = []
+    for text in texts:
+        unchanged = text.owner in seen and now.get(text.owner, 0) == seen[text.owner]
+        (fresh if unchanged else stale).append(text)
+    return fresh, stale
 
 
 def _results(data: ProjectData, hits: list[Hit]) -> SearchResults:

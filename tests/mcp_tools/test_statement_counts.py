@@ -23,12 +23,14 @@ from tests.support.tools import ALL_SCOPES, agent, data_of
 # Outside a channel: the token and where the scene lies (one statement each, no transaction), the
 # caller's rooms (one read), then the scene itself (one read: scene with its chapter and project in
 # one, lines, choices, characters, and the revisions of the scene and its lines in one). All of it
-# read on SQLite's driver (storage.sqlite_driver).
-GET_SCENE_ALONE = (8, 2)
+# read on SQLite's driver (storage.sqlite_driver). Then the revisions the agent was shown, stored
+# as its last read of each entity (one upsert, a short write of its own: romergo.story.read_marks).
+GET_SCENE_ALONE = (9, 3)
 # Holding a command: the held command joins the rooms' read; the tool events are one write (the
 # command's state moved from the state just read, both sequence numbers in one UPDATE, both events
-# in one INSERT; the command is read afresh only when someone moved it meanwhile).
-GET_SCENE_IN_A_COMMAND = (12, 3)
+# in one INSERT; the command is read afresh only when someone moved it meanwhile), and the upsert of
+# the agent's last reads.
+GET_SCENE_IN_A_COMMAND = (13, 4)
 # Channel with membership, any held command and the next queued one (one statement), the conditional
 # claim of it (it moves the state and returns the row), sequence, event, presence: one write (on
 # SQLite's driver; on PostgreSQL's the event's number and row are one statement).
@@ -45,8 +47,11 @@ STATUS_REPORT = (5, 1)
 # A change inside the command it names: the token, where the line lies, the caller's rooms with the
 # named command (its room comes from the rooms just read), the change (the line, the line written,
 # the project's time, the revision, the revision number it ended at, for the result), then the
-# tool events (state, sequence, the events).
-EDIT_IN_A_COMMAND = (12, 3)
+# tool events (state, sequence, the events). Inside the change: the agent's last read of the line
+# and the line's newest revision (one query: did the write replace a newer change?), and the
+# agent's last read moved to the revision the change ended at (one upsert, in the change's own
+# transaction).
+EDIT_IN_A_COMMAND = (14, 3)
 
 
 async def test_get_scene_outside_a_channel_stays_within_its_statements(services, actor):

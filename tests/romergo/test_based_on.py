@@ -8,7 +8,7 @@ import pytest
 
 from romergo.actors import agent_actor
 from romergo.story import UNCHANGED
-from romergo.story.based_on import EditConflict, attempt, merge_fields
+from romergo.story.based_on import EditConflict, attempt, lost_changes, merge_fields
 from tests.support.story import database_state, small_story
 
 
@@ -117,3 +117,11 @@ def test_a_three_way_merge_is_a_merge_or_names_the_conflict(seed):
             assert result[field] == mine[field]  # mine kept; theirs, if changed, was the same
         else:
             assert result[field] == theirs[field]  # theirs kept (or nobody changed it)
+
+
+def test_a_write_as_given_loses_what_it_sets_otherwise_than_a_change_made_since():
+    base = {"title": "Quay", "is_ending": False, "entry_effects": None}
+    theirs = {"title": "Quay at dusk", "is_ending": True, "entry_effects": None}
+    # The title sent as it was read still undoes their change; the same change on both loses nothing.
+    assert lost_changes(base, theirs, {"title": "Quay", "is_ending": True}) == ["title"]
+    assert lost_changes(base, theirs, {"entry_effects": "set seen = true"}) == []

@@ -11,6 +11,7 @@ from sqlmodel import SQLModel, col, select
 from romergo.actors import Actor
 from romergo.demo.media import Backdrop, Tune, png_backdrop, wav_loop
 from romergo.services import Services
+from storage import Database
 from storage.tables import Revision
 
 TINY_PNG = png_backdrop(Backdrop((0, 0, 0), (9, 9, 9), (1, 1, 1), (0.5, 0.5), (5, 5, 5), 0.1))
@@ -49,11 +50,37 @@ async def database_state(services: Services) -> dict[str, list[tuple[Any, ...]]]
     Except the rate limits' counts: a refused attempt is counted by design (in the database when
     several instances share their limits, in memory otherwise), and counting it is not a change."""
     await services.channels.store.settled()  # a read's tool events are not a change: not pending
+    return await _rows(services.db, ("rate_counts",))
+
+
+async def served_state(database_url: str, leaving: tuple[str, ...] = ()) -> dict[str, list[tuple[Any, ...]]]:
+    """`database_state` of a running server's database, read from outside it, without the tables
+    named in `leaving` (what a call writes about itself, say)."""
+    db = Database(database_url)
+    try:
+        return await _rows(db, ("rate_counts", *leaving))
+    finally:
+        await db.dispose()
+
+
+async def _rows(db: Database, leaving: tuple[str, ...]) -> dict[str, list[tuple[Any, ...]]]:
     state: dict[str, list[tuple[Any, ...]]] = {}
-    async with services.db.read() as session:
+    async with db.read() as session:
         for table in SQLModel.metadata.sorted_tables:
-            if table.name == "rate_counts":
+            if table.name in leaving:
                 continue
             rows = (await session.exec(sa_select(table))).all()
             state[table.name] = sorted(tuple(repr(v) for v in row) for row in rows)
     return state
+
+
+async def client_of(database_url: str, revision: int) -> str:
+    """The agent (client id) a revision of a running server's database records."""
+    db = Database(database_url)
+    try:
+        async with db.read() as session:
+            row = (await session.exec(select(Revision).where(col(Revision.id) == revision))).one()
+    finally:
+        await db.dispose()
+    assert row.client_id
+    return row.client_id

@@ -1,0 +1,185 @@
+"""A scene's choices as a list merged by choice id.
+
+A choice keeps its id across `set_choices`: a choice given with its id is that choice, changed in
+place; one without an id is new. A writer that names the revision it read is merged with what
+changed since, choice by choice (`merge_choices`):
+- a choice only one side added, removed or changed is taken from that side; two changes of
+  different fields of one choice are both kept;
+- the same field of the same choice changed differently on both sides, or a choice one side removed
+  and the other changed, is a conflict, and nothing is written;
+- the order is the writer's; choices the other side added since come after it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from romergo.errors import invalid
+from romergo.ids import new_id
+from romergo.story.base import Mutation
+from romergo.story.based_on import FieldConflict, merge_fields
+from storage.tables import Choice, Scene
+
+FIELDS = ("label", "target_scene_id", "condition", "effects")
+
+
+@dataclass(frozen=True)
+class WantedChoice:
+    """A choice as a writer wants it; `id` None for a new one."""
+
+    id: str | None
+    label: str
+    target_scene_id: str | None
+    condition: str | None
+    effects: str | None
+
+    @classmethod
+    def of(cls, row: Choice | Mapping[str, Any]) -> WantedChoice:
+        if isinstance(row, Choice):
+            return cls(row.id, row.label, row.target_scene_id, row.condition, row.effects)
+        return cls(row["id"], row["label"], row["target_scene_id"], row.get("condition"), row.get("effects"))
+
+    def says(self) -> tuple[str | None, ...]:
+        return (self.label, self.target_scene_id, self.condition, self.effects)
+
+    def fields(self) -> dict[str, Any]:
+        return dict(zip(FIELDS, self.says(), strict=True))
+
+
+def checked_ids(wanted: Sequence[WantedChoice], known: set[str]) -> None:
+    """Each id given once, naming one of the scene's choices."""
+    given = [choice.id for choice in wanted if choice.id is not None]
+    if len(set(given)) != len(given):
+        raise invalid("Each choice id may appear once in the list.")
+    for choice_id in given:
+        if choice_id not in known:
+            raise _unknown(choice_id)
+
+
+def merge_choice_field(
+    base: Mapping[str, Any], theirs: Mapping[str, Any], mine: Mapping[str, Any]
+) -> tuple[dict[str, Any], list[FieldConflict]]:
+    """`merge_choices` over scene snapshots' `choices` fields: the merge `based_on` is given."""
+    merged, conflicts = merge_choices(
+        from_field(base.get("choices", [])), from_field(theirs["choices"]), from_field(mine["choices"])
+    )
+    return {"choices": as_field(merged)}, conflicts
+
+
+def unchanged(old: Sequence[Choice], wanted: Sequence[WantedChoice]) -> bool:
+    """The same choices saying the same, in the same order (a choice restated without its id too)."""
+    return len(old) == len(wanted) and all(
+        WantedChoice.of(row).says() == choice.says() and choice.id in (None, row.id)
+        for row, choice in zip(old, wanted, strict=True)
+    )
+
+
+def merge_choices(
+    base: Sequence[WantedChoice], theirs: Sequence[WantedChoice], mine: Sequence[WantedChoice]
+) -> tuple[list[WantedChoice], list[FieldConflict]]:
+    """The list to write and the conflicts, choice by choice (see the module's docstring)."""
+    was = {c.id: c for c in base}
+    now = {c.id: c for c in theirs}
+    kept = {c.id for c in mine if c.id is not None}
+    merged: list[WantedChoice] = []
+    conflicts: list[FieldConflict] = []
+    for choice in mine:
+        written, clashes = _merge_one(choice, was, now)
+        merged += written
+        conflicts += clashes
+    for choice_id, read in was.items():
+        current = now.get(choice_id)
+        if choice_id not in kept and current is not None and current.says() != read.says():
+            # removed by the writer, changed by the other side
+            conflicts.append(FieldConflict(f"choices[{choice_id}]", read.fields(), None, current.fields()))
+    merged += [c for c in theirs if c.id not in was and c.id not in kept]  # added by them since
+    return merged, conflicts
+
+
+def _merge_one(
+    choice: WantedChoice, was: Mapping[str | None, WantedChoice], now: Mapping[str | None, WantedChoice]
+) -> tuple[list[WantedChoice], list[FieldConflict]]:
+    """One choice of the writer's list: what to write of it (nothing, or it merged), and conflicts."""
+    if choice.id is None:
+        return [choice], []
+    read, current = was.get(choice.id), now.get(choice.id)
+    if current is None:  # removed by the other side since, or never one of the scene's
+        if read is None:
+            raise _unknown(choice.id)
+        if read.says() == choice.says():
+            return [], []
+        return [], [FieldConflict(f"choices[{choice.id}]", read.fields(), choice.fields(), None)]
+    write, clashes = merge_fields((read or current).fields(), current.fields(), choice.fields())
+    conflicts = [FieldConflict(f"choices[{choice.id}].{c.field}", c.base, c.mine, c.theirs) for c in clashes]
+    return [WantedChoice(choice.id, **{**current.fields(), **write})], conflicts
+
+
+def lost_choice_changes(
+    base: Mapping[str, Any], theirs: Mapping[str, Any], mine: Mapping[str, Any]
+) -> list[str]:
+    """What a list written as given (no merge) takes away of the changes made since `base`: a
+    choice added or changed since that the list leaves out (`choices[<id>]`), or a field of one
+    changed since that the list sets otherwise (`choices[<id>].<field>`)."""
+    was = {c.id: c for c in from_field(base.get("choices", []))}
+    given: dict[str | None, WantedChoice] = {c.id: c for c in from_field(mine["choices"]) if c.id}
+    lost: list[str] = []
+    for current in from_field(theirs["choices"]):
+        read = was.get(current.id)
+        if read is not None and read.says() == current.says():
+            continue  # unchanged since
+        mine_now = given.get(current.id)
+        if mine_now is None:
+            lost.append(f"choices[{current.id}]")
+            continue
+        before = read.fields() if read is not None else {}
+        lost += [
+            f"choices[{current.id}].{name}"
+            for name, value in current.fields().items()
+            if value != before.get(name) and mine_now.fields()[name] != value
+        ]
+    return lost
+
+
+def as_field(choices: Sequence[WantedChoice]) -> list[dict[str, Any]]:
+    """The list as the value of a scene's `choices` field (what a conflict shows)."""
+    return [{"id": c.id, **c.fields()} for c in choices]
+
+
+def from_field(value: Sequence[Mapping[str, Any]]) -> list[WantedChoice]:
+    return [WantedChoice.of(item) for item in value]
+
+
+async def write_choices(
+    tx: Mutation, scene: Scene, old: Sequence[Choice], wanted: Sequence[WantedChoice]
+) -> list[Choice]:
+    """The scene's choice rows made to be `wanted`: a choice with an id changed in place, a new one
+    added with a new id, the rest removed."""
+    rows_by_id = {row.id: row for row in old}
+    rows: list[Choice] = []
+    for position, choice in enumerate(wanted):
+        row = rows_by_id.pop(choice.id, None) if choice.id is not None else None
+        if row is None:
+            row = Choice(
+                id=new_id("cho"),
+                project_id=scene.project_id,
+                scene_id=scene.id,
+                position=position,
+                label=choice.label,
+            )
+            tx.session.add(row)
+        row.position = position
+        for field, value in choice.fields().items():
+            setattr(row, field, value)
+        rows.append(row)
+    for row in rows_by_id.values():
+        await tx.session.delete(row)
+    await tx.session.flush()
+    return rows
+
+
+def _unknown(choice_id: str) -> Exception:
+    return invalid(
+        f'Choice "{choice_id}" is not one of this scene\'s choices: leave its id out for a new one.'
+    )
