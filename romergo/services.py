@@ -168,7 +168,7 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         variables=VariableService(store, limits),
         on_scene=on_scene,
         accounts=AccountService(db, settings),
-        channels=ChannelService.build(db, bus, settings, clock, reads),
+        channels=ChannelService.build(db, bus, settings, clock, reads, on_scene),
         agents=AgentService(db, settings),
     )
 

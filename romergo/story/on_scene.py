@@ -16,7 +16,7 @@ this process's listeners of the scene (`on_scene_topic`), not the other processe
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 
 from romergo.bus import EventBus
 
@@ -39,6 +39,7 @@ class AgentAtWork:
 
     client_id: str
     name: str
+    channel_id: str
     command_id: str
     command_number: int
     since: datetime
@@ -113,16 +114,19 @@ class ScenePresence:
         self._tabs[scene_id][tab_id] = replace(tab, editing=editing)
         self._changed(scene_id)
 
-    def agent_working(
-        self, scene_id: str, client_id: str, name: str, command_id: str, command_number: int
-    ) -> None:
+    def agent_working(self, scene_id: str, work: AgentAtWork) -> None:
         """An agent's tool call under a command touched the scene."""
         agents = self._agents.setdefault(scene_id, {})
-        known = agents.get(client_id)
-        if known is not None and known.command_id == command_id:
+        known = agents.get(work.client_id)
+        if known is not None and known.command_id == work.command_id:
             return
-        agents[client_id] = AgentAtWork(client_id, name, command_id, command_number, datetime.now(UTC))
+        agents[work.client_id] = work
         self._changed(scene_id)
+
+    def at_work(self, scene_id: str, client_id: str, command_id: str) -> bool:
+        """Whether the agent is already known to work on the scene under this command."""
+        known = self._agents.get(scene_id, {}).get(client_id)
+        return known is not None and known.command_id == command_id
 
     def command_done(self, command_id: str) -> None:
         """The command is finished: its agent no longer counts as working anywhere for it."""

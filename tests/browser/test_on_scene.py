@@ -1,8 +1,10 @@
 """Who is on a scene: the agent's read of a scene names the lines the author has open in the
-editor, from the moment a draft opens until it is saved, cancelled or its page is left."""
+editor, from the moment a draft opens until it is saved, cancelled or its page is left; the scene
+page names the author's other tabs and an agent at work there, as they come and go."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -13,6 +15,8 @@ from playwright.async_api import Page, expect
 from tests.browser.conftest import Author, OpenPage
 from tests.support.agents import Agent, agent, data
 from tests.support.oauth import personal_token
+from tests.support.panel import invite, send
+from tests.support.waiting import until
 
 SCENE = "The Beacon"
 
@@ -81,5 +85,61 @@ async def test_a_draft_left_behind_on_another_page_is_no_longer_being_edited(
         assert len((await scene_of(author, scribe))["being_edited"]) == 1
 
         await page.get_by_role("link", name="Scene history").click()
-        await expect(page.get_by_test_id("scene-title")).to_have_count(0)
-        assert (await scene_of(author, scribe))["being_edited"] == []
+
+        async def left() -> bool:
+            return (await scene_of(author, scribe))["being_edited"] == []
+
+        await until(left, what="the draft left behind to be no longer edited")
+
+
+async def test_two_tabs_on_a_scene_see_each_other_and_a_closed_one_goes(author: Author, open_page: OpenPage):
+    first = await open_page(author, author.scenes[SCENE])
+    await expect(first.get_by_test_id("scene-title")).to_have_text(SCENE)
+    await expect(first.get_by_test_id("on-scene")).to_have_text("")
+    second = await open_page(author, author.scenes[SCENE])
+
+    for page in (first, second):
+        await expect(page.get_by_role("status", name="Also on this scene")).to_have_text(
+            "Also here: you, in another tab"
+        )
+    await open_draft(second, 1)
+    await expect(first.get_by_test_id("on-scene")).to_have_text(
+        "Also here: you, in another tab, editing 1 line"
+    )
+
+    await second.close()
+    # The server lets a tab reconnect for a while before it counts it as gone.
+    await expect(first.get_by_test_id("on-scene")).to_have_text("", timeout=25_000)
+
+
+async def test_an_agent_at_work_on_the_scene_shows_until_its_command_is_done(
+    author: Author, open_page: OpenPage
+):
+    page = await open_page(author, author.scenes[SCENE])
+    strip = page.get_by_test_id("on-scene")
+    code = await invite(page)
+    async with scribe_of(author) as scribe:
+        joined = await scribe.call("romergo_join_builder_channel", code=code)
+        waiting = asyncio.create_task(
+            scribe.call(
+                "romergo_wait_for_builder_command",
+                channel_id=joined["channel_id"],
+                cursor=joined["cursor"],
+                timeout_seconds=20,
+            )
+        )
+        await send(page, "Look over the beacon scene")
+        command_id = (await asyncio.wait_for(waiting, 15))["command"]["command_id"]
+        await expect(strip).to_have_text("")
+
+        await scene_of(author, scribe)
+        await expect(strip).to_have_text("Also here: your agent “Scribe”, working here on command #1")
+
+        await scribe.call(
+            "romergo_report_builder_event",
+            command_id=command_id,
+            kind="reply",
+            text="Read it.",
+            summary={"status": "success", "changed_entities": []},
+        )
+        await expect(strip).to_have_text("")

@@ -4,9 +4,10 @@ their command is done, and every change wakes that scene's listeners only."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 from romergo.bus import EventBus
-from romergo.story.on_scene import BeingEdited, ScenePresence, on_scene_topic
+from romergo.story.on_scene import AgentAtWork, BeingEdited, ScenePresence, on_scene_topic
 
 
 def presence_with_wakeups() -> tuple[ScenePresence, list[str]]:
@@ -68,9 +69,10 @@ def test_a_draft_of_a_tab_on_no_scene_is_not_recorded():
 
 def test_an_agent_works_on_a_scene_until_its_command_is_done():
     presence, woken = presence_with_wakeups()
-    presence.agent_working("scn_a", "cli_1", "Scribe", "cmd_1", 4)
-    presence.agent_working("scn_a", "cli_1", "Scribe", "cmd_1", 4)
-    presence.agent_working("scn_b", "cli_1", "Scribe", "cmd_1", 4)
+    work = AgentAtWork("cli_1", "Scribe", "chn_1", "cmd_1", 4, datetime.now(UTC))
+    presence.agent_working("scn_a", work)
+    presence.agent_working("scn_a", work)
+    presence.agent_working("scn_b", work)
     assert [(a.name, a.command_number) for a in presence.on("scn_a").agents] == [("Scribe", 4)]
 
     presence.command_done("cmd_2")
