@@ -32,6 +32,7 @@ from romergo.story import (
     UndoOutcome,
     UndoService,
 )
+from romergo.story.on_scene import ScenePresence
 from romergo.story.pattern_workers import PatternWorkers
 from romergo.story.state.variables import VariableService
 from storage import Database
@@ -62,6 +63,8 @@ class Services:
     """The worker processes that compile and run search patterns (`search` uses them)."""
     interchange: InterchangeService
     variables: VariableService
+    on_scene: ScenePresence
+    """Who is on each scene now: tabs, the lines they edit, agents at work (this process only)."""
     accounts: AccountService
     channels: ChannelService
     agents: AgentService
@@ -142,6 +145,7 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
     limits = settings.limits
     reads = StoryReads(store)
     patterns = PatternWorkers()  # no process yet: the first search starts one
+    on_scene = ScenePresence(bus)
     return Services(
         settings=settings,
         secret=secret or secrets.token_hex(32),
@@ -162,8 +166,9 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         patterns=patterns,
         interchange=InterchangeService(store, limits),
         variables=VariableService(store, limits),
+        on_scene=on_scene,
         accounts=AccountService(db, settings),
-        channels=ChannelService.build(db, bus, settings, clock, reads),
+        channels=ChannelService.build(db, bus, settings, clock, reads, on_scene),
         agents=AgentService(db, settings),
     )
 

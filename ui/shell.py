@@ -20,6 +20,7 @@ from ui.components.local_time import install_local_times
 from ui.components.not_found import not_found
 from ui.context import PageContext
 from ui.edits import install_edit_keys
+from ui.on_scene import follow_tab
 from ui.pages import (
     agents,
     assets,
@@ -73,6 +74,7 @@ def build_root(
         ui.page_title("Romergo")
         ui.add_css(CSS)
         track_selection(ctx.place)
+        follow_tab(ctx)
         install_edit_keys(ctx)
         install_local_times()
         # Docked beside the page from 1024 px up; narrower, it would take half the editor, so it

@@ -105,12 +105,22 @@ class ChoiceItem(BaseModel):
         )
 
 
+class LineBeingEdited(BaseModel):
+    line_id: str
+    by: str = Field(description="The author typing in it (their display name).")
+
+
 class SceneData(BaseModel):
     scene: SceneHeader
     background: Slot
     music: Slot
     lines: list[LineItem]
     choices: list[ChoiceItem]
+    being_edited: list[LineBeingEdited] = Field(
+        default_factory=list,
+        description="Lines the author has open in the editor right now: their draft is based on "
+        "what they read, so wait or ask before changing one of these.",
+    )
 
 
 def slot(view: AssetSlot) -> Slot:
@@ -143,10 +153,19 @@ async def romergo_get_scene(
     )
     choices = [ChoiceItem.of(choice) for choice in view.choices]
     background, music = slot(view.background), slot(view.music)
+    editing = call.services.on_scene.on(view.scene.id).being_edited()
+    being_edited = [LineBeingEdited(line_id=line.line_id, by=line.by) for line in editing]
 
     def build(lines: Sequence[LineView]) -> SceneData:
         items = [LineItem.of(line, view.revisions) for line in lines]
-        return SceneData(scene=header, background=background, music=music, lines=items, choices=choices)
+        return SceneData(
+            scene=header,
+            background=background,
+            music=music,
+            lines=items,
+            choices=choices,
+            being_edited=being_edited,
+        )
 
     keys = [line.line.id for line in view.lines]
     return await paged_aside(f"get_scene:{view.scene.id}", view.lines, keys, build, page, page_size)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from romergo.channels.at_work import AtWork
 from romergo.channels.behind import Happenings, PendingEvents, StartedIfSlow
 from romergo.channels.changes import command_changes
 from romergo.channels.confirmations import Confirmations, needs_confirmation
@@ -90,11 +91,16 @@ class CallGuard:
     """The one server-side check every tool call passes (DESIGN.md §4)."""
 
     def __init__(
-        self, store: ChannelStore, confirmations: Confirmations, locator: Locator | None = None
+        self,
+        store: ChannelStore,
+        confirmations: Confirmations,
+        locator: Locator | None = None,
+        at_work: AtWork | None = None,
     ) -> None:
         self.store = store
         self.confirmations = confirmations
         self.locator = locator
+        self.at_work = at_work
         self.tool_calls = rate_limit(
             store.settings,
             store.db,
@@ -127,6 +133,8 @@ class CallGuard:
         admission = Admission(command.id if command else None, reach)
         if command is None:
             return await execute(admission)
+        if self.at_work is not None:
+            await self.at_work.noted(call.caller.client_id, call.caller.client_name, call.targets, command)
         return await self._with_events(call, command, execute, admission)
 
     async def _with_events(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from romergo.bus import EventBus
 from romergo.channels.agent_side import AgentSide
+from romergo.channels.at_work import AtWork
 from romergo.channels.calls import CallGuard
 from romergo.channels.confirmations import Confirmations
 from romergo.channels.delivery import Delivery
@@ -20,6 +21,7 @@ from romergo.channels.reach import Locator
 from romergo.channels.store import ChannelStore
 from romergo.clock import Clock
 from romergo.config import Settings
+from romergo.story.on_scene import ScenePresence
 from storage import Database
 
 
@@ -30,6 +32,7 @@ class ChannelService:
     agent: AgentSide
     confirmations: Confirmations
     guard: CallGuard
+    at_work: AtWork
     sweeper: Sweeper
 
     @classmethod
@@ -40,15 +43,19 @@ class ChannelService:
         settings: Settings,
         clock: Clock | None = None,
         locator: Locator | None = None,
+        on_scene: ScenePresence | None = None,
     ) -> ChannelService:
-        """`locator` tells where story entities lie: needed once a room is limited to chapters."""
+        """`locator` tells where story entities lie: needed once a room is limited to chapters.
+        `on_scene`: where agents at work on a scene are shown (the story's, shared with the pages)."""
         store = ChannelStore(db, bus, settings, clock)
         confirmations = Confirmations(store)
+        at_work = AtWork(store, on_scene or ScenePresence(bus))
         return cls(
             store=store,
             owner=OwnerSide(store),
             agent=AgentSide(store, Delivery(store)),
             confirmations=confirmations,
-            guard=CallGuard(store, confirmations, locator),
+            guard=CallGuard(store, confirmations, locator, at_work),
+            at_work=at_work,
             sweeper=Sweeper(store, confirmations),
         )

@@ -81,6 +81,8 @@ class LinesEditor:
         self.drafts: dict[str, Draft] = {}
         self.new = Draft("", NARRATION)
         self.focus: str | None = None
+        self.tab_id = ui.context.client.id
+        """The drafts open here are this tab's (`romergo.story.on_scene`: agents see them)."""
         with ui.card().classes("w-full gap-2").props('data-testid="lines"'):
             with ui.row().classes("w-full items-center"):
                 ui.label("Dialogue").classes("text-subtitle1 text-weight-medium")
@@ -99,7 +101,9 @@ class LinesEditor:
         if cast_changed:
             self.speaker_select.set_options(_speakers(view.characters), value=self._known(self.new.speaker))
         if changed or self.focus:
-            self.drafts = {k: v for k, v in self.drafts.items() if any(lv.line.id == k for lv in view.lines)}
+            shown = {lv.line.id for lv in view.lines}
+            for gone in [line_id for line_id in self.drafts if line_id not in shown]:
+                self._close_draft(gone)
             self._list.refresh()
         for line_id, draft in self.drafts.items():
             revision = view.revisions.get(line_id, 0)
@@ -226,10 +230,11 @@ class LinesEditor:
             return
         line_id = line_view.line.id
         self.drafts[line_id] = Draft.of(line_view, self.view.revisions.get(line_id, 0))
+        self.services.on_scene.editing(self.tab_id, line_id, is_open=True)
         self._list.refresh()
 
     def cancel(self, line_id: str) -> None:
-        self.drafts.pop(line_id, None)
+        self._close_draft(line_id)
         self._list.refresh()
 
     async def save(self, line_id: str) -> None:
@@ -253,8 +258,12 @@ class LinesEditor:
             await save_draft(self.ctx, target, draft.opened, draft.opened.changes(draft.values()), write)
             is None
         ):
-            self.drafts.pop(line_id, None)
+            self._close_draft(line_id)
             self._list.refresh()
+
+    def _close_draft(self, line_id: str) -> None:
+        self.drafts.pop(line_id, None)
+        self.services.on_scene.editing(self.tab_id, line_id, is_open=False)
 
     async def _note_change(self, line_id: str, draft: Draft) -> None:
         """Say in the open draft who changed its line, as soon as the change arrives."""

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from nicegui import ui
+from nicegui import background_tasks, ui
 
 from romergo import urls
 from romergo.entities import Asset, Project
@@ -28,6 +28,7 @@ from ui.context import PageContext
 from ui.drafts import Opened, Target, ask_for_based_change, save_draft
 from ui.frame import ProjectPage
 from ui.live import Section
+from ui.on_scene import OthersOnScene
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,8 @@ class _SceneEditor(ProjectPage[Loaded]):
             changes = ui.button("Scene history", icon="history").props("flat color=primary")
             changes.props["href"] = urls.history(self.project_id, scene_id=self.scene_id)
             icon_button("delete", "Delete the scene", self.delete)
+        others = OthersOnScene(self.ctx, self.scene_id)
+        background_tasks.create(others.show(), name="others on the scene")
         media = Section(self.media, key=_media_key)
         media.show(loaded)
         entry = Section(self.entry_effects, key=lambda shown: shown.view.scene.entry_effects)

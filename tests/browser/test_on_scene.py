@@ -1,0 +1,145 @@
+"""Who is on a scene: the agent's read of a scene names the lines the author has open in the
+editor, from the moment a draft opens until it is saved, cancelled or its page is left; the scene
+page names the author's other tabs and an agent at work there, as they come and go."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from playwright.async_api import Page, expect
+
+from tests.browser.conftest import Author, OpenPage
+from tests.support.agents import Agent, agent, data
+from tests.support.oauth import personal_token
+from tests.support.panel import invite, send
+from tests.support.waiting import until
+
+SCENE = "The Beacon"
+
+
+@pytest.fixture
+def author(own_author: Author) -> Author:
+    """Drafts are saved: each test gets a demo of its own."""
+    return own_author
+
+
+@asynccontextmanager
+async def scribe_of(author: Author) -> AsyncIterator[Agent]:
+    token = personal_token(author.server, author.username, "--name", "Scribe")
+    async with agent(author.server.base_url, token) as me:
+        yield me
+
+
+async def scene_of(author: Author, me: Agent) -> dict[str, Any]:
+    scene_id = author.scenes[SCENE].rsplit("/", 1)[1]
+    scene: dict[str, Any] = data(await me.call("romergo_get_scene", scene_id=scene_id))
+    return scene
+
+
+async def open_draft(page: Page, number: int) -> None:
+    await page.get_by_role("button", name=f"Edit line {number}").click()
+    await expect(page.get_by_test_id(f"line-{number}").get_by_label("Line text")).to_be_visible()
+
+
+async def test_the_agent_reads_which_lines_the_author_has_open_until_they_close(
+    author: Author, open_page: OpenPage
+):
+    async with scribe_of(author) as scribe:
+        page = await open_page(author, author.scenes[SCENE])
+        lines = (await scene_of(author, scribe))["lines"]
+        assert (await scene_of(author, scribe))["being_edited"] == []
+
+        await open_draft(page, 2)
+        await open_draft(page, 1)
+        being_edited = (await scene_of(author, scribe))["being_edited"]
+        assert being_edited == [
+            {"line_id": lines[1]["id"], "by": author.username},
+            {"line_id": lines[0]["id"], "by": author.username},
+        ]
+
+        await page.get_by_test_id("line-1").get_by_role("button", name="Cancel").click()
+        await expect(page.get_by_test_id("line-1").get_by_label("Line text")).to_have_count(0)
+        assert (await scene_of(author, scribe))["being_edited"] == [
+            {"line_id": lines[1]["id"], "by": author.username}
+        ]
+
+        editing = page.get_by_test_id("line-2")
+        await editing.get_by_label("Line text").fill("The keeper's log lies open.")
+        await editing.get_by_role("button", name="Save").click()
+        await expect(editing.get_by_label("Line text")).to_have_count(0)
+        scene = await scene_of(author, scribe)
+        assert scene["being_edited"] == []
+        assert scene["lines"][1]["text"] == "The keeper's log lies open."
+
+
+async def test_a_draft_left_behind_on_another_page_is_no_longer_being_edited(
+    author: Author, open_page: OpenPage
+):
+    async with scribe_of(author) as scribe:
+        page = await open_page(author, author.scenes[SCENE])
+        await open_draft(page, 1)
+        assert len((await scene_of(author, scribe))["being_edited"]) == 1
+
+        await page.get_by_role("link", name="Scene history").click()
+
+        async def left() -> bool:
+            return (await scene_of(author, scribe))["being_edited"] == []
+
+        await until(left, what="the draft left behind to be no longer edited")
+
+
+async def test_two_tabs_on_a_scene_see_each_other_and_a_closed_one_goes(author: Author, open_page: OpenPage):
+    first = await open_page(author, author.scenes[SCENE])
+    await expect(first.get_by_test_id("scene-title")).to_have_text(SCENE)
+    await expect(first.get_by_test_id("on-scene")).to_have_text("")
+    second = await open_page(author, author.scenes[SCENE])
+
+    for page in (first, second):
+        await expect(page.get_by_role("status", name="Also on this scene")).to_have_text(
+            "Also here: you, in another tab"
+        )
+    await open_draft(second, 1)
+    await expect(first.get_by_test_id("on-scene")).to_have_text(
+        "Also here: you, in another tab, editing 1 line"
+    )
+
+    await second.close()
+    # The server lets a tab reconnect for a while before it counts it as gone.
+    await expect(first.get_by_test_id("on-scene")).to_have_text("", timeout=25_000)
+
+
+async def test_an_agent_at_work_on_the_scene_shows_until_its_command_is_done(
+    author: Author, open_page: OpenPage
+):
+    page = await open_page(author, author.scenes[SCENE])
+    strip = page.get_by_test_id("on-scene")
+    code = await invite(page)
+    async with scribe_of(author) as scribe:
+        joined = await scribe.call("romergo_join_builder_channel", code=code)
+        waiting = asyncio.create_task(
+            scribe.call(
+                "romergo_wait_for_builder_command",
+                channel_id=joined["channel_id"],
+                cursor=joined["cursor"],
+                timeout_seconds=20,
+            )
+        )
+        await send(page, "Look over the beacon scene")
+        command_id = (await asyncio.wait_for(waiting, 15))["command"]["command_id"]
+        await expect(strip).to_have_text("")
+
+        await scene_of(author, scribe)
+        await expect(strip).to_have_text("Also here: your agent “Scribe”, working here on command #1")
+
+        await scribe.call(
+            "romergo_report_builder_event",
+            command_id=command_id,
+            kind="reply",
+            text="Read it.",
+            summary={"status": "success", "changed_entities": []},
+        )
+        await expect(strip).to_have_text("")
