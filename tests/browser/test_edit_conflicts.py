@@ -5,18 +5,14 @@ choice; an open draft says at once when its line changed, and by whom."""
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any
 
 import pytest
 from playwright.async_api import Locator, Page, expect
 
 from tests.browser.conftest import Author, OpenPage
-from tests.support.agents import Agent, agent, data
-from tests.support.oauth import personal_token
+from tests.browser.scribe import SCENE, scene_of, scribe_of
+from tests.support.agents import data
 
-SCENE = "The Beacon"
 LINE_1 = "You strike a match. Through the cracked lens the beam still reaches the sea."
 MINE = "You strike a match. The beam crawls out over the black water."
 THEIRS = "You strike the last match. Through the cracked lens the beam still reaches the sea."
@@ -26,20 +22,6 @@ THEIRS = "You strike the last match. Through the cracked lens the beam still rea
 def author(own_author: Author) -> Author:
     """The agent changes the story: each test gets a demo of its own."""
     return own_author
-
-
-@asynccontextmanager
-async def scribe_of(author: Author) -> AsyncIterator[Agent]:
-    """The author's own agent, over MCP with a personal token."""
-    token = personal_token(author.server, author.username, "--name", "Scribe")
-    async with agent(author.server.base_url, token) as me:
-        yield me
-
-
-async def scene_of(author: Author, me: Agent) -> dict[str, Any]:
-    scene_id = author.scenes[SCENE].rsplit("/", 1)[1]
-    scene: dict[str, Any] = data(await me.call("romergo_get_scene", scene_id=scene_id))
-    return scene
 
 
 async def draft_of_line_1(page: Page, text: str, *, shown: str = LINE_1) -> Locator:

@@ -5,39 +5,20 @@ page names the author's other tabs and an agent at work there, as they come and 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any
 
 import pytest
 from playwright.async_api import Page, expect
 
 from tests.browser.conftest import Author, OpenPage
-from tests.support.agents import Agent, agent, data
-from tests.support.oauth import personal_token
+from tests.browser.scribe import SCENE, scene_of, scribe_of
 from tests.support.panel import invite, send
 from tests.support.waiting import until
-
-SCENE = "The Beacon"
 
 
 @pytest.fixture
 def author(own_author: Author) -> Author:
     """Drafts are saved: each test gets a demo of its own."""
     return own_author
-
-
-@asynccontextmanager
-async def scribe_of(author: Author) -> AsyncIterator[Agent]:
-    token = personal_token(author.server, author.username, "--name", "Scribe")
-    async with agent(author.server.base_url, token) as me:
-        yield me
-
-
-async def scene_of(author: Author, me: Agent) -> dict[str, Any]:
-    scene_id = author.scenes[SCENE].rsplit("/", 1)[1]
-    scene: dict[str, Any] = data(await me.call("romergo_get_scene", scene_id=scene_id))
-    return scene
 
 
 async def open_draft(page: Page, number: int) -> None:
