@@ -40,6 +40,7 @@ from romergo.channels.fence import (
 from romergo.channels.models import Caller
 from romergo.channels.reach import Locator, Target, check_reach, scope_chapters
 from romergo.channels.room_view import changes_in_reach
+from romergo.channels.shown_arguments import redact
 from romergo.channels.store import ChannelStore, command_not_found, ensure_holder
 from romergo.channels.tx import ChannelTx, EventActor
 from romergo.channels.vocabulary import FINISHED_STATES, EventKind
@@ -52,7 +53,6 @@ from storage.tables import Channel, Command
 T = TypeVar("T")
 UNCHECKED_CATEGORIES = ("channel",)
 READ_CATEGORIES = ("read", "channel")
-LARGE_ARGUMENTS = ("data_base64",)
 
 
 @dataclass(frozen=True)
@@ -377,17 +377,6 @@ def _reads_own_finished(call: ToolCall, command: Command) -> bool:
         and command.claimed_by == call.caller.client_id
         and command.state in FINISHED_STATES
     )
-
-
-def redact(arguments: dict[str, Any]) -> dict[str, Any]:
-    """Large values (base64 file contents) appear in events as their byte count."""
-    shown: dict[str, Any] = {}
-    for name, value in arguments.items():
-        if name in LARGE_ARGUMENTS and isinstance(value, str):
-            shown[name] = len(value) * 3 // 4 - value[-2:].count("=")
-        else:
-            shown[name] = value
-    return shown
 
 
 def _changed(changes: list[EntityChange]) -> list[EntityRef]:
