@@ -4,7 +4,9 @@ The form keeps its query while the story changes underneath: every change to the
 the search again, so the results always show what the story holds now. Results are grouped by
 scene, `TEXTS_AT_ONCE` texts at a time ("Show more"); each has its own "Replace", and "Replace
 all" changes every match as one write, which Ctrl+Z (or the "Undo" beside its message) takes back
-as a whole. `?q=` opens the page with that search run.
+as a whole. A replace is based on the revisions the results on screen were read at: a text
+changed since (the results follow a moment later) is left alone, and the page says which.
+`?q=` opens the page with that search run.
 """
 
 from __future__ import annotations
