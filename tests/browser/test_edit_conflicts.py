@@ -165,3 +165,38 @@ async def test_a_rename_dialog_opened_before_the_agent_renamed_the_scene_asks_an
         await expect(page.get_by_role("dialog")).to_have_count(0)
         await expect(page.get_by_test_id("scene-title")).to_have_text("The Signal")
         assert (await scene_of(author, scribe))["scene"]["title"] == "The Signal"
+
+
+async def test_the_author_edits_one_choice_the_agent_another_and_both_are_kept(
+    author: Author, open_page: OpenPage
+):
+    async with scribe_of(author) as scribe:
+        page = await open_page(author, author.scenes[SCENE])
+        await expect(page.get_by_test_id("choice-1")).to_contain_text("Go down to the pier")
+        await page.get_by_role("button", name="Edit choice 1").click()
+        dialog = page.get_by_role("dialog")
+        await dialog.get_by_label("Choice label").fill("Run down to the pier")
+        scene = await scene_of(author, scribe)
+        theirs = [
+            {key: choice[key] for key in ("id", "label", "target_scene_id", "condition", "effects")}
+            for choice in scene["choices"]
+        ]
+        theirs[1]["label"] = "Flash the lamp at the ship"
+        await scribe.call(
+            "romergo_set_choices",
+            scene_id=scene["scene"]["id"],
+            choices=theirs,
+            expected_revision=scene["scene"]["revision"],
+        )
+        await expect(page.get_by_test_id("choice-2")).to_contain_text("Flash the lamp at the ship")
+
+        await dialog.get_by_role("button", name="Save").click()
+
+        await expect(page.get_by_role("dialog")).to_have_count(0)
+        await expect(page.get_by_test_id("choice-1")).to_contain_text("Run down to the pier")
+        await expect(page.get_by_test_id("choice-2")).to_contain_text("Flash the lamp at the ship")
+        choices = (await scene_of(author, scribe))["choices"]
+        assert [(c["id"], c["label"]) for c in choices] == [
+            (theirs[0]["id"], "Run down to the pier"),
+            (theirs[1]["id"], "Flash the lamp at the ship"),
+        ]

@@ -181,3 +181,47 @@ def test_a_running_call_shows_until_it_finishes_and_calls_of_one_tool_pair_up_in
         ("Running romergo_set_chapter_music", False),
         ("Failed romergo_set_chapter_music: No.", True),
     ]
+
+
+def test_a_call_that_replaced_a_newer_change_is_flagged_in_words_and_one_that_did_not_is_not():
+    conversation = Conversation()
+    conversation.apply(lifecycle()[:5])
+    [card] = conversation.cards
+
+    def replaced(by, entity_type, fields):
+        at = T0.isoformat()
+        return {"entity_type": entity_type, "entity_id": "x", "by": by, "at": at, "fields": fields}
+
+    calls = [
+        ("romergo_update_dialogue_line", [replaced("author", "dialogue_line", ["text", "character_id"])]),
+        (
+            "romergo_set_choices",
+            [replaced("agent cli_b", "scene", ["choices[cho_1].label", "choices[cho_2]"])],
+        ),
+        ("romergo_update_scene", []),
+    ]
+    seq = 10
+    for tool, changes in calls:
+        finished = {"tool": tool, "changed": [{"entity_type": "scene", "entity_id": "scn_1"}]}
+        if changes:
+            finished["replaced_newer_changes"] = changes
+        conversation.apply(
+            [
+                event(seq, "tool_started", "cmd_1", tool=tool, arguments={}, category="edit"),
+                event(seq + 1, "tool_finished", "cmd_1", **finished),
+            ]
+        )
+        seq += 2
+    assert [(s.text, s.flagged) for s in card.steps[1:]] == [
+        (
+            "Finished romergo_update_dialogue_line (1 changed)"
+            " · replaced a newer change by you (line text, character)",
+            True,
+        ),
+        (
+            "Finished romergo_set_choices (1 changed)"
+            " · replaced a newer change by another agent (scene choices)",
+            True,
+        ),
+        ("Finished romergo_update_scene (1 changed)", False),
+    ]

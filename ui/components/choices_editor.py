@@ -124,7 +124,11 @@ class ChoicesEditor:
 
     def _specs(self) -> list[ChoiceSpec]:
         return [
-            ChoiceSpec(c.choice.label, c.choice.target_scene_id, c.choice.condition, c.choice.effects)
+            # Each with its id: the core merges a list by choice id, so an edit of one choice
+            # and someone else's edit of another are both kept.
+            ChoiceSpec(
+                c.choice.label, c.choice.target_scene_id, c.choice.condition, c.choice.effects, c.choice.id
+            )
             for c in self.view.choices
         ]
 
@@ -209,7 +213,11 @@ class ChoicesEditor:
                 # Based on the list this dialog opened on: a change made since merges or asks.
                 edited = list(specs)
                 edited[index] = ChoiceSpec(
-                    label.value or "", target.value, condition.value or None, effects.value or None
+                    label.value or "",
+                    target.value,
+                    condition.value or None,
+                    effects.value or None,
+                    specs[index].id,
                 )
                 if await self._set(edited, opened):
                     dialog.submit(True)

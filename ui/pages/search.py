@@ -4,7 +4,9 @@ The form keeps its query while the story changes underneath: every change to the
 the search again, so the results always show what the story holds now. Results are grouped by
 scene, `TEXTS_AT_ONCE` texts at a time ("Show more"); each has its own "Replace", and "Replace
 all" changes every match as one write, which Ctrl+Z (or the "Undo" beside its message) takes back
-as a whole. `?q=` opens the page with that search run.
+as a whole. A replace is based on the revisions the results on screen were read at: a text
+changed since (the results follow a moment later) is left alone, and the page says which.
+`?q=` opens the page with that search run.
 """
 
 from __future__ import annotations
@@ -183,16 +185,31 @@ class _SearchPage(SectionPage[Found]):
             return
         replacement = str(self.replace_with.value or "")
         search = self.services.search
+        # Based on the results on screen: a text changed since they were drawn is left alone.
+        seen = self.current.results if self.current is not None else None
         outcome = await act(
-            self.ctx, lambda: search.replace(self.ctx.actor, self.project_id, query, replacement, only=only)
+            self.ctx,
+            lambda: search.replace(
+                self.ctx.actor,
+                self.project_id,
+                query,
+                replacement,
+                only=only,
+                seen=seen.revisions if seen is not None else {},
+            ),
         )
         done = outcome.value
         self.outcome.clear()
-        if done is None or not done.matches:
+        if done is None or not (done.matches or done.skipped):
             return
         with self.outcome:
-            matches, texts = _count(done.matches, "match", "matches"), _count(done.texts, "text", "texts")
-            ui.label(f"Replaced {matches} in {texts}.")
+            if done.matches:
+                matches, texts = _count(done.matches, "match", "matches"), _count(done.texts, "text", "texts")
+                ui.label(f"Replaced {matches} in {texts}.")
+            if done.skipped:
+                ui.label(skipped_words(done.skipped, seen)).classes("text-warning").props(
+                    'data-testid="replace-skipped"'
+                )
             if done.batch_id:
                 key = f"batch:{done.batch_id}"
                 ui.button("Undo", on_click=lambda: self._undo(key)).props("flat dense no-caps color=primary")
@@ -208,6 +225,26 @@ class _SearchPage(SectionPage[Found]):
                 ui.label("Not undone: some of these texts were changed again since.").classes("text-warning")
             else:
                 ui.label("Replacement undone.")
+
+
+def skipped_words(skipped: list[Target], seen: SearchResults | None) -> str:
+    """What a replace left alone, in words: each text named by its kind and scene where the
+    search showed it."""
+    places: dict[Target, str] = {}
+    if seen is not None:
+        for group in seen.scenes:
+            for hit in group.hits:
+                places[Target(hit.field, hit.entity_id)] = f"{FIELD_NAMES[hit.field]} in “{group.title}”"
+        for hit in seen.elsewhere:
+            places[Target(hit.field, hit.entity_id)] = f"{FIELD_NAMES[hit.field]} “{hit.text}”"
+    named = [places[target] for target in skipped if target in places]
+    others = len(skipped) - len(named)
+    if others:
+        named.append(_count(others, "text not among the results", "texts not among the results"))
+    return (
+        f"Not replaced in {_count(len(skipped), 'text', 'texts')} changed since your search: "
+        f"{'; '.join(named)}. The results show them as they are now."
+    )
 
 
 def _highlighted(hit: Hit) -> str:

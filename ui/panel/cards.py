@@ -22,7 +22,7 @@ from romergo.channels.events import ConfirmationRequested
 from romergo.errors import RomergoError
 from romergo.story.review import EntityReview
 from ui.components.change_review import change_review
-from ui.panel.model import Card
+from ui.panel.model import Card, Step
 
 STATE_COLORS = {
     CommandState.QUEUED: "grey",
@@ -158,12 +158,10 @@ class CardView:
         for label, step in zip(self.step_labels, self.card.steps, strict=False):
             if label.text != step.text:
                 label.text = step.text
-                label.classes(replace="text-caption " + ("text-negative" if step.failed else "text-grey-8"))
+                label.classes(replace=_step_classes(step))
         with self.steps:
             for step in self.card.steps[len(self.step_labels) :]:
-                label = ui.label(step.text).classes(
-                    "text-caption " + ("text-negative" if step.failed else "text-grey-8")
-                )
+                label = ui.label(step.text).classes(_step_classes(step))
                 self.step_labels.append(label)
         self.steps_expansion.text = _steps_words(self.card)
 
@@ -246,6 +244,12 @@ def _confirmation(confirmation_id: str, request: ConfirmationRequested, actions:
                 "outline dense color=negative"
             )
     return box
+
+
+def _step_classes(step: Step) -> str:
+    return "text-caption " + (
+        "text-negative" if step.failed else "text-warning" if step.flagged else "text-grey-8"
+    )
 
 
 def _steps_words(card: Card) -> str:

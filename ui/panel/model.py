@@ -43,6 +43,7 @@ from romergo.channels.vocabulary import (
     EventKind,
     next_state,
 )
+from ui.panel.replaced import replaced_words
 
 K = EventKind
 STATE_WORDS = {
@@ -74,6 +75,8 @@ class Step:
     failed: bool = False
     tool: str | None = None
     """For a tool call: its tool. "Running" becomes "Finished" (or "Failed") in place: one line per call."""
+    flagged: bool = False
+    """The call replaced a newer change (its words say whose): shown as a warning."""
 
 
 @dataclass
@@ -136,6 +139,7 @@ class Card:
         running = self._running(step.tool) if step is not None and step.kind == "tool" else None
         if running is not None and step is not None:
             running.kind, running.text, running.failed = step.kind, step.text, step.failed
+            running.flagged = step.flagged
         elif step is not None:
             self.steps.append(step)
         _SHOWS.get(type(payload), _nothing)(self, event)
@@ -313,7 +317,8 @@ def _tool_step(event: EventView) -> Step:
     if isinstance(payload, ToolFinished):
         changed = len(payload.changed)
         text = f"Finished {payload.tool}" + (f" ({changed} changed)" if changed else "")
-        return Step("tool", text, event.at, tool=payload.tool)
+        flag = replaced_words(payload.replaced_newer_changes)
+        return Step("tool", text + flag, event.at, tool=payload.tool, flagged=bool(flag))
     if isinstance(payload, ToolFailed):
         return Step(
             "tool", f"Failed {payload.tool}: {payload.message}", event.at, failed=True, tool=payload.tool
