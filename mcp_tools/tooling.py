@@ -12,6 +12,8 @@ into the contract's tool error text (CONTRACT.md §1): `[code] message`, never a
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -33,7 +35,7 @@ from romergo.channels.reach import Target, TargetKind
 from romergo.errors import ErrorCode, RomergoError
 from romergo.services import Services
 from romergo.story.based_on import collect_replaced
-from romergo.story.read_marks import collect_reads, remember_reads
+from romergo.story.read_marks import CallReads, collect_reads, remember_reads
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +113,7 @@ async def run_tool(
         agent = await current_agent(services)
         with collect_reads() as seen, collect_replaced():
             result = await _run_for(services, spec, arguments, body, ctx, agent)
-        await remember_reads(services.db, agent.client_id, seen)
+        await _remember_without_holding_the_answer(services, agent.client_id, seen)
     except RomergoError as error:
         await _note(services, agent, spec.name, error.code)
         raise RomergoToolError(error.code, error.message) from None
@@ -225,6 +227,29 @@ def progress_heartbeat(ctx: Context[Any, Any] | None, message: str) -> Heartbeat
         await ctx.report_progress(beats, None, message)
 
     return beat
+
+
+READ_MARKS_WAIT_SECONDS = 0.05
+"""How long a read's answer waits for its read marks to be stored (they need the database's write
+lock, which a long import or restore may hold); past it they are stored after the answer."""
+_storing: set[asyncio.Task[None]] = set()
+
+
+async def _remember_without_holding_the_answer(services: Services, client_id: str, seen: CallReads) -> None:
+    """Store what the call showed its agent, but never keep a read waiting on the write lock: the
+    marks only tell a later write whether it replaced a newer change, so they may land late."""
+    storing = asyncio.create_task(_remember_quietly(services, client_id, seen))
+    _storing.add(storing)
+    storing.add_done_callback(_storing.discard)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.shield(storing), READ_MARKS_WAIT_SECONDS)
+
+
+async def _remember_quietly(services: Services, client_id: str, seen: CallReads) -> None:
+    try:
+        await remember_reads(services.db, client_id, seen)
+    except Exception:  # a lost mark costs only a later note, never the read
+        log.exception("storing an agent's read marks failed")
 
 
 def wants_progress(ctx: Context[Any, Any]) -> bool:
