@@ -20,7 +20,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.channels.vocabulary import PERMISSIONS, ConfirmationMode
 from romergo.errors import RomergoError, invalid
-from romergo.story.owners import LABELS
+from romergo.story.kinds import LABELS
 from storage.tables import Chapter
 
 MAX_SCOPE_CHAPTERS = 500
