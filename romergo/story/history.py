@@ -17,7 +17,7 @@ from sqlmodel import col, select
 
 from romergo.actors import Actor
 from romergo.story.base import StoryStore, UnitOfWork
-from romergo.story.kinds import KINDS, Kind
+from romergo.story.kinds import KINDS, Kind, under
 from romergo.story.last_change import LastChange, last_change
 from romergo.story.restore import ChangedEntity, changed_entities
 from romergo.story.review import EntityReview, Names, review
@@ -162,7 +162,7 @@ def _conditions(chosen: HistoryFilter) -> list[Any]:
         found.append(
             or_(
                 and_(col(Revision.entity_type) == "scene", col(Revision.entity_id) == scene),
-                *(_lying_in(kind, scene) for kind in KINDS.values() if _lies_in_scenes(kind)),
+                *(_lying_in(KINDS[kind], scene) for kind in under("scene") if KINDS[kind].inside is None),
             )
         )
     if chosen.agent:
@@ -177,12 +177,8 @@ def _conditions(chosen: HistoryFilter) -> list[Any]:
     return found
 
 
-def _lies_in_scenes(kind: Kind) -> bool:
-    """Its revisions are its own, and it lies in a scene: the scene's history shows them."""
-    return kind.inside is None and kind.parent is not None and kind.parent.kind == "scene"
-
-
 def _lying_in(kind: Kind, scene_id: str) -> Any:
+    """Revisions of an entity of `kind` that lies in the scene (a line), or did before or after."""
     assert kind.parent is not None
     column = kind.parent.column
     return and_(

@@ -1,10 +1,11 @@
 """The kinds of story entity, in one registry: what each kind is, and every rule that depends on it.
 
 Undo (`restore`, `undo`), the review of a change set (`review`), the history, the ownership checks
-(`owners`, `base`) and the room's words (`channels.vocabulary`) look a kind up here or iterate the
-registry; none of them switches on a kind's name. A rule that differs by kind is a field of the
-kind's entry (data, or a small function from `restore_moves`), so a new kind is one entry, and a
-field the review shows is one line of one entry.
+(`owners`, `base`), and what a room records and shows of changes (`channels.changes`,
+`channels.reporting`, `channels.room_view`) look a kind up here or iterate the registry; they keep
+no table of kinds of their own. A rule that differs by kind is a field of the kind's entry (data,
+or a small function from `restore_moves`), so a new kind is one entry, and a field the review
+shows is one line of one entry.
 
 This module is read by the transaction seam itself (`base`, through `owners`): it and the moves it
 names import no story service at runtime.
@@ -245,5 +246,24 @@ _ALL = (
 )
 
 KINDS: Mapping[EntityType, Kind] = MappingProxyType({kind.entity_type: kind for kind in _ALL})
+_BY_NAME: Mapping[str, Kind] = MappingProxyType({kind.entity_type: kind for kind in _ALL})
 LABELS: Mapping[str, str] = MappingProxyType({kind.entity_type: kind.label for kind in _ALL})
 """Each kind's `label`, for callers holding a kind's name as a plain string."""
+
+
+def kind_named(name: str) -> Kind | None:
+    """The kind a plain string names (a stored revision's, an argument's); None if none does."""
+    return _BY_NAME.get(name)
+
+
+def under(entity_type: EntityType) -> tuple[EntityType, ...]:
+    """The kinds that lie directly in one of `entity_type` (a scene's lines and choices)."""
+    return tuple(
+        kind.entity_type for kind in _ALL if kind.parent is not None and kind.parent.kind == entity_type
+    )
+
+
+def within(entity_type: EntityType) -> tuple[EntityType, ...]:
+    """`entity_type` and every kind that lies in one of it, however deep (a chapter's scenes, and
+    their lines and choices)."""
+    return (entity_type, *(inner for kind in under(entity_type) for inner in within(kind)))
