@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from romergo.story import in_chapters, snapshots
 from romergo.story import restore_moves as moves
-from romergo.story import snapshots
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene, StoryVariable
 
 if TYPE_CHECKING:
     from sqlmodel import SQLModel
 
+    from romergo.story.in_chapters import Chapters
     from romergo.story.restore_moves import PutList, Recreate, Remove, Snapshot
 
 EntityType = Literal[
@@ -67,6 +68,16 @@ class ReviewField:
 
 
 @dataclass(frozen=True)
+class Reach:
+    """How a room limited to some chapters treats it: where it lies or is used (`chapters`), and
+    whether it is `shared` (readable from every room; a change needs every chapter using it) or
+    lies inside its chapters (the room must cover them, for reads as for changes)."""
+
+    chapters: Chapters
+    shared: bool = False
+
+
+@dataclass(frozen=True)
 class Kind:
     entity_type: EntityType
     label: str
@@ -106,6 +117,8 @@ class Kind:
     history name those ids with its title."""
     on_cards: bool = False
     """A confirmation card names it by its title."""
+    reach: Reach | None = None
+    """None: a room with some chapters neither places it nor limits it (the project, a variable)."""
 
     def title(self, snapshot: Mapping[str, Any]) -> str:
         value = snapshot.get(self.title_key)
@@ -147,6 +160,7 @@ _ALL = (
         review_fields=(TITLE, BACKGROUND, MUSIC),
         named_by_id=True,
         on_cards=True,
+        reach=Reach(in_chapters.the_chapter),
     ),
     Kind(
         "scene",
@@ -171,6 +185,7 @@ _ALL = (
         ),
         named_by_id=True,
         on_cards=True,
+        reach=Reach(in_chapters.of_scene),
     ),
     Kind(
         "dialogue_line",
@@ -188,6 +203,7 @@ _ALL = (
         ),
         worded="text",
         place_word="line",
+        reach=Reach(in_chapters.of_line),
     ),
     Kind(
         "choice",
@@ -213,6 +229,7 @@ _ALL = (
         review_fields=(NAME, ReviewField("color", "Colour", "color")),
         named_by_id=True,
         on_cards=True,
+        reach=Reach(in_chapters.speaking, shared=True),
     ),
     Kind(
         "asset",
@@ -226,6 +243,7 @@ _ALL = (
         review_fields=(NAME, ReviewField("tags", "Tags", reads="list")),
         named_by_id=True,
         on_cards=True,
+        reach=Reach(in_chapters.using_asset, shared=True),
     ),
     Kind(
         "variable",
@@ -261,6 +279,12 @@ def under(entity_type: EntityType) -> tuple[EntityType, ...]:
     return tuple(
         kind.entity_type for kind in _ALL if kind.parent is not None and kind.parent.kind == entity_type
     )
+
+
+def reached(*, shared: bool) -> tuple[EntityType, ...]:
+    """The kinds a limited room places in its chapters: shared ones (used there) or the others
+    (lying there)."""
+    return tuple(kind.entity_type for kind in _ALL if kind.reach is not None and kind.reach.shared == shared)
 
 
 def within(entity_type: EntityType) -> tuple[EntityType, ...]:

@@ -11,7 +11,7 @@ import pytest
 from romergo.channels.vocabulary import ENTITY_TYPES as CHANNEL_ENTITY_TYPES
 from romergo.errors import RomergoError
 from romergo.story import ChoiceSpec
-from romergo.story.kinds import ENTITY_TYPES, KINDS, EntityType, Kind
+from romergo.story.kinds import ENTITY_TYPES, KINDS, EntityType, Kind, within
 from tests.support.story import TINY_PNG, small_story
 
 
@@ -135,3 +135,10 @@ async def test_a_character_who_speaks_lines_is_not_removed(services, actor):
     assert refused.value.code == "conflict"
     data = await services.reads.project_data(actor, story.project_id)
     assert [c.name for c in data.characters] == ["Hero"]
+
+
+def test_a_kind_a_room_places_inside_chapters_lies_in_a_chapter():
+    for kind in KINDS.values():
+        if kind.reach is not None and not kind.reach.shared:
+            assert kind.entity_type in within("chapter")
+    assert within("chapter") == ("chapter", "scene", "dialogue_line", "choice")
