@@ -20,13 +20,12 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.channels.vocabulary import PERMISSIONS, ConfirmationMode
 from romergo.errors import RomergoError, invalid
-from romergo.story.kinds import LABELS, reached
+from romergo.story.kinds import LABELS, EntityType, reached
 from storage.tables import Chapter
 
 MAX_SCOPE_CHAPTERS = 500
-TargetKind = Literal[
-    "project", "chapter", "scene", "dialogue_line", "character", "asset", "variable", "command"
-]
+TargetKind = EntityType | Literal["command"]
+"""What a tool call names: an entity of the story, or a command."""
 INSIDE_KINDS: tuple[str, ...] = reached(shared=False)
 """Entities that lie in one chapter: the room must cover it, for reads as for changes."""
 SHARED_KINDS: tuple[str, ...] = reached(shared=True)
