@@ -79,6 +79,8 @@ class Reach:
 
 @dataclass(frozen=True)
 class Kind:
+    """One kind of story entity, with every rule the code that handles all kinds asks of it."""
+
     entity_type: EntityType
     label: str
     """What errors and the room's refusals call it (`Scene "…" does not exist`)."""
@@ -103,6 +105,7 @@ class Kind:
     lists: Mapping[str, PutList] = field(default_factory=dict)
     """Snapshot lists undo writes back row by row when the set changed them (a scene's choices)."""
     kept_created: str = ""
+    """Why undo leaves one the change set created (said to the author); so for `kept_deleted`."""
     kept_deleted: str = ""
     kept_fields: frozenset[str] = frozenset()
     """Fields undo never writes back; `kept_fields_note` says so to the author."""
