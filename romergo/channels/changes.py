@@ -19,10 +19,10 @@ from romergo.channels.events import ChangesRecorded, EntityKey, Payload, Recorde
 from romergo.channels.summary import Summary
 from romergo.channels.vocabulary import EventKind
 from romergo.clock import iso
-from storage.tables import Choice, DialogueLine, Revision
+from romergo.story.kinds import Kind, kind_named, under
+from storage.tables import Revision
 
-TITLE_KEYS = ("title", "name", "label", "text")
-IN_A_SCENE = ("dialogue_line", "choice")
+IN_A_SCENE = under("scene")
 """Entities whose change counts as a change of their scene too (CONTRACT.md §4)."""
 
 EntityRef = tuple[str, str]
@@ -113,27 +113,36 @@ def summary_mismatch(
 
 
 def _scene_of_change(change: dict[str, Any]) -> str | None:
-    if change["entity_type"] not in IN_A_SCENE:
+    kind = _in_a_scene(change["entity_type"])
+    if kind is None:
         return None
     snapshot = change.get("after") or change.get("before") or {}
-    scene = snapshot.get("scene_id")
+    scene = snapshot.get(_scene_column(kind))
     return scene if isinstance(scene, str) else None
 
 
-async def _scene_of(session: AsyncSession, kind: str, ident: str) -> str | None:
-    if kind == "dialogue_line":
-        line = await session.get(DialogueLine, ident)
-        return line.scene_id if line else None
-    if kind == "choice":
-        choice = await session.get(Choice, ident)
-        return choice.scene_id if choice else None
-    return None
+async def _scene_of(session: AsyncSession, entity_type: str, ident: str) -> str | None:
+    kind = _in_a_scene(entity_type)
+    if kind is None:
+        return None
+    row = await session.get(kind.table, ident)
+    return None if row is None else str(getattr(row, _scene_column(kind)))
+
+
+def _in_a_scene(entity_type: str) -> Kind | None:
+    kind = kind_named(entity_type)
+    return kind if kind is not None and kind.entity_type in IN_A_SCENE else None
+
+
+def _scene_column(kind: Kind) -> str:
+    assert kind.parent is not None
+    return kind.parent.column
 
 
 def _title(row: Revision | Row[Any]) -> str:
     snapshot = row.after or row.before or {}
-    for key in TITLE_KEYS:
-        value = snapshot.get(key)
-        if isinstance(value, str):
-            return value if len(value) <= 80 else value[:77] + "…"
-    return row.entity_id
+    kind = kind_named(row.entity_type)
+    value = snapshot.get(kind.title_key) if kind is not None else None
+    if isinstance(value, str):
+        return value if len(value) <= 80 else value[:77] + "…"
+    return str(row.entity_id)

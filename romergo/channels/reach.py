@@ -20,16 +20,15 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.channels.vocabulary import PERMISSIONS, ConfirmationMode
 from romergo.errors import RomergoError, invalid
-from romergo.story.owners import LABELS
+from romergo.story.kinds import LABELS, EntityType, reached
 from storage.tables import Chapter
 
 MAX_SCOPE_CHAPTERS = 500
-TargetKind = Literal[
-    "project", "chapter", "scene", "dialogue_line", "character", "asset", "variable", "command"
-]
-INSIDE_KINDS = ("chapter", "scene", "dialogue_line")
+TargetKind = EntityType | Literal["command"]
+"""What a tool call names: an entity of the story, or a command."""
+INSIDE_KINDS: tuple[str, ...] = reached(shared=False)
 """Entities that lie in one chapter: the room must cover it, for reads as for changes."""
-SHARED_KINDS = ("character", "asset")
+SHARED_KINDS: tuple[str, ...] = reached(shared=True)
 """Readable project-wide; a change needs every chapter that uses them inside the room."""
 MODE_WORDS = {
     ConfirmationMode.NONE: "no confirmations",

@@ -24,9 +24,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, bindparam, select
+from sqlalchemy import Row, Select, bindparam, select
 
 from romergo.channels.changes import (
+    IN_A_SCENE,
     EntityRef,
     compared_summary,
     in_a_scene,
@@ -48,7 +49,8 @@ from romergo.channels.tx import (
 from romergo.channels.vocabulary import REPORTABLE_STATES, CommandState, EventKind
 from romergo.channels.wait_check import CALLERS_MEMBERSHIP, NOT_MEMBER, agent_actor
 from romergo.errors import RomergoError
-from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, CHOICES, COMMANDS, DIALOGUE_LINES, REVISIONS
+from romergo.story.kinds import KINDS, Kind
+from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, REVISIONS, core_table
 from storage.driver import Writes
 from storage.tables import Command
 
@@ -146,6 +148,12 @@ def _scene_of(rows: Writes, entity: EntityRef) -> str | None:
     return None if found is None else str(found.scene_id)
 
 
+def _scene_of_row(kind: Kind) -> Select[Any]:
+    assert kind.parent is not None
+    table = core_table(kind.table)
+    return select(table.c[kind.parent.column].label("scene_id")).where(table.c.id == bindparam("id"))
+
+
 # Built once: every report runs it.
 _REPORTED = (
     select(
@@ -166,8 +174,5 @@ _REPORTED = (
 """The command with its channel's owner and the caller's membership, as the ORM's report reads
 them (`AgentSide._command_for_agent`), in columns."""
 _CHANGES = select(REVISIONS).where(REVISIONS.c.command_id == bindparam("command")).order_by(REVISIONS.c.id)
-_SCENE_OF = {
-    "dialogue_line": select(DIALOGUE_LINES.c.scene_id).where(DIALOGUE_LINES.c.id == bindparam("id")),
-    "choice": select(CHOICES.c.scene_id).where(CHOICES.c.id == bindparam("id")),
-}
+_SCENE_OF: dict[str, Select[Any]] = {kind: _scene_of_row(KINDS[kind]) for kind in IN_A_SCENE}
 """Where a line or a choice a reply's summary names lies (`changes.IN_A_SCENE`)."""

@@ -32,11 +32,12 @@ from romergo.channels.changes import command_changes
 from romergo.channels.models import EventView
 from romergo.channels.reach import scope_chapters
 from romergo.channels.vocabulary import EventKind
-from storage.tables import Choice, DialogueLine, Revision, Scene
+from romergo.story.kinds import KINDS, kind_named, under, within
+from storage.tables import Revision, Scene
 
 OUTSIDE_TITLE = "(outside this room's chapters)"
 """The title a withheld change carries in a limited room, in place of the entity's own."""
-IN_A_CHAPTER = ("chapter", "scene", "dialogue_line", "choice")
+IN_A_CHAPTER: tuple[str, ...] = within("chapter")
 """The entities that lie in one chapter; the others are readable from every room."""
 WITHHELD_FIELDS: dict[EventKind, dict[str, Any]] = {
     EventKind.TOOL_STARTED: {"arguments": {}},
@@ -169,9 +170,11 @@ class Whereabouts:
     ) -> Whereabouts:
         refs = list(refs)
         parents: dict[EntityRef, str] = {}
-        for kind, table in (("dialogue_line", DialogueLine), ("choice", Choice)):
+        for kind in under("scene"):
+            entry = KINDS[kind]
+            assert entry.parent is not None
             ids = {ident for ref_kind, ident in refs if ref_kind == kind}
-            found = await _now_or_recorded(session, project_id, table, kind, ids, "scene_id")
+            found = await _now_or_recorded(session, project_id, entry.table, kind, ids, entry.parent.column)
             parents.update({(kind, ident): scene for ident, scene in found.items()})
         scenes = {ident for kind, ident in refs if kind == "scene"} | set(scene_ids) | set(parents.values())
         chapters = await _now_or_recorded(session, project_id, Scene, "scene", scenes, "chapter_id")
@@ -201,16 +204,14 @@ class Whereabouts:
 
 def _recorded_places(change: dict[str, Any]) -> tuple[set[str], set[str]]:
     """The chapters and scenes a recorded change's own before and after name."""
-    chapters: set[str] = set()
-    scenes: set[str] = set()
-    for snapshot in (change.get("before"), change.get("after")):
-        if not isinstance(snapshot, dict):
-            continue
-        if change["entity_type"] == "scene" and isinstance(snapshot.get("chapter_id"), str):
-            chapters.add(snapshot["chapter_id"])
-        if change["entity_type"] == "dialogue_line" and isinstance(snapshot.get("scene_id"), str):
-            scenes.add(snapshot["scene_id"])
-    return chapters, scenes
+    places: dict[str, set[str]] = {"chapter": set(), "scene": set()}
+    kind = kind_named(change["entity_type"])
+    parent = kind.parent if kind is not None else None
+    if parent is not None and parent.kind in places:
+        for snapshot in (change.get("before"), change.get("after")):
+            if isinstance(snapshot, dict) and isinstance(snapshot.get(parent.column), str):
+                places[parent.kind].add(snapshot[parent.column])
+    return places["chapter"], places["scene"]
 
 
 async def _now_or_recorded(

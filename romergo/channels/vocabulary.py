@@ -10,6 +10,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Literal
 
+# A selection names an entity by the story's own kinds (`romergo.story.kinds`).
+from romergo.story.kinds import ENTITY_TYPES as ENTITY_TYPES
+from romergo.story.kinds import EntityType as EntityType
+
 
 class EventKind(StrEnum):
     COMMAND = "command"
@@ -151,9 +155,5 @@ SURFACES = (
     "history",
     "settings",
 )
-ENTITY_TYPES = ("project", "chapter", "scene", "dialogue_line", "choice", "character", "asset", "variable")
-EntityType = Literal[
-    "project", "chapter", "scene", "dialogue_line", "choice", "character", "asset", "variable"
-]
 MAX_COMMAND_CHARS = 4000
 MAX_REPORT_CHARS = 8000

@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import bindparam, insert, update
 from sqlalchemy.orm.attributes import set_committed_value
@@ -26,7 +26,8 @@ from romergo.bus import EventBus, project_topic, user_topic
 from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid, not_found, project_not_found
 from romergo.ids import new_id
-from romergo.story.owners import LABELS, readable_by
+from romergo.story.kinds import LABELS, Action, EntityType
+from romergo.story.owners import readable_by
 from romergo.story.read_marks import remember_in
 from romergo.story.revisions import latest_revisions, note_written, wants_written
 from storage import Database
@@ -42,10 +43,6 @@ from storage.tables import (
     StoryVariable,
 )
 
-EntityType = Literal[
-    "project", "chapter", "scene", "dialogue_line", "choice", "character", "asset", "variable"
-]
-Action = Literal["created", "updated", "deleted", "moved"]
 Row = TypeVar("Row", bound=SQLModel)
 
 

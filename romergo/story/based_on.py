@@ -34,7 +34,7 @@ from sqlmodel import col, select
 from romergo.clock import iso
 from romergo.errors import RomergoError, invalid
 from romergo.story.base import Mutation
-from romergo.story.owners import LABELS
+from romergo.story.kinds import LABELS
 from romergo.story.read_marks import read_since
 from storage.tables import Revision
 

@@ -17,7 +17,8 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Table, bindparam, insert, update
 
-from romergo.story.base import Action, EntityChange, EntityType, Mutation
+from romergo.story.base import EntityChange, Mutation
+from romergo.story.kinds import Action, EntityType
 
 T = TypeVar("T")
 BULK_ROWS = 500

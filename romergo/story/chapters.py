@@ -11,9 +11,10 @@ from romergo.clock import utcnow
 from romergo.config import Limits
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
-from romergo.story.base import Action, Mutation, StoryStore, renumber
+from romergo.story.base import Mutation, StoryStore, renumber
 from romergo.story.based_on import based_on
 from romergo.story.chapter_view import read_chapter_outline
+from romergo.story.kinds import Action
 from romergo.story.media_rules import MediaSlot, put_in_slot
 from romergo.story.trees import delete_scene_rows, scene_tree
 from romergo.story.views import ChapterOutline

@@ -17,22 +17,20 @@ from sqlmodel import col, select
 
 from romergo.actors import Actor
 from romergo.story.base import StoryStore, UnitOfWork
+from romergo.story.kinds import KINDS, Kind, under
 from romergo.story.last_change import LastChange, last_change
 from romergo.story.restore import ChangedEntity, changed_entities
 from romergo.story.review import EntityReview, Names, review
+from storage.core_tables import core_table
 from storage.tables import (
     AgentClient,
-    Asset,
     Channel,
     ChannelMember,
-    Chapter,
     Character,
     Command,
     DialogueLine,
     Project,
     Revision,
-    Scene,
-    StoryVariable,
 )
 
 PAGE_SIZE = 50
@@ -164,13 +162,7 @@ def _conditions(chosen: HistoryFilter) -> list[Any]:
         found.append(
             or_(
                 and_(col(Revision.entity_type) == "scene", col(Revision.entity_id) == scene),
-                and_(
-                    col(Revision.entity_type) == "dialogue_line",
-                    or_(
-                        Revision.after["scene_id"].as_string() == scene,  # type: ignore[index]
-                        Revision.before["scene_id"].as_string() == scene,  # type: ignore[index]
-                    ),
-                ),
+                *(_lying_in(KINDS[kind], scene) for kind in under("scene") if KINDS[kind].inside is None),
             )
         )
     if chosen.agent:
@@ -183,6 +175,19 @@ def _conditions(chosen: HistoryFilter) -> list[Any]:
             )
         )
     return found
+
+
+def _lying_in(kind: Kind, scene_id: str) -> Any:
+    """Revisions of an entity of `kind` that lies in the scene (a line), or did before or after."""
+    assert kind.parent is not None
+    column = kind.parent.column
+    return and_(
+        col(Revision.entity_type) == kind.entity_type,
+        or_(
+            Revision.after[column].as_string() == scene_id,  # type: ignore[index]
+            Revision.before[column].as_string() == scene_id,  # type: ignore[index]
+        ),
+    )
 
 
 def _entry(
@@ -209,26 +214,18 @@ def _entry(
 
 async def _names(uow: UnitOfWork, project_id: str) -> Names:
     names = Names()
-    for model, column in ((Scene, Scene.title), (Chapter, Chapter.title), (Character, Character.name)):
-        statement = select(model.id, column).where(model.project_id == project_id)
-        names.by_id.update(dict((await uow.session.exec(statement)).all()))
-    statement_assets = select(Asset.id, Asset.name).where(Asset.project_id == project_id)
-    names.by_id.update(dict((await uow.session.exec(statement_assets)).all()))
+    for kind in KINDS.values():
+        if kind.named_by_id:
+            names.by_id.update(await _titles(uow, kind, project_id))
     return names
 
 
 async def _names_of(uow: UnitOfWork, project_id: str, wanted: set[str]) -> dict[str, str]:
     found: dict[str, str] = {}
-    named = (
-        (Scene, Scene.title),
-        (Chapter, Chapter.title),
-        (Character, Character.name),
-        (Asset, Asset.name),
-        (StoryVariable, StoryVariable.name),
-    )
-    for model, column in named:
-        statement = select(model.id, column).where(model.project_id == project_id, col(model.id).in_(wanted))
-        found.update(dict((await uow.session.exec(statement)).all()))
+    for kind in KINDS.values():
+        if kind.on_cards:
+            found.update(await _titles(uow, kind, project_id, wanted))
+    # A line has no title: its speaker and first words name it.
     lines = (
         select(DialogueLine.id, DialogueLine.text, Character.name)
         .outerjoin(Character, col(Character.id) == DialogueLine.character_id)
@@ -237,6 +234,17 @@ async def _names_of(uow: UnitOfWork, project_id: str, wanted: set[str]) -> dict[
     for line_id, text, speaker in (await uow.session.exec(lines)).all():
         found[line_id] = f"{speaker}: {opening(text)}" if speaker else opening(text)
     return found
+
+
+async def _titles(
+    uow: UnitOfWork, kind: Kind, project_id: str, wanted: set[str] | None = None
+) -> dict[str, str]:
+    """The titles of the project's entities of `kind` by id (of those `wanted`, if given)."""
+    rows = core_table(kind.table)
+    statement = select(rows.c.id, rows.c[kind.title_key]).where(rows.c.project_id == project_id)
+    if wanted is not None:
+        statement = statement.where(rows.c.id.in_(wanted))
+    return dict((await uow.session.exec(statement)).all())
 
 
 def opening(text: str, room: int = LINE_OPENING) -> str:

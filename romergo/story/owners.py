@@ -16,10 +16,11 @@ from typing import Any, Protocol, TypeVar
 from sqlalchemy import Select, bindparam, select
 
 from romergo.errors import not_found, project_not_found
+from romergo.story.kinds import KINDS, LABELS
 from storage.core_tables import core_table
 from storage.database import Database
 from storage.driver import Rows
-from storage.tables import Asset, Chapter, Character, DialogueLine, Project, Scene, StoryVariable
+from storage.tables import Project
 
 
 async def project_of(db: Database, user_id: str, entity_type: str, entity_id: str) -> str:
@@ -63,18 +64,6 @@ def readable_by(project: _OwnedProject, user_id: str) -> bool:
     return project.owner_id == user_id and project.deleted_at is None
 
 
-LABELS = {
-    "project": "Project",
-    "chapter": "Chapter",
-    "scene": "Scene",
-    "dialogue_line": "Dialogue line",
-    "character": "Character",
-    "asset": "Asset",
-    "variable": "Variable",
-}
-"""What errors and the room's refusals call each kind of entity (`Scene "…" does not exist`)."""
-
-
 def _through(model: type[Any]) -> Select[Any]:
     """The project of a row of `model` (which has a `project_id`), joined in one statement.
 
@@ -95,12 +84,9 @@ def _project() -> Select[Any]:
     )
 
 
-_LOOKUPS: dict[str, Select[Any]] = {
-    "project": _project(),
-    "chapter": _through(Chapter),
-    "scene": _through(Scene),
-    "dialogue_line": _through(DialogueLine),
-    "character": _through(Character),
-    "asset": _through(Asset),
-    "variable": _through(StoryVariable),
-}
+def _lookup(model: type[Any]) -> Select[Any]:
+    """A row with a `project_id` lies in that project; a project is its own."""
+    return _through(model) if "project_id" in core_table(model).c else _project()
+
+
+_LOOKUPS: dict[str, Select[Any]] = {entity_type: _lookup(kind.table) for entity_type, kind in KINDS.items()}

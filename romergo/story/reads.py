@@ -9,11 +9,12 @@ from typing import Any
 
 from sqlalchemy import func, literal
 from sqlalchemy import select as sa_select
-from sqlmodel import Session, col, or_, select
+from sqlmodel import Session, col, select
 
 from romergo.actors import Actor, user_actor
 from romergo.story import check, owners
 from romergo.story.base import StoryStore, UnitOfWork, owned
+from romergo.story.kinds import kind_named
 from romergo.story.revisions import latest_revisions, latest_revisions_in
 from romergo.story.state.playthrough import Playthrough, StateRules, simulate
 from romergo.story.story_map import MapLayouts, StoryMap
@@ -107,25 +108,11 @@ class StoryReads:
     async def chapters_of(self, user_id: str, kind: str, entity_id: str) -> frozenset[str]:
         """Where an entity lies (chapter, scene, line) or is used (character, asset): the
         `Locator` the call guard asks about a limited room."""
-        async with self.store.read(user_actor(user_id)) as uow:
-            session = uow.session
-            if kind == "chapter":
-                return frozenset([(await uow.chapter(entity_id)).id])
-            if kind == "scene":
-                return frozenset([(await uow.scene(entity_id)).chapter_id])
-            if kind == "dialogue_line":
-                line = await uow.line(entity_id)
-                return frozenset([(await uow.scene(line.scene_id)).chapter_id])
-            if kind == "character":
-                speaking = (
-                    select(Scene.chapter_id)
-                    .join(DialogueLine, col(DialogueLine.scene_id) == col(Scene.id))
-                    .where(DialogueLine.character_id == entity_id)
-                )
-                return frozenset((await session.exec(speaking)).all())
-            if kind == "asset":
-                return await _chapters_using_asset(uow, entity_id)
+        found = kind_named(kind)
+        if found is None or found.reach is None:
             raise ValueError(f"no chapters for {kind}")
+        async with self.store.read(user_actor(user_id)) as uow:
+            return await found.reach.chapters(uow, entity_id)
 
 
 async def whole_project(
@@ -226,23 +213,6 @@ def _plain_rows(session: Session, table: Any, project_id: str, columns: list[Any
 def outline_of(data: ProjectData) -> Outline:
     chapters = [ChapterOutline(chapter, data.scenes_of(chapter.id)) for chapter in data.chapters_in_order()]
     return Outline(data.project, chapters, sorted(data.characters, key=lambda c: c.name.casefold()))
-
-
-async def _chapters_using_asset(uow: UnitOfWork, asset_id: str) -> frozenset[str]:
-    asset = await uow.asset(asset_id, include_deleted=True)
-    chapter_slots = or_(Chapter.background_asset_id == asset_id, Chapter.music_asset_id == asset_id)
-    scene_slots = or_(Scene.background_asset_id == asset_id, Scene.music_asset_id == asset_id)
-    chapters = (
-        await uow.session.exec(
-            select(Chapter.id).where(Chapter.project_id == asset.project_id, chapter_slots)
-        )
-    ).all()
-    scenes = (
-        await uow.session.exec(
-            select(Scene.chapter_id).where(Scene.project_id == asset.project_id, scene_slots)
-        )
-    ).all()
-    return frozenset([*chapters, *scenes])
 
 
 def _stored_media(session: Session, project_id: str) -> dict[str, check.StoredMedia]:

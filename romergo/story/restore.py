@@ -2,9 +2,10 @@
 
 `changed_entities` folds a change set's revisions into one entry per entity (its state before the
 set's first change and after its last). `Restorer` brings each entity back to its `before` inside
-one Mutation, recording a revision for every entity it touches: rows the set created are deleted,
+one Mutation, recording a revision for every entity it touches: rows the set created are removed,
 rows it deleted come back with their ids and children, and for the rest only the fields the set
-changed are written back (positions by re-placing the row among its current siblings).
+changed are written back (positions by re-placing the row among its current siblings). How a kind
+is removed, brought back and snapshotted is its entry's in the registry (`romergo.story.kinds`).
 """
 
 from __future__ import annotations
@@ -12,38 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlmodel import SQLModel, col, select
-
-from romergo.clock import utcnow
 from romergo.errors import RomergoError
-from romergo.story import snapshots
-from romergo.story.base import EntityType, Mutation, place, renumber
-from romergo.story.trees import delete_scene_rows, scene_tree
-from storage.tables import (
-    Asset,
-    Chapter,
-    Character,
-    Choice,
-    DialogueLine,
-    Project,
-    Revision,
-    Scene,
-    StoryVariable,
-)
+from romergo.story.base import Mutation, place, renumber
+from romergo.story.kinds import KINDS, Action, EntityType, Kind
+from storage.tables import Revision
 
-MODELS: dict[str, type[SQLModel]] = {
-    "project": Project,
-    "chapter": Chapter,
-    "scene": Scene,
-    "dialogue_line": DialogueLine,
-    "character": Character,
-    "asset": Asset,
-    "variable": StoryVariable,
-}
-PARENT = {"chapter": "project_id", "scene": "chapter_id", "dialogue_line": "scene_id"}
-"""The column a row is ordered under: a change of it (or of `position`) is a move."""
 NOT_FIELDS = frozenset({"id", "position", "choices", "lines", "scenes", "deleted", "share_id", "published"})
-TITLE_KEYS = ("title", "name", "label", "text")
+"""Snapshot keys that are not columns written back as they were (positions are re-placed, lists
+put back row by row, publishing is kept)."""
 
 
 @dataclass(frozen=True)
@@ -91,14 +68,6 @@ def changed_entities(rows: list[Revision]) -> list[ChangedEntity]:
     ]
 
 
-def title_of(snapshot: dict[str, Any]) -> str:
-    for key in TITLE_KEYS:
-        value = snapshot.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return ""
-
-
 class Restorer:
     """Restores entities to their `before` inside one Mutation; counts what it restored."""
 
@@ -109,215 +78,91 @@ class Restorer:
         self.kept: list[str] = []
 
     async def restore(self, entity: ChangedEntity) -> None:
-        model = MODELS.get(entity.entity_type)
-        if model is None:
-            return  # choices travel inside their scene's snapshot
-        row = await self.session.get(model, entity.entity_id)
+        kind = KINDS[entity.entity_type]
+        if kind.inside is not None:
+            return  # it travels inside the snapshot of its owner (a scene's choices)
+        row = await self.session.get(kind.table, entity.entity_id)
         exists = row is not None and not _is_deleted(row)  # a deleted asset keeps its row
         if entity.before is None:
             if exists:
-                await self._remove(entity, row)
+                await self._remove(kind, row)
         elif not exists:
             if entity.after is None:
-                await self._recreate(entity)
+                await self._recreate(kind, entity)
         else:
-            await self._revert_fields(entity, row)
+            await self._revert_fields(kind, entity, row)
 
     # ---- the three moves -------------------------------------------------------------------------
 
-    async def _remove(self, entity: ChangedEntity, row: Any) -> None:
-        kind = entity.entity_type
-        if kind == "project":
-            self.kept.append("The story itself was created by this change; delete it from the story list.")
+    async def _remove(self, kind: Kind, row: Any) -> None:
+        if kind.remove is None:
+            self.kept.append(kind.kept_created)
             return
-        before = await self._snapshot(kind, row, tree=True)
-        if kind == "scene":
-            await delete_scene_rows(self.tx, row)
-        elif kind == "chapter":
-            for scene in await self.tx.ordered(Scene, col(Scene.chapter_id), row.id):
-                await delete_scene_rows(self.tx, scene)
-            await self.session.flush()
-            await self.session.delete(row)
-        elif kind == "asset":
-            row.deleted_at = utcnow()
-            self.session.add(row)
-        elif kind == "character":
-            await self._ensure_silent(row)
-            await self.session.delete(row)
-        else:
-            await self.session.delete(row)
+        before = await kind.snapshot(self.tx, row, True)
+        await kind.remove(self.tx, row)
         await self.session.flush()
         await self._renumber_siblings(kind, row)
-        self.tx.record(kind, row.id, "deleted", before, None)
+        self.tx.record(kind.entity_type, row.id, "deleted", before, None)
         self.restored += 1
 
-    async def _recreate(self, entity: ChangedEntity) -> None:
-        kind, snapshot = entity.entity_type, entity.to_recreate
-        if kind == "asset":
-            row: Any = await self.session.get(Asset, entity.entity_id)
-            row.deleted_at = None
-            self.session.add(row)
-        elif kind == "scene":
-            row = await self._scene_from(snapshot)
-        elif kind == "chapter":
-            row = await self._chapter_from(snapshot)
-        elif kind == "dialogue_line":
-            row = await self._line_from(snapshot)
-        elif kind == "character":
-            row = Character(**_fields(Character, snapshot), created_at=utcnow(), updated_at=utcnow())
-            self.session.add(row)
-        elif kind == "variable":
-            row = StoryVariable(**_fields(StoryVariable, snapshot), created_at=utcnow(), updated_at=utcnow())
-            self.session.add(row)
-        else:
-            self.kept.append("A deleted story comes back from the story list, not by undo.")
+    async def _recreate(self, kind: Kind, entity: ChangedEntity) -> None:
+        if kind.recreate is None:
+            self.kept.append(kind.kept_deleted)
             return
+        row = await kind.recreate(self.tx, entity.entity_id, entity.to_recreate)
         await self.session.flush()
-        self.tx.record(kind, entity.entity_id, "created", None, await self._snapshot(kind, row, tree=True))
+        after = await kind.snapshot(self.tx, row, True)
+        self.tx.record(kind.entity_type, entity.entity_id, "created", None, after)
         self.restored += 1
 
-    async def _revert_fields(self, entity: ChangedEntity, row: Any) -> None:
-        kind, target = entity.entity_type, entity.before or {}
+    async def _revert_fields(self, kind: Kind, entity: ChangedEntity, row: Any) -> None:
+        target = entity.before or {}
         changed = entity.changed_fields
-        if kind == "project" and changed & {"published", "share_id"}:
-            self.kept.append("Publishing is not undone: unpublish or publish again from the story's page.")
-        before = await self._snapshot(kind, row, tree=False)
-        for name in changed - NOT_FIELDS - {PARENT.get(kind, "")}:
+        if changed & kind.kept_fields:
+            self.kept.append(kind.kept_fields_note)
+        parent = kind.parent.column if kind.parent else ""
+        before = await kind.snapshot(self.tx, row, False)
+        for name in changed - NOT_FIELDS - {parent}:
             if name in target and hasattr(row, name):
                 setattr(row, name, target[name])
-        moved = bool(changed & {"position", PARENT.get(kind, "")}) and kind in PARENT
+        moved = bool(changed & {"position", parent}) and kind.parent is not None
         if moved:
             await self._move(kind, row, target)
-        if kind == "scene" and "choices" in changed:
-            await self._put_choices(row, target.get("choices", []))
+        for key, put_back in kind.lists.items():
+            if key in changed:
+                await put_back(self.tx, row, target.get(key, []))
         self.session.add(row)
         await self.session.flush()
-        after = await self._snapshot(kind, row, tree=False)
-        only_moved = moved and not (changed - {"position", PARENT.get(kind, "")})
-        if self.tx.save(
-            kind, row, before, after, "moved" if only_moved else "updated", touch=hasattr(row, "updated_at")
-        ):
+        after = await kind.snapshot(self.tx, row, False)
+        only_moved = moved and not (changed - {"position", parent})
+        action: Action = "moved" if only_moved else "updated"
+        if self.tx.save(kind.entity_type, row, before, after, action, touch=hasattr(row, "updated_at")):
             self.restored += 1
 
     # ---- helpers ---------------------------------------------------------------------------------
 
-    async def _scene_from(self, snapshot: dict[str, Any]) -> Scene:
-        chapter = await self.session.get(Chapter, snapshot.get("chapter_id"))
-        if chapter is None:
-            raise RomergoError("conflict", f'The chapter of scene "{title_of(snapshot)}" no longer exists.')
-        scene = Scene(**_fields(Scene, snapshot), created_at=utcnow(), updated_at=utcnow())
-        siblings = await self.tx.ordered(Scene, col(Scene.chapter_id), chapter.id)
-        self.session.add_all(place(siblings, scene, snapshot.get("position")))
-        await self.session.flush()
-        await self._put_choices(scene, snapshot.get("choices", []))
-        for line in snapshot.get("lines", []):
-            self.session.add(self._line_row(line))
-        return scene
-
-    async def _chapter_from(self, snapshot: dict[str, Any]) -> Chapter:
-        chapter = Chapter(**_fields(Chapter, snapshot), created_at=utcnow(), updated_at=utcnow())
-        siblings = await self.tx.ordered(Chapter, col(Chapter.project_id), chapter.project_id)
-        self.session.add_all(place(siblings, chapter, snapshot.get("position")))
-        await self.session.flush()
-        for scene in snapshot.get("scenes", []):
-            await self._scene_from(scene)
-        return chapter
-
-    async def _line_from(self, snapshot: dict[str, Any]) -> DialogueLine:
-        scene = await self.session.get(Scene, snapshot.get("scene_id"))
-        if scene is None:
-            raise RomergoError("conflict", f'The scene of line "{title_of(snapshot)}" no longer exists.')
-        line = self._line_row(snapshot)
-        siblings = await self.tx.ordered(DialogueLine, col(DialogueLine.scene_id), scene.id)
-        self.session.add_all(place(siblings, line, snapshot.get("position")))
-        return line
-
-    def _line_row(self, snapshot: dict[str, Any]) -> DialogueLine:
-        project_id = self.tx.project.id if self.tx.project else ""
-        fields = {**_fields(DialogueLine, snapshot), "project_id": project_id}
-        return DialogueLine(**fields, created_at=utcnow(), updated_at=utcnow())
-
-    async def _move(self, kind: str, row: Any, target: dict[str, Any]) -> None:
-        parent = PARENT[kind]
+    async def _move(self, kind: Kind, row: Any, target: dict[str, Any]) -> None:
+        assert kind.parent is not None
+        parent = kind.parent.column
         old_parent = getattr(row, parent)
         new_parent = target.get(parent, old_parent)
-        if new_parent != old_parent and await self.session.get(_parent_model(kind), new_parent) is None:
-            raise RomergoError(
-                "conflict", f'"{title_of(target)}" cannot go back: where it was no longer exists.'
-            )
+        home = KINDS[kind.parent.kind].table
+        if new_parent != old_parent and await self.session.get(home, new_parent) is None:
+            title = kind.title(target)
+            raise RomergoError("conflict", f'"{title}" cannot go back: where it was no longer exists.')
         setattr(row, parent, new_parent)
-        model = MODELS[kind]
-        siblings = await self.tx.ordered(model, getattr(model, parent), new_parent)
+        table = kind.table
+        siblings = await self.tx.ordered(table, getattr(table, parent), new_parent)
         self.session.add_all(place(siblings, row, target.get("position")))
         if new_parent != old_parent:
             await self.session.flush()
-            rows: list[Any] = await self.tx.ordered(model, getattr(model, parent), old_parent)
+            rows: list[Any] = await self.tx.ordered(table, getattr(table, parent), old_parent)
             renumber([r for r in rows if r.id != row.id])
 
-    async def _put_choices(self, scene: Scene, wanted: list[dict[str, Any]]) -> None:
-        for old in await self.tx.choices_of(scene.id):
-            await self.session.delete(old)
-        await self.session.flush()
-        for index, choice in enumerate(wanted):
-            self.session.add(
-                Choice(
-                    id=choice["id"],
-                    project_id=scene.project_id,
-                    scene_id=scene.id,
-                    position=index,
-                    label=choice["label"],
-                    target_scene_id=choice.get("target_scene_id"),
-                    condition=choice.get("condition"),
-                    effects=choice.get("effects"),
-                )
-            )
-        await self.session.flush()
-
-    async def _renumber_siblings(self, kind: str, row: Any) -> None:
-        if kind in PARENT:
-            model = MODELS[kind]
-            parent = PARENT[kind]
-            renumber(await self.tx.ordered(model, getattr(model, parent), getattr(row, parent)))
-
-    async def _ensure_silent(self, character: Character) -> None:
-        statement = select(DialogueLine.id).where(DialogueLine.character_id == character.id).limit(1)
-        if (await self.session.exec(statement)).first():
-            raise RomergoError(
-                "conflict", f'"{character.name}" speaks lines written since: they would lose their speaker.'
-            )
-
-    async def _snapshot(self, kind: str, row: Any, *, tree: bool) -> dict[str, Any]:
-        if kind == "scene":
-            return (
-                await scene_tree(self.tx, row)
-                if tree
-                else snapshots.scene(row, await self.tx.choices_of(row.id))
-            )
-        if kind == "chapter":
-            data = snapshots.chapter(row)
-            if tree:
-                scenes = await self.tx.ordered(Scene, col(Scene.chapter_id), row.id)
-                data["scenes"] = [await scene_tree(self.tx, scene) for scene in scenes]
-            return data
-        makers: dict[str, Any] = {
-            "project": snapshots.project,
-            "dialogue_line": snapshots.line,
-            "character": snapshots.character,
-            "asset": snapshots.asset,
-            "variable": snapshots.variable,
-        }
-        snapshot: dict[str, Any] = makers[kind](row)
-        return snapshot
-
-
-def _fields(model: type[SQLModel], snapshot: dict[str, Any]) -> dict[str, Any]:
-    columns = set(model.model_fields) - {"created_at", "updated_at"}
-    return {key: value for key, value in snapshot.items() if key in columns}
-
-
-def _parent_model(kind: str) -> type[SQLModel]:
-    parents: dict[str, type[SQLModel]] = {"chapter": Project, "scene": Chapter, "dialogue_line": Scene}
-    return parents[kind]
+    async def _renumber_siblings(self, kind: Kind, row: Any) -> None:
+        if kind.parent is not None:
+            table, parent = kind.table, kind.parent.column
+            renumber(await self.tx.ordered(table, getattr(table, parent), getattr(row, parent)))
 
 
 def _is_deleted(row: Any) -> bool:

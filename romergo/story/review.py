@@ -10,41 +10,15 @@ share them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from romergo.story.restore import ChangedEntity, title_of
+from romergo.story.kinds import KINDS, Action, EntityType, FieldKind, Kind, Reading, ReviewField
+from romergo.story.restore import ChangedEntity
 from romergo.story.word_diff import Segment, word_diff
 
-FieldKind = Literal["text", "flag", "image", "audio", "color"]
 ChoiceChangeKind = Literal["added", "removed", "renamed", "retargeted", "condition", "effects"]
-Action = Literal["created", "deleted", "updated", "moved"]
-
-FIELDS: dict[str, tuple[tuple[str, str, FieldKind], ...]] = {
-    "project": (("title", "Title", "text"),),
-    "chapter": (
-        ("title", "Title", "text"),
-        ("background_asset_id", "Background", "image"),
-        ("music_asset_id", "Music", "audio"),
-    ),
-    "scene": (
-        ("title", "Title", "text"),
-        ("is_start", "Start scene", "flag"),
-        ("is_ending", "Ending", "flag"),
-        ("background_asset_id", "Background", "image"),
-        ("music_asset_id", "Music", "audio"),
-        ("entry_effects", "On entering", "text"),
-    ),
-    "dialogue_line": (("character_id", "Speaker", "text"), ("condition", "Shown only when", "text")),
-    "variable": (
-        ("name", "Name", "text"),
-        ("initial", "Starts as", "text"),
-        ("description", "Description", "text"),
-    ),
-    "character": (("name", "Name", "text"), ("color", "Colour", "color")),
-    "asset": (("name", "Name", "text"),),
-}
-"""Per entity type: snapshot key, the label the author reads, how the value is shown."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +81,7 @@ def review(entities: list[ChangedEntity], names: Names) -> list[EntityReview]:
     """One entry per entity the set changed, in the order of their changes; choices in their scene."""
     for entity in entities:  # a deleted scene's title is still known from its snapshot
         snapshot = entity.before or entity.after or {}
-        names.by_id.setdefault(entity.entity_id, title_of(snapshot))
+        names.by_id.setdefault(entity.entity_id, KINDS[entity.entity_type].title(snapshot))
     return [entry for entity in entities if (entry := _entry(entity, names)) is not None]
 
 
@@ -118,22 +92,23 @@ def _entry(entity: ChangedEntity, names: Names) -> EntityReview | None:
     if entity.before is None and entity.after is None:
         return None
     now = entity.after or entity.before or {}
+    kind = KINDS[entity.entity_type]
     entry = EntityReview(
         entity_type=entity.entity_type,
         entity_id=entity.entity_id,
-        title=title_of(now) or names.by_id.get(entity.entity_id, ""),
+        title=kind.title(now) or names.by_id.get(entity.entity_id, ""),
         action=_action(entity.before, entity.after),
-        scene_id=_scene_of(entity, now),
-        chapter_id=_chapter_of(entity, now),
-        **_details(entity, names),
+        scene_id=_link(entity, now, "scene") if entity.after is not None else None,
+        chapter_id=_link(entity, now, "chapter"),
+        **_details(kind, entity, names),
     )
     if entry.action == "updated" and entry.moved and not (entry.words or entry.fields or entry.choices):
         return replace(entry, action="moved")
     return entry
 
 
-def _details(entity: ChangedEntity, names: Names) -> dict[str, Any]:
-    kind, before, after = entity.entity_type, entity.before, entity.after
+def _details(kind: Kind, entity: ChangedEntity, names: Names) -> dict[str, Any]:
+    before, after = entity.before, entity.after
     details: dict[str, Any] = {
         "words": _words(kind, before, after),
         "moved": _moved(kind, before, after, names),
@@ -142,7 +117,7 @@ def _details(entity: ChangedEntity, names: Names) -> dict[str, Any]:
         details["fields"] = _fields(kind, before, after, names)
         details["choices"] = _choices(before, after, names)
     else:
-        details["holds"] = _holds(after or before or {})
+        details["holds"] = _holds(kind, after or before or {})
     return details
 
 
@@ -152,58 +127,38 @@ def _action(before: dict[str, Any] | None, after: dict[str, Any] | None) -> Acti
     return "deleted" if after is None else "updated"
 
 
-def _chapter_of(entity: ChangedEntity, snapshot: dict[str, Any]) -> str | None:
-    if entity.entity_type == "chapter":
+def _link(entity: ChangedEntity, snapshot: dict[str, Any], to: EntityType) -> str | None:
+    """The entity of kind `to` to link to: the entity itself, or the one it lies in."""
+    if entity.entity_type == to:
         return entity.entity_id
-    chapter = snapshot.get("chapter_id") if entity.entity_type == "scene" else None
-    return chapter if isinstance(chapter, str) else None
+    parent = KINDS[entity.entity_type].parent
+    where = snapshot.get(parent.column) if parent is not None and parent.kind == to else None
+    return where if isinstance(where, str) else None
 
 
-def _scene_of(entity: ChangedEntity, snapshot: dict[str, Any]) -> str | None:
-    """The scene to link to; none once the entity is gone."""
-    if entity.after is None:
-        return None
-    if entity.entity_type == "scene":
-        return entity.entity_id
-    if entity.entity_type == "dialogue_line":
-        scene = snapshot.get("scene_id")
-        return scene if isinstance(scene, str) else None
-    return None
-
-
-def _words(kind: str, before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[Segment]:
-    if kind != "dialogue_line":
+def _words(kind: Kind, before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[Segment]:
+    if kind.worded is None:
         return []
-    old, new = (before or {}).get("text", ""), (after or {}).get("text", "")
+    old, new = (before or {}).get(kind.worded, ""), (after or {}).get(kind.worded, "")
     if old == new:
         return []
     return word_diff(old if isinstance(old, str) else "", new if isinstance(new, str) else "")
 
 
-def _fields(kind: str, before: dict[str, Any], after: dict[str, Any], names: Names) -> list[FieldChange]:
-    found = [
-        _field(label, shown, key, before.get(key), after.get(key), names)
-        for key, label, shown in FIELDS.get(kind, ())
-        if before.get(key) != after.get(key)
+def _fields(kind: Kind, before: dict[str, Any], after: dict[str, Any], names: Names) -> list[FieldChange]:
+    return [
+        _field(shown, before.get(shown.key), after.get(shown.key), names)
+        for shown in kind.review_fields
+        if before.get(shown.key) != after.get(shown.key)
     ]
-    if kind == "asset" and before.get("tags") != after.get("tags"):
-        old, new = ", ".join(before.get("tags") or []), ", ".join(after.get("tags") or [])
-        found.append(FieldChange("Tags", "text", old or None, new or None))
-    return found
 
 
-def _field(label: str, shown: FieldKind, key: str, old: object, new: object, names: Names) -> FieldChange:
-    if shown in ("image", "audio"):
-        before, after = names.of(old, "a deleted asset"), names.of(new, "a deleted asset")
-        return FieldChange(label, shown, before, after, _text(old), _text(new))
-    if shown == "flag":
-        return FieldChange(label, shown, "yes" if old else "no", "yes" if new else "no")
-    if key == "initial":
-        return FieldChange(label, shown, _value(old), _value(new))
-    if key == "character_id":
-        before = names.of(old, "a deleted character") or "Narration"
-        return FieldChange(label, shown, before, names.of(new, "a deleted character") or "Narration")
-    return FieldChange(label, shown, _text(old), _text(new))
+def _field(shown: ReviewField, old: object, new: object, names: Names) -> FieldChange:
+    read = _READINGS[shown.reads]
+    before, after = read(old, names), read(new, names)
+    if shown.reads == "asset":  # the page shows the image or plays the sound
+        return FieldChange(shown.label, shown.shown, before, after, _text(old), _text(new))
+    return FieldChange(shown.label, shown.shown, before, after)
 
 
 def _choices(before: dict[str, Any], after: dict[str, Any], names: Names) -> list[ChoiceChange]:
@@ -262,34 +217,54 @@ def _matched_choices(
 
 
 def _moved(
-    kind: str, before: dict[str, Any] | None, after: dict[str, Any] | None, names: Names
+    kind: Kind, before: dict[str, Any] | None, after: dict[str, Any] | None, names: Names
 ) -> str | None:
     if before is None or after is None:
         return None
-    parent = {"scene": "chapter_id", "dialogue_line": "scene_id"}.get(kind)
-    if parent and before.get(parent) != after.get(parent):
-        where = "chapter" if kind == "scene" else "scene"
+    parent = kind.parent
+    if parent and before.get(parent.column) != after.get(parent.column):
+        where = KINDS[parent.kind].word
         return (
-            f"Moved from {where} “{names.of(before.get(parent), 'a deleted ' + where)}” "
-            f"to “{names.of(after.get(parent), 'a deleted ' + where)}”"
+            f"Moved from {where} “{names.of(before.get(parent.column), 'a deleted ' + where)}” "
+            f"to “{names.of(after.get(parent.column), 'a deleted ' + where)}”"
         )
     old, new = before.get("position"), after.get("position")
     if isinstance(old, int) and isinstance(new, int) and old != new:
-        place = "line" if kind == "dialogue_line" else "place"
+        place = kind.place_word
         return f"Moved from {place} {old + 1} to {place} {new + 1}"
     return None
 
 
-def _holds(snapshot: dict[str, Any]) -> str | None:
+def _holds(kind: Kind, snapshot: dict[str, Any]) -> str | None:
     parts = []
-    for key, word in (("scenes", "scene"), ("lines", "line"), ("choices", "choice")):
-        items = snapshot.get(key)
+    for held in kind.holds:
+        items = snapshot.get(held.key)
         if isinstance(items, list) and items:
+            word = KINDS[held.kind].word
             parts.append(f"{len(items)} {word}{'s' if len(items) != 1 else ''}")
     return ", ".join(parts) or None
 
 
-def _value(value: object) -> str | None:
+# ---- how a stored value reads ---------------------------------------------------------------------
+
+
+def _asset(value: object, names: Names) -> str | None:
+    return names.of(value, "a deleted asset")
+
+
+def _flag(value: object, names: Names) -> str | None:
+    return "yes" if value else "no"
+
+
+def _speaker(value: object, names: Names) -> str | None:
+    return names.of(value, "a deleted character") or "Narration"
+
+
+def _listed(value: object, names: Names) -> str | None:
+    return ", ".join(value if isinstance(value, list) else []) or None
+
+
+def _value(value: object, names: Names) -> str | None:
     """A variable's value as the story's expressions write it."""
     if value is None:
         return None
@@ -298,5 +273,15 @@ def _value(value: object) -> str | None:
     return f'"{value}"' if isinstance(value, str) else str(value)
 
 
-def _text(value: object) -> str | None:
+def _text(value: object, names: Names | None = None) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+_READINGS: dict[Reading, Callable[[object, Names], str | None]] = {
+    "text": _text,
+    "flag": _flag,
+    "asset": _asset,
+    "speaker": _speaker,
+    "value": _value,
+    "list": _listed,
+}

@@ -14,7 +14,7 @@ from romergo.config import Limits
 from romergo.errors import RomergoError, invalid
 from romergo.ids import new_id
 from romergo.story import snapshots, validation
-from romergo.story.base import Action, Mutation, StoryStore, renumber
+from romergo.story.base import Mutation, StoryStore, renumber
 from romergo.story.based_on import based_on
 from romergo.story.choice_lists import (
     WantedChoice,
@@ -26,6 +26,7 @@ from romergo.story.choice_lists import (
     unchanged,
     write_choices,
 )
+from romergo.story.kinds import Action
 from romergo.story.media_rules import MediaSlot, put_in_slot
 from romergo.story.scene_view import read_scene_view
 from romergo.story.state.variables import checked_condition, checked_effects, declared

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlmodel import col
 
 from romergo.story import snapshots
-from romergo.story.base import UnitOfWork
 from storage.tables import Choice, DialogueLine, Scene
+
+if TYPE_CHECKING:
+    # For types only: undo's moves use these, and the registry of kinds they belong to is read
+    # by `base` itself.
+    from romergo.story.base import UnitOfWork
 
 
 async def scene_tree(uow: UnitOfWork, scene: Scene) -> dict[str, Any]:

@@ -24,8 +24,10 @@ from sqlmodel import col, select
 from romergo.actors import Actor
 from romergo.errors import RomergoError
 from romergo.story.base import Mutation, StoryStore
-from romergo.story.restore import ChangedEntity, Restorer, changed_entities, title_of
-from storage.tables import DialogueLine, Revision
+from romergo.story.kinds import KINDS, Held
+from romergo.story.restore import ChangedEntity, Restorer, changed_entities
+from storage.core_tables import core_table
+from storage.tables import Revision
 
 
 @dataclass(frozen=True)
@@ -151,29 +153,37 @@ async def _conflicts(tx: Mutation, rows: list[Revision], entities: list[ChangedE
         later = [row for row in (await tx.session.exec(statement)).all() if row.id not in own]
         if later:
             found.append(_conflict(entity, later[-1]))
-        elif entity.before is None and entity.entity_type == "scene":
-            found.extend(await _lines_added_since(tx, entity, created))
+        elif entity.before is None:
+            found.extend(await _held_since(tx, entity, created))
     return found
 
 
-async def _lines_added_since(tx: Mutation, scene: ChangedEntity, created: set[str]) -> list[Conflict]:
-    """A scene the set created holds lines someone else wrote since: removing it would lose them."""
-    statement = select(DialogueLine).where(DialogueLine.scene_id == scene.entity_id)
-    came_with_it = {line["id"] for line in (scene.after or {}).get("lines", [])}
-    lines = [
-        line for line in (await tx.session.exec(statement)).all() if line.id not in created | came_with_it
-    ]
-    if not lines:
-        return []
-    title = title_of(scene.after or {})
-    return [Conflict("scene", scene.entity_id, title, "user", None, None)]
+async def _held_since(tx: Mutation, entity: ChangedEntity, created: set[str]) -> list[Conflict]:
+    """An entity the set created holds what someone else wrote since (a scene, lines): removing
+    it would lose them."""
+    kind = KINDS[entity.entity_type]
+    for held in kind.guards:
+        came_with_it = {item["id"] for item in (entity.after or {}).get(held.key, [])}
+        if set(await _held_ids(tx, entity.entity_id, held)) - created - came_with_it:
+            title = kind.title(entity.after or {})
+            return [Conflict(entity.entity_type, entity.entity_id, title, "user", None, None)]
+    return []
+
+
+async def _held_ids(tx: Mutation, owner_id: str, held: Held) -> list[str]:
+    child = KINDS[held.kind]
+    assert child.parent is not None, f"{held.kind} lies in no other entity"
+    rows = core_table(child.table)
+    statement = select(rows.c.id).where(rows.c[child.parent.column] == owner_id)
+    return list((await tx.session.exec(statement)).all())
 
 
 def _conflict(entity: ChangedEntity, later: Revision) -> Conflict:
+    snapshot = later.after or later.before or entity.before or entity.after or {}
     return Conflict(
         entity_type=entity.entity_type,
         entity_id=entity.entity_id,
-        title=title_of(later.after or later.before or entity.before or entity.after or {}),
+        title=KINDS[entity.entity_type].title(snapshot),
         actor_type=later.actor_type,
         tool=later.tool,
         at=later.created_at,
