@@ -6,7 +6,8 @@ revision (`expected_revision`): the core merges them with whatever changed since
 (`romergo.story.based_on`). When the author and someone else changed the same field, nothing is
 written: the conflict view (ui/components/conflict_view.py) shows both versions, and what the
 author picks there (keep mine, take theirs, a merged text) is saved on the revision the conflict
-reported, so a change made while they were deciding is caught the same way.
+reported, so a change made while they were deciding is caught the same way. While a form is
+open it says at once when its entity changes, and who changed it (ui/draft_watch.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ui.actions import act
 from ui.components.conflict_view import Shown, resolve_conflict
 from ui.components.dialogs import Question, ask_text
 from ui.context import PageContext
+from ui.draft_watch import Edited, change_notice
 
 Write = Callable[[Mapping[str, Any], int], Awaitable[object]]
 """Writes these fields (named as the entity's snapshot names them) based on this revision."""
@@ -41,9 +43,9 @@ class Opened:
 
 @dataclass(frozen=True)
 class Target:
-    """What a save writes to: the project, the entity (for the conflict view's who and when)."""
+    """What a save writes to (for the conflict view's who and when, and the open form's notice)."""
 
-    project_id: str
+    edited: Edited
     host: ui.element
     """Lives as long as the page: the conflict view is made inside it."""
     shown: Shown | None = None
@@ -69,7 +71,7 @@ async def save_draft(
         if not isinstance(done.value, EditConflict):
             return None
         conflict = done.value
-        picked = await resolve_conflict(ctx, target.project_id, target.host, conflict, target.shown)
+        picked = await resolve_conflict(ctx, target.edited.project_id, target.host, conflict, target.shown)
         if picked is None:
             return ""
         wanted, revision = {**wanted, **picked.fields}, conflict.revision
@@ -82,13 +84,16 @@ async def ask_for_based_change(
     ctx: PageContext, target: Target, question: Question, name: str, opened: Opened, write: Write
 ) -> bool:
     """Ask for one text (a title) opened on `opened`, and save it as a draft of the field `name`;
-    a refusal shows in the dialog, which stays open."""
+    a refusal shows in the dialog, which stays open, as does a change made meanwhile."""
 
     async def save(text: str) -> str | None:
         changes = opened.changes({name: text})
         return await save_draft(ctx, target, opened, changes, write, notify_errors=False)
 
-    return await ask_text(target.host, question, save, value=opened.values.get(name) or "")
+    def notice() -> None:
+        change_notice(ctx, target.edited, opened.revision)
+
+    return await ask_text(target.host, question, save, value=opened.values.get(name) or "", above=notice)
 
 
 def _writing(write: Write, fields: Mapping[str, Any], revision: int) -> Callable[[], Awaitable[object]]:

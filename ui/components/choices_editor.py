@@ -4,7 +4,8 @@ holds) and effects (variables set when picked). Add, edit, reorder, delete.
 The story service replaces a scene's choices as one list (`set_choices`), so every change here
 sends the whole list with one entry added, changed, moved or left out, based on the scene's
 revision the list (or the choice's dialog) was shown at (ui/drafts.py): when someone else changed
-the choices meanwhile, the conflict view asks before anything is replaced.
+the choices meanwhile, the conflict view asks before anything is replaced. An open choice's dialog
+says at once when its scene changes, and who changed it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from romergo.story.ordering import Direction
 from romergo.story.views import ChoiceView, Outline, SceneView
 from ui.components.buttons import icon_button
 from ui.context import PageContext
+from ui.draft_watch import Edited, change_notice
 from ui.drafts import Opened, Target, save_draft
 
 
@@ -145,8 +147,12 @@ class ChoicesEditor:
                 self.ctx.actor, scene_id, changes["choices"], expected_revision=revision
             )
 
-        target = Target(self.view.project.id, self.host, self._value_words)
+        target = Target(self._edited(), self.host, self._value_words)
         return await save_draft(self.ctx, target, based, based.changes({"choices": specs}), write) is None
+
+    def _edited(self) -> Edited:
+        """Choices are fields of their scene: the scene's revision covers them."""
+        return Edited(self.view.project.id, "scene", self.view.scene.id)
 
     def _value_words(self, name: str, value: Any) -> str | None:
         if name != "choices" or not isinstance(value, list):
@@ -182,6 +188,7 @@ class ChoicesEditor:
             return
         with self.host, ui.dialog() as dialog, ui.card().classes("w-[28rem] max-w-full gap-3"):
             ui.label(f"Edit choice {index + 1}").classes("text-h6")
+            change_notice(self.ctx, self._edited(), opened.revision)
             label = (
                 ui.input("Choice label", value=specs[index].label)
                 .props("outlined autofocus")

@@ -91,8 +91,11 @@ async def resolve_conflict(
     return picked if isinstance(picked, Picked) else None
 
 
-def who_changed(ctx: PageContext, change: LastChange | None, now: datetime | None = None) -> str:
-    """ "your agent “Scribe”, command #4, 12 s ago", "you, in another tab, 5 s ago" …"""
+def who_changed(
+    ctx: PageContext, change: LastChange | None, now: datetime | None = None, *, ago: bool = True
+) -> str:
+    """ "your agent “Scribe”, command #4, 12 s ago", "you, in another tab, 5 s ago" … (without
+    `ago`: no time, for a notice that stays on screen)."""
     if change is None:
         return "someone"
     by = change.by
@@ -106,6 +109,8 @@ def who_changed(ctx: PageContext, change: LastChange | None, now: datetime | Non
     else:
         who = "Romergo"
     command = f", command #{change.command_number}" if change.command_number else ""
+    if not ago:
+        return f"{who}{command}"
     return f"{who}{command}, {_ago((now or utcnow()) - as_utc(by.at))}"
 
 

@@ -73,10 +73,20 @@ ENTRY_EFFECTS = Question(
 )
 
 
-async def ask_text(host: ui.element, question: Question, save: Save, *, value: str = "") -> bool:
-    """True when `save` accepted a text, False when the author cancelled."""
+async def ask_text(
+    host: ui.element,
+    question: Question,
+    save: Save,
+    *,
+    value: str = "",
+    above: Callable[[], None] | None = None,
+) -> bool:
+    """True when `save` accepted a text, False when the author cancelled. `above` draws what goes
+    between the title and the field (the notice of an open draft)."""
     form = FormDialog(host, question.title, action=question.action)
     with form.card:
+        if above is not None:
+            above()
         field = ui.input(question.label, value=value).props("outlined autofocus").classes("w-full")
         form.enter_saves(field)
         error = ui.label().props('role="alert"').classes("text-negative")
