@@ -20,13 +20,15 @@ from nicegui import ui
 
 from romergo.story.based_on import EditConflict, attempt
 from ui.actions import act
-from ui.components.conflict_view import Shown, resolve_conflict
+from ui.components.conflict_view import Picked, Shown, resolve_conflict
 from ui.components.dialogs import Question, ask_text
 from ui.context import PageContext
 from ui.draft_watch import Edited, change_notice
 
 Write = Callable[[Mapping[str, Any], int], Awaitable[object]]
 """Writes these fields (named as the entity's snapshot names them) based on this revision."""
+Settle = Callable[[Mapping[str, Any], EditConflict, Picked], dict[str, Any]]
+"""The fields to send again once the author picked in the conflict view."""
 
 
 @dataclass
@@ -50,6 +52,9 @@ class Target:
     """Lives as long as the page: the conflict view is made inside it."""
     shown: Shown | None = None
     """How a field's value reads (a speaker's name for its id); default: the value itself."""
+    settle: Settle | None = None
+    """For conflicts inside a field the form sends whole (a choice in a scene's list): how the
+    author's pick changes that field; default: `settled`."""
 
 
 async def save_draft(
@@ -74,10 +79,16 @@ async def save_draft(
         picked = await resolve_conflict(ctx, target.edited.project_id, target.host, conflict, target.shown)
         if picked is None:
             return ""
-        wanted, revision = {**wanted, **picked.fields}, conflict.revision
-        for name in picked.dropped:
-            wanted.pop(name, None)
+        wanted, revision = (target.settle or settled)(wanted, conflict, picked), conflict.revision
     return None
+
+
+def settled(wanted: Mapping[str, Any], conflict: EditConflict, picked: Picked) -> dict[str, Any]:
+    """The fields to send again after the author's pick: what they typed in the conflict view
+    instead, and not the fields they left as the others made them (`conflict` is for a `Settle`
+    that needs the values)."""
+    fields = {**wanted, **picked.fields}
+    return {name: value for name, value in fields.items() if name not in picked.dropped}
 
 
 async def ask_for_based_change(
