@@ -39,7 +39,8 @@ class Edited:
 
 
 class ChangeNotice(ui.label):
-    """Where a form says that its entity changed since it opened: a status line, empty until then."""
+    """Where a form says that its entity changed since it opened: a status line, empty until then
+    (a form puts it where an empty line takes no room: under its title, with no gap)."""
 
     def __init__(self, who: str | None = None) -> None:
         super().__init__()

@@ -196,8 +196,9 @@ class ChoicesEditor:
         if not 0 <= index < len(specs):
             return
         with self.host, ui.dialog() as dialog, ui.card().classes("w-[28rem] max-w-full gap-3"):
-            ui.label(f"Edit choice {index + 1}").classes("text-h6")
-            change_notice(self.ctx, self._edited(), opened.revision)
+            with ui.column().classes("w-full gap-0"):
+                ui.label(f"Edit choice {index + 1}").classes("text-h6")
+                change_notice(self.ctx, self._edited(), opened.revision)
             label = (
                 ui.input("Choice label", value=specs[index].label)
                 .props("outlined autofocus")

@@ -166,7 +166,8 @@ class LinesEditor:
         draft = self.drafts[line_id]
         draft.speaker = self._known(draft.speaker)
         with ui.column().classes("w-full gap-2 p-2 rounded bg-blue-1").props(f'data-testid="line-{number}"'):
-            ChangeNotice(draft.changed_by)
+            if draft.changed_by is not None:
+                ChangeNotice(draft.changed_by)
             ui.select(
                 _speakers(self.view.characters),
                 label="Speaker",

@@ -89,8 +89,9 @@ class _CharactersPage(SectionPage[Outline]):
         opened = Opened(revision, {"name": character.name, "color": character.color})
         edited = Edited(self.project_id, "character", character.id)
         form = FormDialog(self.host, f"Edit {character.name}")
-        with form.card:
+        with form.header:
             change_notice(self.ctx, edited, opened.revision)
+        with form.card:
             name = ui.input("Name", value=character.name).props("outlined autofocus").classes("w-full")
             form.enter_saves(name)
             color = ui.color_input("Colour", value=character.color).props("outlined").classes("w-full")

@@ -119,8 +119,9 @@ class _VariablesPage(ListingPage[StoryVariable]):
         opened = Opened(last.revision if last else 0, values)
         edited = Edited(self.project_id, "variable", variable.id)
         form = FormDialog(self.host, f"Edit {variable.name}")
-        with form.card:
+        with form.header:
             change_notice(self.ctx, edited, opened.revision)
+        with form.card:
             name = ui.input("Name", value=variable.name).props("outlined autofocus").classes("w-full")
             form.enter_saves(name)
             start = _initial_field(variable)
