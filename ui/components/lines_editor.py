@@ -224,10 +224,12 @@ class LinesEditor:
         line_id = line_view.line.id
         draft = Draft.of(line_view, self.view.revisions.get(line_id, 0))
         self.drafts[line_id] = draft
-        edited = Edited(self.view.project.id, "dialogue_line", line_id)
         with self.host:  # outside the list, which redraws
             draft.watcher = watch_draft(
-                self.ctx, edited, draft.opened.revision, lambda who: self._note_change(line_id, draft, who)
+                self.ctx,
+                self._edited(line_id),
+                draft.opened.revision,
+                lambda who: self._note_change(line_id, draft, who),
             )
         self.services.on_scene.editing(self.tab_id, line_id, is_open=True)
         self._list.refresh()
@@ -252,14 +254,16 @@ class LinesEditor:
                 expected_revision=revision,
             )
 
-        edited = Edited(self.view.project.id, "dialogue_line", line_id)
-        target = Target(edited, self.host, self._shown)
+        target = Target(self._edited(line_id), self.host, self._shown)
         if (
             await save_draft(self.ctx, target, draft.opened, draft.opened.changes(draft.values()), write)
             is None
         ):
             self._close_draft(line_id)
             self._list.refresh()
+
+    def _edited(self, line_id: str) -> Edited:
+        return Edited(self.view.project.id, "dialogue_line", line_id)
 
     def _close_draft(self, line_id: str) -> None:
         draft = self.drafts.pop(line_id, None)
