@@ -6,7 +6,8 @@ revision (`expected_revision`): the core merges them with whatever changed since
 (`romergo.story.based_on`). When the author and someone else changed the same field, nothing is
 written: the conflict view (ui/components/conflict_view.py) shows both versions, and what the
 author picks there (keep mine, take theirs, a merged text) is saved on the revision the conflict
-reported, so a change made while they were deciding is caught the same way.
+reported, so a change made while they were deciding is caught the same way. While a form is
+open it says at once when its entity changes, and who changed it (ui/draft_watch.py).
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ from nicegui import ui
 
 from romergo.story.based_on import EditConflict, attempt
 from ui.actions import act
-from ui.components.conflict_view import Shown, resolve_conflict
+from ui.components.conflict_view import Picked, Shown, resolve_conflict
 from ui.components.dialogs import Question, ask_text
 from ui.context import PageContext
+from ui.draft_watch import Edited, change_notice
 
 Write = Callable[[Mapping[str, Any], int], Awaitable[object]]
 """Writes these fields (named as the entity's snapshot names them) based on this revision."""
+Settle = Callable[[Mapping[str, Any], EditConflict, Picked], dict[str, Any]]
+"""The fields to send again once the author picked in the conflict view."""
 
 
 @dataclass
@@ -41,13 +45,16 @@ class Opened:
 
 @dataclass(frozen=True)
 class Target:
-    """What a save writes to: the project, the entity (for the conflict view's who and when)."""
+    """What a save writes to (for the conflict view's who and when, and the open form's notice)."""
 
-    project_id: str
+    edited: Edited
     host: ui.element
     """Lives as long as the page: the conflict view is made inside it."""
     shown: Shown | None = None
     """How a field's value reads (a speaker's name for its id); default: the value itself."""
+    settle: Settle | None = None
+    """For conflicts inside a field the form sends whole (a choice in a scene's list): how the
+    author's pick changes that field; default: `settled`."""
 
 
 async def save_draft(
@@ -69,26 +76,35 @@ async def save_draft(
         if not isinstance(done.value, EditConflict):
             return None
         conflict = done.value
-        picked = await resolve_conflict(ctx, target.project_id, target.host, conflict, target.shown)
+        picked = await resolve_conflict(ctx, target.edited.project_id, target.host, conflict, target.shown)
         if picked is None:
             return ""
-        wanted, revision = {**wanted, **picked.fields}, conflict.revision
-        for name in picked.dropped:
-            wanted.pop(name, None)
+        wanted, revision = (target.settle or settled)(wanted, conflict, picked), conflict.revision
     return None
+
+
+def settled(wanted: Mapping[str, Any], conflict: EditConflict, picked: Picked) -> dict[str, Any]:
+    """The fields to send again after the author's pick: what they typed in the conflict view
+    instead, and not the fields they left as the others made them (`conflict` is for a `Settle`
+    that needs the values)."""
+    fields = {**wanted, **picked.fields}
+    return {name: value for name, value in fields.items() if name not in picked.dropped}
 
 
 async def ask_for_based_change(
     ctx: PageContext, target: Target, question: Question, name: str, opened: Opened, write: Write
 ) -> bool:
     """Ask for one text (a title) opened on `opened`, and save it as a draft of the field `name`;
-    a refusal shows in the dialog, which stays open."""
+    a refusal shows in the dialog, which stays open, as does a change made meanwhile."""
 
     async def save(text: str) -> str | None:
         changes = opened.changes({name: text})
         return await save_draft(ctx, target, opened, changes, write, notify_errors=False)
 
-    return await ask_text(target.host, question, save, value=opened.values.get(name) or "")
+    def notice() -> None:
+        change_notice(ctx, target.edited, opened.revision)
+
+    return await ask_text(target.host, question, save, value=opened.values.get(name) or "", above=notice)
 
 
 def _writing(write: Write, fields: Mapping[str, Any], revision: int) -> Callable[[], Awaitable[object]]:

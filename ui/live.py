@@ -28,12 +28,22 @@ class LiveTopic(ui.element):
     The subscription ends at once when the element is deleted or its page closes, and at the next
     event on the topic when the element went with its parent's content (`clear()`, a redraw):
     NiceGUI offers elements no public hook for that removal, so the listener checks `is_deleted`.
+
+    With `concerns`, only the events it accepts refresh: it sees each event before bursts are
+    coalesced, so a burst whose last event is about something else is not lost.
     """
 
-    def __init__(self, bus: EventBus, topic: str, refresh: Callable[[Any], Awaitable[None] | None]) -> None:
+    def __init__(
+        self,
+        bus: EventBus,
+        topic: str,
+        refresh: Callable[[Any], Awaitable[None] | None],
+        concerns: Callable[[Any], bool] | None = None,
+    ) -> None:
         super().__init__("span")
         self.style("display: none")
         self._refresh = refresh
+        self._concerns = concerns
         self._pending: asyncio.Task[None] | None = None
         self._last_event: Any = None
         self._dirty = False
@@ -44,6 +54,11 @@ class LiveTopic(ui.element):
         if self.is_deleted or self.client.is_deleted:
             self._stop()
             return
+        if self._concerns is None or self._concerns(event):
+            self.wake(event)
+
+    def wake(self, event: Any = None) -> None:
+        """Refresh as if `event` had arrived (bursts coalesce the same way)."""
         self._last_event = event
         self._dirty = True
         if self._pending is None or self._pending.done():
@@ -68,12 +83,23 @@ class LiveTopic(ui.element):
         super().delete()
 
 
-def live(bus: EventBus, topic: str, refresh: Callable[[Any], Awaitable[None] | None]) -> LiveTopic:
-    return LiveTopic(bus, topic, refresh)
+def live(
+    bus: EventBus,
+    topic: str,
+    refresh: Callable[[Any], Awaitable[None] | None],
+    concerns: Callable[[Any], bool] | None = None,
+) -> LiveTopic:
+    return LiveTopic(bus, topic, refresh, concerns)
 
 
-def watch(ctx: PageContext, topic: str, reload: Callable[[], Awaitable[None]]) -> LiveTopic:
-    """`live` for a signed-in page: re-read on every change, or leave once the session has ended."""
+def watch(
+    ctx: PageContext,
+    topic: str,
+    reload: Callable[[], Awaitable[None]],
+    concerns: Callable[[Any], bool] | None = None,
+) -> LiveTopic:
+    """`live` for a signed-in page: re-read on every change (that `concerns` it), or leave once
+    the session has ended."""
 
     async def refresh(_: Any) -> None:
         if not await ctx.still_signed_in():
@@ -81,7 +107,7 @@ def watch(ctx: PageContext, topic: str, reload: Callable[[], Awaitable[None]]) -
             return
         await reload()
 
-    return live(ctx.services.bus, topic, refresh)
+    return live(ctx.services.bus, topic, refresh, concerns)
 
 
 class Section(Generic[T]):

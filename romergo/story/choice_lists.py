@@ -12,6 +12,7 @@ changed since, choice by choice (`merge_choices`):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -93,7 +94,7 @@ def merge_choices(
         current = now.get(choice_id)
         if choice_id not in kept and current is not None and current.says() != read.says():
             # removed by the writer, changed by the other side
-            conflicts.append(FieldConflict(f"choices[{choice_id}]", read.fields(), None, current.fields()))
+            conflicts.append(FieldConflict(choice_path(choice_id), read.fields(), None, current.fields()))
     merged += [c for c in theirs if c.id not in was and c.id not in kept]  # added by them since
     return merged, conflicts
 
@@ -110,9 +111,9 @@ def _merge_one(
             raise _unknown(choice.id)
         if read.says() == choice.says():
             return [], []
-        return [], [FieldConflict(f"choices[{choice.id}]", read.fields(), choice.fields(), None)]
+        return [], [FieldConflict(choice_path(choice.id), read.fields(), choice.fields(), None)]
     write, clashes = merge_fields((read or current).fields(), current.fields(), choice.fields())
-    conflicts = [FieldConflict(f"choices[{choice.id}].{c.field}", c.base, c.mine, c.theirs) for c in clashes]
+    conflicts = [FieldConflict(choice_path(choice.id, c.field), c.base, c.mine, c.theirs) for c in clashes]
     return [WantedChoice(choice.id, **{**current.fields(), **write})], conflicts
 
 
@@ -131,15 +132,32 @@ def lost_choice_changes(
             continue  # unchanged since
         mine_now = given.get(current.id)
         if mine_now is None:
-            lost.append(f"choices[{current.id}]")
+            lost.append(choice_path(current.id))
             continue
         before = read.fields() if read is not None else {}
         lost += [
-            f"choices[{current.id}].{name}"
+            choice_path(current.id, name)
             for name, value in current.fields().items()
             if value != before.get(name) and mine_now.fields()[name] != value
         ]
     return lost
+
+
+def choice_path(choice_id: str | None, field: str | None = None) -> str:
+    """How a conflict or a lost change names one choice (`choices[<id>]`) or one of its fields
+    (`choices[<id>].label`)."""
+    whole = f"choices[{choice_id}]"
+    return whole if field is None else f"{whole}.{field}"
+
+
+def in_choice(name: str) -> tuple[str, str | None] | None:
+    """The choice id and field (None: the whole choice) that a `choice_path` names; None for any
+    other name."""
+    found = _PATH.fullmatch(name)
+    return (found.group(1), found.group(2)) if found else None
+
+
+_PATH = re.compile(r"choices\[([^\]]+)\](?:\.([a-z_]+))?")
 
 
 def as_field(choices: Sequence[WantedChoice]) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ import pytest
 from playwright.async_api import Locator, Page, expect
 
 from tests.browser.conftest import Author, OpenPage
-from tests.browser.scribe import SCENE, scene_of, scribe_of
+from tests.browser.scribe import BY_SCRIBE, CHANGED, SCENE, choices_to_set, conflict_view, scene_of, scribe_of
 from tests.support.agents import data
 
 LINE_1 = "You strike a match. Through the cracked lens the beam still reaches the sea."
@@ -46,9 +46,7 @@ async def test_the_agent_changes_the_speaker_the_author_the_text_and_both_are_ke
         await scribe.call("romergo_update_dialogue_line", line_id=scene["lines"][0]["id"], character_id=mara)
 
         # The open draft says so at once, and keeps what the author typed.
-        await expect(editing.get_by_test_id("draft-changed")).to_contain_text(
-            "Changed since you opened it, by your agent “Scribe”"
-        )
+        await expect(editing.get_by_test_id("draft-changed")).to_have_text(CHANGED.format(who=BY_SCRIBE))
         await expect(editing.get_by_label("Line text")).to_have_value(MINE)
         await editing.get_by_role("button", name="Save").click()
         await expect(page.get_by_test_id("line-text").first).to_have_text(MINE)
@@ -136,7 +134,9 @@ async def test_a_change_from_another_tab_is_named_as_yours(author: Author, open_
     await other.get_by_role("button", name="Save").click()
     await expect(second.get_by_test_id("line-text").first).to_have_text(THEIRS)
 
-    await expect(editing.get_by_test_id("draft-changed")).to_contain_text("by you, in another tab")
+    await expect(editing.get_by_test_id("draft-changed")).to_have_text(
+        CHANGED.format(who="you, in another tab")
+    )
     await editing.get_by_role("button", name="Save").click()
     view = first.get_by_role("dialog")
     await expect(view.get_by_test_id("conflict-who")).to_contain_text("Changed by you, in another tab, ")
@@ -155,11 +155,12 @@ async def test_a_rename_dialog_opened_before_the_agent_renamed_the_scene_asks_an
         scene_id = author.scenes[SCENE].rsplit("/", 1)[1]
         await scribe.call("romergo_update_scene", scene_id=scene_id, title="The Signal")
         await expect(page.get_by_test_id("scene-title")).to_have_text("The Signal")
+        await expect(page.get_by_role("dialog").get_by_test_id("draft-changed")).to_have_text(
+            CHANGED.format(who=BY_SCRIBE)
+        )
 
         await page.get_by_role("dialog").get_by_role("button", name="Save").click()
-        view = page.get_by_role("dialog").filter(
-            has=page.get_by_role("heading", name="Changed since you opened it")
-        )
+        view = conflict_view(page)
         await expect(view.get_by_test_id("conflict-who")).to_contain_text("Changed by your agent “Scribe”")
         await view.get_by_role("button", name="Take theirs").click()
         await expect(page.get_by_role("dialog")).to_have_count(0)
@@ -177,10 +178,7 @@ async def test_the_author_edits_one_choice_the_agent_another_and_both_are_kept(
         dialog = page.get_by_role("dialog")
         await dialog.get_by_label("Choice label").fill("Run down to the pier")
         scene = await scene_of(author, scribe)
-        theirs = [
-            {key: choice[key] for key in ("id", "label", "target_scene_id", "condition", "effects")}
-            for choice in scene["choices"]
-        ]
+        theirs = choices_to_set(scene)
         theirs[1]["label"] = "Flash the lamp at the ship"
         await scribe.call(
             "romergo_set_choices",

@@ -13,12 +13,16 @@ from ui.context import PageContext
 from ui.edits import EditHistory
 from ui.place import Place
 
+USER_ID = "usr_author"
+"""The signed-in author of a fake tab."""
+
 
 @dataclass
 class Fakes:
     bus: EventBus = field(default_factory=EventBus)
     signed_in: bool = True
     stories: Any = None
+    history: Any = None
 
     def ctx(self) -> PageContext:
         async def still_signed_in() -> bool:
@@ -34,9 +38,16 @@ class Fakes:
             "assets",
             "reads",
         )
-        services = SimpleNamespace(bus=self.bus, **dict.fromkeys(story_parts, self.stories))
+        services = SimpleNamespace(
+            bus=self.bus, history=self.history, **dict.fromkeys(story_parts, self.stories)
+        )
         fake = SimpleNamespace(
-            services=services, actor=None, place=Place(), edits=EditHistory(), still_signed_in=still_signed_in
+            services=services,
+            user=SimpleNamespace(id=USER_ID),
+            actor=None,
+            place=Place(),
+            edits=EditHistory(),
+            still_signed_in=still_signed_in,
         )
         return cast(PageContext, fake)
 

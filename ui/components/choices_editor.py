@@ -4,7 +4,8 @@ holds) and effects (variables set when picked). Add, edit, reorder, delete.
 The story service replaces a scene's choices as one list (`set_choices`), so every change here
 sends the whole list with one entry added, changed, moved or left out, based on the scene's
 revision the list (or the choice's dialog) was shown at (ui/drafts.py): when someone else changed
-the choices meanwhile, the conflict view asks before anything is replaced.
+the choices meanwhile, the conflict view asks before anything is replaced. An open choice's dialog
+says at once when its scene changes, and who changed it.
 """
 
 from __future__ import annotations
@@ -17,10 +18,13 @@ from nicegui import ui
 
 from romergo import urls
 from romergo.story import ChoiceSpec
+from romergo.story.choice_lists import in_choice
 from romergo.story.ordering import Direction
 from romergo.story.views import ChoiceView, Outline, SceneView
 from ui.components.buttons import icon_button
+from ui.components.choice_conflicts import settle_choices
 from ui.context import PageContext
+from ui.draft_watch import Edited, change_notice
 from ui.drafts import Opened, Target, save_draft
 
 
@@ -145,14 +149,25 @@ class ChoicesEditor:
                 self.ctx.actor, scene_id, changes["choices"], expected_revision=revision
             )
 
-        target = Target(self.view.project.id, self.host, self._value_words)
+        target = Target(self._edited(), self.host, self._value_words, settle_choices)
         return await save_draft(self.ctx, target, based, based.changes({"choices": specs}), write) is None
 
+    def _edited(self) -> Edited:
+        """Choices are fields of their scene: the scene's revision covers them."""
+        return Edited(self.view.project.id, "scene", self.view.scene.id)
+
     def _value_words(self, name: str, value: Any) -> str | None:
-        if name != "choices" or not isinstance(value, list):
-            return None
         titles = _targets(self.outline)
-        return "; ".join(_choice_words(choice, titles) for choice in value) or "no choices"
+        if name == "choices" and isinstance(value, list):
+            return "; ".join(_choice_words(choice, titles) for choice in value) or "no choices"
+        in_list = in_choice(name)
+        if in_list is None:
+            return None
+        if in_list[1] is None:  # a whole choice: one side removed it
+            return _choice_words(value, titles) if value else "removed"
+        if in_list[1] == "target_scene_id":
+            return titles.get(value or "", "nowhere")
+        return None
 
     async def add(self) -> None:
         if not self.new.target:
@@ -181,7 +196,9 @@ class ChoicesEditor:
         if not 0 <= index < len(specs):
             return
         with self.host, ui.dialog() as dialog, ui.card().classes("w-[28rem] max-w-full gap-3"):
-            ui.label(f"Edit choice {index + 1}").classes("text-h6")
+            with ui.column().classes("w-full gap-0"):
+                ui.label(f"Edit choice {index + 1}").classes("text-h6")
+                change_notice(self.ctx, self._edited(), opened.revision)
             label = (
                 ui.input("Choice label", value=specs[index].label)
                 .props("outlined autofocus")
@@ -250,8 +267,12 @@ def _targets(outline: Outline) -> dict[str, str]:
 
 def _choice_words(choice: Any, titles: dict[str, str]) -> str:
     """A choice as the conflict view lists it: its label and where it leads."""
+    label: Any
+    target: Any
     if isinstance(choice, ChoiceSpec):
         label, target = choice.label, choice.target_scene_id
+    elif isinstance(choice, Mapping):  # one choice of a conflict: its fields by name
+        label, target = choice.get("label"), choice.get("target_scene_id")
     else:  # as the scene's snapshot holds it: [label, target, condition, effects]
         label, target = choice[0], choice[1]
     return f"{label} → {titles.get(target or '', 'nowhere')}"

@@ -19,6 +19,7 @@ from nicegui import ui
 
 from romergo.clock import as_utc, utcnow
 from romergo.story.based_on import EditConflict, FieldConflict
+from romergo.story.choice_lists import in_choice
 from romergo.story.last_change import LastChange
 from romergo.story.word_diff import word_diff
 from ui.components.change_review import word_diff_view
@@ -47,6 +48,14 @@ FIELD_WORDS = {
     "initial": "Starting value",
     "description": "Description",
 }
+CHOICE_WORDS = {
+    None: "Choice",
+    "label": "Choice label",
+    "target_scene_id": "Choice leads to",
+    "condition": "Choice offered only when",
+    "effects": "Choice sets when picked",
+}
+"""A field inside a scene's choices (`choices[<id>].label`; the whole choice: None)."""
 
 
 @dataclass(frozen=True)
@@ -91,8 +100,11 @@ async def resolve_conflict(
     return picked if isinstance(picked, Picked) else None
 
 
-def who_changed(ctx: PageContext, change: LastChange | None, now: datetime | None = None) -> str:
-    """ "your agent “Scribe”, command #4, 12 s ago", "you, in another tab, 5 s ago" …"""
+def who_changed(
+    ctx: PageContext, change: LastChange | None, now: datetime | None = None, *, ago: bool = True
+) -> str:
+    """ "your agent “Scribe”, command #4, 12 s ago", "you, in another tab, 5 s ago" … (without
+    `ago`: no time, for a notice that stays on screen)."""
     if change is None:
         return "someone"
     by = change.by
@@ -106,6 +118,8 @@ def who_changed(ctx: PageContext, change: LastChange | None, now: datetime | Non
     else:
         who = "Romergo"
     command = f", command #{change.command_number}" if change.command_number else ""
+    if not ago:
+        return f"{who}{command}"
     return f"{who}{command}, {_ago((now or utcnow()) - as_utc(by.at))}"
 
 
@@ -113,7 +127,7 @@ def who_changed(ctx: PageContext, change: LastChange | None, now: datetime | Non
 
 
 def _versions(item: FieldConflict, shown: Shown | None) -> None:
-    words = FIELD_WORDS.get(item.field, item.field)
+    words = _field_words(item.field)
     with ui.column().classes("w-full gap-1").props(f'data-testid="conflict-field" data-field="{item.field}"'):
         ui.label(words).classes("text-subtitle2")
         for side, value in (("Theirs", item.theirs), ("Yours", item.mine)):
@@ -123,6 +137,13 @@ def _versions(item: FieldConflict, shown: Shown | None) -> None:
                     word_diff_view(word_diff(item.base or "", value or ""))
                 else:
                     ui.label(_value(item.field, value, shown)).classes("text-body2")
+
+
+def _field_words(name: str) -> str:
+    in_list = in_choice(name)
+    if in_list is not None:
+        return CHOICE_WORDS.get(in_list[1], name)
+    return FIELD_WORDS.get(name, name)
 
 
 def _theirs(conflict: EditConflict) -> Picked:

@@ -26,13 +26,15 @@ Field = TypeVar("Field", bound=ui.element)
 
 
 class FormDialog:
-    """A modal form: draw its fields inside `with form.card:`, then `await form.run(save)`."""
+    """A modal form: draw its fields inside `with form.card:`, then `await form.run(save)`; what
+    belongs to the title (an open draft's notice) inside `with form.header:`."""
 
     def __init__(self, host: ui.element, title: str, *, action: str = "Save") -> None:
         self.action = action
         self._submitting: list[ui.element] = []
         with host, ui.dialog() as self.dialog, ui.card().classes("w-[28rem] max-w-full gap-3") as self.card:
-            ui.label(title).classes("text-h6")
+            with ui.column().classes("w-full gap-0") as self.header:
+                ui.label(title).classes("text-h6")
 
     def enter_saves(self, field: Field) -> Field:
         """Enter in this field saves the form."""
@@ -73,9 +75,20 @@ ENTRY_EFFECTS = Question(
 )
 
 
-async def ask_text(host: ui.element, question: Question, save: Save, *, value: str = "") -> bool:
-    """True when `save` accepted a text, False when the author cancelled."""
+async def ask_text(
+    host: ui.element,
+    question: Question,
+    save: Save,
+    *,
+    value: str = "",
+    above: Callable[[], None] | None = None,
+) -> bool:
+    """True when `save` accepted a text, False when the author cancelled. `above` draws what goes
+    under the title (the notice of an open draft)."""
     form = FormDialog(host, question.title, action=question.action)
+    if above is not None:
+        with form.header:
+            above()
     with form.card:
         field = ui.input(question.label, value=value).props("outlined autofocus").classes("w-full")
         form.enter_saves(field)

@@ -8,7 +8,7 @@ Each line's text carries `data-line-id`, which the selection tracker (ui/selecti
 
 A line's draft remembers the line's revision when it opened (ui/drafts.py): its save sends only the
 fields the author changed, merged with what changed since, and a line someone else changes while
-its draft is open says so in the draft at once, with who did it.
+its draft is open says so in the draft at once, with who did it (ui/draft_watch.py, as every form).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from nicegui import background_tasks, ui
+from nicegui import ui
 from nicegui.events import ValueChangeEventArguments
 
 from romergo.entities import Character
@@ -26,10 +26,11 @@ from romergo.story.ordering import Direction, list_step
 from romergo.story.views import LineView, SceneView
 from ui.actions import act
 from ui.components.buttons import icon_button
-from ui.components.conflict_view import who_changed
 from ui.components.focus import focus_soon
 from ui.context import PageContext
+from ui.draft_watch import ChangeNotice, Edited, watch_draft
 from ui.drafts import Opened, Target, save_draft
+from ui.live import LiveTopic
 from ui.place import Selection
 
 NARRATION = ""
@@ -47,15 +48,14 @@ class Draft:
     """The line's revision and values when the draft opened: what its save is based on."""
     changed_by: str | None = None
     """Who changed the line since the draft opened (None: nobody yet)."""
-    seen_revision: int = 0
-    """The newest revision of the line this draft knows of."""
+    watcher: LiveTopic | None = None
+    """Finds out who changed the line, while the draft is open (ui/draft_watch.py)."""
 
     @classmethod
     def of(cls, line_view: LineView, revision: int) -> Draft:
         line = line_view.line
         draft = cls(line.text, line.character_id or NARRATION, line.condition or "")
         draft.opened = Opened(revision, draft.values())
-        draft.seen_revision = revision
         return draft
 
     def values(self) -> dict[str, Any]:
@@ -105,11 +105,6 @@ class LinesEditor:
             for gone in [line_id for line_id in self.drafts if line_id not in shown]:
                 self._close_draft(gone)
             self._list.refresh()
-        for line_id, draft in self.drafts.items():
-            revision = view.revisions.get(line_id, 0)
-            if revision != draft.seen_revision:
-                draft.seen_revision = revision
-                background_tasks.create(self._note_change(line_id, draft), name="draft changed")
 
     # ---- drawing -------------------------------------------------------------------------------
 
@@ -172,9 +167,7 @@ class LinesEditor:
         draft.speaker = self._known(draft.speaker)
         with ui.column().classes("w-full gap-2 p-2 rounded bg-blue-1").props(f'data-testid="line-{number}"'):
             if draft.changed_by is not None:
-                ui.label(
-                    f"Changed since you opened it, by {draft.changed_by}. Save merges what you changed."
-                ).props('role="status" data-testid="draft-changed"').classes("text-caption text-orange-10")
+                ChangeNotice(draft.changed_by)
             ui.select(
                 _speakers(self.view.characters),
                 label="Speaker",
@@ -229,7 +222,15 @@ class LinesEditor:
         if line_view.line.id in self.drafts:
             return
         line_id = line_view.line.id
-        self.drafts[line_id] = Draft.of(line_view, self.view.revisions.get(line_id, 0))
+        draft = Draft.of(line_view, self.view.revisions.get(line_id, 0))
+        self.drafts[line_id] = draft
+        with self.host:  # outside the list, which redraws
+            draft.watcher = watch_draft(
+                self.ctx,
+                self._edited(line_id),
+                draft.opened.revision,
+                lambda who: self._note_change(line_id, draft, who),
+            )
         self.services.on_scene.editing(self.tab_id, line_id, is_open=True)
         self._list.refresh()
 
@@ -253,7 +254,7 @@ class LinesEditor:
                 expected_revision=revision,
             )
 
-        target = Target(self.view.project.id, self.host, self._shown)
+        target = Target(self._edited(line_id), self.host, self._shown)
         if (
             await save_draft(self.ctx, target, draft.opened, draft.opened.changes(draft.values()), write)
             is None
@@ -261,21 +262,19 @@ class LinesEditor:
             self._close_draft(line_id)
             self._list.refresh()
 
+    def _edited(self, line_id: str) -> Edited:
+        return Edited(self.view.project.id, "dialogue_line", line_id)
+
     def _close_draft(self, line_id: str) -> None:
-        self.drafts.pop(line_id, None)
+        draft = self.drafts.pop(line_id, None)
+        if draft is not None and draft.watcher is not None and not draft.watcher.is_deleted:
+            draft.watcher.delete()
         self.services.on_scene.editing(self.tab_id, line_id, is_open=False)
 
-    async def _note_change(self, line_id: str, draft: Draft) -> None:
+    def _note_change(self, line_id: str, draft: Draft, who: str) -> None:
         """Say in the open draft who changed its line, as soon as the change arrives."""
-        change = await self.services.history.last_change(
-            self.ctx.actor, self.view.project.id, "dialogue_line", line_id
-        )
-        if (
-            self.drafts.get(line_id) is draft
-            and change is not None
-            and change.revision > draft.opened.revision
-        ):
-            draft.changed_by = who_changed(self.ctx, change)
+        if self.drafts.get(line_id) is draft and draft.changed_by != who:
+            draft.changed_by = who
             self._list.refresh()
 
     def _shown(self, name: str, value: Any) -> str | None:

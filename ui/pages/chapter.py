@@ -20,6 +20,7 @@ from ui.components.buttons import icon_button
 from ui.components.dialogs import ADD_SCENE, RENAME_CHAPTER, ask_for_change, confirm_chapter_deletion
 from ui.components.media_slot import SlotKind, media_slots
 from ui.context import PageContext
+from ui.draft_watch import Edited
 from ui.drafts import Opened, Target, ask_for_based_change, save_draft
 from ui.frame import SectionPage
 
@@ -122,7 +123,7 @@ class _ChapterPage(SectionPage[Loaded]):
         return Opened(revision, values)
 
     def _target(self) -> Target:
-        return Target(self.project_id, self.host, self._value_words)
+        return Target(Edited(self.project_id, "chapter", self.chapter_id), self.host, self._value_words)
 
     def _value_words(self, name: str, value: Any) -> str | None:
         if name.endswith("_asset_id") and self.current is not None:

@@ -15,6 +15,7 @@ from ui.actions import act
 from ui.components.buttons import icon_button
 from ui.components.dialogs import FormDialog, confirm
 from ui.context import PageContext
+from ui.draft_watch import Edited, change_notice
 from ui.drafts import Opened, Target, save_draft
 from ui.frame import SectionPage
 
@@ -82,10 +83,14 @@ class _CharactersPage(SectionPage[Outline]):
     # ---- changes -------------------------------------------------------------------------------
 
     async def edit(self, character: Character) -> None:
-        """Saved on the character's revision when the form opened (ui/drafts.py)."""
+        """Saved on the character's revision when the form opened (ui/drafts.py), which says at once
+        when the character changes meanwhile."""
         revision = self.current.revisions.get(character.id, 0) if self.current else 0
         opened = Opened(revision, {"name": character.name, "color": character.color})
+        edited = Edited(self.project_id, "character", character.id)
         form = FormDialog(self.host, f"Edit {character.name}")
+        with form.header:
+            change_notice(self.ctx, edited, opened.revision)
         with form.card:
             name = ui.input("Name", value=character.name).props("outlined autofocus").classes("w-full")
             form.enter_saves(name)
@@ -102,7 +107,7 @@ class _CharactersPage(SectionPage[Outline]):
 
         async def save() -> bool:
             typed = {"name": name.value or "", "color": color.value or character.color}
-            target = Target(self.project_id, self.host)
+            target = Target(edited, self.host)
             return await save_draft(self.ctx, target, opened, opened.changes(typed), write) is None
 
         await form.run(save)

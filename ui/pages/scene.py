@@ -25,6 +25,7 @@ from ui.components.dialogs import ENTRY_EFFECTS, RENAME_SCENE, confirm_scene_del
 from ui.components.lines_editor import LinesEditor
 from ui.components.media_slot import SlotKind, media_slots
 from ui.context import PageContext
+from ui.draft_watch import Edited
 from ui.drafts import Opened, Target, ask_for_based_change, save_draft
 from ui.frame import ProjectPage
 from ui.live import Section
@@ -187,7 +188,7 @@ class _SceneEditor(ProjectPage[Loaded]):
         return Opened(revision, values)
 
     def _target(self) -> Target:
-        return Target(self.project_id, self.host, self._value_words)
+        return Target(Edited(self.project_id, "scene", self.scene_id), self.host, self._value_words)
 
     async def _update(self, changes: Mapping[str, Any], revision: int) -> object:
         return await self.services.scenes.update_scene(

@@ -19,6 +19,7 @@ from ui.components.buttons import icon_button
 from ui.components.dialogs import FormDialog, confirm
 from ui.components.numbers import NUMBER_IN_RANGE
 from ui.context import PageContext
+from ui.draft_watch import Edited, change_notice
 from ui.drafts import Opened, Target, save_draft
 from ui.frame import Listing, ListingPage
 
@@ -116,7 +117,10 @@ class _VariablesPage(ListingPage[StoryVariable]):
         )
         values = {"name": variable.name, "initial": variable.initial, "description": variable.description}
         opened = Opened(last.revision if last else 0, values)
+        edited = Edited(self.project_id, "variable", variable.id)
         form = FormDialog(self.host, f"Edit {variable.name}")
+        with form.header:
+            change_notice(self.ctx, edited, opened.revision)
         with form.card:
             name = ui.input("Name", value=variable.name).props("outlined autofocus").classes("w-full")
             form.enter_saves(name)
@@ -143,7 +147,7 @@ class _VariablesPage(ListingPage[StoryVariable]):
             initial = _initial_value(variable.type, start.value)
             if initial is not UNSET:
                 typed["initial"] = initial
-            target = Target(self.project_id, self.host)
+            target = Target(edited, self.host)
             return await save_draft(self.ctx, target, opened, opened.changes(typed), write) is None
 
         await form.run(save)
