@@ -14,6 +14,8 @@ from storage.migrate import upgrade
 from tests.support.clock import MovableClock
 from tests.support.databases import PostgresDatabases
 
+pytest_plugins = ["tests.support.file_times"]
+
 
 @pytest.fixture(scope="session")
 async def migrated_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
