@@ -45,7 +45,6 @@ from romergo.channels.vocabulary import (
 )
 from ui.panel.replaced import replaced_words
 
-K = EventKind
 STATE_WORDS = {
     CommandState.QUEUED: "received",
     CommandState.CLAIMED: "claimed",
@@ -214,7 +213,7 @@ class Conversation:
 
     def _notice(self, event: EventView) -> None:
         payload = event.payload
-        if event.kind == K.CHANNEL_ENDED:
+        if event.kind == EventKind.CHANNEL_ENDED:
             self.ended = True
         if isinstance(payload, AgentPresence) and payload.reason in PUT_OUT_WORDS:
             self.put_out[payload.client_id] = PUT_OUT_WORDS[payload.reason]
@@ -279,7 +278,7 @@ def presence(members: list[MemberView], conversation: Conversation, now: datetim
 def _notice_text(event: EventView) -> str | None:
     payload = event.payload
     if isinstance(payload, AgentPresence):
-        verb = "joined" if event.kind == K.AGENT_JOINED else "left"
+        verb = "joined" if event.kind == EventKind.AGENT_JOINED else "left"
         if payload.reason == "revoked":
             verb = "was revoked: its tokens no longer work and it left the channel"
         elif payload.reason == "removed":
@@ -291,7 +290,7 @@ def _notice_text(event: EventView) -> str | None:
         return "The channel expired" if payload.reason == "expired" else "The channel has ended"
     if isinstance(payload, ToolBlocked):
         return f"Blocked {payload.tool}: {payload.reason}"
-    if event.kind == K.CODE_ROTATED:
+    if event.kind == EventKind.CODE_ROTATED:
         return "A new join code was made; the old one no longer works"
     return None
 
@@ -300,7 +299,11 @@ def _step(event: EventView) -> Step | None:
     make = _STEPS.get(type(event.payload))
     if make is not None:
         return make(event)
-    words = {K.CANCELLED: "Cancelled", K.STALLED: "Stalled: the agent went quiet", K.ANSWERED: "Answered"}
+    words = {
+        EventKind.CANCELLED: "Cancelled",
+        EventKind.STALLED: "Stalled: the agent went quiet",
+        EventKind.ANSWERED: "Answered",
+    }
     return Step(event.kind.value, words[event.kind], event.at) if event.kind in words else None
 
 
@@ -320,9 +323,8 @@ def _tool_step(event: EventView) -> Step:
         flag = replaced_words(payload.replaced_newer_changes)
         return Step("tool", text + flag, event.at, tool=payload.tool, flagged=bool(flag))
     if isinstance(payload, ToolFailed):
-        return Step(
-            "tool", f"Failed {payload.tool}: {payload.message}", event.at, failed=True, tool=payload.tool
-        )
+        failure = f"Failed {payload.tool}: {payload.message}"
+        return Step("tool", failure, event.at, failed=True, tool=payload.tool)
     assert isinstance(payload, ToolBlocked)
     return Step("blocked", f"Blocked {payload.tool}: {payload.reason}", event.at, failed=True)
 
@@ -365,7 +367,7 @@ def _claimed(card: Card, event: EventView) -> None:
 def _report(card: Card, event: EventView) -> None:
     assert isinstance(event.payload, Report)
     card.messages.append((event.kind.value, event.payload.text))
-    if event.kind == K.REPLY:
+    if event.kind == EventKind.REPLY:
         card.summary = event.payload.summary
 
 
