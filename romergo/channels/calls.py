@@ -4,7 +4,7 @@ CONTRACT.md §2.5: a modifying call belongs to the `command_id` it names, else t
 unfinished command on that project. Once a client has joined a channel, the room binds all its
 calls on that project while the channel lives (leaving does not lift it), and calls on other
 projects are refused. Once the room is closed to it (ended, or the agent removed or revoked), its
-calls on that project are refused and recorded (`fence`). Inside a room, the reach is checked
+calls on that project are refused and recorded (`memberships`). Inside a room, the reach is checked
 before the permissions (`reach`). Calls attributed to a command show up in the panel as tool events.
 """
 
@@ -28,7 +28,7 @@ from romergo.channels.events import (
     ToolFinished,
     ToolStarted,
 )
-from romergo.channels.fence import (
+from romergo.channels.memberships import (
     Membership,
     closed_on,
     memberships,

@@ -9,7 +9,7 @@ import pytest
 
 from romergo.actors import agent_actor
 from romergo.channels import ToolCall, behind
-from romergo.channels.fence import standing
+from romergo.channels.memberships import standing
 from romergo.errors import RomergoError
 from tests.support.channels import open_room
 from tests.support.statements import counting

@@ -30,7 +30,7 @@ from romergo.channels.events import (
     ToolFinished,
     ToolStarted,
 )
-from romergo.channels.fence import MAX_RECORDED
+from romergo.channels.memberships import MAX_RECORDED
 from romergo.channels.reach import MODE_WORDS
 from romergo.channels.vocabulary import (
     OPEN_STATES,

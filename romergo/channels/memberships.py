@@ -1,5 +1,6 @@
-"""Proof of stopping: once the owner ends a room, or removes or revokes its agent, the agent's
-later calls on that project are refused, and the refusals are written on the room it left.
+"""An agent's memberships in the owner's rooms, and the proof of stopping: once the owner ends a
+room, or removes or revokes its agent, the agent's later calls on that project are refused, and the
+refusals are written on the room it left.
 
 A membership binds while its channel lives and the owner has not put the agent out. Once it no
 longer does, the project is closed to that agent (`channel_ended`) until the owner invites it
