@@ -31,10 +31,10 @@ from romergo.channels.events import (
 from romergo.channels.memberships import (
     Membership,
     closed_on,
+    current_rooms,
     memberships,
     record_refusal,
-    standing,
-    standing_of_call,
+    rooms_and_commands_of_call,
     stopped,
 )
 from romergo.channels.models import Caller
@@ -196,7 +196,7 @@ class CallGuard:
         """The live channels whose rules bind this client (joined once, whether or not it left)."""
         now = self.store.now()
         rooms = await self.store.db.read_rows(
-            lambda rows: standing(rows, caller.user_id, caller.client_id, None, now)
+            lambda rows: current_rooms(rows, caller.user_id, caller.client_id, None, now)
         )
         return [room.channel for room in rooms if room.binds(now)]
 
@@ -211,7 +211,7 @@ class CallGuard:
     async def _attribute(self, call: ToolCall) -> Attribution:
         """The command and room a call belongs to (CONTRACT.md §2.5), with the room's check done."""
         now = self.store.now()
-        joined, held_anywhere, named_found = await self._standing(call, now)
+        joined, held_anywhere, named_found = await self._rooms_and_commands(call, now)
         closed = closed_on(joined, call.project_id, now)
         if closed is not None:
             async with self.store.tx() as tx:
@@ -300,7 +300,7 @@ class CallGuard:
                 "Ask them to turn it on under Channel settings.",
             )
 
-    async def _standing(
+    async def _rooms_and_commands(
         self, call: ToolCall, now: datetime
     ) -> tuple[list[Membership], list[Command], tuple[Command, Channel] | None]:
         """The caller's rooms; then the command the call names (with its room), or for a call that
@@ -308,7 +308,7 @@ class CallGuard:
         what every call needs; whether the named command may be used is decided after the rooms'."""
         caller = call.caller
         return await self.store.db.read_rows(
-            lambda rows: standing_of_call(
+            lambda rows: rooms_and_commands_of_call(
                 rows, caller.user_id, caller.client_id, call.project_id, call.command_id, now
             )
         )

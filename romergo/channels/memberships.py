@@ -53,7 +53,7 @@ def memberships(rows: Rows, user_id: str, client_id: str) -> list[Membership]:
     return [_membership(row) for row in rows.all(_MEMBERSHIPS, {"client_id": client_id, "user_id": user_id})]
 
 
-def standing(
+def current_rooms(
     rows: Rows, user_id: str, client_id: str, project_id: str | None, now: datetime
 ) -> list[Membership]:
     """What a call's checks need of the client's rooms, newest first: the rooms not yet ended or
@@ -63,16 +63,16 @@ def standing(
 
     Read on the driver (`Database.read_rows`), with whatever else the call's check reads."""
     params = {"who": client_id, "user_id": user_id, "project_id": project_id, "now": now}
-    return [_membership(row) for row in rows.all(_STANDING, params)]
+    return [_membership(row) for row in rows.all(_CURRENT_ROOMS, params)]
 
 
-def standing_of_call(
+def rooms_and_commands_of_call(
     rows: Rows, user_id: str, client_id: str, project_id: str | None, command_id: str | None, now: datetime
 ) -> tuple[list[Membership], list[Command], tuple[Command, Channel] | None]:
-    """What a tool call's check reads, in one read: the caller's rooms (`standing`); then the command
-    the call names, with its room, or for a call that names none, the unfinished commands it holds
-    in the live rooms, oldest first. Whether the named command may be used is decided after."""
-    joined = standing(rows, user_id, client_id, project_id, now)
+    """What a tool call's check reads, in one read: the caller's rooms (`current_rooms`); then the
+    command the call names, with its room, or for a call that names none, the unfinished commands it
+    holds in the live rooms, oldest first. Whether the named command may be used is decided after."""
+    joined = current_rooms(rows, user_id, client_id, project_id, now)
     if command_id is not None:
         return joined, [], owned_command_rows(rows, user_id, command_id)
     held = [
@@ -107,7 +107,7 @@ _NEWEST_ON_PROJECT = (
     .limit(1)
     .scalar_subquery()
 )
-_STANDING_IDS = union(
+_CURRENT_ROOM_IDS = union(
     sa_select(CHANNELS.c.id).where(
         CHANNELS.c.user_id == bindparam("user_id"),
         CHANNELS.c.ended_at.is_(None),
@@ -115,10 +115,10 @@ _STANDING_IDS = union(
     ),
     sa_select(_NEWEST_ON_PROJECT),
 )
-_STANDING = (
+_CURRENT_ROOMS = (
     sa_select(CHANNELS, CHANNEL_MEMBERS)
     .join(CHANNEL_MEMBERS, CALLERS_MEMBERSHIP)
-    .where(CHANNELS.c.id.in_(_STANDING_IDS))
+    .where(CHANNELS.c.id.in_(_CURRENT_ROOM_IDS))
     .order_by(*_NEWEST_FIRST)
 )
 """The rooms not yet ended or expired, and the newest on the project: found through the owner's

@@ -9,7 +9,7 @@ import pytest
 
 from romergo.actors import agent_actor
 from romergo.channels import ToolCall, behind
-from romergo.channels.memberships import standing
+from romergo.channels.memberships import current_rooms
 from romergo.errors import RomergoError
 from tests.support.channels import open_room
 from tests.support.statements import counting
@@ -413,12 +413,12 @@ async def test_a_call_reads_only_the_live_rooms_and_the_newest_on_its_project(se
     await services.channels.agent.join(agent, newest.code)
     call = rename_call(agent, first, category="read")
 
-    assert await standing_rooms(services, agent, project_id) == {newest.channel_id, other.channel.channel_id}
+    assert await rooms_now(services, agent, project_id) == {newest.channel_id, other.channel.channel_id}
     await services.channels.guard.run_tool_call(call, lambda _: asyncio.sleep(0))
 
     await owner.end_channel(actor.user_id, newest.channel_id)
     # Ended: the room that says why is the newest on the project, not one of the older ones.
-    assert await standing_rooms(services, agent, project_id) == {newest.channel_id, other.channel.channel_id}
+    assert await rooms_now(services, agent, project_id) == {newest.channel_id, other.channel.channel_id}
     with pytest.raises(RomergoError) as refused:
         await services.channels.guard.run_tool_call(call, lambda _: asyncio.sleep(0))
     assert refused.value.code == "channel_ended"
@@ -428,9 +428,9 @@ async def test_a_call_reads_only_the_live_rooms_and_the_newest_on_its_project(se
     assert [channel.id for channel in rooms] == [other.channel.channel_id]
 
 
-async def standing_rooms(services, agent, project_id) -> set[str]:
+async def rooms_now(services, agent, project_id) -> set[str]:
     now = services.channels.store.now()
     rooms = await services.db.read_rows(
-        lambda rows: standing(rows, agent.user_id, agent.client_id, project_id, now)
+        lambda rows: current_rooms(rows, agent.user_id, agent.client_id, project_id, now)
     )
     return {membership.channel.id for membership in rooms}
