@@ -16,7 +16,6 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from romergo.channels.at_work import AtWork
-from romergo.channels.behind import Happenings, PendingEvents, StartedIfSlow
 from romergo.channels.changes import command_changes
 from romergo.channels.confirmations import Confirmations, needs_confirmation
 from romergo.channels.events import (
@@ -38,6 +37,7 @@ from romergo.channels.memberships import (
     stopped,
 )
 from romergo.channels.models import Caller
+from romergo.channels.pending_tool_events import Happenings, PendingEvents, StartedIfSlow
 from romergo.channels.reach import Locator, Target, check_reach, scope_chapters
 from romergo.channels.room_view import changes_in_reach
 from romergo.channels.shown_arguments import redact
@@ -148,7 +148,7 @@ class CallGuard:
         written together just after it has answered (it takes milliseconds: the panel loses nothing,
         the call saves a write); a change still running after a moment shows as started
         meanwhile (`StartedIfSlow`). Where the process's writes do not take turns (PostgreSQL), they
-        are written before the call answers (`channels.behind`)."""
+        are written before the call answers (`channels.pending_tool_events`)."""
         read = call.category in READ_CATEGORIES
         start = None if read else StartedIfSlow(lambda: self._started(call, command))
         with collect_changes() as changes:
@@ -321,12 +321,13 @@ class CallGuard:
         self, call: ToolCall, command: Command, kind: EventKind, payload: Payload, with_start: bool
     ) -> None:
         """The call's closing event (and its start, `with_start`): left to be written just after the
-        call answers where the process's writes allow it (`channels.behind`), else written now."""
+        call answers where the process's writes allow it (`channels.pending_tool_events`), else
+        written now."""
         happenings: Happenings = [(kind, payload)]
         if with_start:
             happenings.insert(0, (EventKind.TOOL_STARTED, _start(call)))
-        if self.store.behind is not None:
-            self.store.behind.add(PendingEvents(command, _agent(call), happenings))
+        if self.store.pending_tool_events is not None:
+            self.store.pending_tool_events.add(PendingEvents(command, _agent(call), happenings))
             return
         async with self.store.tx() as tx:
             await tx.tool_events(command, _agent(call), happenings)

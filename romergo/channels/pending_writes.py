@@ -1,8 +1,8 @@
 """Calls' tool events, written after the calls answered, in one write on the database's driver.
 
 Every agent call in a room leaves a `tool_started` and a `tool_finished` behind it
-(`channels.behind`). Written through the ORM's transaction, that write cost about as much of the
-server's time as the read the agent asked for (docs/performance.md). Each command's run
+(`channels.pending_tool_events`). Written through the ORM's transaction, that write cost about as
+much of the server's time as the read the agent asked for (docs/performance.md). Each command's run
 of events is one conditional UPDATE of its state and its events' rows, prebuilt Core statements on
 the driver (`Database.write_rows`).
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from romergo.channels.behind import PendingEvents, merged
+from romergo.channels.pending_tool_events import PendingEvents, merged
 from romergo.channels.tx import MOVE_COMMAND_FROM, LeftToTheSession, command_moved, write_events
 from romergo.channels.vocabulary import CommandState
 from storage.driver import Writes

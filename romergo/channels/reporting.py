@@ -14,8 +14,8 @@ docs/performance.md).
 
 - a command waiting for the owner's "Allow once" (its next state depends on how many
   confirmations still wait);
-- a command whose earlier tool calls' events are still pending (`channels.behind`: they go first,
-  and the ORM's transaction writes them);
+- a command whose earlier tool calls' events are still pending (`channels.pending_tool_events`: they
+  go first, and the ORM's transaction writes them);
 - on PostgreSQL, a command another instance moved between the read and the write.
 """
 
@@ -87,7 +87,7 @@ def _report(
     now: datetime,
 ) -> tuple[str, str]:
     """The report as one write: returns (channel id, the command's new state)."""
-    if store.behind is not None and store.behind.waiting(command_id):
+    if store.pending_tool_events is not None and store.pending_tool_events.waiting(command_id):
         raise LeftToTheSession  # its earlier calls' events go first (checked in the write turn)
     found = rows.first(_REPORTED, {"command": command_id, "who": caller.client_id})
     if found is None:

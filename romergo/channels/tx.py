@@ -19,9 +19,9 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.actors import ActorType
-from romergo.channels.behind import PendingToolEvents, merged
 from romergo.channels.events import Payload, dump
 from romergo.channels.numbering import COLUMNS, MAX_AT_ONCE, numbered_insert, numbered_params
+from romergo.channels.pending_tool_events import PendingToolEvents, merged
 from romergo.channels.vocabulary import FINISHED_STATES, CommandState, EventKind, next_state
 from romergo.clock import Clock
 from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS
@@ -56,8 +56,9 @@ class ChannelTx:
     touched: set[str] = field(default_factory=set)
     rooms: set[str] = field(default_factory=set)
     """Projects whose rooms changed in this transaction (published as `rooms_topic` after it)."""
-    behind: PendingToolEvents | None = None
-    """Calls' tool events not written yet (SQLite): each command's go first (`channels.behind`)."""
+    pending_tool_events: PendingToolEvents | None = None
+    """Calls' tool events not written yet (SQLite): each command's go first
+    (`channels.pending_tool_events`)."""
     numbered_inserts: bool = False
     """Number and write a run of events in one statement (PostgreSQL: `channels.numbering`)."""
 
@@ -147,7 +148,7 @@ class ChannelTx:
     ) -> list[int]:
         """Events about `command` in a row, its state moved through each: one UPDATE of the command
         (a statement, not an ORM flush), then the events."""
-        if self.behind is not None and (earlier := self.behind.take(command.id)):
+        if self.pending_tool_events is not None and (earlier := self.pending_tool_events.take(command.id)):
             for pending in merged(earlier):
                 await self._tool_events(pending.command, pending.actor, pending.happenings)
             await self.session.refresh(command)  # moved on by those calls' events
@@ -164,7 +165,8 @@ class ChannelTx:
 
         Earlier calls' events still pending for this command go first, in the same write when the same
         agent made them (which is every time but after a change of hands)."""
-        for pending in merged(self.behind.take(command.id) if self.behind is not None else []):
+        earlier = self.pending_tool_events.take(command.id) if self.pending_tool_events is not None else []
+        for pending in merged(earlier):
             if pending.actor == actor:
                 happenings = [*pending.happenings, *happenings]
             else:
