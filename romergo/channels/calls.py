@@ -20,6 +20,7 @@ from romergo.channels.changes import command_changes
 from romergo.channels.confirmations import Confirmations, needs_confirmation
 from romergo.channels.events import (
     EntityRef,
+    NewEvents,
     Payload,
     ReplacedNewerChange,
     ToolBlocked,
@@ -37,7 +38,7 @@ from romergo.channels.memberships import (
     stopped,
 )
 from romergo.channels.models import Caller
-from romergo.channels.pending_tool_events import Happenings, PendingEvents, StartedIfSlow
+from romergo.channels.pending_tool_events import PendingEvents, StartedIfSlow
 from romergo.channels.reach import Locator, Target, check_reach, scope_chapters
 from romergo.channels.room_view import changes_in_reach
 from romergo.channels.shown_arguments import redact
@@ -323,14 +324,14 @@ class CallGuard:
         """The call's closing event (and its start, `with_start`): left to be written just after the
         call answers where the process's writes allow it (`channels.pending_tool_events`), else
         written now."""
-        happenings: Happenings = [(kind, payload)]
+        new_events: NewEvents = [(kind, payload)]
         if with_start:
-            happenings.insert(0, (EventKind.TOOL_STARTED, _start(call)))
+            new_events.insert(0, (EventKind.TOOL_STARTED, _start(call)))
         if self.store.pending_tool_events is not None:
-            self.store.pending_tool_events.add(PendingEvents(command, _agent(call), happenings))
+            self.store.pending_tool_events.add(PendingEvents(command, _agent(call), new_events))
             return
         async with self.store.tx() as tx:
-            await tx.tool_events(command, _agent(call), happenings)
+            await tx.tool_events(command, _agent(call), new_events)
 
     async def _block(
         self, call: ToolCall, room: Channel, command: Command | None, reason: str, permission: str | None

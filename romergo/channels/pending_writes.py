@@ -31,9 +31,9 @@ def write_pending(rows: Writes, taken: list[PendingEvents], now: datetime) -> se
         read_state = CommandState(command.state)
         if read_state == CommandState.NEEDS_CONFIRMATION:
             raise LeftToTheSession
-        moved = command_moved(command, pending.happenings, now)
+        moved = command_moved(command, pending.new_events, now)
         if rows.run(MOVE_COMMAND_FROM, moved | {"from_state": read_state.value}) == 0:
             raise LeftToTheSession
-        write_events(rows, command.channel_id, pending.actor, pending.happenings, command.id, now)
+        write_events(rows, command.channel_id, pending.actor, pending.new_events, command.id, now)
         touched.add(command.channel_id)
     return touched

@@ -100,7 +100,7 @@ class ChannelStore:
             return
         async with self.tx() as tx:
             for pending in merged(pending_tool_events.take_all()):  # taken in the write turn: order kept
-                await tx.tool_events(pending.command, pending.actor, pending.happenings)
+                await tx.tool_events(pending.command, pending.actor, pending.new_events)
 
     async def settled(self) -> None:
         """Every call's tool events written (before stopping; tests that read events next)."""

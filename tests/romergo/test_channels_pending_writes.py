@@ -84,11 +84,11 @@ async def test_a_driver_write_that_hands_over_changes_nothing(services, actor):
     agent, command = await claim(services, room)
     async with services.db.read() as session:
         as_read = await session.get_one(Command, command.command_id)  # "claimed", as a call read it
-    happenings = [
+    new_events = [
         (EventKind.TOOL_STARTED, ToolStarted(tool="romergo_get_scene", category="read")),
         (EventKind.TOOL_FINISHED, ToolFinished(tool="romergo_get_scene")),
     ]
-    taken = [PendingEvents(as_read, agent_actor(agent), happenings)]
+    taken = [PendingEvents(as_read, agent_actor(agent), new_events)]
     await services.db.write_statement(  # moved since it was read
         update(COMMANDS).where(COMMANDS.c.id == command.command_id).values(state="cancelled")
     )
