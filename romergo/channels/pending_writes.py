@@ -17,23 +17,23 @@ from __future__ import annotations
 from datetime import datetime
 
 from romergo.channels.pending_tool_events import PendingEvents, merged
-from romergo.channels.tx import MOVE_COMMAND_FROM, LeftToTheSession, command_moved, write_events
+from romergo.channels.tx import MOVE_COMMAND_FROM, NeedsOrmTransaction, command_moved, write_events
 from romergo.channels.vocabulary import CommandState
 from storage.driver import Writes
 
 
 def write_pending(rows: Writes, taken: list[PendingEvents], now: datetime) -> set[str]:
     """Write what calls left pending, command by command in the order taken; the channels whose
-    events were written (to publish after the commit). Raises `LeftToTheSession` as said above."""
+    events were written (to publish after the commit). Raises `NeedsOrmTransaction` as said above."""
     touched: set[str] = set()
     for pending in merged(taken):
         command = pending.command
         read_state = CommandState(command.state)
         if read_state == CommandState.NEEDS_CONFIRMATION:
-            raise LeftToTheSession
+            raise NeedsOrmTransaction
         moved = command_moved(command, pending.new_events, now)
         if rows.run(MOVE_COMMAND_FROM, moved | {"from_state": read_state.value}) == 0:
-            raise LeftToTheSession
+            raise NeedsOrmTransaction
         write_events(rows, command.channel_id, pending.actor, pending.new_events, command.id, now)
         touched.add(command.channel_id)
     return touched

@@ -20,7 +20,7 @@ from romergo.bus import EventBus
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
 from romergo.channels.pending_tool_events import PendingToolEvents, merged
 from romergo.channels.pending_writes import write_pending
-from romergo.channels.tx import ChannelTx, EventActor, LeftToTheSession
+from romergo.channels.tx import ChannelTx, EventActor, NeedsOrmTransaction
 from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, CommandState, EventKind
 from romergo.clock import Clock, SystemClock
 from romergo.config import Settings
@@ -86,13 +86,13 @@ class ChannelStore:
             taken = pending_tool_events.take_all()  # taken in the write turn: order kept
             try:
                 return write_pending(rows, taken, self.now())
-            except LeftToTheSession:
+            except NeedsOrmTransaction:
                 pending_tool_events.restore(taken)  # nothing ran since they were taken: still first in line
                 raise
 
         try:
             touched = await self.db.write_rows(on_driver)
-        except LeftToTheSession:
+        except NeedsOrmTransaction:
             pass
         else:
             for channel_id in touched:

@@ -214,7 +214,7 @@ class ChannelTx:
         return True
 
 
-class LeftToTheSession(Exception):
+class NeedsOrmTransaction(Exception):
     """Raised inside a write on the driver (`Database.write_rows`) that met a case only the ORM's
     transaction handles: the write rolls back, having changed nothing, and the caller takes its ORM
     path instead."""

@@ -12,7 +12,7 @@ from romergo.channels import ToolCall, pending_tool_events
 from romergo.channels.events import ToolFinished, ToolStarted
 from romergo.channels.pending_tool_events import PendingEvents
 from romergo.channels.pending_writes import write_pending
-from romergo.channels.tx import LeftToTheSession
+from romergo.channels.tx import NeedsOrmTransaction
 from romergo.channels.vocabulary import EventKind
 from romergo.channels.wait_check import agent_actor
 from storage.core_tables import COMMANDS
@@ -94,7 +94,7 @@ async def test_a_driver_write_that_hands_over_changes_nothing(services, actor):
     )
     kinds = await room.kinds()
 
-    with pytest.raises(LeftToTheSession):
+    with pytest.raises(NeedsOrmTransaction):
         await services.db.write_rows(lambda rows: write_pending(rows, taken, services.channels.store.now()))
 
     assert await room.kinds() == kinds  # rolled back: no event, no number taken
