@@ -2,9 +2,9 @@
 room, or removes or revokes its agent, the agent's later calls on that project are refused, and the
 refusals are written on the room it left.
 
-A membership binds while its channel lives and the owner has not put the agent out. Once it no
-longer does, the project is closed to that agent (`channel_ended`) until the owner invites it
-into a new channel on the project. Each refusal is a `tool_blocked` event on the closed room
+A membership binds while its channel lives and the owner has not removed or revoked the agent.
+Once it no longer does, the project is closed to that agent (`channel_ended`) until the owner
+invites it into a new channel on the project. Each refusal is a `tool_blocked` event on the closed room
 (without a command), so the owner's panel lists what the agent still tried after the end. At most
 `MAX_RECORDED` per agent and room are written: an agent hammering a closed door cannot grow the
 history without bound (every refusal still reaches the settings page's "last refused").
@@ -22,7 +22,7 @@ from sqlmodel import col, or_, select
 from romergo.channels.events import ToolBlocked
 from romergo.channels.store import channel_state, owned_command_rows
 from romergo.channels.tx import ChannelTx, EventActor
-from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, PUT_OUT, EventKind
+from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, REMOVED_BY_OWNER, EventKind
 from romergo.channels.wait_check import CALLERS_MEMBERSHIP
 from romergo.errors import RomergoError
 from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, loaded, width
@@ -39,11 +39,11 @@ class Membership:
 
     def binds(self, now: datetime) -> bool:
         """The room's rules apply to the agent's calls (it may also have left by itself)."""
-        return channel_state(self.channel, now) == "live" and self.member.left_reason not in PUT_OUT
+        return channel_state(self.channel, now) == "live" and self.member.left_reason not in REMOVED_BY_OWNER
 
     def closed_at(self, now: datetime) -> datetime:
         """When the room stopped admitting this agent's calls."""
-        if self.member.left_reason in PUT_OUT and self.member.left_at is not None:
+        if self.member.left_reason in REMOVED_BY_OWNER and self.member.left_at is not None:
             return self.member.left_at
         return self.channel.ended_at or min(self.channel.expires_at, now)
 

@@ -119,8 +119,9 @@ def next_state(
     return state
 
 
-PUT_OUT = ("removed", "revoked")
-"""Why a membership ended by the owner's hand (the agent's own "left" keeps the room binding)."""
+REMOVED_BY_OWNER = ("removed", "revoked")
+"""Why a membership ended by the owner's hand: removed from the room, or the agent's access revoked
+(the agent's own "left" keeps the room binding)."""
 
 Permission = Literal["read", "edit", "media", "publish", "delete"]
 PERMISSIONS: tuple[Permission, ...] = ("read", "edit", "media", "publish", "delete")

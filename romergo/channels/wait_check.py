@@ -30,7 +30,7 @@ from romergo.channels.numbering import COLUMNS
 from romergo.channels.presence import PRESENCE
 from romergo.channels.store import channel_state, command_view
 from romergo.channels.tx import EventActor, NeedsOrmTransaction, event_rows, write_event
-from romergo.channels.vocabulary import HELD_STATES, PUT_OUT, CommandState, EventKind, next_state
+from romergo.channels.vocabulary import HELD_STATES, REMOVED_BY_OWNER, CommandState, EventKind, next_state
 from romergo.errors import RomergoError
 from storage.core_tables import CHANNEL_EVENTS, CHANNEL_MEMBERS, CHANNELS, COMMANDS
 from storage.database import Database
@@ -162,7 +162,7 @@ def room_verdict(found: Any, caller: Caller, now: datetime) -> tuple[Room, WaitR
     room = None if found is None else Room._make(found)
     if room is None or room.user_id != caller.user_id:
         raise RomergoError("not_member", NOT_MEMBER)
-    if channel_state(room, now) != "live" or room.left_reason in PUT_OUT:
+    if channel_state(room, now) != "live" or room.left_reason in REMOVED_BY_OWNER:
         return room, WaitResult("channel_ended", room.last_seq)
     if room.member is None or room.left_at is not None:
         raise RomergoError("not_member", NOT_MEMBER)

@@ -57,7 +57,7 @@ STATE_WORDS = {
     CommandState.CANCELLED: "cancelled",
     CommandState.STALLED: "stalled",
 }
-PUT_OUT_WORDS = {"removed": "its removal", "revoked": "its revocation"}
+REMOVAL_WORDS = {"removed": "its removal", "revoked": "its revocation"}
 DECISION_WORDS = {
     Decision.ALLOW_ONCE: "Allowed once",
     Decision.REJECT: "Rejected",
@@ -168,8 +168,8 @@ class Conversation:
     notices: list[Notice] = field(default_factory=list)
     ended: bool = False
     last_seq: int = 0
-    put_out: dict[str, str] = field(default_factory=dict)
-    """Client id → why the owner put it out ("its removal", "its revocation")."""
+    removed: dict[str, str] = field(default_factory=dict)
+    """Client id → why the owner took it out of the room ("its removal", "its revocation")."""
     refused: list[Refusal] = field(default_factory=list)
 
     def card(self, command_id: str | None) -> Card | None:
@@ -215,10 +215,10 @@ class Conversation:
         payload = event.payload
         if event.kind == EventKind.CHANNEL_ENDED:
             self.ended = True
-        if isinstance(payload, AgentPresence) and payload.reason in PUT_OUT_WORDS:
-            self.put_out[payload.client_id] = PUT_OUT_WORDS[payload.reason]
-        if isinstance(payload, ToolBlocked) and (self.ended or event.actor_id in self.put_out):
-            after = "the end" if self.ended else self.put_out[event.actor_id]
+        if isinstance(payload, AgentPresence) and payload.reason in REMOVAL_WORDS:
+            self.removed[payload.client_id] = REMOVAL_WORDS[payload.reason]
+        if isinstance(payload, ToolBlocked) and (self.ended or event.actor_id in self.removed):
+            after = "the end" if self.ended else self.removed[event.actor_id]
             self.refused.append(Refusal(event.actor_name, payload.tool, event.at, after))
             return
         text = _notice_text(event)
