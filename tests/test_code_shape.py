@@ -66,3 +66,17 @@ def test_the_code_and_its_docs_speak_of_the_product_not_the_tracker():
         if WORK_PROCESS.search(line)
     ]
     assert mentions == []
+
+
+ONE_LETTER_ALIAS = re.compile(r"^\s*[A-Za-z] = [A-Z]\w*(\.\w+)*\s*$")
+"""A name saved as one letter (`S = CommandState`): the reader has to look up what it stands for."""
+
+
+def test_no_name_is_shortened_to_one_letter():
+    aliases = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sources()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if ONE_LETTER_ALIAS.match(line)
+    ]
+    assert aliases == []

@@ -4,7 +4,7 @@ CONTRACT.md §2.5: a modifying call belongs to the `command_id` it names, else t
 unfinished command on that project. Once a client has joined a channel, the room binds all its
 calls on that project while the channel lives (leaving does not lift it), and calls on other
 projects are refused. Once the room is closed to it (ended, or the agent removed or revoked), its
-calls on that project are refused and recorded (`fence`). Inside a room, the reach is checked
+calls on that project are refused and recorded (`memberships`). Inside a room, the reach is checked
 before the permissions (`reach`). Calls attributed to a command show up in the panel as tool events.
 """
 
@@ -16,11 +16,11 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from romergo.channels.at_work import AtWork
-from romergo.channels.behind import Happenings, PendingEvents, StartedIfSlow
 from romergo.channels.changes import command_changes
 from romergo.channels.confirmations import Confirmations, needs_confirmation
 from romergo.channels.events import (
     EntityRef,
+    NewEvents,
     Payload,
     ReplacedNewerChange,
     ToolBlocked,
@@ -28,16 +28,17 @@ from romergo.channels.events import (
     ToolFinished,
     ToolStarted,
 )
-from romergo.channels.fence import (
+from romergo.channels.memberships import (
     Membership,
     closed_on,
+    current_rooms,
     memberships,
     record_refusal,
-    standing,
-    standing_of_call,
+    rooms_and_commands_of_call,
     stopped,
 )
 from romergo.channels.models import Caller
+from romergo.channels.pending_tool_events import PendingEvents, StartedIfSlow
 from romergo.channels.reach import Locator, Target, check_reach, scope_chapters
 from romergo.channels.room_view import changes_in_reach
 from romergo.channels.shown_arguments import redact
@@ -148,7 +149,7 @@ class CallGuard:
         written together just after it has answered (it takes milliseconds: the panel loses nothing,
         the call saves a write); a change still running after a moment shows as started
         meanwhile (`StartedIfSlow`). Where the process's writes do not take turns (PostgreSQL), they
-        are written before the call answers (`channels.behind`)."""
+        are written before the call answers (`channels.pending_tool_events`)."""
         read = call.category in READ_CATEGORIES
         start = None if read else StartedIfSlow(lambda: self._started(call, command))
         with collect_changes() as changes:
@@ -196,7 +197,7 @@ class CallGuard:
         """The live channels whose rules bind this client (joined once, whether or not it left)."""
         now = self.store.now()
         rooms = await self.store.db.read_rows(
-            lambda rows: standing(rows, caller.user_id, caller.client_id, None, now)
+            lambda rows: current_rooms(rows, caller.user_id, caller.client_id, None, now)
         )
         return [room.channel for room in rooms if room.binds(now)]
 
@@ -211,7 +212,7 @@ class CallGuard:
     async def _attribute(self, call: ToolCall) -> Attribution:
         """The command and room a call belongs to (CONTRACT.md §2.5), with the room's check done."""
         now = self.store.now()
-        joined, held_anywhere, named_found = await self._standing(call, now)
+        joined, held_anywhere, named_found = await self._rooms_and_commands(call, now)
         closed = closed_on(joined, call.project_id, now)
         if closed is not None:
             async with self.store.tx() as tx:
@@ -300,7 +301,7 @@ class CallGuard:
                 "Ask them to turn it on under Channel settings.",
             )
 
-    async def _standing(
+    async def _rooms_and_commands(
         self, call: ToolCall, now: datetime
     ) -> tuple[list[Membership], list[Command], tuple[Command, Channel] | None]:
         """The caller's rooms; then the command the call names (with its room), or for a call that
@@ -308,7 +309,7 @@ class CallGuard:
         what every call needs; whether the named command may be used is decided after the rooms'."""
         caller = call.caller
         return await self.store.db.read_rows(
-            lambda rows: standing_of_call(
+            lambda rows: rooms_and_commands_of_call(
                 rows, caller.user_id, caller.client_id, call.project_id, call.command_id, now
             )
         )
@@ -321,15 +322,16 @@ class CallGuard:
         self, call: ToolCall, command: Command, kind: EventKind, payload: Payload, with_start: bool
     ) -> None:
         """The call's closing event (and its start, `with_start`): left to be written just after the
-        call answers where the process's writes allow it (`channels.behind`), else written now."""
-        happenings: Happenings = [(kind, payload)]
+        call answers where the process's writes allow it (`channels.pending_tool_events`), else
+        written now."""
+        new_events: NewEvents = [(kind, payload)]
         if with_start:
-            happenings.insert(0, (EventKind.TOOL_STARTED, _start(call)))
-        if self.store.behind is not None:
-            self.store.behind.add(PendingEvents(command, _agent(call), happenings))
+            new_events.insert(0, (EventKind.TOOL_STARTED, _start(call)))
+        if self.store.pending_tool_events is not None:
+            self.store.pending_tool_events.add(PendingEvents(command, _agent(call), new_events))
             return
         async with self.store.tx() as tx:
-            await tx.tool_events(command, _agent(call), happenings)
+            await tx.tool_events(command, _agent(call), new_events)
 
     async def _block(
         self, call: ToolCall, room: Channel, command: Command | None, reason: str, permission: str | None

@@ -18,7 +18,7 @@ from romergo.channels.events import Nothing
 from romergo.channels.models import Caller, WaitResult
 from romergo.channels.presence import PRESENCE
 from romergo.channels.store import ChannelStore, channel_topic, command_view
-from romergo.channels.tx import ChannelTx, LeftToTheSession
+from romergo.channels.tx import ChannelTx, NeedsOrmTransaction
 from romergo.channels.vocabulary import (
     FINISHED_STATES,
     CommandState,
@@ -54,7 +54,7 @@ class Delivery:
         now = self.store.now()
         try:
             checked = await check_on_driver(self.store.db, caller, channel_id, cursor, listening_until, now)
-        except LeftToTheSession:
+        except NeedsOrmTransaction:
             pass
         else:
             if checked is not None and checked.status == "command":

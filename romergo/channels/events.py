@@ -27,6 +27,10 @@ class Payload(BaseModel):
     pass
 
 
+NewEvents = list[tuple[EventKind, Payload | None]]
+"""Events about to be written, in order: each its kind and its payload (None for a kind without one)."""
+
+
 class CommandPosted(Payload):
     text: str = ""
     context: dict[str, Any] | None = None

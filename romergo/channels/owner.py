@@ -156,7 +156,7 @@ class OwnerSide:
             return await self.store.channel_view(tx.session, channel)
 
     async def remove_member(self, user_id: str, channel_id: str, client_id: str) -> ChannelView:
-        """Put one agent out of a live room; the others stay. It rejoins only with a new code."""
+        """Remove one agent from a live room; the others stay. It rejoins only with a new code."""
         async with self.store.tx() as tx:
             channel = await self.store.owned_channel(tx.session, user_id, channel_id)
             self.store.ensure_live(channel)

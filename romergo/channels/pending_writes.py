@@ -1,8 +1,8 @@
 """Calls' tool events, written after the calls answered, in one write on the database's driver.
 
 Every agent call in a room leaves a `tool_started` and a `tool_finished` behind it
-(`channels.behind`). Written through the ORM's transaction, that write cost about as much of the
-server's time as the read the agent asked for (docs/performance.md). Each command's run
+(`channels.pending_tool_events`). Written through the ORM's transaction, that write cost about as
+much of the server's time as the read the agent asked for (docs/performance.md). Each command's run
 of events is one conditional UPDATE of its state and its events' rows, prebuilt Core statements on
 the driver (`Database.write_rows`).
 
@@ -16,24 +16,24 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from romergo.channels.behind import PendingEvents, merged
-from romergo.channels.tx import MOVE_COMMAND_FROM, LeftToTheSession, command_moved, write_events
+from romergo.channels.pending_tool_events import PendingEvents, merged
+from romergo.channels.tx import MOVE_COMMAND_FROM, NeedsOrmTransaction, command_moved, write_events
 from romergo.channels.vocabulary import CommandState
 from storage.driver import Writes
 
 
 def write_pending(rows: Writes, taken: list[PendingEvents], now: datetime) -> set[str]:
     """Write what calls left pending, command by command in the order taken; the channels whose
-    events were written (to publish after the commit). Raises `LeftToTheSession` as said above."""
+    events were written (to publish after the commit). Raises `NeedsOrmTransaction` as said above."""
     touched: set[str] = set()
     for pending in merged(taken):
         command = pending.command
         read_state = CommandState(command.state)
         if read_state == CommandState.NEEDS_CONFIRMATION:
-            raise LeftToTheSession
-        moved = command_moved(command, pending.happenings, now)
+            raise NeedsOrmTransaction
+        moved = command_moved(command, pending.new_events, now)
         if rows.run(MOVE_COMMAND_FROM, moved | {"from_state": read_state.value}) == 0:
-            raise LeftToTheSession
-        write_events(rows, command.channel_id, pending.actor, pending.happenings, command.id, now)
+            raise NeedsOrmTransaction
+        write_events(rows, command.channel_id, pending.actor, pending.new_events, command.id, now)
         touched.add(command.channel_id)
     return touched

@@ -6,7 +6,7 @@ around five statements; as one write on the driver (`Database.write_rows`) it co
 (docs/performance.md). `OwnerSide.post_command` uses it first where it applies:
 - not for an answer to a question, which reads and checks the question first;
 - not when the room has a reach limit and the context has a selection: where the selection lies
-  is read in the ORM (`room_view.keep_to_reach`). The post then raises `LeftToTheSession` inside
+  is read in the ORM (`room_view.keep_to_reach`). The post then raises `NeedsOrmTransaction` inside
   the write, which rolls back the number it took, and the ORM's transaction posts it.
 
 On PostgreSQL each statement, and the transaction's BEGIN and COMMIT, is a round trip (~150 µs
@@ -39,7 +39,7 @@ from romergo.channels.store import (
     command_view,
     posting_room,
 )
-from romergo.channels.tx import EventActor, LeftToTheSession, event_rows, write_event
+from romergo.channels.tx import EventActor, NeedsOrmTransaction, event_rows, write_event
 from romergo.channels.vocabulary import CommandState, EventKind, next_state
 from romergo.ids import new_id
 from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS, made
@@ -63,7 +63,7 @@ async def post_on_driver(
             posted = await store.db.statements_alone(lambda rows: _post_at_once(rows, store, post, notice))
         if posted is None:
             posted = await store.db.write_rows(lambda rows: _post(rows, store, post, notices))
-    except LeftToTheSession:
+    except NeedsOrmTransaction:
         return None
     store.bus.deliver(channel_topic(posted.channel_id))
     return posted
@@ -121,12 +121,12 @@ class _Post(NamedTuple):
 
     def command_in(self, store: ChannelStore, found: Any) -> tuple[Command, EventActor]:
         """The command posted in the room `found` (a `PostingRoom` row), with the owner as its
-        actor; refusals raised, and `LeftToTheSession` where the ORM must post it."""
+        actor; refusals raised, and `NeedsOrmTransaction` where the ORM must post it."""
         channel, owner = posting_room(found, self.user_id, self.channel_id)
         store.ensure_live(channel)
         data = clean_context(self.context, channel.project_id, store.settings.limits, self.now)
         if scope_chapters(channel.scope) is not None and data.get("selection") is not None:
-            raise LeftToTheSession
+            raise NeedsOrmTransaction
         return posted_command(channel, self.text, data, self.now), owner
 
 

@@ -10,12 +10,12 @@ then reads the command's revisions (and, for a reply, the scenes of the lines an
 summary names) and writes what `changes.what_was_recorded` makes of them (
 docs/performance.md).
 `AgentSide.report` uses it first; the ORM's transaction reports instead (the write raises
-`LeftToTheSession`, having changed nothing):
+`NeedsOrmTransaction`, having changed nothing):
 
 - a command waiting for the owner's "Allow once" (its next state depends on how many
   confirmations still wait);
-- a command whose earlier tool calls' events are still pending (`channels.behind`: they go first,
-  and the ORM's transaction writes them);
+- a command whose earlier tool calls' events are still pending (`channels.pending_tool_events`: they
+  go first, and the ORM's transaction writes them);
 - on PostgreSQL, a command another instance moved between the read and the write.
 """
 
@@ -41,7 +41,7 @@ from romergo.channels.summary import Summary
 from romergo.channels.tx import (
     MOVE_COMMAND_FROM,
     SYSTEM_ACTOR,
-    LeftToTheSession,
+    NeedsOrmTransaction,
     command_moved,
     write_event,
     write_events,
@@ -71,7 +71,7 @@ async def report_on_driver(
         channel_id, state = await store.db.write_rows(
             lambda rows: _report(rows, store, caller, command_id, kind, report, now)
         )
-    except LeftToTheSession:
+    except NeedsOrmTransaction:
         return None
     store.bus.deliver(channel_topic(channel_id))  # the other processes heard at the commit
     return command_id, state
@@ -87,19 +87,19 @@ def _report(
     now: datetime,
 ) -> tuple[str, str]:
     """The report as one write: returns (channel id, the command's new state)."""
-    if store.behind is not None and store.behind.waiting(command_id):
-        raise LeftToTheSession  # its earlier calls' events go first (checked in the write turn)
+    if store.pending_tool_events is not None and store.pending_tool_events.waiting(command_id):
+        raise NeedsOrmTransaction  # its earlier calls' events go first (checked in the write turn)
     found = rows.first(_REPORTED, {"command": command_id, "who": caller.client_id})
     if found is None:
         raise command_not_found(command_id)
     refuse_unless_reportable(found, found.owner, found.member, found.left_at, caller)
     if found.state == CommandState.NEEDS_CONFIRMATION:
-        raise LeftToTheSession  # its next state counts the confirmations still waiting
+        raise NeedsOrmTransaction  # its next state counts the confirmations still waiting
     moved = command_moved(found, [(kind, report)], now)
     # The row cannot move under a SQLite write; on PostgreSQL another instance may have moved it
     # since the read above, and the ORM's transaction then reads it afresh.
     if rows.run(MOVE_COMMAND_FROM, moved | {"from_state": found.state}) == 0:
-        raise LeftToTheSession
+        raise NeedsOrmTransaction
     write_event(
         rows,
         found.channel_id,

@@ -19,7 +19,7 @@ from sqlmodel import col, select
 from romergo.channels.events import AgentPresence, Stalled
 from romergo.channels.store import channel_state
 from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx, EventActor
-from romergo.channels.vocabulary import HELD_STATES, PUT_OUT, EventKind
+from romergo.channels.vocabulary import HELD_STATES, REMOVED_BY_OWNER, EventKind
 from romergo.errors import RomergoError
 from storage.tables import Channel, ChannelMember, Command
 
@@ -41,24 +41,24 @@ async def end_memberships(tx: ChannelTx, owner: EventActor, client_id: str) -> i
     for member, channel in rows:
         if channel_state(channel, tx.now()) != "live":
             continue
-        await _put_out(tx, channel, member, owner, "revoked")
+        await _end_membership(tx, channel, member, owner, "revoked")
         ended += 1
     return ended
 
 
 async def remove_member(tx: ChannelTx, channel: Channel, client_id: object, owner: EventActor) -> None:
-    """The owner puts one agent out of this room (it may have left by itself already)."""
+    """The owner removes one agent from this room (it may have left by itself already)."""
     member = (
         await tx.session.get(ChannelMember, (channel.id, client_id)) if isinstance(client_id, str) else None
     )
     if member is None:
         raise RomergoError("not_found", f'Agent "{str(client_id)[:100]}" is not a member of this channel.')
-    if member.left_reason in PUT_OUT:
+    if member.left_reason in REMOVED_BY_OWNER:
         raise RomergoError("conflict", f"{member.agent_name} is already out of this channel.")
-    await _put_out(tx, channel, member, owner, "removed")
+    await _end_membership(tx, channel, member, owner, "removed")
 
 
-async def _put_out(
+async def _end_membership(
     tx: ChannelTx,
     channel: Channel,
     member: ChannelMember,

@@ -17,10 +17,10 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.bus import EventBus
-from romergo.channels.behind import PendingToolEvents, merged
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
+from romergo.channels.pending_tool_events import PendingToolEvents, merged
 from romergo.channels.pending_writes import write_pending
-from romergo.channels.tx import ChannelTx, EventActor, LeftToTheSession
+from romergo.channels.tx import ChannelTx, EventActor, NeedsOrmTransaction
 from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, CommandState, EventKind
 from romergo.clock import Clock, SystemClock
 from romergo.config import Settings
@@ -70,42 +70,42 @@ class ChannelStore:
         self.clock: Clock = clock or SystemClock()
         self.numbered_inserts = db.data_modifying_ctes
         """Number and write a run of events in one statement (`channels.numbering`)."""
-        self.behind: PendingToolEvents | None = None
+        self.pending_tool_events: PendingToolEvents | None = None
         """Tool calls write their events after answering, where a process's writes take turns."""
         if db.is_sqlite and not settings.many_instances:
-            self.behind = PendingToolEvents()
-            self.behind.write = self.write_pending_tool_events
+            self.pending_tool_events = PendingToolEvents()
+            self.pending_tool_events.write = self.write_pending_tool_events
 
     async def write_pending_tool_events(self) -> None:
         """Every event calls left pending, in one transaction: on the database's driver, unless a
         command needs the ORM's (`channels.pending_writes`)."""
-        behind = self.behind
-        assert behind is not None
+        pending_tool_events = self.pending_tool_events
+        assert pending_tool_events is not None
 
         def on_driver(rows: Writes) -> set[str]:
-            taken = behind.take_all()  # taken in the write turn: order kept
+            taken = pending_tool_events.take_all()  # taken in the write turn: order kept
             try:
                 return write_pending(rows, taken, self.now())
-            except LeftToTheSession:
-                behind.restore(taken)  # nothing ran since they were taken: still first in line
+            except NeedsOrmTransaction:
+                pending_tool_events.restore(taken)  # nothing ran since they were taken: still first in line
                 raise
 
         try:
             touched = await self.db.write_rows(on_driver)
-        except LeftToTheSession:
+        except NeedsOrmTransaction:
             pass
         else:
             for channel_id in touched:
                 self.bus.publish(channel_topic(channel_id))
             return
         async with self.tx() as tx:
-            for pending in merged(behind.take_all()):  # taken in the write turn: order kept
-                await tx.tool_events(pending.command, pending.actor, pending.happenings)
+            for pending in merged(pending_tool_events.take_all()):  # taken in the write turn: order kept
+                await tx.tool_events(pending.command, pending.actor, pending.new_events)
 
     async def settled(self) -> None:
         """Every call's tool events written (before stopping; tests that read events next)."""
-        if self.behind is not None:
-            await self.behind.settled()
+        if self.pending_tool_events is not None:
+            await self.pending_tool_events.settled()
 
     def now(self) -> datetime:
         return self.clock.now()
@@ -113,7 +113,12 @@ class ChannelStore:
     @asynccontextmanager
     async def tx(self) -> AsyncIterator[ChannelTx]:
         async with self.db.write() as session:
-            tx = ChannelTx(session, self.clock, behind=self.behind, numbered_inserts=self.numbered_inserts)
+            tx = ChannelTx(
+                session,
+                self.clock,
+                pending_tool_events=self.pending_tool_events,
+                numbered_inserts=self.numbered_inserts,
+            )
             yield tx
         for channel_id in tx.touched:
             self.bus.publish(channel_topic(channel_id))

@@ -19,9 +19,9 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.actors import ActorType
-from romergo.channels.behind import PendingToolEvents, merged
-from romergo.channels.events import Payload, dump
+from romergo.channels.events import NewEvents, Payload, dump
 from romergo.channels.numbering import COLUMNS, MAX_AT_ONCE, numbered_insert, numbered_params
+from romergo.channels.pending_tool_events import PendingToolEvents, merged
 from romergo.channels.vocabulary import FINISHED_STATES, CommandState, EventKind, next_state
 from romergo.clock import Clock
 from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS
@@ -56,8 +56,9 @@ class ChannelTx:
     touched: set[str] = field(default_factory=set)
     rooms: set[str] = field(default_factory=set)
     """Projects whose rooms changed in this transaction (published as `rooms_topic` after it)."""
-    behind: PendingToolEvents | None = None
-    """Calls' tool events not written yet (SQLite): each command's go first (`channels.behind`)."""
+    pending_tool_events: PendingToolEvents | None = None
+    """Calls' tool events not written yet (SQLite): each command's go first
+    (`channels.pending_tool_events`)."""
     numbered_inserts: bool = False
     """Number and write a run of events in one statement (PostgreSQL: `channels.numbering`)."""
 
@@ -78,21 +79,21 @@ class ChannelTx:
         self,
         channel_id: str,
         actor: EventActor,
-        happenings: list[tuple[EventKind, Payload | None]],
+        new_events: NewEvents,
         command_id: str | None = None,
     ) -> list[int]:
         """Write events in a row: one `UPDATE … RETURNING` takes their numbers, one INSERT writes them
         (on PostgreSQL both are one statement)."""
-        if self.numbered_inserts and len(happenings) <= MAX_AT_ONCE:
-            shared, own = self._rows(channel_id, actor, happenings, command_id)
+        if self.numbered_inserts and len(new_events) <= MAX_AT_ONCE:
+            shared, own = self._rows(channel_id, actor, new_events, command_id)
             taken = await self.session.exec(numbered_insert(len(own)), params=numbered_params(shared, own))
             numbers = sorted(taken.scalars().all())
             if len(numbers) != len(own):  # the channel is not there: as `numbers` would fail
                 raise NoResultFound(f"No channel {channel_id} to number events in.")
             self.touched.add(channel_id)
             return numbers
-        numbers = await self.numbers(channel_id, len(happenings))
-        await self.write_events(channel_id, numbers, actor, happenings, command_id)
+        numbers = await self.numbers(channel_id, len(new_events))
+        await self.write_events(channel_id, numbers, actor, new_events, command_id)
         return numbers
 
     async def numbers(self, channel_id: str, count: int) -> list[int]:
@@ -106,11 +107,11 @@ class ChannelTx:
         channel_id: str,
         numbers: list[int],
         actor: EventActor,
-        happenings: list[tuple[EventKind, Payload | None]],
+        new_events: NewEvents,
         command_id: str | None = None,
     ) -> None:
         """The events under numbers taken with `numbers`, in one INSERT."""
-        shared, own = self._rows(channel_id, actor, happenings, command_id)
+        shared, own = self._rows(channel_id, actor, new_events, command_id)
         rows = [shared | row | {"seq": seq} for seq, row in zip(numbers, own, strict=True)]
         # The table, not the entity: a Core INSERT skips the ORM's bulk-insert path.
         await self.session.exec(insert(CHANNEL_EVENTS), params=rows)
@@ -120,10 +121,10 @@ class ChannelTx:
         self,
         channel_id: str,
         actor: EventActor,
-        happenings: list[tuple[EventKind, Payload | None]],
+        new_events: NewEvents,
         command_id: str | None,
     ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        return event_rows(channel_id, actor, happenings, command_id, self.now())
+        return event_rows(channel_id, actor, new_events, command_id, self.now())
 
     async def command_event(
         self,
@@ -141,22 +142,20 @@ class ChannelTx:
         self,
         command: Command,
         actor: EventActor,
-        happenings: list[tuple[EventKind, Payload | None]],
+        new_events: NewEvents,
         *,
         redelivered: bool = False,
     ) -> list[int]:
         """Events about `command` in a row, its state moved through each: one UPDATE of the command
         (a statement, not an ORM flush), then the events."""
-        if self.behind is not None and (earlier := self.behind.take(command.id)):
+        if self.pending_tool_events is not None and (earlier := self.pending_tool_events.take(command.id)):
             for pending in merged(earlier):
-                await self._tool_events(pending.command, pending.actor, pending.happenings)
+                await self._tool_events(pending.command, pending.actor, pending.new_events)
             await self.session.refresh(command)  # moved on by those calls' events
-        await self._move(command, happenings, redelivered=redelivered)
-        return await self.events(command.channel_id, actor, happenings, command.id)
+        await self._move(command, new_events, redelivered=redelivered)
+        return await self.events(command.channel_id, actor, new_events, command.id)
 
-    async def tool_events(
-        self, command: Command, actor: EventActor, happenings: list[tuple[EventKind, Payload | None]]
-    ) -> list[int]:
+    async def tool_events(self, command: Command, actor: EventActor, new_events: NewEvents) -> list[int]:
         """`command_events` for a command read moments ago, outside this transaction (a tool call
         reads it with the caller's rooms): its state is moved only if the row still holds the state
         read (one conditional UPDATE); if the owner or the sweeper moved it meanwhile, it is read
@@ -164,32 +163,31 @@ class ChannelTx:
 
         Earlier calls' events still pending for this command go first, in the same write when the same
         agent made them (which is every time but after a change of hands)."""
-        for pending in merged(self.behind.take(command.id) if self.behind is not None else []):
+        earlier = self.pending_tool_events.take(command.id) if self.pending_tool_events is not None else []
+        for pending in merged(earlier):
             if pending.actor == actor:
-                happenings = [*pending.happenings, *happenings]
+                new_events = [*pending.new_events, *new_events]
             else:
-                await self._tool_events(pending.command, pending.actor, pending.happenings)
-        return await self._tool_events(command, actor, happenings)
+                await self._tool_events(pending.command, pending.actor, pending.new_events)
+        return await self._tool_events(command, actor, new_events)
 
-    async def _tool_events(
-        self, command: Command, actor: EventActor, happenings: list[tuple[EventKind, Payload | None]]
-    ) -> list[int]:
-        if not await self._move(command, happenings, expected=CommandState(command.state)):
+    async def _tool_events(self, command: Command, actor: EventActor, new_events: NewEvents) -> list[int]:
+        if not await self._move(command, new_events, expected=CommandState(command.state)):
             fresh = await self.session.get(Command, command.id, populate_existing=True)
             assert fresh is not None  # commands are never deleted
-            await self._move(fresh, happenings)
+            await self._move(fresh, new_events)
             command = fresh
-        return await self.events(command.channel_id, actor, happenings, command.id)
+        return await self.events(command.channel_id, actor, new_events, command.id)
 
     async def _move(
         self,
         command: Command,
-        happenings: list[tuple[EventKind, Payload | None]],
+        new_events: NewEvents,
         *,
         redelivered: bool = False,
         expected: CommandState | None = None,
     ) -> bool:
-        """Move the command's row (and the object) through `happenings`; with `expected`, only if
+        """Move the command's row (and the object) through `new_events`; with `expected`, only if
         the row's state is still that (False when it is not, and nothing changed)."""
         waiting = 0
         if command.state == CommandState.NEEDS_CONFIRMATION:  # else none can be waiting: skip the query
@@ -199,7 +197,7 @@ class ChannelTx:
                 .where(col(Confirmation.command_id) == command.id, col(Confirmation.state) == "pending")
             )
         now = self.now()
-        values = command_moved(command, happenings, now, waiting=waiting or 0, redelivered=redelivered)
+        values = command_moved(command, new_events, now, waiting=waiting or 0, redelivered=redelivered)
         moved = {
             "state": CommandState(values["to_state"]),
             "last_activity_at": now,
@@ -216,7 +214,7 @@ class ChannelTx:
         return True
 
 
-class LeftToTheSession(Exception):
+class NeedsOrmTransaction(Exception):
     """Raised inside a write on the driver (`Database.write_rows`) that met a case only the ORM's
     transaction handles: the write rolls back, having changed nothing, and the caller takes its ORM
     path instead."""
@@ -224,17 +222,17 @@ class LeftToTheSession(Exception):
 
 def command_moved(
     command: Command | Row[Any],
-    happenings: list[tuple[EventKind, Payload | None]],
+    new_events: NewEvents,
     now: datetime,
     *,
     waiting: int = 0,
     redelivered: bool = False,
 ) -> dict[str, Any]:
-    """The command's row after `happenings` (`waiting`: its confirmations still pending), as
+    """The command's row after `new_events` (`waiting`: its confirmations still pending), as
     `MOVE_COMMAND`'s parameters. `command`: its entity, or a row with its `id`, `state` and
     `finished_at`."""
     state = CommandState(command.state)
-    for kind, _ in happenings:
+    for kind, _ in new_events:
         state = next_state(state, kind, redelivered=redelivered, waiting_confirmations=waiting)
     finished_at = command.finished_at
     if state in FINISHED_STATES or state == CommandState.CANCELLED:
@@ -245,7 +243,7 @@ def command_moved(
 def event_rows(
     channel_id: str,
     actor: EventActor,
-    happenings: list[tuple[EventKind, Payload | None]],
+    new_events: NewEvents,
     command_id: str | None,
     at: datetime,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -258,7 +256,7 @@ def event_rows(
         "actor_name": actor.name,
         "at": at,
     }
-    return shared, [{"kind": kind.value, "data": dump(kind, payload)} for kind, payload in happenings]
+    return shared, [{"kind": kind.value, "data": dump(kind, payload)} for kind, payload in new_events]
 
 
 def write_event(
@@ -296,18 +294,18 @@ def write_events(
     rows: Writes,
     channel_id: str,
     actor: EventActor,
-    happenings: list[tuple[EventKind, Payload | None]],
+    new_events: NewEvents,
     command_id: str | None,
     at: datetime,
 ) -> list[int]:
     """A run of events written in a write on the database's driver: their numbers taken in one
     `UPDATE … RETURNING`, then each row. The caller publishes the channel after the commit."""
-    taken = rows.first(_TAKE_NUMBERS, {"channel": channel_id, "count": len(happenings)})
+    taken = rows.first(_TAKE_NUMBERS, {"channel": channel_id, "count": len(new_events)})
     if taken is None:
         raise NoResultFound(f"No channel {channel_id} to number events in.")
     last = int(taken.last_seq)
-    numbers = list(range(last - len(happenings) + 1, last + 1))
-    shared, own = event_rows(channel_id, actor, happenings, command_id, at)
+    numbers = list(range(last - len(new_events) + 1, last + 1))
+    shared, own = event_rows(channel_id, actor, new_events, command_id, at)
     each = [shared | event | {"seq": seq} for seq, event in zip(numbers, own, strict=True)]
     rows.run_many(_INSERT_EVENT, each)
     return numbers

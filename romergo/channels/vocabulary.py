@@ -54,34 +54,46 @@ class CommandState(StrEnum):
     STALLED = "stalled"
 
 
-S = CommandState
-HELD_STATES = (S.CLAIMED, S.WORKING, S.NEEDS_CONFIRMATION)
+HELD_STATES = (CommandState.CLAIMED, CommandState.WORKING, CommandState.NEEDS_CONFIRMATION)
 """States in which the claiming client holds the command: its one slot per channel is taken."""
-LEASED_STATES = (S.CLAIMED, S.WORKING)
+LEASED_STATES = (CommandState.CLAIMED, CommandState.WORKING)
 """States in which silence counts against the lease (not while waiting for the owner)."""
-FINISHED_STATES = (S.DONE, S.FAILED, S.ANSWERED)
-OPEN_STATES = (S.QUEUED, S.CLAIMED, S.WORKING, S.NEEDS_CONFIRMATION, S.AWAITING_ANSWER, S.STALLED)
-RETRYABLE_STATES = (S.STALLED, S.FAILED, S.CANCELLED)
-UNDOABLE_STATES = (*FINISHED_STATES, S.CANCELLED)
+FINISHED_STATES = (CommandState.DONE, CommandState.FAILED, CommandState.ANSWERED)
+OPEN_STATES = (
+    CommandState.QUEUED,
+    CommandState.CLAIMED,
+    CommandState.WORKING,
+    CommandState.NEEDS_CONFIRMATION,
+    CommandState.AWAITING_ANSWER,
+    CommandState.STALLED,
+)
+RETRYABLE_STATES = (CommandState.STALLED, CommandState.FAILED, CommandState.CANCELLED)
+UNDOABLE_STATES = (*FINISHED_STATES, CommandState.CANCELLED)
 """States in which no agent works on the command any more: undo cannot race its next change."""
-REPORTABLE_STATES = (S.CLAIMED, S.WORKING, S.NEEDS_CONFIRMATION, S.AWAITING_ANSWER, S.STALLED)
-ATTRIBUTABLE_STATES = (*HELD_STATES, S.STALLED)
+REPORTABLE_STATES = (
+    CommandState.CLAIMED,
+    CommandState.WORKING,
+    CommandState.NEEDS_CONFIRMATION,
+    CommandState.AWAITING_ANSWER,
+    CommandState.STALLED,
+)
+ATTRIBUTABLE_STATES = (*HELD_STATES, CommandState.STALLED)
 """States in which the holder's tool calls still count as work on the command."""
 
 ReportKind = Literal["status", "question", "reply", "error"]
 REPORT_KINDS: tuple[ReportKind, ...] = ("status", "question", "reply", "error")
 
 _STATE_AFTER: dict[EventKind, CommandState] = {
-    EventKind.COMMAND: S.QUEUED,
-    EventKind.CLAIMED: S.CLAIMED,
-    EventKind.STATUS: S.WORKING,
-    EventKind.CONFIRMATION_REQUESTED: S.NEEDS_CONFIRMATION,
-    EventKind.QUESTION: S.AWAITING_ANSWER,
-    EventKind.ANSWERED: S.ANSWERED,
-    EventKind.REPLY: S.DONE,
-    EventKind.ERROR: S.FAILED,
-    EventKind.CANCELLED: S.CANCELLED,
-    EventKind.STALLED: S.STALLED,
+    EventKind.COMMAND: CommandState.QUEUED,
+    EventKind.CLAIMED: CommandState.CLAIMED,
+    EventKind.STATUS: CommandState.WORKING,
+    EventKind.CONFIRMATION_REQUESTED: CommandState.NEEDS_CONFIRMATION,
+    EventKind.QUESTION: CommandState.AWAITING_ANSWER,
+    EventKind.ANSWERED: CommandState.ANSWERED,
+    EventKind.REPLY: CommandState.DONE,
+    EventKind.ERROR: CommandState.FAILED,
+    EventKind.CANCELLED: CommandState.CANCELLED,
+    EventKind.STALLED: CommandState.STALLED,
 }
 
 
@@ -96,19 +108,20 @@ def next_state(
     if kind == EventKind.CLAIMED and redelivered:
         return current  # a redelivery hands the same work back; it does not start it over
     if kind == EventKind.TOOL_STARTED:
-        return S.WORKING if current in (S.CLAIMED, S.STALLED) else current
+        return CommandState.WORKING if current in (CommandState.CLAIMED, CommandState.STALLED) else current
     if kind == EventKind.CONFIRMATION_DECIDED:
-        if current == S.NEEDS_CONFIRMATION and waiting_confirmations == 0:
-            return S.WORKING
+        if current == CommandState.NEEDS_CONFIRMATION and waiting_confirmations == 0:
+            return CommandState.WORKING
         return current
     state = _STATE_AFTER.get(kind, current)
-    if state == S.WORKING and waiting_confirmations:
-        return S.NEEDS_CONFIRMATION
+    if state == CommandState.WORKING and waiting_confirmations:
+        return CommandState.NEEDS_CONFIRMATION
     return state
 
 
-PUT_OUT = ("removed", "revoked")
-"""Why a membership ended by the owner's hand (the agent's own "left" keeps the room binding)."""
+REMOVED_BY_OWNER = ("removed", "revoked")
+"""Why a membership ended by the owner's hand: removed from the room, or the agent's access revoked
+(the agent's own "left" keeps the room binding)."""
 
 Permission = Literal["read", "edit", "media", "publish", "delete"]
 PERMISSIONS: tuple[Permission, ...] = ("read", "edit", "media", "publish", "delete")

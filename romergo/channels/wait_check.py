@@ -29,8 +29,8 @@ from romergo.channels.models import Caller, WaitResult
 from romergo.channels.numbering import COLUMNS
 from romergo.channels.presence import PRESENCE
 from romergo.channels.store import channel_state, command_view
-from romergo.channels.tx import EventActor, LeftToTheSession, event_rows, write_event
-from romergo.channels.vocabulary import HELD_STATES, PUT_OUT, CommandState, EventKind, next_state
+from romergo.channels.tx import EventActor, NeedsOrmTransaction, event_rows, write_event
+from romergo.channels.vocabulary import HELD_STATES, REMOVED_BY_OWNER, CommandState, EventKind, next_state
 from romergo.errors import RomergoError
 from storage.core_tables import CHANNEL_EVENTS, CHANNEL_MEMBERS, CHANNELS, COMMANDS
 from storage.database import Database
@@ -43,7 +43,7 @@ async def check_on_driver(
     db: Database, caller: Caller, channel_id: object, cursor: int, until: datetime, now: datetime
 ) -> WaitResult | None:
     """The command to hand `caller` now, `channel_ended`, or None (nothing yet: the agent counts as
-    listening until `until`). Raises `LeftToTheSession`, having written nothing, where the ORM's
+    listening until `until`). Raises `NeedsOrmTransaction`, having written nothing, where the ORM's
     transaction must check: the caller still holds a command (handed over again), or the command
     answers a question (it moves the question too)."""
     if db.data_modifying_ctes:
@@ -68,7 +68,7 @@ def _check_in_one_write(
 ) -> WaitResult | None:
     """A wait's check as one write on the database's driver: the room's verdict, then the oldest
     command queued for the caller claimed with its `claimed` event, and the presence. Raises
-    `LeftToTheSession` (the write rolls back) when the caller still holds a command (handed over
+    `NeedsOrmTransaction` (the write rolls back) when the caller still holds a command (handed over
     again) or the command answers a question (it moves the question too)."""
     params = {"channel": channel_id, "who": caller.client_id, "after": cursor}
     ended, next_id = _room_read(rows, caller, params, now)
@@ -76,7 +76,7 @@ def _check_in_one_write(
         return ended
     claimed = None if next_id is None else rows.first(CLAIM, params | {"at": now})
     if claimed is not None and claimed.in_reply_to is not None:
-        raise LeftToTheSession  # another instance took the one looked at (PostgreSQL), and this answers
+        raise NeedsOrmTransaction  # another instance took the one looked at (PostgreSQL), and this answers
     rows.run(PRESENCE, params | {"seen": now, "until": None if claimed else until})
     if claimed is None:
         return None
@@ -143,7 +143,7 @@ def _room_read(
     rows: Writes, caller: Caller, params: dict[str, Any], now: datetime
 ) -> tuple[WaitResult | None, str | None]:
     """The room read with the command next in line: `channel_ended` if the wait ends so (else
-    None), and that command's id. Raises `LeftToTheSession` where the ORM must check (the caller
+    None), and that command's id. Raises `NeedsOrmTransaction` where the ORM must check (the caller
     still holds a command, or the next one answers a question)."""
     channel_id = params["channel"]
     found = rows.first(ROOM_AND_NEXT, params) if isinstance(channel_id, str) else None
@@ -152,7 +152,7 @@ def _room_read(
         return ended, None
     next_id, answers = (None, None) if found is None else found[ROOM_COLUMNS:]
     if room.held is not None or answers is not None:
-        raise LeftToTheSession
+        raise NeedsOrmTransaction
     return None, next_id
 
 
@@ -162,7 +162,7 @@ def room_verdict(found: Any, caller: Caller, now: datetime) -> tuple[Room, WaitR
     room = None if found is None else Room._make(found)
     if room is None or room.user_id != caller.user_id:
         raise RomergoError("not_member", NOT_MEMBER)
-    if channel_state(room, now) != "live" or room.left_reason in PUT_OUT:
+    if channel_state(room, now) != "live" or room.left_reason in REMOVED_BY_OWNER:
         return room, WaitResult("channel_ended", room.last_seq)
     if room.member is None or room.left_at is not None:
         raise RomergoError("not_member", NOT_MEMBER)

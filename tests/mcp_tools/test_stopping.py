@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from romergo.channels import AgentRef, presence_topic
-from romergo.channels.fence import MAX_RECORDED
+from romergo.channels.memberships import MAX_RECORDED
 from romergo.services import Services
 from tests.support.tools import ALL_SCOPES, agent, furnished_story, text_of
 

@@ -8,8 +8,8 @@ import asyncio
 import pytest
 
 from romergo.actors import agent_actor
-from romergo.channels import ToolCall, behind
-from romergo.channels.fence import standing
+from romergo.channels import ToolCall, pending_tool_events
+from romergo.channels.memberships import current_rooms
 from romergo.errors import RomergoError
 from tests.support.channels import open_room
 from tests.support.statements import counting
@@ -95,12 +95,12 @@ async def test_a_command_cancelled_while_a_tool_runs_stays_cancelled_and_the_cal
 
 async def test_a_quick_change_writes_its_started_and_finished_events_together(services, actor, monkeypatch):
     # Quick: within the moment a change may run unseen, however slow the machine (0.25 s).
-    monkeypatch.setattr(behind, "START_AFTER_SECONDS", 60.0)
+    monkeypatch.setattr(pending_tool_events, "START_AFTER_SECONDS", 60.0)
     room = await open_room(services, actor)
     agent, _ = await claim(services, room)
     with counting(services) as seen:
         await services.channels.guard.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
-        # On SQLite they are written just after the call answered (`channels.behind`).
+        # On SQLite they are written just after the call answered (`channels.pending_tool_events`).
         await services.channels.store.settled()
     # (On PostgreSQL the INSERT carries its numbering in a CTE: `channels.numbering`.)
     event_inserts = [sql for sql in seen.sql if "INSERT INTO channel_events" in sql]
@@ -273,14 +273,14 @@ async def test_a_reads_events_follow_its_answer_and_keep_their_place_before_the_
     room = await open_room(services, actor)
     agent, command = await claim(services, room)
     read = ToolCall(agent, "romergo_get_scene", "read", {"scene_id": room.story.first_scene_id}, None, None)
-    behind = services.channels.store.behind
+    pending = services.channels.store.pending_tool_events
 
     await services.channels.guard.run_tool_call(
         read, lambda _: services.scenes.scene_view(actor, read.arguments["scene_id"])
     )
     # On SQLite the answer went first and its events wait a moment; on PostgreSQL (instances side
     # by side) the call wrote them itself.
-    assert (behind.waiting(command.command_id) if behind else 0) == (1 if services.db.is_sqlite else 0)
+    assert (pending.waiting(command.command_id) if pending else 0) == (1 if services.db.is_sqlite else 0)
     await services.channels.guard.run_tool_call(
         read, lambda _: services.scenes.scene_view(actor, read.arguments["scene_id"])
     )
@@ -297,7 +297,7 @@ async def test_a_reads_events_follow_its_answer_and_keep_their_place_before_the_
 async def test_a_changes_events_follow_its_answer_and_the_reply_still_sees_the_change(services, actor):
     room = await open_room(services, actor)
     agent, command = await claim(services, room)
-    behind = services.channels.store.behind
+    pending = services.channels.store.pending_tool_events
 
     renamed = await services.channels.guard.run_tool_call(
         rename_call(agent, room), renamer(services, agent, room)
@@ -305,7 +305,7 @@ async def test_a_changes_events_follow_its_answer_and_the_reply_still_sees_the_c
 
     # The change is written when the call answers; on SQLite its events follow a moment later.
     assert renamed.title == "Dawn"
-    assert (behind.waiting(command.command_id) if behind else 0) == (1 if services.db.is_sqlite else 0)
+    assert (pending.waiting(command.command_id) if pending else 0) == (1 if services.db.is_sqlite else 0)
     summary = {
         "status": "success",
         "description": "Renamed.",
@@ -325,7 +325,7 @@ async def test_a_changes_events_follow_its_answer_and_the_reply_still_sees_the_c
 
 async def test_reads_close_together_write_their_events_in_one_transaction(services, actor, monkeypatch):
     # Close together: within one window, however slow the machine (the window is 5 ms).
-    monkeypatch.setattr(behind, "WINDOW_SECONDS", 60.0)
+    monkeypatch.setattr(pending_tool_events, "WINDOW_SECONDS", 60.0)
     room = await open_room(services, actor)
     agent, command = await claim(services, room)
     read = ToolCall(agent, "romergo_get_scene", "read", {"scene_id": room.story.first_scene_id}, None, None)
@@ -413,12 +413,12 @@ async def test_a_call_reads_only_the_live_rooms_and_the_newest_on_its_project(se
     await services.channels.agent.join(agent, newest.code)
     call = rename_call(agent, first, category="read")
 
-    assert await standing_rooms(services, agent, project_id) == {newest.channel_id, other.channel.channel_id}
+    assert await rooms_now(services, agent, project_id) == {newest.channel_id, other.channel.channel_id}
     await services.channels.guard.run_tool_call(call, lambda _: asyncio.sleep(0))
 
     await owner.end_channel(actor.user_id, newest.channel_id)
     # Ended: the room that says why is the newest on the project, not one of the older ones.
-    assert await standing_rooms(services, agent, project_id) == {newest.channel_id, other.channel.channel_id}
+    assert await rooms_now(services, agent, project_id) == {newest.channel_id, other.channel.channel_id}
     with pytest.raises(RomergoError) as refused:
         await services.channels.guard.run_tool_call(call, lambda _: asyncio.sleep(0))
     assert refused.value.code == "channel_ended"
@@ -428,9 +428,9 @@ async def test_a_call_reads_only_the_live_rooms_and_the_newest_on_its_project(se
     assert [channel.id for channel in rooms] == [other.channel.channel_id]
 
 
-async def standing_rooms(services, agent, project_id) -> set[str]:
+async def rooms_now(services, agent, project_id) -> set[str]:
     now = services.channels.store.now()
     rooms = await services.db.read_rows(
-        lambda rows: standing(rows, agent.user_id, agent.client_id, project_id, now)
+        lambda rows: current_rooms(rows, agent.user_id, agent.client_id, project_id, now)
     )
     return {membership.channel.id for membership in rooms}

@@ -23,7 +23,7 @@ from sqlalchemy import Executable, event
 from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
 from sqlalchemy.engine import make_url
 
-from romergo.channels import fence, wait_check
+from romergo.channels import memberships, wait_check
 from romergo.channels.vocabulary import CommandState
 from storage.driver import Statements
 from tests.support.channels import open_room
@@ -36,7 +36,7 @@ SLACK = 10
 READS: dict[str, Executable] = {
     "a wait's check (the room and the next command)": wait_check.ROOM_AND_NEXT,
     "a wait's check in the ORM's transaction": wait_check.ROOM,
-    "a call that names no command": fence._HELD,
+    "a call that names no command": memberships._HELD,
 }
 
 
@@ -127,9 +127,9 @@ async def test_a_calls_rooms_cost_the_same_after_hundreds_of_rooms(services, act
     with sqlite3.connect(make_url(services.db.url).database) as connection:
         await rooms_before(2)
         await services.channels.agent.join(agent, room.code)
-        new_agents = steps(connection, fence._STANDING, params)
+        new_agents = steps(connection, memberships._CURRENT_ROOMS, params)
         await rooms_before(150)
-        long_used = steps(connection, fence._STANDING, params)
+        long_used = steps(connection, memberships._CURRENT_ROOMS, params)
 
     assert long_used - new_agents <= SLACK, f"{new_agents} steps after 2 rooms, {long_used} after 152"
 

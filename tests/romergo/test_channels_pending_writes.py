@@ -1,4 +1,4 @@
-"""A call's tool events written after it answered (`channels.behind`), on the database's driver
+"""A call's tool events written after it answered (`channels.pending_tool_events`), on the database's driver
 (`channels.pending_writes`), and handed to the ORM's transaction when the command moved meanwhile.
 
 On PostgreSQL a call writes its events itself: the same outcomes hold there."""
@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import update
 
-from romergo.channels import ToolCall, behind
-from romergo.channels.behind import PendingEvents
+from romergo.channels import ToolCall, pending_tool_events
 from romergo.channels.events import ToolFinished, ToolStarted
+from romergo.channels.pending_tool_events import PendingEvents
 from romergo.channels.pending_writes import write_pending
-from romergo.channels.tx import LeftToTheSession
+from romergo.channels.tx import NeedsOrmTransaction
 from romergo.channels.vocabulary import EventKind
 from romergo.channels.wait_check import agent_actor
 from storage.core_tables import COMMANDS
@@ -37,7 +37,8 @@ async def read_scene(services, actor, agent, room):
 
 
 async def test_pending_events_are_one_driver_write_that_moves_the_command(services, actor, monkeypatch):
-    monkeypatch.setattr(behind, "WINDOW_SECONDS", 60.0)  # held until `settled`, however slow the machine
+    # Held until `settled`, however slow the machine.
+    monkeypatch.setattr(pending_tool_events, "WINDOW_SECONDS", 60.0)
     room = await open_room(services, actor)
     agent, command = await claim(services, room)
     before = len(await room.kinds())
@@ -58,7 +59,7 @@ async def test_pending_events_are_one_driver_write_that_moves_the_command(servic
 async def test_a_command_another_process_moved_keeps_its_state_and_gets_the_events(
     services, actor, monkeypatch
 ):
-    monkeypatch.setattr(behind, "WINDOW_SECONDS", 60.0)
+    monkeypatch.setattr(pending_tool_events, "WINDOW_SECONDS", 60.0)
     room = await open_room(services, actor)
     agent, command = await claim(services, room)
     before = len(await room.kinds())
@@ -74,8 +75,8 @@ async def test_a_command_another_process_moved_keeps_its_state_and_gets_the_even
 
     assert (await room.kinds())[before:] == ["tool_started", "tool_finished"]  # each once
     assert (await services.channels.owner.get_command(actor.user_id, command.command_id)).state == "cancelled"
-    if services.channels.store.behind is not None:
-        assert services.channels.store.behind.waiting(command.command_id) == 0
+    if services.channels.store.pending_tool_events is not None:
+        assert services.channels.store.pending_tool_events.waiting(command.command_id) == 0
 
 
 async def test_a_driver_write_that_hands_over_changes_nothing(services, actor):
@@ -83,17 +84,17 @@ async def test_a_driver_write_that_hands_over_changes_nothing(services, actor):
     agent, command = await claim(services, room)
     async with services.db.read() as session:
         as_read = await session.get_one(Command, command.command_id)  # "claimed", as a call read it
-    happenings = [
+    new_events = [
         (EventKind.TOOL_STARTED, ToolStarted(tool="romergo_get_scene", category="read")),
         (EventKind.TOOL_FINISHED, ToolFinished(tool="romergo_get_scene")),
     ]
-    taken = [PendingEvents(as_read, agent_actor(agent), happenings)]
+    taken = [PendingEvents(as_read, agent_actor(agent), new_events)]
     await services.db.write_statement(  # moved since it was read
         update(COMMANDS).where(COMMANDS.c.id == command.command_id).values(state="cancelled")
     )
     kinds = await room.kinds()
 
-    with pytest.raises(LeftToTheSession):
+    with pytest.raises(NeedsOrmTransaction):
         await services.db.write_rows(lambda rows: write_pending(rows, taken, services.channels.store.now()))
 
     assert await room.kinds() == kinds  # rolled back: no event, no number taken

@@ -101,9 +101,9 @@ async def test_a_report_right_after_a_call_comes_after_the_calls_events(services
     await services.channels.guard.run_tool_call(
         read, lambda _: services.scenes.scene_view(actor, room.story.first_scene_id)
     )
-    behind = services.channels.store.behind
+    pending = services.channels.store.pending_tool_events
     # On SQLite the call's events wait a moment, and the report leaves them and itself to the ORM.
-    assert (behind.waiting(command.command_id) if behind else 0) == (1 if services.db.is_sqlite else 0)
+    assert (pending.waiting(command.command_id) if pending else 0) == (1 if services.db.is_sqlite else 0)
 
     reported = await services.channels.agent.report(agent, command.command_id, "status", "Read it.")
 

@@ -30,7 +30,7 @@ from romergo.channels.events import (
     ToolFinished,
     ToolStarted,
 )
-from romergo.channels.fence import MAX_RECORDED
+from romergo.channels.memberships import MAX_RECORDED
 from romergo.channels.reach import MODE_WORDS
 from romergo.channels.vocabulary import (
     OPEN_STATES,
@@ -45,7 +45,6 @@ from romergo.channels.vocabulary import (
 )
 from ui.panel.replaced import replaced_words
 
-K = EventKind
 STATE_WORDS = {
     CommandState.QUEUED: "received",
     CommandState.CLAIMED: "claimed",
@@ -58,7 +57,7 @@ STATE_WORDS = {
     CommandState.CANCELLED: "cancelled",
     CommandState.STALLED: "stalled",
 }
-PUT_OUT_WORDS = {"removed": "its removal", "revoked": "its revocation"}
+REMOVAL_WORDS = {"removed": "its removal", "revoked": "its revocation"}
 DECISION_WORDS = {
     Decision.ALLOW_ONCE: "Allowed once",
     Decision.REJECT: "Rejected",
@@ -169,8 +168,8 @@ class Conversation:
     notices: list[Notice] = field(default_factory=list)
     ended: bool = False
     last_seq: int = 0
-    put_out: dict[str, str] = field(default_factory=dict)
-    """Client id → why the owner put it out ("its removal", "its revocation")."""
+    removed: dict[str, str] = field(default_factory=dict)
+    """Client id → why the owner took it out of the room ("its removal", "its revocation")."""
     refused: list[Refusal] = field(default_factory=list)
 
     def card(self, command_id: str | None) -> Card | None:
@@ -214,12 +213,12 @@ class Conversation:
 
     def _notice(self, event: EventView) -> None:
         payload = event.payload
-        if event.kind == K.CHANNEL_ENDED:
+        if event.kind == EventKind.CHANNEL_ENDED:
             self.ended = True
-        if isinstance(payload, AgentPresence) and payload.reason in PUT_OUT_WORDS:
-            self.put_out[payload.client_id] = PUT_OUT_WORDS[payload.reason]
-        if isinstance(payload, ToolBlocked) and (self.ended or event.actor_id in self.put_out):
-            after = "the end" if self.ended else self.put_out[event.actor_id]
+        if isinstance(payload, AgentPresence) and payload.reason in REMOVAL_WORDS:
+            self.removed[payload.client_id] = REMOVAL_WORDS[payload.reason]
+        if isinstance(payload, ToolBlocked) and (self.ended or event.actor_id in self.removed):
+            after = "the end" if self.ended else self.removed[event.actor_id]
             self.refused.append(Refusal(event.actor_name, payload.tool, event.at, after))
             return
         text = _notice_text(event)
@@ -279,7 +278,7 @@ def presence(members: list[MemberView], conversation: Conversation, now: datetim
 def _notice_text(event: EventView) -> str | None:
     payload = event.payload
     if isinstance(payload, AgentPresence):
-        verb = "joined" if event.kind == K.AGENT_JOINED else "left"
+        verb = "joined" if event.kind == EventKind.AGENT_JOINED else "left"
         if payload.reason == "revoked":
             verb = "was revoked: its tokens no longer work and it left the channel"
         elif payload.reason == "removed":
@@ -291,7 +290,7 @@ def _notice_text(event: EventView) -> str | None:
         return "The channel expired" if payload.reason == "expired" else "The channel has ended"
     if isinstance(payload, ToolBlocked):
         return f"Blocked {payload.tool}: {payload.reason}"
-    if event.kind == K.CODE_ROTATED:
+    if event.kind == EventKind.CODE_ROTATED:
         return "A new join code was made; the old one no longer works"
     return None
 
@@ -300,7 +299,11 @@ def _step(event: EventView) -> Step | None:
     make = _STEPS.get(type(event.payload))
     if make is not None:
         return make(event)
-    words = {K.CANCELLED: "Cancelled", K.STALLED: "Stalled: the agent went quiet", K.ANSWERED: "Answered"}
+    words = {
+        EventKind.CANCELLED: "Cancelled",
+        EventKind.STALLED: "Stalled: the agent went quiet",
+        EventKind.ANSWERED: "Answered",
+    }
     return Step(event.kind.value, words[event.kind], event.at) if event.kind in words else None
 
 
@@ -320,9 +323,8 @@ def _tool_step(event: EventView) -> Step:
         flag = replaced_words(payload.replaced_newer_changes)
         return Step("tool", text + flag, event.at, tool=payload.tool, flagged=bool(flag))
     if isinstance(payload, ToolFailed):
-        return Step(
-            "tool", f"Failed {payload.tool}: {payload.message}", event.at, failed=True, tool=payload.tool
-        )
+        failure = f"Failed {payload.tool}: {payload.message}"
+        return Step("tool", failure, event.at, failed=True, tool=payload.tool)
     assert isinstance(payload, ToolBlocked)
     return Step("blocked", f"Blocked {payload.tool}: {payload.reason}", event.at, failed=True)
 
@@ -365,7 +367,7 @@ def _claimed(card: Card, event: EventView) -> None:
 def _report(card: Card, event: EventView) -> None:
     assert isinstance(event.payload, Report)
     card.messages.append((event.kind.value, event.payload.text))
-    if event.kind == K.REPLY:
+    if event.kind == EventKind.REPLY:
         card.summary = event.payload.summary
 
 

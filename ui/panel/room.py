@@ -13,7 +13,7 @@ from nicegui import ui
 
 from romergo.channels import ChannelView, MemberView
 from romergo.channels.reach import chapters_words, describe_reach
-from romergo.channels.vocabulary import PUT_OUT
+from romergo.channels.vocabulary import REMOVED_BY_OWNER
 from romergo.errors import RomergoError
 from ui.actions import act
 from ui.components.dialogs import confirm
@@ -139,7 +139,7 @@ async def open_settings(panel: AgentPanel) -> None:
 
 def _members(panel: AgentPanel, channel: ChannelView) -> None:
     """The agents in the room, each with "Remove" (the others stay; it needs a new code to return)."""
-    inside = [member for member in channel.members if member.left_reason not in PUT_OUT]
+    inside = [member for member in channel.members if member.left_reason not in REMOVED_BY_OWNER]
     if not inside:
         return
     ui.label("Agents in this room").classes("text-subtitle2")

@@ -2,9 +2,9 @@
 
 An agent's OAuth client keeps its id across rooms, so the rooms it joined and the commands it
 claimed pile up for as long as it is used; an owner's rooms pile up too. Every tool call reads the
-caller's standing rooms, and every wait's check the command it holds in the room. With indexes on
+caller's current rooms, and every wait's check the command it holds in the room. With indexes on
 one column each, SQLite led with `commands.claimed_by` and walked every command the client ever
-took (22,000 steps a check after 2,000 commands), and read the standing rooms through every room the
+took (22,000 steps a check after 2,000 commands), and read the current rooms through every room the
 client joined, then every room the owner opened (tests/romergo/test_channels_history.py).
 
 - `ix_commands_channel_claimer` (channel, client, state, seq) replaces `ix_commands_claimed_by`:

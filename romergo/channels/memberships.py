@@ -1,9 +1,10 @@
-"""Proof of stopping: once the owner ends a room, or removes or revokes its agent, the agent's
-later calls on that project are refused, and the refusals are written on the room it left.
+"""An agent's memberships in the owner's rooms, and the proof of stopping: once the owner ends a
+room, or removes or revokes its agent, the agent's later calls on that project are refused, and the
+refusals are written on the room it left.
 
-A membership binds while its channel lives and the owner has not put the agent out. Once it no
-longer does, the project is closed to that agent (`channel_ended`) until the owner invites it
-into a new channel on the project. Each refusal is a `tool_blocked` event on the closed room
+A membership binds while its channel lives and the owner has not removed or revoked the agent.
+Once it no longer does, the project is closed to that agent (`channel_ended`) until the owner
+invites it into a new channel on the project. Each refusal is a `tool_blocked` event on the closed room
 (without a command), so the owner's panel lists what the agent still tried after the end. At most
 `MAX_RECORDED` per agent and room are written: an agent hammering a closed door cannot grow the
 history without bound (every refusal still reaches the settings page's "last refused").
@@ -21,7 +22,7 @@ from sqlmodel import col, or_, select
 from romergo.channels.events import ToolBlocked
 from romergo.channels.store import channel_state, owned_command_rows
 from romergo.channels.tx import ChannelTx, EventActor
-from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, PUT_OUT, EventKind
+from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, REMOVED_BY_OWNER, EventKind
 from romergo.channels.wait_check import CALLERS_MEMBERSHIP
 from romergo.errors import RomergoError
 from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, loaded, width
@@ -38,11 +39,11 @@ class Membership:
 
     def binds(self, now: datetime) -> bool:
         """The room's rules apply to the agent's calls (it may also have left by itself)."""
-        return channel_state(self.channel, now) == "live" and self.member.left_reason not in PUT_OUT
+        return channel_state(self.channel, now) == "live" and self.member.left_reason not in REMOVED_BY_OWNER
 
     def closed_at(self, now: datetime) -> datetime:
         """When the room stopped admitting this agent's calls."""
-        if self.member.left_reason in PUT_OUT and self.member.left_at is not None:
+        if self.member.left_reason in REMOVED_BY_OWNER and self.member.left_at is not None:
             return self.member.left_at
         return self.channel.ended_at or min(self.channel.expires_at, now)
 
@@ -52,7 +53,7 @@ def memberships(rows: Rows, user_id: str, client_id: str) -> list[Membership]:
     return [_membership(row) for row in rows.all(_MEMBERSHIPS, {"client_id": client_id, "user_id": user_id})]
 
 
-def standing(
+def current_rooms(
     rows: Rows, user_id: str, client_id: str, project_id: str | None, now: datetime
 ) -> list[Membership]:
     """What a call's checks need of the client's rooms, newest first: the rooms not yet ended or
@@ -62,16 +63,16 @@ def standing(
 
     Read on the driver (`Database.read_rows`), with whatever else the call's check reads."""
     params = {"who": client_id, "user_id": user_id, "project_id": project_id, "now": now}
-    return [_membership(row) for row in rows.all(_STANDING, params)]
+    return [_membership(row) for row in rows.all(_CURRENT_ROOMS, params)]
 
 
-def standing_of_call(
+def rooms_and_commands_of_call(
     rows: Rows, user_id: str, client_id: str, project_id: str | None, command_id: str | None, now: datetime
 ) -> tuple[list[Membership], list[Command], tuple[Command, Channel] | None]:
-    """What a tool call's check reads, in one read: the caller's rooms (`standing`); then the command
-    the call names, with its room, or for a call that names none, the unfinished commands it holds
-    in the live rooms, oldest first. Whether the named command may be used is decided after."""
-    joined = standing(rows, user_id, client_id, project_id, now)
+    """What a tool call's check reads, in one read: the caller's rooms (`current_rooms`); then the
+    command the call names, with its room, or for a call that names none, the unfinished commands it
+    holds in the live rooms, oldest first. Whether the named command may be used is decided after."""
+    joined = current_rooms(rows, user_id, client_id, project_id, now)
     if command_id is not None:
         return joined, [], owned_command_rows(rows, user_id, command_id)
     held = [
@@ -106,7 +107,7 @@ _NEWEST_ON_PROJECT = (
     .limit(1)
     .scalar_subquery()
 )
-_STANDING_IDS = union(
+_CURRENT_ROOM_IDS = union(
     sa_select(CHANNELS.c.id).where(
         CHANNELS.c.user_id == bindparam("user_id"),
         CHANNELS.c.ended_at.is_(None),
@@ -114,10 +115,10 @@ _STANDING_IDS = union(
     ),
     sa_select(_NEWEST_ON_PROJECT),
 )
-_STANDING = (
+_CURRENT_ROOMS = (
     sa_select(CHANNELS, CHANNEL_MEMBERS)
     .join(CHANNEL_MEMBERS, CALLERS_MEMBERSHIP)
-    .where(CHANNELS.c.id.in_(_STANDING_IDS))
+    .where(CHANNELS.c.id.in_(_CURRENT_ROOM_IDS))
     .order_by(*_NEWEST_FIRST)
 )
 """The rooms not yet ended or expired, and the newest on the project: found through the owner's

@@ -25,8 +25,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from romergo.channels.events import Payload
-from romergo.channels.vocabulary import EventKind
+from romergo.channels.events import NewEvents
 from storage.tables import Command
 
 if TYPE_CHECKING:  # tx.py writes what this module keeps, so it imports this one
@@ -38,8 +37,6 @@ WINDOW_SECONDS = 0.005
 """How long the first pending call waits for others to share its transaction (and for its own
 answer to leave first)."""
 
-Happenings = list[tuple[EventKind, Payload | None]]
-
 
 @dataclass
 class PendingEvents:
@@ -47,7 +44,7 @@ class PendingEvents:
     """The command as the call read it (its state then: the events move it on from there)."""
     actor: EventActor
     """The agent that made the call."""
-    happenings: Happenings
+    new_events: NewEvents
 
 
 class PendingToolEvents:
@@ -116,9 +113,9 @@ def merged(taken: list[PendingEvents]) -> list[PendingEvents]:
     for pending in taken:
         last = found[-1] if found else None
         if last is not None and last.command.id == pending.command.id and last.actor == pending.actor:
-            last.happenings = [*last.happenings, *pending.happenings]
+            last.new_events = [*last.new_events, *pending.new_events]
         else:
-            found.append(PendingEvents(pending.command, pending.actor, list(pending.happenings)))
+            found.append(PendingEvents(pending.command, pending.actor, list(pending.new_events)))
     return found
 
 
