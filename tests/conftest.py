@@ -14,7 +14,7 @@ from storage.migrate import upgrade
 from tests.support.clock import MovableClock
 from tests.support.databases import PostgresDatabases
 
-pytest_plugins = ["tests.support.file_times"]
+pytest_plugins = ["tests.support.file_times", "tests.support.long_files_first"]
 
 
 @pytest.fixture(scope="session")

@@ -11,10 +11,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.agents import agent
 from tests.support.cli import romergo
 from tests.support.oauth import add_user, personal_token
 from tests.support.server import ROOT, RunningServer, clean_env
+
+pytestmark = pytest.mark.long
 
 
 async def test_a_backup_taken_while_the_server_writes_restores_every_revision(tmp_path):

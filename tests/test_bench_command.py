@@ -22,6 +22,8 @@ from tests.bench.process import run_seconds
 from tests.bench.report import edit_goal, idle_goal
 from tests.support.agents import agent
 
+pytestmark = pytest.mark.long
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -7,7 +7,11 @@ import json
 import re
 import sqlite3
 
+import pytest
+
 from tests.support.cli import romergo
+
+pytestmark = pytest.mark.long
 
 
 def users(data_dir) -> list[tuple[str, bool]]:

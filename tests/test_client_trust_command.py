@@ -11,6 +11,8 @@ import pytest
 
 from tests.support.cli import romergo
 
+pytestmark = pytest.mark.long
+
 URL = "https://claude.ai/oauth/claude-code-client-metadata"
 
 

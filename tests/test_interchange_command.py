@@ -8,6 +8,8 @@ import pytest
 from tests.support.cli import romergo
 from tests.support.oauth import PASSWORD
 
+pytestmark = pytest.mark.long
+
 
 @pytest.fixture(scope="module")
 def install(tmp_path_factory):

@@ -26,6 +26,8 @@ import pytest
 from tests.support.dependencies import imports_in, normal, requirements
 from tests.test_code_shape import PACKAGES, ROOT, sources
 
+pytestmark = pytest.mark.long
+
 PROJECT_PACKAGES = {name.removesuffix(".py") for name in PACKAGES}
 SIGN_IN = re.compile(r"^Sign in: (http://\S+)/login\?token=\S+$")
 START_SECONDS = 90

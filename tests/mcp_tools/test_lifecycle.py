@@ -9,6 +9,7 @@ import asyncio
 import time
 
 import httpx
+import pytest
 
 from tests.support.oauth import (
     CALLBACK_URI,
@@ -19,6 +20,8 @@ from tests.support.oauth import (
     refresh,
 )
 from tests.support.server import RunningServer
+
+pytestmark = pytest.mark.long
 
 INITIALIZE = {
     "jsonrpc": "2.0",

@@ -23,6 +23,8 @@ from tests.support.story import client_of
 from tests.support.tools import agent as agent_in_memory
 from tests.support.update_cases import place_of
 
+pytestmark = pytest.mark.long
+
 SERVER_ENV = {"ROMERGO_RATE_LIMIT_PER_MINUTE": "100000"}
 ALL = ("--scopes", "read,edit,media,publish,delete")
 

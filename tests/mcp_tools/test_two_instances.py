@@ -22,6 +22,8 @@ from tests.support.oauth import add_user, personal_token
 from tests.support.server import RunningServer, two_instances_on_postgres
 from tests.support.waiting import until
 
+pytestmark = pytest.mark.long
+
 LONG_WAIT = 30
 ENV = {"ROMERGO_RATE_LIMIT_PER_MINUTE": "5000"}
 

@@ -16,6 +16,8 @@ from romergo.demo.seed import seed_demo
 from romergo.errors import RomergoError
 from tests.support.story import database_state
 
+pytestmark = pytest.mark.long
+
 
 @pytest.fixture
 async def demo(services, author):

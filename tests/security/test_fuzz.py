@@ -38,6 +38,8 @@ from storage.migrate import upgrade
 from tests.support.fuzzing import fuzzing, json_values, replay_note, scalars
 from tests.support.tools import ALL_SCOPES, Agent, agent, furnished_story, story_state, text_of
 
+pytestmark = pytest.mark.long
+
 TOOL_CALLS = 1500
 API_CALLS = 600
 API_PREFIX = "/api/v1"

@@ -48,6 +48,8 @@ from tests.support.room_story import (
 )
 from tests.support.server import RunningServer
 
+pytestmark = pytest.mark.long
+
 SERVER_ENV = {"ROMERGO_RATE_LIMIT_PER_MINUTE": "1000000"}
 DRAWS = 40
 CHAPTERS = 3

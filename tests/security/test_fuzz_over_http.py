@@ -54,6 +54,8 @@ from tests.support.hostile_files import broken_archives, media_files, story_file
 from tests.support.oauth import personal_token
 from tests.support.server import RunningServer
 
+pytestmark = pytest.mark.long
+
 SERVER_ENV = {"ROMERGO_RATE_LIMIT_PER_MINUTE": "1000000"}
 TOOL_CALLS = 100
 HUGE_NUMBER_ROUNDS = 12

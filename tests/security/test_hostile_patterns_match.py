@@ -21,6 +21,8 @@ from tests.support.server import RunningServer
 from tests.support.signed_in_page import signed_in_page
 from tests.support.tools import Agent
 
+pytestmark = pytest.mark.long
+
 # A server of its own: the neighbour reads as fast as it can, past the usual calls per minute.
 SERVER_ENV = {"ROMERGO_RATE_LIMIT_PER_MINUTE": "100000"}
 AUTHOR = "ada"

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from tests.support.hostile_imports import (
     archive_of,
     imported,
@@ -17,6 +19,8 @@ from tests.support.hostile_imports import (
     story_json,
 )
 from tests.support.server import RunningServer
+
+pytestmark = pytest.mark.long
 
 SERVER_ENV = {"ROMERGO_RATE_LIMIT_PER_MINUTE": "1000000"}
 MIB_IN_KIB = 1024
