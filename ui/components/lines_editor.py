@@ -13,7 +13,7 @@ its draft is open says so in the draft at once, with who did it (ui/draft_watch.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +49,8 @@ class Draft:
     changed_by: str | None = None
     """Who changed the line since the draft opened (None: nobody yet)."""
     watcher: LiveTopic | None = None
+    notice: ChangeNotice | None = None
+    """Where the open form says who changed the line (rebuilt with the form)."""
     """Finds out who changed the line, while the draft is open (ui/draft_watch.py)."""
 
     @classmethod
@@ -95,7 +97,7 @@ class LinesEditor:
 
     def show(self, view: SceneView) -> None:
         """Redraw when the lines or the cast changed; a change elsewhere leaves focus and drafts be."""
-        changed = _key(view) != _key(self.view)
+        changed = _key(view, self.drafts) != _key(self.view, self.drafts)
         cast_changed = _cast(view) != _cast(self.view)
         self.view = view
         if cast_changed:
@@ -166,8 +168,8 @@ class LinesEditor:
         draft = self.drafts[line_id]
         draft.speaker = self._known(draft.speaker)
         with ui.column().classes("w-full gap-2 p-2 rounded bg-blue-1").props(f'data-testid="line-{number}"'):
-            if draft.changed_by is not None:
-                ChangeNotice(draft.changed_by)
+            draft.notice = ChangeNotice(draft.changed_by)
+            draft.notice.set_visibility(draft.changed_by is not None)
             ui.select(
                 _speakers(self.view.characters),
                 label="Speaker",
@@ -275,7 +277,10 @@ class LinesEditor:
         """Say in the open draft who changed its line, as soon as the change arrives."""
         if self.drafts.get(line_id) is draft and draft.changed_by != who:
             draft.changed_by = who
-            self._list.refresh()
+            # In place, not by a redraw: a Save pressed as the form is rebuilt would be lost.
+            if draft.notice is not None and not draft.notice.is_deleted:
+                draft.notice.say(who)
+                draft.notice.set_visibility(True)
 
     def _shown(self, name: str, value: Any) -> str | None:
         if name != "character_id":
@@ -305,8 +310,15 @@ def _cast(view: SceneView) -> tuple[tuple[str, str, str], ...]:
     return tuple((c.id, c.name, c.color) for c in view.characters)
 
 
-def _key(view: SceneView) -> tuple[object, ...]:
-    lines = tuple((lv.line.id, lv.line.text, lv.line.character_id, lv.line.condition) for lv in view.lines)
+def _key(view: SceneView, drafted: Collection[str] = ()) -> tuple[object, ...]:
+    """What the list shows of `view`: a line open in a draft shows the draft, not its stored values,
+    so a change to those alone needs no redraw (which would lose a Save pressed meanwhile)."""
+    lines = tuple(
+        (lv.line.id,)
+        if lv.line.id in drafted
+        else (lv.line.id, lv.line.text, lv.line.character_id, lv.line.condition)
+        for lv in view.lines
+    )
     return (lines, _cast(view))
 
 
