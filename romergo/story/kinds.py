@@ -160,6 +160,7 @@ _ALL = (
         recreate=moves.chapter_from,
         parent=Parent("project_id", "project"),
         holds=(Held("scenes", "scene"),),
+        guards=(Held("scenes", "scene"),),
         review_fields=(TITLE, BACKGROUND, MUSIC),
         named_by_id=True,
         on_cards=True,

@@ -173,6 +173,31 @@ async def test_a_created_scene_holding_lines_written_since_is_a_conflict(service
     assert (await services.scenes.scene_view(actor, scene.id)).lines[0].line.text == "The author's own line."
 
 
+async def test_a_created_chapter_holding_scenes_written_since_is_a_conflict(services, actor, story):
+    chapter = await services.chapters.add_chapter(agent_for(actor), story.project_id, "Agent's chapter")
+    scene = await services.scenes.add_scene(agent_for(actor), chapter.id, "Agent's scene")
+    own = await services.scenes.add_scene(actor, chapter.id, "The author's own scene")
+    untouched = await database_state(services)
+
+    refused = await services.undo.undo(actor, f"command:{COMMAND}")
+
+    assert [(c.entity_type, c.entity_id) for c in refused.conflicts] == [("chapter", chapter.id)]
+    assert await database_state(services) == untouched
+    assert (await services.scenes.scene_view(actor, own.id)).scene.title == "The author's own scene"
+    assert (await services.scenes.scene_view(actor, scene.id)).scene.chapter_id == chapter.id
+
+
+async def test_a_created_chapter_whose_scenes_all_came_with_it_is_taken_back(services, actor, story):
+    before = await story_state(services, actor, story.project_id)
+    chapter = await services.chapters.add_chapter(agent_for(actor), story.project_id, "Agent's chapter")
+    await services.scenes.add_scene(agent_for(actor), chapter.id, "Agent's scene")
+
+    outcome = await services.undo.undo(actor, f"command:{COMMAND}")
+
+    assert (outcome.reverted, outcome.conflicts) == (2, [])
+    assert await story_state(services, actor, story.project_id) == before
+
+
 async def test_undo_is_the_owners_only_and_needs_changes(services, actor, story):
     await services.scenes.update_scene(agent_for(actor), story.first_scene_id, title="Dawn")
     stranger = await services.accounts.create_user("stranger")
