@@ -11,20 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.harnesses.checks import (
-    assert_first_page_whole,
-    assert_hostile_line_escaped,
-    assert_loop_completed,
-    assert_wait_clamped,
-    requests_after_last_wait,
-)
-from tests.harnesses.conftest import Channel, HarnessStory, first_outline_page, stand_in
+from tests.harnesses.checks import requests_after_last_wait
+from tests.harnesses.conftest import Stage, stand_in
 from tests.harnesses.drivers.codex import CODEX, HEADING, Codex
 from tests.harnesses.drivers.common import README_URL, Place, readme_blocks
-from tests.harnesses.model.loop import DONE, Loop
+from tests.harnesses.model.loop import DONE
 from tests.harnesses.model.standin import StandInModel
-from tests.support.agents import OwnerApi
-from tests.support.server import RunningServer
 
 
 @pytest.fixture(scope="module")
@@ -33,32 +25,20 @@ def model() -> Iterator[StandInModel]:
 
 
 async def test_codex_runs_the_whole_loop_and_shows_its_model_the_protected_text(
-    server: RunningServer,
-    agent_token: str,
-    owner: OwnerApi,
-    channel: Channel,
-    loop: Loop,
-    story: HarnessStory,
-    model: StandInModel,
-    place: Place,
+    stage: Stage, model: StandInModel, place: Place
 ):
     codex = await Codex.set_up(place)
 
-    with model.following(loop) as conversation:
-        run = await codex.run(f"Join the Romergo channel with code {channel.code}")
+    with model.following(stage.loop) as conversation:
+        run = await codex.run(f"Join the Romergo channel with code {stage.channel.code}")
     results = conversation.results
 
     with run.shown_on_failure(conversation):
         assert run.returncode == 0
         assert DONE in run.stdout
-        await assert_loop_completed(owner, channel, results)
         # Codex asks for progress, so it is served the nine-minute wait; it cuts a call at its own
         # tool_timeout_sec all the same (60 s unless raised), which the README's Codex block says.
-        assert assert_wait_clamped(results) == 540
-        assert_hostile_line_escaped(results)
-        assert_first_page_whole(
-            results, await first_outline_page(server.base_url, agent_token, story.project_id)
-        )
+        assert await stage.assert_model_saw_the_whole_loop(results) == 540
     print(f"model requests after the last timed-out wait: {requests_after_last_wait(conversation)}")
 
 

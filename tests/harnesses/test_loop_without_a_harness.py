@@ -11,12 +11,13 @@ from mcp.types import TextContent
 
 from tests.bench.harness_idle import Idle, IdleLoop, requests_per_wait
 from tests.harnesses.checks import (
+    Channel,
     assert_first_page_whole,
     assert_hostile_line_escaped,
     assert_loop_completed,
     assert_wait_clamped,
 )
-from tests.harnesses.conftest import Channel, first_outline_page
+from tests.harnesses.conftest import first_outline_page
 from tests.harnesses.model.loop import Answer, Loop, ToolCall
 from tests.harnesses.model.standin import Conversation, Exchange
 from tests.support.agents import OwnerApi

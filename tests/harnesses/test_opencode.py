@@ -13,20 +13,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.harnesses.checks import (
-    assert_first_page_whole,
-    assert_hostile_line_escaped,
-    assert_loop_completed,
-    assert_wait_clamped,
-    requests_after_last_wait,
-)
-from tests.harnesses.conftest import Channel, HarnessStory, first_outline_page, stand_in
+from tests.harnesses.checks import requests_after_last_wait
+from tests.harnesses.conftest import Stage, stand_in
 from tests.harnesses.drivers.common import Place
 from tests.harnesses.drivers.opencode import OPENCODE, Opencode
-from tests.harnesses.model.loop import Loop
 from tests.harnesses.model.standin import StandInModel
-from tests.support.agents import OwnerApi
-from tests.support.server import RunningServer
 
 
 @pytest.fixture(scope="module")
@@ -35,14 +26,7 @@ def model() -> Iterator[StandInModel]:
 
 
 async def test_opencode_runs_the_loop_and_its_model_sees_what_romergo_sent(
-    server: RunningServer,
-    agent_token: str,
-    owner: OwnerApi,
-    channel: Channel,
-    loop: Loop,
-    story: HarnessStory,
-    model: StandInModel,
-    place: Place,
+    stage: Stage, model: StandInModel, place: Place
 ) -> None:
     opencode = await Opencode.set_up(place)
     config = (opencode.home / ".config" / "opencode" / "opencode.json").read_text()
@@ -50,16 +34,12 @@ async def test_opencode_runs_the_loop_and_its_model_sees_what_romergo_sent(
         "the user asks before every tool: only the README's block lets Romergo's run"
     )
 
-    with model.following(loop) as conversation:
-        run = await opencode.run(f"Join my Romergo Builder channel with the code {channel.code}.")
+    with model.following(stage.loop) as conversation:
+        run = await opencode.run(f"Join my Romergo Builder channel with the code {stage.channel.code}.")
     results = conversation.results
 
     with run.shown_on_failure(conversation):
         assert run.returncode == 0, f"opencode exited with {run.returncode}"
-        await assert_loop_completed(owner, channel, results)
-        assert assert_wait_clamped(results) == 540  # opencode asks for progress: the long wait
-        assert_hostile_line_escaped(results)
-        assert_first_page_whole(
-            results, await first_outline_page(server.base_url, agent_token, story.project_id)
-        )
+        # opencode asks for progress: the long wait.
+        assert await stage.assert_model_saw_the_whole_loop(results) == 540
     print(f"model requests after the last timed-out wait: {requests_after_last_wait(conversation)}")
