@@ -3,6 +3,7 @@ the demo story, and the steps the tests of drafts and conflicts share."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -12,6 +13,7 @@ from playwright.async_api import Locator, Page
 from tests.browser.conftest import Author
 from tests.support.agents import Agent, agent, data
 from tests.support.oauth import personal_token
+from tests.support.panel import invite, send
 
 SCENE = "The Beacon"
 CHANGED = "Changed since you opened it, by {who}. Save merges what you changed."
@@ -49,3 +51,20 @@ def conflict_view(page: Page) -> Locator:
     return page.get_by_role("dialog").filter(
         has=page.get_by_role("heading", name="Changed since you opened it")
     )
+
+
+async def command_from_the_panel(page: Page, scribe: Agent, text: str) -> str:
+    """The author invites the scribe from the panel of `page` and sends it `text`; the scribe,
+    joined and waiting, receives it. Returns the command's id."""
+    code = await invite(page)
+    joined = await scribe.call("romergo_join_builder_channel", code=code)
+    waiting = asyncio.create_task(
+        scribe.call(
+            "romergo_wait_for_builder_command",
+            channel_id=joined["channel_id"],
+            cursor=joined["cursor"],
+            timeout_seconds=20,
+        )
+    )
+    await send(page, text)
+    return str((await asyncio.wait_for(waiting, 15))["command"]["command_id"])

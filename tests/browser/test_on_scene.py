@@ -4,14 +4,11 @@ page names the author's other tabs and an agent at work there, as they come and 
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from playwright.async_api import Page, expect
 
 from tests.browser.conftest import Author, OpenPage
-from tests.browser.scribe import SCENE, scene_of, scribe_of
-from tests.support.panel import invite, send
+from tests.browser.scribe import SCENE, command_from_the_panel, scene_of, scribe_of
 from tests.support.waiting import until
 
 
@@ -98,19 +95,8 @@ async def test_an_agent_at_work_on_the_scene_shows_until_its_command_is_done(
 ):
     page = await open_page(author, author.scenes[SCENE])
     strip = page.get_by_test_id("on-scene")
-    code = await invite(page)
     async with scribe_of(author) as scribe:
-        joined = await scribe.call("romergo_join_builder_channel", code=code)
-        waiting = asyncio.create_task(
-            scribe.call(
-                "romergo_wait_for_builder_command",
-                channel_id=joined["channel_id"],
-                cursor=joined["cursor"],
-                timeout_seconds=20,
-            )
-        )
-        await send(page, "Look over the beacon scene")
-        command_id = (await asyncio.wait_for(waiting, 15))["command"]["command_id"]
+        command_id = await command_from_the_panel(page, scribe, "Look over the beacon scene")
         await expect(strip).to_have_text("")
 
         await scene_of(author, scribe)

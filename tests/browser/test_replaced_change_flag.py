@@ -4,15 +4,13 @@ card says so in words."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from playwright.async_api import expect
 
 from tests.browser.conftest import Author, OpenPage
-from tests.browser.scribe import SCENE, scribe_of
+from tests.browser.scribe import SCENE, command_from_the_panel, scribe_of
 from tests.support.agents import data
-from tests.support.panel import card, invite, send
+from tests.support.panel import card
 
 MINE = "You strike a match. The beam crawls out over the black water."
 THEIRS = "You strike the last match. Through the cracked lens the beam still reaches the sea."
@@ -30,19 +28,8 @@ async def test_a_write_over_the_authors_newer_change_is_flagged_on_its_card(
     author: Author, open_page: OpenPage
 ):
     page = await open_page(author, author.scenes[SCENE])
-    code = await invite(page)
     async with scribe_of(author) as scribe:
-        joined = await scribe.call("romergo_join_builder_channel", code=code)
-        waiting = asyncio.create_task(
-            scribe.call(
-                "romergo_wait_for_builder_command",
-                channel_id=joined["channel_id"],
-                cursor=joined["cursor"],
-                timeout_seconds=20,
-            )
-        )
-        await send(page, "Brighten the first line")
-        command_id = (await asyncio.wait_for(waiting, 15))["command"]["command_id"]
+        command_id = await command_from_the_panel(page, scribe, "Brighten the first line")
         scene_id = author.scenes[SCENE].rsplit("/", 1)[1]
         scene = data(await scribe.call("romergo_get_scene", scene_id=scene_id, command_id=command_id))
         line_id = scene["lines"][0]["id"]
