@@ -11,7 +11,7 @@ from playwright.async_api import Locator, Page, expect
 
 from tests.browser.conftest import Author, OpenPage
 from tests.browser.scribe import BY_SCRIBE, CHANGED, SCENE, choices_to_set, conflict_view, scene_of, scribe_of
-from tests.support.agents import data
+from tests.support.agents import Agent, data
 
 LINE_1 = "You strike a match. Through the cracked lens the beam still reaches the sea."
 MINE = "You strike a match. The beam crawls out over the black water."
@@ -31,6 +31,18 @@ async def draft_of_line_1(page: Page, text: str, *, shown: str = LINE_1) -> Loca
     editing = page.get_by_test_id("line-1")
     await editing.get_by_label("Line text").fill(text)
     return editing
+
+
+async def clash_on_line_1(
+    page: Page, scribe: Agent, line_id: str, theirs: str, *, shown: str = LINE_1
+) -> Locator:
+    """The author's draft of line 1 (showing `shown`) says MINE; the scribe writes `theirs` to the
+    line; the draft says so at once and the author saves. Returns the conflict view."""
+    editing = await draft_of_line_1(page, MINE, shown=shown)
+    await scribe.call("romergo_update_dialogue_line", line_id=line_id, text=theirs)
+    await expect(editing.get_by_test_id("draft-changed")).to_be_visible()
+    await editing.get_by_role("button", name="Save").click()
+    return conflict_view(page)
 
 
 async def test_the_agent_changes_the_speaker_the_author_the_text_and_both_are_kept(
@@ -61,14 +73,9 @@ async def test_the_same_text_changed_on_both_sides_asks_and_keep_mine_keeps_it(
 ):
     async with scribe_of(author) as scribe:
         page = await open_page(author, author.scenes[SCENE])
-        editing = await draft_of_line_1(page, MINE)
         line_id = (await scene_of(author, scribe))["lines"][0]["id"]
-        await scribe.call("romergo_update_dialogue_line", line_id=line_id, text=THEIRS)
-        await expect(editing.get_by_test_id("draft-changed")).to_be_visible()
+        view = await clash_on_line_1(page, scribe, line_id, THEIRS)
 
-        await editing.get_by_role("button", name="Save").click()
-
-        view = page.get_by_role("dialog")
         await expect(view.get_by_role("heading", name="Changed since you opened it")).to_be_visible()
         await expect(view.get_by_test_id("conflict-who")).to_have_text(
             re.compile(r"Changed by your agent “Scribe”, \d+ s ago\. Nothing is saved until you pick\.")
@@ -89,12 +96,8 @@ async def test_take_theirs_leaves_the_agents_text_and_a_merged_text_is_saved_as_
 ):
     async with scribe_of(author) as scribe:
         page = await open_page(author, author.scenes[SCENE])
-        editing = await draft_of_line_1(page, MINE)
         line_id = (await scene_of(author, scribe))["lines"][0]["id"]
-        await scribe.call("romergo_update_dialogue_line", line_id=line_id, text=THEIRS)
-        await expect(editing.get_by_test_id("draft-changed")).to_be_visible()
-        await editing.get_by_role("button", name="Save").click()
-        view = page.get_by_role("dialog")
+        view = await clash_on_line_1(page, scribe, line_id, THEIRS)
         await view.get_by_role("button", name="Take theirs").click()
         await expect(page.get_by_test_id("line-text").first).to_have_text(THEIRS)
         await expect(page.get_by_test_id("line-1").get_by_label("Line text")).to_have_count(0)
@@ -102,10 +105,7 @@ async def test_take_theirs_leaves_the_agents_text_and_a_merged_text_is_saved_as_
 
         # Again, now merging both by hand.
         merged = "You strike the last match. The beam crawls out over the black water."
-        editing = await draft_of_line_1(page, MINE, shown=THEIRS)
-        await scribe.call("romergo_update_dialogue_line", line_id=line_id, text=LINE_1)
-        await expect(editing.get_by_test_id("draft-changed")).to_be_visible()
-        await editing.get_by_role("button", name="Save").click()
+        view = await clash_on_line_1(page, scribe, line_id, LINE_1, shown=THEIRS)
         await view.get_by_label("Merged text").fill(merged)
         await view.get_by_role("button", name="Save merged text").click()
         await expect(page.get_by_test_id("line-text").first).to_have_text(merged)
@@ -115,14 +115,11 @@ async def test_take_theirs_leaves_the_agents_text_and_a_merged_text_is_saved_as_
 async def test_back_to_my_draft_writes_nothing_and_keeps_the_draft(author: Author, open_page: OpenPage):
     async with scribe_of(author) as scribe:
         page = await open_page(author, author.scenes[SCENE])
-        editing = await draft_of_line_1(page, MINE)
         line_id = (await scene_of(author, scribe))["lines"][0]["id"]
-        await scribe.call("romergo_update_dialogue_line", line_id=line_id, text=THEIRS)
-        await expect(editing.get_by_test_id("draft-changed")).to_be_visible()
-        await editing.get_by_role("button", name="Save").click()
-        await page.get_by_role("dialog").get_by_role("button", name="Back to my draft").click()
+        view = await clash_on_line_1(page, scribe, line_id, THEIRS)
+        await view.get_by_role("button", name="Back to my draft").click()
         await expect(page.get_by_role("dialog")).to_have_count(0)
-        await expect(editing.get_by_label("Line text")).to_have_value(MINE)
+        await expect(page.get_by_test_id("line-1").get_by_label("Line text")).to_have_value(MINE)
         assert (await scene_of(author, scribe))["lines"][0]["text"] == THEIRS
 
 
