@@ -3,16 +3,16 @@ diff, "Undo this command" reverting the scene live in another tab, and the redo.
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 import pytest
 from playwright.async_api import expect
 
 from tests.browser.conftest import Author, OpenPage
+from tests.browser.scribe import command_from_the_panel
 from tests.support.agents import agent, data
 from tests.support.oauth import personal_token
-from tests.support.panel import card, invite, panel, send
+from tests.support.panel import card, panel
 
 SCENE = "The Beacon"
 OLD_LINE = "Let them see it, whoever they are."
@@ -27,24 +27,12 @@ def author(own_author: Author) -> Author:
 
 async def carry_out(author: Author, page, text: str):
     """An agent joins from the panel, takes `text`, rewrites line 2 and renames the scene, replies."""
-    code = await invite(page)
     token = personal_token(author.server, author.username, "--name", "Reviewer")
     async with agent(author.server.base_url, token) as me:
-        joined = await me.call("romergo_join_builder_channel", code=code)
-        waiting = asyncio.create_task(
-            me.call(
-                "romergo_wait_for_builder_command",
-                channel_id=joined["channel_id"],
-                cursor=joined["cursor"],
-                timeout_seconds=20,
-            )
-        )
-        await send(page, text)
-        command = (await asyncio.wait_for(waiting, 15))["command"]
+        command_id = await command_from_the_panel(page, me, text)
         scene_id = author.scenes[SCENE].rsplit("/", 1)[1]
         scene = data(await me.call("romergo_get_scene", scene_id=scene_id))
         line = next(item for item in scene["lines"] if item["text"] == OLD_LINE)
-        command_id = command["command_id"]
         await me.call(
             "romergo_update_dialogue_line", line_id=line["id"], text=NEW_LINE, command_id=command_id
         )
