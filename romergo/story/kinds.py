@@ -278,6 +278,14 @@ def kind_named(name: str) -> Kind | None:
     return _BY_NAME.get(name)
 
 
+def field_label(entity_type: str, key: str) -> str | None:
+    """What the author calls one field of a kind (the review's label), None for a field the review
+    does not show."""
+    kind = kind_named(entity_type)
+    labels = {shown.key: shown.label for shown in kind.review_fields} if kind is not None else {}
+    return labels.get(key)
+
+
 def under(entity_type: EntityType) -> tuple[EntityType, ...]:
     """The kinds that lie directly in one of `entity_type` (a scene's lines and choices)."""
     return tuple(

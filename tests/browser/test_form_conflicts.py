@@ -182,6 +182,7 @@ async def test_a_variables_description_changed_on_both_sides_asks_and_keep_mine_
         await form.get_by_role("button", name="Save").click()
         view = conflict_view(page)
         await expect(view.get_by_test_id("conflict-field")).to_have_attribute("data-field", "description")
+        await expect(view.get_by_test_id("conflict-field")).to_contain_text("Description")
         await view.get_by_role("button", name="Keep mine").click()
 
         await expect(page.get_by_role("dialog")).to_have_count(0)

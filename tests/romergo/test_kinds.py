@@ -11,7 +11,7 @@ import pytest
 from romergo.channels.vocabulary import ENTITY_TYPES as CHANNEL_ENTITY_TYPES
 from romergo.errors import RomergoError
 from romergo.story import ChoiceSpec
-from romergo.story.kinds import ENTITY_TYPES, KINDS, EntityType, Kind, within
+from romergo.story.kinds import ENTITY_TYPES, KINDS, EntityType, Kind, field_label, within
 from tests.support.story import TINY_PNG, small_story
 
 
@@ -142,3 +142,11 @@ def test_a_kind_a_room_places_inside_chapters_lies_in_a_chapter():
         if kind.reach is not None and not kind.reach.shared:
             assert kind.entity_type in within("chapter")
     assert within("chapter") == ("chapter", "scene", "dialogue_line", "choice")
+
+
+def test_a_field_reads_as_the_review_labels_it_wherever_the_author_meets_it():
+    assert field_label("variable", "initial") == "Starts as"
+    assert field_label("dialogue_line", "condition") == "Shown only when"
+    assert field_label("scene", "music_asset_id") == "Music"
+    assert field_label("scene", "condition") is None
+    assert field_label("no such kind", "title") is None

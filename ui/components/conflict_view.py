@@ -20,6 +20,7 @@ from nicegui import ui
 from romergo.clock import as_utc, utcnow
 from romergo.story.based_on import EditConflict, FieldConflict
 from romergo.story.choice_lists import in_choice
+from romergo.story.kinds import field_label
 from romergo.story.last_change import LastChange
 from romergo.story.word_diff import word_diff
 from ui.components.change_review import word_diff_view
@@ -32,22 +33,9 @@ TITLE = "Changed since you opened it"
 KEEP_MINE, TAKE_THEIRS, SAVE_MERGED, BACK = "Keep mine", "Take theirs", "Save merged text", "Back to my draft"
 MERGED_LABEL = "Merged text"
 
-FIELD_WORDS = {
-    "text": "Text",
-    "character_id": "Speaker",
-    "condition": "Shown only when",
-    "title": "Title",
-    "is_start": "Start scene",
-    "is_ending": "Ending",
-    "entry_effects": "On entering",
-    "background_asset_id": "Background",
-    "music_asset_id": "Music",
-    "choices": "Choices",
-    "name": "Name",
-    "color": "Colour",
-    "initial": "Starting value",
-    "description": "Description",
-}
+OTHER_FIELD_WORDS = {"text": "Text", "choices": "Choices"}
+"""Fields a change's review shows in their own way (a word diff, the list of choices); every
+other field reads as the review labels it (`romergo.story.kinds`)."""
 CHOICE_WORDS = {
     None: "Choice",
     "label": "Choice label",
@@ -80,7 +68,7 @@ async def resolve_conflict(
             'data-testid="conflict-who"'
         )
         for item in conflict.fields:
-            _versions(item, shown)
+            _versions(conflict.entity_type, item, shown)
         merged = None
         if len(texts) == 1:
             merged = ui.textarea(MERGED_LABEL, value=texts[0].mine).props("outlined autogrow")
@@ -126,8 +114,8 @@ def who_changed(
 # ---- helpers -------------------------------------------------------------------------------------
 
 
-def _versions(item: FieldConflict, shown: Shown | None) -> None:
-    words = _field_words(item.field)
+def _versions(entity_type: str, item: FieldConflict, shown: Shown | None) -> None:
+    words = _field_words(entity_type, item.field)
     with ui.column().classes("w-full gap-1").props(f'data-testid="conflict-field" data-field="{item.field}"'):
         ui.label(words).classes("text-subtitle2")
         for side, value in (("Theirs", item.theirs), ("Yours", item.mine)):
@@ -139,11 +127,11 @@ def _versions(item: FieldConflict, shown: Shown | None) -> None:
                     ui.label(_value(item.field, value, shown)).classes("text-body2")
 
 
-def _field_words(name: str) -> str:
+def _field_words(entity_type: str, name: str) -> str:
     in_list = in_choice(name)
     if in_list is not None:
         return CHOICE_WORDS.get(in_list[1], name)
-    return FIELD_WORDS.get(name, name)
+    return field_label(entity_type, name) or OTHER_FIELD_WORDS.get(name, name)
 
 
 def _theirs(conflict: EditConflict) -> Picked:
