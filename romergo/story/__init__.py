@@ -9,13 +9,14 @@ from romergo.story.base import EntityChange, StoryChanged, StoryStore
 from romergo.story.chapters import ChapterService
 from romergo.story.characters import CharacterService
 from romergo.story.check import Problem
+from romergo.story.choice_lists import ChoiceSpec
 from romergo.story.copies import CopyService
 from romergo.story.history import HistoryFilter, HistoryReads
 from romergo.story.lines import UNCHANGED, LineService
 from romergo.story.projects import ProjectService
 from romergo.story.publishing import PublishingService
 from romergo.story.reads import StoryReads
-from romergo.story.scenes import ChoiceSpec, SceneService
+from romergo.story.scenes import SceneService
 from romergo.story.search import StorySearch
 from romergo.story.undo import Conflict, UndoOutcome, UndoService
 

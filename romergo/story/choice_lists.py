@@ -27,20 +27,23 @@ FIELDS = ("label", "target_scene_id", "condition", "effects")
 
 
 @dataclass(frozen=True)
-class WantedChoice:
-    """A choice as a writer wants it; `id` None for a new one."""
+class ChoiceSpec:
+    """A choice as a writer wants it: what `set_choices` takes, and what the merge works on."""
 
-    id: str | None
     label: str
     target_scene_id: str | None
-    condition: str | None
-    effects: str | None
+    condition: str | None = None
+    """Offered only when this holds; None or blank: always."""
+    effects: str | None = None
+    """`set …` applied when the player picks it."""
+    id: str | None = None
+    """One of the scene's choices, changed in place (its id kept); None: a new choice."""
 
     @classmethod
-    def of(cls, row: Choice | Mapping[str, Any]) -> WantedChoice:
+    def of(cls, row: Choice | Mapping[str, Any]) -> ChoiceSpec:
         if isinstance(row, Choice):
-            return cls(row.id, row.label, row.target_scene_id, row.condition, row.effects)
-        return cls(row["id"], row["label"], row["target_scene_id"], row.get("condition"), row.get("effects"))
+            return cls(row.label, row.target_scene_id, row.condition, row.effects, row.id)
+        return cls(row["label"], row["target_scene_id"], row.get("condition"), row.get("effects"), row["id"])
 
     def says(self) -> tuple[str | None, ...]:
         return (self.label, self.target_scene_id, self.condition, self.effects)
@@ -49,7 +52,7 @@ class WantedChoice:
         return dict(zip(FIELDS, self.says(), strict=True))
 
 
-def checked_ids(wanted: Sequence[WantedChoice], known: set[str]) -> None:
+def checked_ids(wanted: Sequence[ChoiceSpec], known: set[str]) -> None:
     """Each id given once, naming one of the scene's choices."""
     given = [choice.id for choice in wanted if choice.id is not None]
     if len(set(given)) != len(given):
@@ -69,22 +72,22 @@ def merge_choice_field(
     return {"choices": as_field(merged)}, conflicts
 
 
-def unchanged(old: Sequence[Choice], wanted: Sequence[WantedChoice]) -> bool:
+def unchanged(old: Sequence[Choice], wanted: Sequence[ChoiceSpec]) -> bool:
     """The same choices saying the same, in the same order (a choice restated without its id too)."""
     return len(old) == len(wanted) and all(
-        WantedChoice.of(row).says() == choice.says() and choice.id in (None, row.id)
+        ChoiceSpec.of(row).says() == choice.says() and choice.id in (None, row.id)
         for row, choice in zip(old, wanted, strict=True)
     )
 
 
 def merge_choices(
-    base: Sequence[WantedChoice], theirs: Sequence[WantedChoice], mine: Sequence[WantedChoice]
-) -> tuple[list[WantedChoice], list[FieldConflict]]:
+    base: Sequence[ChoiceSpec], theirs: Sequence[ChoiceSpec], mine: Sequence[ChoiceSpec]
+) -> tuple[list[ChoiceSpec], list[FieldConflict]]:
     """The list to write and the conflicts, choice by choice (see the module's docstring)."""
     was = {c.id: c for c in base}
     now = {c.id: c for c in theirs}
     kept = {c.id for c in mine if c.id is not None}
-    merged: list[WantedChoice] = []
+    merged: list[ChoiceSpec] = []
     conflicts: list[FieldConflict] = []
     for choice in mine:
         written, clashes = _merge_one(choice, was, now)
@@ -100,8 +103,8 @@ def merge_choices(
 
 
 def _merge_one(
-    choice: WantedChoice, was: Mapping[str | None, WantedChoice], now: Mapping[str | None, WantedChoice]
-) -> tuple[list[WantedChoice], list[FieldConflict]]:
+    choice: ChoiceSpec, was: Mapping[str | None, ChoiceSpec], now: Mapping[str | None, ChoiceSpec]
+) -> tuple[list[ChoiceSpec], list[FieldConflict]]:
     """One choice of the writer's list: what to write of it (nothing, or it merged), and conflicts."""
     if choice.id is None:
         return [choice], []
@@ -114,7 +117,7 @@ def _merge_one(
         return [], [FieldConflict(choice_path(choice.id), read.fields(), choice.fields(), None)]
     write, clashes = merge_fields((read or current).fields(), current.fields(), choice.fields())
     conflicts = [FieldConflict(choice_path(choice.id, c.field), c.base, c.mine, c.theirs) for c in clashes]
-    return [WantedChoice(choice.id, **{**current.fields(), **write})], conflicts
+    return [ChoiceSpec(**{**current.fields(), **write}, id=choice.id)], conflicts
 
 
 def lost_choice_changes(
@@ -124,7 +127,7 @@ def lost_choice_changes(
     choice added or changed since that the list leaves out (`choices[<id>]`), or a field of one
     changed since that the list sets otherwise (`choices[<id>].<field>`)."""
     was = {c.id: c for c in from_field(base.get("choices", []))}
-    given: dict[str | None, WantedChoice] = {c.id: c for c in from_field(mine["choices"]) if c.id}
+    given: dict[str | None, ChoiceSpec] = {c.id: c for c in from_field(mine["choices"]) if c.id}
     lost: list[str] = []
     for current in from_field(theirs["choices"]):
         read = was.get(current.id)
@@ -160,17 +163,17 @@ def in_choice(name: str) -> tuple[str, str | None] | None:
 _PATH = re.compile(r"choices\[([^\]]+)\](?:\.([a-z_]+))?")
 
 
-def as_field(choices: Sequence[WantedChoice]) -> list[dict[str, Any]]:
+def as_field(choices: Sequence[ChoiceSpec]) -> list[dict[str, Any]]:
     """The list as the value of a scene's `choices` field (what a conflict shows)."""
     return [{"id": c.id, **c.fields()} for c in choices]
 
 
-def from_field(value: Sequence[Mapping[str, Any]]) -> list[WantedChoice]:
-    return [WantedChoice.of(item) for item in value]
+def from_field(value: Sequence[Mapping[str, Any]]) -> list[ChoiceSpec]:
+    return [ChoiceSpec.of(item) for item in value]
 
 
 async def write_choices(
-    tx: Mutation, scene: Scene, old: Sequence[Choice], wanted: Sequence[WantedChoice]
+    tx: Mutation, scene: Scene, old: Sequence[Choice], wanted: Sequence[ChoiceSpec]
 ) -> list[Choice]:
     """The scene's choice rows made to be `wanted`: a choice with an id changed in place, a new one
     added with a new id, the rest removed."""

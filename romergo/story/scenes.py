@@ -17,7 +17,7 @@ from romergo.story import snapshots, validation
 from romergo.story.base import Mutation, StoryStore, renumber
 from romergo.story.based_on import based_on
 from romergo.story.choice_lists import (
-    WantedChoice,
+    ChoiceSpec,
     as_field,
     checked_ids,
     from_field,
@@ -35,18 +35,6 @@ from romergo.story.views import SceneView
 from storage.tables import Choice, Scene
 
 MAX_CHOICES = 20
-
-
-@dataclass(frozen=True)
-class ChoiceSpec:
-    label: str
-    target_scene_id: str | None
-    condition: str | None = None
-    """Offered only when this holds; None or blank: always."""
-    effects: str | None = None
-    """`set …` applied when the player picks it."""
-    id: str | None = None
-    """One of the scene's choices, changed in place (its id kept); None: a new choice."""
 
 
 @dataclass(frozen=True)
@@ -182,12 +170,12 @@ class SceneService:
             scene = await tx.scene(scene_id)
             types = await declared(tx, scene.project_id)
             wanted = [
-                WantedChoice(
-                    choice.id,
+                ChoiceSpec(
                     label,
                     choice.target_scene_id,
                     checked_condition(choice.condition, types, f'The condition of "{label}"'),
                     checked_effects(choice.effects, types, f'The effects of "{label}"'),
+                    choice.id,
                 )
                 for label, choice in zip(labels, choices, strict=True)
             ]
@@ -200,7 +188,7 @@ class SceneService:
                 tx,
                 "scene",
                 scene.id,
-                {"choices": as_field([WantedChoice.of(row) for row in old])},
+                {"choices": as_field([ChoiceSpec.of(row) for row in old])},
                 {"choices": as_field(wanted)},
                 expected_revision,
                 shape=lambda snapshot: {"choices": snapshot.get("choices", [])},

@@ -4,13 +4,14 @@ merges the list with what changed since, choice by choice."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
 from romergo.actors import agent_actor
 from romergo.story import ChoiceSpec
 from romergo.story.based_on import EditConflict, attempt
-from romergo.story.choice_lists import FIELDS, WantedChoice, merge_choices
+from romergo.story.choice_lists import FIELDS, merge_choices
 from tests.support.story import database_state, small_story
 
 
@@ -151,24 +152,24 @@ def test_a_merge_of_choice_lists_keeps_every_side_s_change_or_names_the_conflict
     choice's fields in the result come from a side that changed them (or the base), choices added on
     either side are there, and nothing is dropped without a conflict naming it."""
     rng = random.Random(seed)
-    base = [WantedChoice(f"c{n}", *(rng.choice("ab") for _ in FIELDS)) for n in range(4)]
+    base = [ChoiceSpec(**{name: rng.choice("ab") for name in FIELDS}, id=f"c{n}") for n in range(4)]
 
-    def side(name: str) -> list[WantedChoice]:
-        out: list[WantedChoice] = []
+    def side(name: str) -> list[ChoiceSpec]:
+        out: list[ChoiceSpec] = []
         for choice in base:
             roll = rng.random()
             if roll < 0.2:
                 continue  # removed
             if roll < 0.6:
                 field = rng.choice(FIELDS)
-                choice = WantedChoice(**{**{"id": choice.id, **choice.fields()}, field: rng.choice("abc")})
+                choice = replace(choice, **{field: rng.choice("abc")})
             out.append(choice)
         if rng.random() < 0.5:
-            out.append(WantedChoice(f"new-{name}", "n", None, None, None))
+            out.append(ChoiceSpec("n", None, id=f"new-{name}"))
         return out
 
     theirs, mine_listed = side("theirs"), side("mine")
-    mine = [WantedChoice(None, *c.says()) if c.id == "new-mine" else c for c in mine_listed]
+    mine = [replace(c, id=None) if c.id == "new-mine" else c for c in mine_listed]
     merged, conflicts = merge_choices(base, theirs, mine)
     clashing = {c.field.split("]")[0] + "]" for c in conflicts}
     by_id = {c.id: c for c in merged}

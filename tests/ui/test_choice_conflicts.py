@@ -5,42 +5,38 @@ picked (mine or theirs) and conflicts no more."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from romergo.story import ChoiceSpec
 from romergo.story.based_on import EditConflict
-from romergo.story.choice_lists import WantedChoice, merge_choices
+from romergo.story.choice_lists import merge_choices
 from ui.components.choice_conflicts import settle_choices
 from ui.components.conflict_view import Picked
 
-FOLLOW = WantedChoice("cho_follow", "Follow the stranger", "scn_cliff", None, None)
-RETURN = WantedChoice("cho_return", "Return to the harbor", "scn_harbor", None, None)
+FOLLOW = ChoiceSpec("Follow the stranger", "scn_cliff", id="cho_follow")
+RETURN = ChoiceSpec("Return to the harbor", "scn_harbor", id="cho_return")
 READ = [FOLLOW, RETURN]
 """The choices as the author's form opened on them."""
 
 
-def renamed(choice: WantedChoice, label: str) -> WantedChoice:
-    return WantedChoice(choice.id, label, choice.target_scene_id, choice.condition, choice.effects)
-
-
-def spec(choice: WantedChoice) -> ChoiceSpec:
-    return ChoiceSpec(choice.label, choice.target_scene_id, choice.condition, choice.effects, choice.id)
+def renamed(choice: ChoiceSpec, label: str) -> ChoiceSpec:
+    return replace(choice, label=label)
 
 
 def written_after(
-    picked: Picked, theirs: Sequence[WantedChoice], mine: Sequence[WantedChoice]
+    picked: Picked, theirs: Sequence[ChoiceSpec], mine: Sequence[ChoiceSpec]
 ) -> list[tuple[str | None, str]]:
     """The choices written when the author picks `picked` and the list is saved again (ids, labels)."""
     clashes = merge_choices(READ, theirs, mine)[1]
     assert clashes, "the two sides were meant to conflict"
     conflict = EditConflict("scene", "scn_tavern", 1, 2, tuple(clashes), {}, None)
-    settled = settle_choices({"choices": [spec(c) for c in mine]}, conflict, picked)["choices"]
-    again = [WantedChoice(c.id, c.label, c.target_scene_id, c.condition, c.effects) for c in settled]
-    written, more = merge_choices(theirs, theirs, again)  # on the conflict's revision: theirs is its base
+    settled = settle_choices({"choices": list(mine)}, conflict, picked)["choices"]
+    written, more = merge_choices(theirs, theirs, settled)  # on the conflict's revision: theirs is its base
     assert more == []
     return [(c.id, c.label) for c in written]
 
 
-def take_theirs(theirs: Sequence[WantedChoice], mine: Sequence[WantedChoice]) -> Picked:
+def take_theirs(theirs: Sequence[ChoiceSpec], mine: Sequence[ChoiceSpec]) -> Picked:
     clashes = merge_choices(READ, theirs, mine)[1]
     return Picked(dropped=frozenset(c.field for c in clashes))
 
