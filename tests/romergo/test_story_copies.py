@@ -6,7 +6,7 @@ import pytest
 
 from romergo.actors import user_actor
 from romergo.errors import RomergoError
-from romergo.story.scenes import ChoiceSpec
+from romergo.story import ChoiceSpec
 from tests.support import media
 from tests.support.story import database_state, revisions, small_story
 
