@@ -80,6 +80,13 @@ class StoryLedger(Protocol):
         """The project's chapters in story order."""
         ...
 
+    async def outline(
+        self, reader_id: str, project_id: str, types: Collection[str]
+    ) -> tuple[dict[str, int], ProjectRows] | None:
+        """The newest revisions of the project's entities of these types, then the project's shape
+        (`whole_project`'s `shape_only`), in one read off the event loop where the database allows."""
+        ...
+
     async def latest_revisions(
         self, reader_id: str, project_id: str, types: Collection[str], ids: Collection[str] | None = None
     ) -> dict[str, int] | None:

@@ -37,10 +37,12 @@ class StoryReads:
     async def outline(self, actor: Actor, project_id: str) -> Outline:
         """The outline with its revisions; for an agent in a limited room, only the chapters the
         room covers."""
-        revisions = await self.revisions(
-            actor, project_id, OUTLINE_TYPES
-        )  # first: `latest_revisions` says why
-        outline = outline_of(await read_project(self.ledger, actor, project_id, shape_only=True))
+        found = await self.ledger.outline(actor.user_id, project_id, OUTLINE_TYPES)
+        if found is None:
+            raise project_not_found(project_id)
+        revisions, shape = found
+        note_read(revisions)  # what a tool call read, the agent saw
+        outline = outline_of(project_data_of(shape))
         chapters = outline.chapters
         if actor.reach is not None:
             chapters = [c for c in outline.chapters if c.chapter.id in actor.reach]

@@ -78,15 +78,26 @@ class DatabaseStoryLedger:
         async with self.db.read() as session:
             return await projects.chapter_ids(session, reader_id, project_id)
 
+    async def outline(
+        self, reader_id: str, project_id: str, types: Collection[str]
+    ) -> tuple[dict[str, int], ProjectRows] | None:
+        def read(session: ThreadRead) -> tuple[dict[str, int], ProjectRows] | None:
+            project = projects.readable_project(session, reader_id, project_id)
+            if project is None:
+                return None
+            # The revisions before the rows: `newest_revisions` says why.
+            found = revisions.newest_revisions_in(session, project_id, types)
+            return found, projects.project_rows(session, project, shape_only=True, with_text=False)
+
+        return await self.db.read_in_thread(read)
+
     async def latest_revisions(
         self, reader_id: str, project_id: str, types: Collection[str], ids: Collection[str] | None = None
     ) -> dict[str, int] | None:
-        def read(session: ThreadRead) -> dict[str, int] | None:
-            if projects.readable_project(session, reader_id, project_id) is None:
+        async with self.db.read() as session:
+            if not await projects.is_readable(session, reader_id, project_id):
                 return None
-            return revisions.newest_revisions_in(session, project_id, types, ids)
-
-        return await self.db.read_in_thread(read)
+            return await revisions.newest_revisions(session, project_id, types, ids)
 
     async def history(self, reader_id: str, project_id: str, query: HistoryQuery) -> HistoryRows | None:
         return await history.history_page(self.db, reader_id, project_id, query)

@@ -126,10 +126,15 @@ def _plain_rows(session: ThreadRead, table: Any, project_id: str, columns: list[
         result.close()
 
 
+async def is_readable(transaction: Transaction, reader_id: str, project_id: str) -> bool:
+    """Whether the project is the reader's and not deleted, on the event loop."""
+    project = await transaction.get(Project, project_id) if isinstance(project_id, str) else None
+    return project is not None and project.owner_id == reader_id and project.deleted_at is None
+
+
 async def chapter_ids(transaction: Transaction, reader_id: str, project_id: str) -> list[str] | None:
     """The project's chapters in story order (what a room's scope is made of)."""
-    project = await transaction.get(Project, project_id) if isinstance(project_id, str) else None
-    if project is None or project.owner_id != reader_id or project.deleted_at is not None:
+    if not await is_readable(transaction, reader_id, project_id):
         return None
     statement = select(Chapter.id).where(Chapter.project_id == project_id).order_by(col(Chapter.position))
     return list((await transaction.exec(statement)).all())

@@ -20,7 +20,11 @@ async def newest_revisions(
     session: Transaction, project_id: str, types: Collection[str], ids: Collection[str] | None = None
 ) -> dict[str, int]:
     """By entity id (unique across types), inside `session`'s transaction; an entity never changed
-    is missing."""
+    is missing.
+
+    Where a read of the entities is not one snapshot with this one, read this first: a change in
+    between then makes the reader's revision older than what it saw (a needless merge at worst),
+    never newer (which would hide that change from the merge)."""
     if ids is not None and not ids:
         return {}
     statement, params = _newest(project_id, types, ids)

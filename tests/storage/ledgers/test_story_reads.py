@@ -150,3 +150,23 @@ async def test_chapter_ids_are_in_story_order_and_only_the_owners(services, acto
     assert await ledger.chapter_ids(actor.user_id, story.project_id) == in_order
     other = user_actor((await services.accounts.create_user("stranger")).id, "stranger")
     assert await ledger.chapter_ids(other.user_id, story.project_id) is None
+
+
+async def test_an_outline_is_the_revisions_of_its_types_and_the_projects_shape(services, actor):
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    line = await services.lines.add_line(actor, story.first_scene_id, "Hello")
+    newest = {row.entity_id: row.id for row in await revisions(services, story.project_id)}
+
+    found = await ledger.outline(actor.user_id, story.project_id, ("chapter", "scene"))
+
+    assert found is not None
+    numbers, shape = found
+    assert numbers == {
+        key: newest[key] for key in (story.chapter_id, story.first_scene_id, story.second_scene_id)
+    }
+    assert line.id not in numbers
+    assert [chapter.id for chapter in shape.chapters] == [story.chapter_id]
+    assert (shape.lines, shape.choices, shape.variables) == ([], [], [])
+    stranger = await services.accounts.create_user("stranger")
+    assert await ledger.outline(stranger.id, story.project_id, ("scene",)) is None
