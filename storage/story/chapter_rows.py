@@ -21,7 +21,7 @@ async def chapter_rows(db: Database, reader_id: str, chapter_id: str) -> Chapter
 
 
 def _chapter_rows(rows: Rows, reader_id: str, chapter_id: str) -> ChapterRows | None:
-    # The revisions first (`romergo.story.revisions.latest_revisions` says why).
+    # The revisions first (`storage.story.revisions.newest_revisions` says why).
     revisions = rows.all(_REVISIONS, {"chapter_id": chapter_id})
     head = rows.first(_HEAD, {"chapter_id": chapter_id})
     if head is None:

@@ -26,7 +26,7 @@ async def scene_rows(db: Database, reader_id: str, scene_id: str) -> SceneRows |
 
 
 def _scene_rows(rows: Rows, reader_id: str, scene_id: str) -> SceneRows | None:
-    """The revisions come first, as `romergo.story.revisions.latest_revisions` explains (on
+    """The revisions come first, as `storage.story.revisions.newest_revisions` explains (on
     PostgreSQL the statements are not one snapshot); the rest only if the reader may see it."""
     revisions = rows.all(_REVISIONS, {"scene_id": scene_id})
     head = rows.first(_HEAD, {"scene_id": scene_id})
