@@ -1,9 +1,9 @@
 """Which of the actor's projects an entity lies in: asked before every tool call that names one.
 
 The guard needs the project (to find the agent's room) before the tool runs, so this read is on
-every such call's path. It is one prebuilt Core statement per entity type, read without an ORM
-session (`Database.first_row`): loading the row and its project as entities cost twice as much
-as the question (docs/performance.md). The answer is the same as the units of work
+every such call's path. The story ledger answers it with one prebuilt statement per entity type,
+read without an ORM session (`StoryLedger.owner_of`): loading the row and its project as entities
+cost twice as much as the question (docs/performance.md). The answer is the same as the units of work
 give: `not_found` for anything missing, deleted or someone else's, revealing nothing.
 """
 
