@@ -247,7 +247,7 @@ async def _remember_without_holding_the_answer(services: Services, client_id: st
 
 async def _remember_quietly(services: Services, client_id: str, seen: CallReads) -> None:
     try:
-        await remember_reads(services.db, client_id, seen)
+        await remember_reads(services.story_ledger, client_id, seen)
     except Exception:  # a lost mark costs only a later note, never the read
         log.exception("storing an agent's read marks failed")
 

@@ -32,11 +32,13 @@ from romergo.story import (
     UndoOutcome,
     UndoService,
 )
+from romergo.story.ledger import StoryLedger
 from romergo.story.on_scene import ScenePresence
 from romergo.story.pattern_workers import PatternWorkers
 from romergo.story.state.variables import VariableService
 from storage import Database
 from storage.migrate import upgrade
+from storage.story.ledger import DatabaseStoryLedger
 from storage.tables import User
 from storage.wakeups import PostgresWakeups
 
@@ -47,6 +49,8 @@ class Services:
     secret: str
     db: Database
     bus: EventBus
+    story_ledger: StoryLedger
+    """The story's reads as stored (`romergo.story.ledger`)."""
     projects: ProjectService
     publishing: PublishingService
     chapters: ChapterService
@@ -142,8 +146,9 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
     db = Database(settings.resolved_database_url)
     bus = EventBus()
     store = StoryStore(db, bus)
+    story_ledger = DatabaseStoryLedger(db)
     limits = settings.limits
-    reads = StoryReads(store)
+    reads = StoryReads(store, story_ledger)
     patterns = PatternWorkers()  # no process yet: the first search starts one
     on_scene = ScenePresence(bus)
     return Services(
@@ -151,6 +156,7 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         secret=secret or secrets.token_hex(32),
         db=db,
         bus=bus,
+        story_ledger=story_ledger,
         projects=ProjectService(store, limits),
         publishing=PublishingService(store),
         chapters=ChapterService(store, limits),
@@ -161,10 +167,10 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         assets=AssetService(store, limits),
         reads=reads,
         undo=UndoService(store),
-        history=HistoryReads(store),
+        history=HistoryReads(story_ledger),
         search=StorySearch(store, limits, patterns),
         patterns=patterns,
-        interchange=InterchangeService(store, limits),
+        interchange=InterchangeService(store, story_ledger, limits),
         variables=VariableService(store, limits),
         on_scene=on_scene,
         accounts=AccountService(db, settings),

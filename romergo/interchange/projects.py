@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
-
-from sqlmodel import Session, col, select
 
 from romergo.clock import utcnow
 from romergo.errors import invalid
@@ -49,10 +47,9 @@ SCENES_PER_FLUSH = 100
 """How many scenes' choices an import writes before it lets the event loop go (`_written_so_far`)."""
 
 
-def document_of(session: Session, data: ProjectData) -> StoryDocument:
+def document_of(data: ProjectData, blobs: Mapping[str, bytes]) -> StoryDocument:
     """The whole project, media bytes included (its live assets only): `data` with its assets'
-    bytes read on `session` (a read in a worker thread: `InterchangeService.export_project`)."""
-    blobs = _blobs(session, [asset.blob_id for asset in data.assets])
+    bytes by blob id."""
     speakers = {character.id: character.name for character in data.characters}
     chapters = [
         ChapterDoc(
@@ -285,10 +282,3 @@ def _add_variables(tx: Mutation, documents: Sequence[VariableDoc]) -> None:
         )
         tx.session.add(row)
         tx.record("variable", row.id, "created", None, snapshots.variable(row))
-
-
-def _blobs(session: Session, blob_ids: list[str]) -> dict[str, bytes]:
-    if not blob_ids:
-        return {}
-    rows = session.exec(select(AssetBlob).where(col(AssetBlob.id).in_(blob_ids)))
-    return {blob.id: blob.data for blob in rows.all()}

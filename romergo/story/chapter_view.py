@@ -1,66 +1,21 @@
-"""One chapter with its scenes in order, as `romergo_get_chapter` shows it.
-
-Read on the driver (`Database.read_rows`), like the scene view: two prebuilt statements, where
-the ORM spent most of the call's server time around them.
-"""
+"""One chapter with its scenes in order, as `romergo_get_chapter` shows it: the story ledger's
+`chapter` read (one snapshot, prebuilt statements on the driver)."""
 
 from __future__ import annotations
 
-from sqlalchemy import String, bindparam, func, or_, select, union_all
-
 from romergo.actors import Actor
-from romergo.story.owners import read_owned, readable_by
+from romergo.errors import not_found
+from romergo.story.kinds import LABELS
+from romergo.story.ledger import story_ledger
 from romergo.story.read_marks import note_read
 from romergo.story.views import ChapterOutline
 from storage import Database
-from storage.core_tables import REVISIONS, core_table, loaded, width
-from storage.driver import Rows
-from storage.tables import Chapter, Project, Scene
 
 
 async def read_chapter_outline(db: Database, actor: Actor, chapter_id: str) -> ChapterOutline:
     """The chapter `chapter_id` if the actor may see it (else `not_found`), in one snapshot."""
-    outline = await read_owned(
-        db, "chapter", chapter_id, lambda rows, found: _chapter_rows(rows, actor.user_id, found)
-    )
-    note_read(outline.revisions)  # a tool call's agent saw them
-    return outline
-
-
-def _chapter_rows(rows: Rows, user_id: str, chapter_id: str) -> ChapterOutline | None:
-    # The revisions first (`latest_revisions` says why).
-    revisions = rows.all(_REVISIONS, {"chapter_id": chapter_id})
-    head = rows.first(_HEAD, {"chapter_id": chapter_id})
-    if head is None or not readable_by(loaded(Project, head[_CHAPTER_END:]), user_id):
-        return None
-    chapter = loaded(Chapter, head[:_CHAPTER_END])
-    scenes = [loaded(Scene, values) for values in rows.all(_SCENES_IN_ORDER, {"chapter_id": chapter.id})]
-    return ChapterOutline(chapter, scenes, {entity_id: number for entity_id, number in revisions})
-
-
-_CHAPTERS, _PROJECTS, _SCENES = core_table(Chapter), core_table(Project), core_table(Scene)
-_CHAPTER_END = width(Chapter)
-_HEAD = (
-    select(_CHAPTERS, _PROJECTS)
-    .join(_PROJECTS, _PROJECTS.c.id == _CHAPTERS.c.project_id)
-    .where(_CHAPTERS.c.id == bindparam("chapter_id"))
-)
-_SCENES_IN_ORDER = (
-    select(_SCENES).where(_SCENES.c.chapter_id == bindparam("chapter_id")).order_by(_SCENES.c.position)
-)
-# The newest revision of the chapter and of each of its scenes: one range of `ix_revisions_entity`.
-_REVISIONS = (
-    select(REVISIONS.c.entity_id, func.max(REVISIONS.c.id))
-    .where(
-        REVISIONS.c.project_id
-        == select(_CHAPTERS.c.project_id).where(_CHAPTERS.c.id == bindparam("chapter_id")).scalar_subquery(),
-        or_(REVISIONS.c.entity_type == "chapter", REVISIONS.c.entity_type == "scene"),
-        REVISIONS.c.entity_id.in_(
-            union_all(
-                select(bindparam("chapter_id", type_=String)),
-                select(_SCENES.c.id).where(_SCENES.c.chapter_id == bindparam("chapter_id")),
-            )
-        ),
-    )
-    .group_by(REVISIONS.c.entity_type, REVISIONS.c.entity_id)
-)
+    found = await story_ledger(db).chapter(actor.user_id, chapter_id)
+    if found is None:
+        raise not_found(LABELS["chapter"], str(chapter_id))
+    note_read(found.revisions)  # a tool call's agent saw them
+    return ChapterOutline(found.chapter, found.scenes, dict(found.revisions))

@@ -10,13 +10,13 @@ is removed, brought back and snapshotted is its entry's in the registry (`romerg
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from romergo.errors import RomergoError
 from romergo.story.base import Mutation, place, renumber
 from romergo.story.kinds import KINDS, Action, EntityType, Kind
-from storage.tables import Revision
 
 NOT_FIELDS = frozenset({"id", "position", "choices", "lines", "scenes", "deleted", "share_id", "published"})
 """Snapshot keys that are not columns written back as they were (positions are re-placed, lists
@@ -46,10 +46,25 @@ class ChangedEntity:
         return {key for key in before.keys() | after.keys() if before.get(key) != after.get(key)}
 
 
-def changed_entities(rows: list[Revision]) -> list[ChangedEntity]:
+class Recorded(Protocol):
+    """A recorded change: a `Revision` row, or the history's record of one."""
+
+    @property
+    def id(self) -> int | None: ...
+    @property
+    def entity_type(self) -> str: ...
+    @property
+    def entity_id(self) -> str: ...
+    @property
+    def before(self) -> dict[str, Any] | None: ...
+    @property
+    def after(self) -> dict[str, Any] | None: ...
+
+
+def changed_entities(rows: Sequence[Recorded]) -> list[ChangedEntity]:
     """One entry per entity, in the order of each entity's last change (oldest first)."""
-    first: dict[tuple[str, str], Revision] = {}
-    last: dict[tuple[str, str], Revision] = {}
+    first: dict[tuple[str, str], Recorded] = {}
+    last: dict[tuple[str, str], Recorded] = {}
     for row in rows:
         key = (row.entity_type, row.entity_id)
         first.setdefault(key, row)

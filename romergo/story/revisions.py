@@ -14,30 +14,23 @@ on the `ix_revisions_entity` index (project, type, id, revision id), not one per
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
-from sqlmodel import Session
-from sqlmodel.ext.asyncio.session import AsyncSession
-
 from romergo.story.read_marks import note_read
-from storage.core_tables import REVISIONS
+from storage.story.revisions import newest_revisions, newest_revisions_in
+from storage.story.transaction import ThreadRead, Transaction
 
 RevisionKey = tuple[str, str]
 """(entity_type, entity_id)."""
-
-_SHORT_LIST = 500
-"""Up to this many ids a lookup names them; beyond, it reads the whole project's entities of the
-type (one index range either way, and no statement with thousands of parameters)."""
 
 _written: ContextVar[dict[RevisionKey, int] | None] = ContextVar("romergo_written_revisions", default=None)
 
 
 async def latest_revisions(
-    session: AsyncSession, project_id: str, types: Collection[str], ids: Collection[str] | None = None
+    session: Transaction, project_id: str, types: Collection[str], ids: Collection[str] | None = None
 ) -> dict[str, int]:
     """The revision of each entity of these types in the project (of `ids`, or all of them), by
     id (ids are unique across types); entities without a recorded change are missing (0).
@@ -45,44 +38,22 @@ async def latest_revisions(
     Where a read of the entities is not one snapshot with this one, read this first: a change in
     between then makes the reader's revision older than what it saw (a needless merge at worst),
     never newer (which would hide that change from the merge)."""
-    if ids is not None and not ids:
-        return {}
-    statement, params = _latest(project_id, types, ids)
-    return _by_id(await session.exec(statement, params=params), ids)
+    return _seen(await newest_revisions(session, project_id, types, ids))
 
 
 def latest_revisions_in(
-    session: Session, project_id: str, types: Collection[str], ids: Collection[str] | None = None
+    session: ThreadRead, project_id: str, types: Collection[str], ids: Collection[str] | None = None
 ) -> dict[str, int]:
     """`latest_revisions` for a read off the event loop (`Database.read_in_thread`)."""
-    if ids is not None and not ids:
-        return {}
-    statement, params = _latest(project_id, types, ids)
-    return _by_id(session.exec(statement, params=params), ids)
+    return _seen(newest_revisions_in(session, project_id, types, ids))
 
 
-def _latest(
-    project_id: str, types: Collection[str], ids: Collection[str] | None
-) -> tuple[Any, dict[str, Any]]:
-    statement = (
-        select(REVISIONS.c.entity_id, func.max(REVISIONS.c.id))
-        .where(REVISIONS.c.project_id == project_id, REVISIONS.c.entity_type.in_(list(types)))
-        .group_by(REVISIONS.c.entity_type, REVISIONS.c.entity_id)
-    )
-    if ids is not None and len(ids) <= _SHORT_LIST:
-        statement = statement.where(REVISIONS.c.entity_id.in_(bindparam("ids", expanding=True)))
-        return statement, {"ids": list(ids)}
-    return statement, {}
-
-
-def _by_id(rows: Iterable[Any], ids: Collection[str] | None) -> dict[str, int]:
-    wanted = None if ids is None else set(ids)
-    found = {entity_id: number for entity_id, number in rows if wanted is None or entity_id in wanted}
+def _seen(found: dict[str, int]) -> dict[str, int]:
     note_read(found)  # what a tool call read, the agent saw
     return found
 
 
-async def revision_of(session: AsyncSession, project_id: str, entity_type: str, entity_id: str) -> int:
+async def revision_of(session: Transaction, project_id: str, entity_type: str, entity_id: str) -> int:
     return (await latest_revisions(session, project_id, (entity_type,), (entity_id,))).get(entity_id, 0)
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sqlmodel import col
-
 from romergo.story import snapshots
 from storage.tables import Choice, DialogueLine, Scene
 
@@ -18,15 +16,15 @@ if TYPE_CHECKING:
 async def scene_tree(uow: UnitOfWork, scene: Scene) -> dict[str, Any]:
     """The scene, its choices and its lines: what a delete must remember for undo."""
     tree = snapshots.scene(scene, await uow.choices_of(scene.id))
-    lines = await uow.ordered(DialogueLine, col(DialogueLine.scene_id), scene.id)
+    lines = await uow.ordered(DialogueLine, DialogueLine.scene_id, scene.id)
     tree["lines"] = [snapshots.line(line) for line in lines]
     return tree
 
 
 async def delete_scene_rows(uow: UnitOfWork, scene: Scene) -> None:
-    for line in await uow.ordered(DialogueLine, col(DialogueLine.scene_id), scene.id):
+    for line in await uow.ordered(DialogueLine, DialogueLine.scene_id, scene.id):
         await uow.session.delete(line)
-    for choice in await uow.ordered(Choice, col(Choice.scene_id), scene.id):
+    for choice in await uow.ordered(Choice, Choice.scene_id, scene.id):
         await uow.session.delete(choice)
     await uow.session.flush()
     await uow.session.delete(scene)

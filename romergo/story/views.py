@@ -8,39 +8,11 @@ from functools import cached_property
 from typing import Literal, TypeVar
 
 from romergo.story.media_rules import SlotSource
+from storage.story.records import ChoiceRow as ChoiceRow  # re-exported: whole-project reads carry them
+from storage.story.records import LineRow as LineRow
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene, StoryVariable
 
 Row = TypeVar("Row", "Scene", "LineRow", "ChoiceRow")
-
-
-@dataclass(slots=True)
-class LineRow:
-    """A dialogue line as whole-project reads use it: plain values, not an ORM object (a long story
-    has tens of thousands of lines, and building ORM objects for them took seconds).
-
-    Not frozen, though nothing changes one: a frozen dataclass sets each field through
-    `object.__setattr__`, which made building 50,000 of them 4× slower."""
-
-    id: str
-    scene_id: str
-    position: int
-    character_id: str | None
-    text: str
-    condition: str | None = None
-
-
-@dataclass(slots=True)
-class ChoiceRow:
-    """A choice as whole-project reads use it, plain values like `LineRow` (a long story has thousands;
-    not frozen for the same reason)."""
-
-    id: str
-    scene_id: str
-    position: int
-    label: str
-    target_scene_id: str | None
-    condition: str | None = None
-    effects: str | None = None
 
 
 @dataclass(frozen=True)

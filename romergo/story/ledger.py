@@ -1,0 +1,134 @@
+"""What the story's reads need from a database: the story ledger's read side.
+
+Every read names its reader: a read of something that lies in a project the reader does not own,
+or that is deleted, finds nothing (None), as a missing one does, and the caller answers
+`not_found` in the same words for all three. The implementation lives in `storage.story`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, Protocol
+
+from storage.database import Database
+from storage.story.ledger import DatabaseStoryLedger
+from storage.story.records import (
+    ChapterRows,
+    CommandRecord,
+    HistoryQuery,
+    HistoryRows,
+    LastChangeRecord,
+    MediaHead,
+    ProjectOwner,
+    ProjectRows,
+    RevisionRecord,
+    SceneRows,
+    SpokenLine,
+)
+
+__all__ = [
+    "ChapterRows",
+    "CommandRecord",
+    "HistoryQuery",
+    "HistoryRows",
+    "LastChangeRecord",
+    "MediaHead",
+    "ProjectOwner",
+    "ProjectRows",
+    "RevisionRecord",
+    "SceneRows",
+    "SpokenLine",
+    "StoryLedger",
+    "story_ledger",
+]
+
+
+class StoryLedger(Protocol):
+    async def owner_of(self, table: type[Any], entity_id: str) -> ProjectOwner | None:
+        """The project a row of `table` lies in, whoever owns it (the call guard's question)."""
+        ...
+
+    async def scene(self, reader_id: str, scene_id: str) -> SceneRows | None:
+        """A scene with all it shows, in one snapshot."""
+        ...
+
+    async def chapter(self, reader_id: str, chapter_id: str) -> ChapterRows | None:
+        """A chapter with its scenes in order, in one snapshot."""
+        ...
+
+    async def whole_project(
+        self, reader_id: str, project_id: str, *, shape_only: bool = False, with_text: bool = True
+    ) -> ProjectRows | None:
+        """The whole project in one statement per table, off the event loop where the database
+        allows. `shape_only`: without lines, choices and variables; `with_text=False`: every
+        line with its text left empty."""
+        ...
+
+    async def project_with_media(
+        self, reader_id: str, project_id: str
+    ) -> tuple[ProjectRows, dict[str, MediaHead]] | None:
+        """The whole project (lines without their text) and each live asset's first bytes."""
+        ...
+
+    async def project_with_files(
+        self, reader_id: str, project_id: str
+    ) -> tuple[ProjectRows, dict[str, bytes]] | None:
+        """The whole project and its live assets' bytes by blob id, in one read (an export)."""
+        ...
+
+    async def chapter_ids(self, reader_id: str, project_id: str) -> list[str] | None:
+        """The project's chapters in story order."""
+        ...
+
+    async def outline(
+        self, reader_id: str, project_id: str, types: Collection[str]
+    ) -> tuple[dict[str, int], ProjectRows] | None:
+        """The newest revisions of the project's entities of these types, then the project's shape
+        (`whole_project`'s `shape_only`), in one read off the event loop where the database allows."""
+        ...
+
+    async def latest_revisions(
+        self, reader_id: str, project_id: str, types: Collection[str], ids: Collection[str] | None = None
+    ) -> dict[str, int] | None:
+        """The newest revision of each entity of these types (of `ids`, or all), by id; an entity
+        never changed is missing."""
+        ...
+
+    async def history(self, reader_id: str, project_id: str, query: HistoryQuery) -> HistoryRows | None:
+        """A page of the project's history with what names its entries, in one read."""
+        ...
+
+    async def command_changes(
+        self, reader_id: str, command_id: str, named: Sequence[tuple[type[Any], str]]
+    ) -> tuple[list[RevisionRecord], dict[str, str]]:
+        """What a command changed, oldest first, and the titles of its project's entities of the
+        `named` (table, title column) pairs; nothing for a command outside the reader's projects."""
+        ...
+
+    async def titles(
+        self,
+        reader_id: str,
+        project_id: str,
+        named: Sequence[tuple[type[Any], str]],
+        wanted: Collection[str] | None = None,
+        *,
+        with_lines: bool = False,
+    ) -> tuple[dict[str, str], dict[str, SpokenLine]] | None:
+        """The titles of the project's entities of the `named` (table, title column) pairs by id
+        (of `wanted` only, if given); `with_lines`: also each wanted line's text and speaker."""
+        ...
+
+    async def last_change(self, project_id: str, entity_type: str, entity_id: str) -> LastChangeRecord | None:
+        """The newest change of one entity; None when it never changed (whoever owns the project:
+        the caller asks `owner_of` first)."""
+        ...
+
+    async def remember_reads(self, client_id: str, marks: Mapping[str, int]) -> None:
+        """Store the revisions an agent saw, in a write of their own, never moving a mark back."""
+        ...
+
+
+def story_ledger(db: Database) -> StoryLedger:
+    """The ledger on `db`, for the services that hold only the story's store (scenes, chapters,
+    search, assets); the others are handed theirs by the composition (`romergo.services`)."""
+    return DatabaseStoryLedger(db)

@@ -1,0 +1,127 @@
+"""The story ledger's read side on a database (`romergo.story.ledger.StoryLedger`): the same
+statements on SQLite and PostgreSQL, each read one read of the database's."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from storage.database import Database
+from storage.story import history, owners, projects, revisions
+from storage.story.chapter_rows import chapter_rows
+from storage.story.read_marks import store_marks
+from storage.story.records import (
+    ChapterRows,
+    HistoryQuery,
+    HistoryRows,
+    LastChangeRecord,
+    MediaHead,
+    ProjectOwner,
+    ProjectRows,
+    RevisionRecord,
+    SceneRows,
+    SpokenLine,
+)
+from storage.story.scene_rows import scene_rows
+from storage.story.transaction import ThreadRead
+
+
+class DatabaseStoryLedger:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def owner_of(self, table: type[Any], entity_id: str) -> ProjectOwner | None:
+        return await owners.owner_of(self.db, table, entity_id)
+
+    async def scene(self, reader_id: str, scene_id: str) -> SceneRows | None:
+        return await scene_rows(self.db, reader_id, scene_id)
+
+    async def chapter(self, reader_id: str, chapter_id: str) -> ChapterRows | None:
+        return await chapter_rows(self.db, reader_id, chapter_id)
+
+    async def whole_project(
+        self, reader_id: str, project_id: str, *, shape_only: bool = False, with_text: bool = True
+    ) -> ProjectRows | None:
+        # Off the event loop where the database allows: on the loop, a long story's read held
+        # every other call for ~0.1 s (`Database.read_in_thread`).
+        def read(session: ThreadRead) -> ProjectRows | None:
+            project = projects.readable_project(session, reader_id, project_id)
+            return None if project is None else projects.project_rows(session, project, shape_only, with_text)
+
+        return await self.db.read_in_thread(read)
+
+    async def project_with_media(
+        self, reader_id: str, project_id: str
+    ) -> tuple[ProjectRows, dict[str, MediaHead]] | None:
+        def read(session: ThreadRead) -> tuple[ProjectRows, dict[str, MediaHead]] | None:
+            project = projects.readable_project(session, reader_id, project_id)
+            if project is None:
+                return None
+            rows = projects.project_rows(session, project, shape_only=False, with_text=False)
+            return rows, projects.media_heads(session, project.id)
+
+        return await self.db.read_in_thread(read)
+
+    async def project_with_files(
+        self, reader_id: str, project_id: str
+    ) -> tuple[ProjectRows, dict[str, bytes]] | None:
+        def read(session: ThreadRead) -> tuple[ProjectRows, dict[str, bytes]] | None:
+            project = projects.readable_project(session, reader_id, project_id)
+            if project is None:
+                return None
+            rows = projects.project_rows(session, project, shape_only=False, with_text=True)
+            return rows, projects.files(session, [asset.blob_id for asset in rows.assets])
+
+        return await self.db.read_in_thread(read)
+
+    async def chapter_ids(self, reader_id: str, project_id: str) -> list[str] | None:
+        async with self.db.read() as session:
+            return await projects.chapter_ids(session, reader_id, project_id)
+
+    async def outline(
+        self, reader_id: str, project_id: str, types: Collection[str]
+    ) -> tuple[dict[str, int], ProjectRows] | None:
+        def read(session: ThreadRead) -> tuple[dict[str, int], ProjectRows] | None:
+            project = projects.readable_project(session, reader_id, project_id)
+            if project is None:
+                return None
+            # The revisions before the rows: `newest_revisions` says why.
+            found = revisions.newest_revisions_in(session, project_id, types)
+            return found, projects.project_rows(session, project, shape_only=True, with_text=False)
+
+        return await self.db.read_in_thread(read)
+
+    async def latest_revisions(
+        self, reader_id: str, project_id: str, types: Collection[str], ids: Collection[str] | None = None
+    ) -> dict[str, int] | None:
+        async with self.db.read() as session:
+            if not await projects.is_readable(session, reader_id, project_id):
+                return None
+            return await revisions.newest_revisions(session, project_id, types, ids)
+
+    async def history(self, reader_id: str, project_id: str, query: HistoryQuery) -> HistoryRows | None:
+        return await history.history_page(self.db, reader_id, project_id, query)
+
+    async def command_changes(
+        self, reader_id: str, command_id: str, named: Sequence[tuple[type[Any], str]]
+    ) -> tuple[list[RevisionRecord], dict[str, str]]:
+        return await history.command_changes(self.db, reader_id, command_id, named)
+
+    async def titles(
+        self,
+        reader_id: str,
+        project_id: str,
+        named: Sequence[tuple[type[Any], str]],
+        wanted: Collection[str] | None = None,
+        *,
+        with_lines: bool = False,
+    ) -> tuple[dict[str, str], dict[str, SpokenLine]] | None:
+        return await history.titles(self.db, reader_id, project_id, named, wanted, with_lines)
+
+    async def last_change(self, project_id: str, entity_type: str, entity_id: str) -> LastChangeRecord | None:
+        return await history.last_change(self.db, project_id, entity_type, entity_id)
+
+    async def remember_reads(self, client_id: str, marks: Mapping[str, int]) -> None:
+        if marks:
+            async with self.db.write() as session:
+                await store_marks(self.db, session, client_id, marks)

@@ -1,0 +1,46 @@
+"""Which project a row lies in, and who owns it: one prebuilt Core statement per table, read
+without an ORM session (`Database.first_row`), as it is asked before every tool call that names
+an entity (docs/performance.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Select, bindparam, select
+
+from storage.core_tables import PROJECTS, core_table
+from storage.database import Database
+from storage.story.records import ProjectOwner
+from storage.tables import Project
+
+
+async def owner_of(db: Database, table: type[Any], entity_id: str) -> ProjectOwner | None:
+    """The project a row of `table` lies in (a project is its own), None when there is no such row.
+
+    Only the project's deletion counts: a deleted asset still names its project (revisions point
+    at it)."""
+    found = await db.first_row(_lookup(table), {"entity_id": entity_id})
+    return None if found is None else ProjectOwner(found.project_id, found.owner_id, found.deleted_at)
+
+
+def _lookup(table: type[Any]) -> Select[Any]:
+    """Built once per table, on first use: the driver compiles each statement once."""
+    found = _LOOKUPS.get(table)
+    if found is None:
+        found = _LOOKUPS[table] = _statement(table)
+    return found
+
+
+_LOOKUPS: dict[type[Any], Select[Any]] = {}
+
+
+def _statement(table: type[Any]) -> Select[Any]:
+    columns = (PROJECTS.c.id.label("project_id"), PROJECTS.c.owner_id, PROJECTS.c.deleted_at)
+    rows = core_table(table)
+    if table is Project or "project_id" not in rows.c:
+        return select(*columns).where(PROJECTS.c.id == bindparam("entity_id"))
+    return (
+        select(*columns)
+        .select_from(rows.join(PROJECTS, PROJECTS.c.id == rows.c.project_id))
+        .where(rows.c.id == bindparam("entity_id"))
+    )

@@ -1,0 +1,183 @@
+"""What the story ledger's reads hand up: plain records, made from rows in storage.
+
+`ProjectRows`, `SceneRows` and `ChapterRows` still carry the story's entities (`storage.tables`)
+as they were loaded: the pages, tools and the story check read those fields everywhere, and the
+records only replace the queries' own shapes for now.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from storage.tables import Asset, Chapter, Character, Choice, Project, Scene, StoryVariable
+
+
+@dataclass(slots=True)
+class LineRow:
+    """A dialogue line as whole-project reads use it: plain values, not an ORM object (a long story
+    has tens of thousands of lines, and building ORM objects for them took seconds).
+
+    Not frozen, though nothing changes one: a frozen dataclass sets each field through
+    `object.__setattr__`, which made building 50,000 of them 4× slower."""
+
+    id: str
+    scene_id: str
+    position: int
+    character_id: str | None
+    text: str
+    condition: str | None = None
+
+
+@dataclass(slots=True)
+class ChoiceRow:
+    """A choice as whole-project reads use it, plain values like `LineRow` (a long story has thousands;
+    not frozen for the same reason)."""
+
+    id: str
+    scene_id: str
+    position: int
+    label: str
+    target_scene_id: str | None
+    condition: str | None = None
+    effects: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectRows:
+    """A whole project but its asset bytes: one statement per table. `assets` holds the live ones."""
+
+    project: Project
+    chapters: list[Chapter]
+    scenes: list[Scene]
+    lines: list[LineRow]
+    choices: list[ChoiceRow]
+    characters: list[Character]
+    assets: list[Asset]
+    variables: list[StoryVariable]
+
+
+@dataclass(frozen=True, slots=True)
+class MediaHead:
+    """A live asset's first bytes and its length, read in the database (never the whole file)."""
+
+    head: bytes
+    length: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectOwner:
+    """Who owns the project something lies in, and whether the project is deleted."""
+
+    project_id: str
+    owner_id: str
+    deleted_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceWithTarget:
+    choice: Choice
+    target_title: str | None
+    target_chapter_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SceneRows:
+    """A scene with its chapter and project, its lines and choices in order, the project's
+    characters, the live assets its and its chapter's slots name, and the newest revision of the
+    scene and each of its lines by id."""
+
+    scene: Scene
+    chapter: Chapter
+    project: Project
+    lines: list[Any]
+    """The scene's `DialogueLine`s in order."""
+    choices: list[ChoiceWithTarget]
+    characters: list[Character]
+    media: list[Asset]
+    revisions: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class ChapterRows:
+    """A chapter with its project, its scenes in order and the newest revision of each by id."""
+
+    chapter: Chapter
+    project: Project
+    scenes: list[Scene]
+    revisions: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionRecord:
+    """One recorded change of one entity, with its snapshots before and after."""
+
+    id: int
+    project_id: str
+    entity_type: str
+    entity_id: str
+    action: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    actor_type: str
+    actor_id: str
+    client_id: str | None
+    command_id: str | None
+    tool: str | None
+    batch_id: str | None
+    reverts: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRecord:
+    """A command as the panel numbers it (1 is its channel's first)."""
+
+    command_id: str
+    channel_id: str
+    number: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryQuery:
+    """Which page of a project's history: the newest `limit` revisions older than `before`, of
+    one scene (itself and what lies or lay in it: `lying_in`, (entity type, the snapshot's key
+    naming its scene) pairs), one agent or one command (its changes and their undo); and the
+    (table, title column) pairs that name the project's entities."""
+
+    limit: int
+    before: int | None = None
+    scene_id: str | None = None
+    lying_in: tuple[tuple[str, str], ...] = ()
+    agent: str | None = None
+    command_id: str | None = None
+    named: tuple[tuple[type[Any], str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRows:
+    """A page of a project's history: its revisions newest first (one more than asked, when
+    there is an older page), the commands they name, the names of the agents that changed the
+    project, and the titles of its entities."""
+
+    revisions: list[RevisionRecord]
+    commands: dict[str, CommandRecord]
+    agents: dict[str, str]
+    titles: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class LastChangeRecord:
+    revision: RevisionRecord
+    agent_name: str | None
+    """For an agent's change: the name it introduced itself with in a channel, else registered."""
+    command_number: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SpokenLine:
+    text: str
+    speaker: str | None
+    """The speaking character's name; None for narration."""
