@@ -4,7 +4,7 @@ hands up, in what order, and that a stranger, a deleted project or a missing id 
 from __future__ import annotations
 
 from romergo.actors import user_actor
-from romergo.story.scenes import ChoiceSpec
+from romergo.story import ChoiceSpec
 from storage.story.ledger import DatabaseStoryLedger
 from storage.tables import Asset, Project, Scene
 from tests.support.story import TINY_PNG, TINY_WAV, revisions, small_story
