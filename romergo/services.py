@@ -36,6 +36,7 @@ from romergo.story.on_scene import ScenePresence
 from romergo.story.pattern_workers import PatternWorkers
 from romergo.story.state.variables import VariableService
 from storage import Database
+from storage.access.settings import ServerSettings
 from storage.migrate import upgrade
 from storage.tables import User
 from storage.wakeups import PostgresWakeups
@@ -184,7 +185,7 @@ async def prepare_database(settings: Settings) -> str:
     await migrate(settings)
     db = Database(settings.resolved_database_url)
     try:
-        return await server_secret(db, settings.data_dir)
+        return await server_secret(ServerSettings(db), settings.data_dir)
     finally:
         await db.dispose()
 
