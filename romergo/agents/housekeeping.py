@@ -11,6 +11,7 @@ from sqlmodel import col
 from romergo.clock import utcnow
 from romergo.ratelimit import forget_expired_counts
 from storage import Database
+from storage.access.rate_counts import RateCounts
 from storage.tables import AgentAuthorization, AgentCode, AgentToken
 
 PURGE_EVERY_SECONDS = 600
@@ -19,6 +20,7 @@ PURGE_EVERY_SECONDS = 600
 class Housekeeping:
     def __init__(self, db: Database) -> None:
         self.db = db
+        self.rate_counts = RateCounts(db)
         self._next_purge = 0.0
 
     async def purge_expired(self) -> None:
@@ -31,7 +33,7 @@ class Housekeeping:
                     col(AgentToken.expires_at).is_not(None), col(AgentToken.expires_at) <= now
                 )
             )
-        await forget_expired_counts(self.db)
+        await forget_expired_counts(self.rate_counts)
 
     async def purge_if_due(self) -> None:
         """Purge at most every ten minutes, on the back of ordinary traffic (no timer of its own)."""
