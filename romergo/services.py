@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
+from romergo.accounts.ledger import User
 from romergo.accounts.service import AccountService
 from romergo.actors import user_actor
 from romergo.agents import AgentService
@@ -36,9 +37,9 @@ from romergo.story.on_scene import ScenePresence
 from romergo.story.pattern_workers import PatternWorkers
 from romergo.story.state.variables import VariableService
 from storage import Database
+from storage.access.accounts import Accounts
 from storage.access.settings import ServerSettings
 from storage.migrate import upgrade
-from storage.tables import User
 from storage.wakeups import PostgresWakeups
 
 
@@ -168,7 +169,7 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         interchange=InterchangeService(store, limits),
         variables=VariableService(store, limits),
         on_scene=on_scene,
-        accounts=AccountService(db, settings),
+        accounts=AccountService(Accounts(db), db, settings),
         channels=ChannelService.build(db, bus, settings, clock, reads, on_scene),
         agents=AgentService(db, settings),
     )
