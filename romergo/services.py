@@ -9,6 +9,7 @@ from romergo.accounts.ledger import User
 from romergo.accounts.service import AccountService
 from romergo.actors import user_actor
 from romergo.agents import AgentService
+from romergo.agents.ledger import AgentLedgers
 from romergo.bus import EventBus
 from romergo.channels import ChannelService
 from romergo.channels.vocabulary import UNDOABLE_STATES
@@ -38,7 +39,13 @@ from romergo.story.pattern_workers import PatternWorkers
 from romergo.story.state.variables import VariableService
 from storage import Database
 from storage.access.accounts import Accounts
+from storage.access.activity import StoredActivity
+from storage.access.expiry import AccessExpiry
+from storage.access.grants import StoredGrants
+from storage.access.personal import StoredPersonalTokens
+from storage.access.rate_counts import RateCounts
 from storage.access.settings import ServerSettings
+from storage.access.trusted_documents import StoredTrustedDocuments
 from storage.migrate import upgrade
 from storage.wakeups import PostgresWakeups
 
@@ -171,7 +178,18 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         on_scene=on_scene,
         accounts=AccountService(Accounts(db), db, settings),
         channels=ChannelService.build(db, bus, settings, clock, reads, on_scene),
-        agents=AgentService(db, settings),
+        agents=AgentService(db, settings, agent_ledgers(db)),
+    )
+
+
+def agent_ledgers(db: Database) -> AgentLedgers:
+    return AgentLedgers(
+        grants=StoredGrants(db),
+        activity=StoredActivity(db),
+        expiry=AccessExpiry(db),
+        personal=StoredPersonalTokens(db),
+        trusted_documents=StoredTrustedDocuments(db),
+        rate_counts=RateCounts(db),
     )
 
 

@@ -16,15 +16,15 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from romergo.agents import redirects
 from romergo.agents.base import answered, new_token
 from romergo.agents.clients import Clients
-from romergo.agents.grants import new_grant
 from romergo.agents.housekeeping import Housekeeping
 from romergo.agents.records import PendingAuthorization, RegisteredClient, registered_client
 from romergo.agents.scopes import CONTROL, OAUTH_SCOPES, READ, ordered
 from romergo.agents.site import OAuthSite
 from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid
-from romergo.ids import new_secret, plausible_secret, sha256_hex
+from romergo.ids import new_id, new_secret, plausible_secret, sha256_hex
 from storage import Database
+from storage.access.grants import grant_row
 from storage.tables import AgentAuthorization, AgentClient, AgentCode
 
 CODE_MINUTES = 10
@@ -160,7 +160,14 @@ class Consent:
         now = utcnow()
         async with self.db.write() as session:
             row = await _decide(session, request_id)
-            grant = new_grant(user_id=user_id, client_id=row.client_id, kind="oauth", scopes=granted, now=now)
+            grant = grant_row(
+                grant_id=new_id("grt"),
+                user_id=user_id,
+                client_id=row.client_id,
+                kind="oauth",
+                scopes=granted,
+                now=now,
+            )
             session.add(grant)
             await session.flush()
             session.add(
