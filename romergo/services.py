@@ -40,11 +40,13 @@ from romergo.story.state.variables import VariableService
 from storage import Database
 from storage.access.accounts import Accounts
 from storage.access.activity import StoredActivity
+from storage.access.consent import StoredConsent
 from storage.access.expiry import AccessExpiry
 from storage.access.grants import StoredGrants
 from storage.access.personal import StoredPersonalTokens
 from storage.access.rate_counts import RateCounts
 from storage.access.settings import ServerSettings
+from storage.access.tokens import StoredTokens
 from storage.access.trusted_documents import StoredTrustedDocuments
 from storage.migrate import upgrade
 from storage.wakeups import PostgresWakeups
@@ -190,6 +192,8 @@ def agent_ledgers(db: Database) -> AgentLedgers:
         personal=StoredPersonalTokens(db),
         trusted_documents=StoredTrustedDocuments(db),
         rate_counts=RateCounts(db),
+        consent=StoredConsent(db),
+        tokens=StoredTokens(db),
     )
 
 

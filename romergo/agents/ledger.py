@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from romergo.agents.token_ledger import ConsentLedger, TokenLedger
 from romergo.ratelimit import RateCountLedger
 from storage.access.records import AgentCalls, AgentClientRecord, TrustedDocumentRecord, UsableGrant
 
@@ -116,3 +117,5 @@ class AgentLedgers:
     personal: PersonalTokenLedger
     trusted_documents: TrustedDocumentLedger
     rate_counts: RateCountLedger
+    consent: ConsentLedger
+    tokens: TokenLedger

@@ -57,9 +57,9 @@ class AgentService:
                 ),
             ),
         )
-        self.consent = Consent(db, self.site, self.clients, self.housekeeping)
+        self.consent = Consent(ledgers.consent, self.site, self.clients, self.housekeeping)
         self.tokens = Tokens(
-            db,
+            ledgers.tokens,
             self.grants,
             access_lifetime=timedelta(minutes=settings.access_token_minutes),
             refresh_lifetime=timedelta(days=settings.refresh_token_days),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,3 +72,103 @@ class TrustedDocumentRecord:
     url: str
     document: dict[str, Any]
     trusted_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorizationRequest:
+    """An `/authorize` request waiting for its user's answer; known by its handle's SHA-256."""
+
+    request_hash: str
+    client_id: str
+    redirect_uri: str
+    redirect_uri_explicit: bool
+    state: str | None
+    requested_scopes: tuple[str, ...] | None
+    code_challenge: str
+    resource: str
+    issuer: str | None
+    created_at: datetime
+    expires_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class GrantRecord:
+    id: str
+    user_id: str
+    client_id: str
+    kind: str
+    scopes: tuple[str, ...]
+    created_at: datetime
+    expires_at: datetime | None
+    revoked_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class CodeRecord:
+    """An authorization code, bound to its client, redirect URI, PKCE challenge and resource."""
+
+    client_id: str
+    grant_id: str
+    scopes: tuple[str, ...]
+    redirect_uri: str
+    redirect_uri_explicit: bool
+    code_challenge: str
+    resource: str
+    expires_at: datetime
+    used_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRecord:
+    """An access, refresh or personal token (known by its SHA-256)."""
+
+    kind: str
+    client_id: str
+    grant_id: str
+    scopes: tuple[str, ...]
+    resource: str | None
+    expires_at: datetime | None
+    used_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Bearer:
+    """What the bearer check reads for an access or personal token: it, its grant and its client."""
+
+    scopes: tuple[str, ...]
+    expires_at: datetime | None
+    resource: str | None
+    grant_id: str
+    grant_kind: str
+    grant_last_used_at: datetime | None
+    grant_expires_at: datetime | None
+    revoked_at: datetime | None
+    user_id: str
+    client_id: str
+    client_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class TokenPair:
+    """The access and refresh token to issue, known by their hashes; their scopes and resource come
+    from what they are issued for."""
+
+    access_hash: str
+    access_expires_at: datetime
+    refresh_hash: str
+    refresh_expires_at: datetime
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Redemption:
+    """What presenting a code or a refresh token came to.
+
+    `issued`: it was used, and the pair issued with `access_scopes`. Otherwise nothing changed:
+    `grant_revoked` (its grant was revoked), `scopes_not_granted` (a refresh asked for more than it
+    carries) or `refused` (unknown, foreign, expired or used; `replayed_grant_id` names the grant
+    of one already used)."""
+
+    outcome: Literal["issued", "grant_revoked", "scopes_not_granted", "refused"]
+    access_scopes: tuple[str, ...] = ()
+    replayed_grant_id: str | None = None
