@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import NoReturn
 
 from romergo.agents.base import TOUCH_EVERY, expired, new_token
@@ -158,7 +158,7 @@ class Tokens:
 
     # -- helpers ---------------------------------------------------------------------------------
 
-    async def _still_live(self, used_at: object, grant_id: str, grant: GrantRecord | None) -> bool:
+    async def _still_live(self, used_at: datetime | None, grant_id: str, grant: GrantRecord | None) -> bool:
         """Whether a code or refresh token this client holds may still be used.
 
         A used one presented again was stolen or replayed: its whole grant is revoked.
