@@ -8,9 +8,9 @@ from sqlalchemy import update
 from sqlmodel import col
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from storage.access.clients import client_record
 from storage.access.grants import grant_row
 from storage.access.records import AgentClientRecord, AuthorizationRequest
-from storage.access.trusted_documents import client_record
 from storage.database import Database
 from storage.tables import AgentAuthorization, AgentClient, AgentCode
 

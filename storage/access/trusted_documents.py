@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlmodel import col, select
 
+from storage.access.clients import client_record
 from storage.access.records import AgentClientRecord, TrustedDocumentRecord
 from storage.database import Database
 from storage.tables import AgentClient, TrustedClientDocument
@@ -51,14 +52,3 @@ class StoredTrustedDocuments:
             return None
         document = TrustedDocumentRecord(trusted.url, trusted.document, trusted.trusted_at)
         return document, None if kept is None else client_record(kept)
-
-
-def client_record(row: AgentClient) -> AgentClientRecord:
-    return AgentClientRecord(
-        id=row.id,
-        name=row.name,
-        redirect_uris=tuple(row.redirect_uris),
-        scopes=tuple(row.scopes),
-        registration=dict(row.registration),
-        created_at=row.created_at,
-    )
