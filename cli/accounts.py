@@ -17,8 +17,8 @@ from romergo.config import Settings
 from romergo.errors import RomergoError
 
 if TYPE_CHECKING:
+    from romergo.entities import User
     from romergo.services import Services
-    from storage.tables import User
 
 T = TypeVar("T")
 

@@ -1,5 +1,6 @@
 """The stored entity types, re-exported for adapters (which never import `storage` themselves)."""
 
+from storage.access.records import User
 from storage.tables import (
     Asset,
     Chapter,
@@ -10,7 +11,6 @@ from storage.tables import (
     Revision,
     Scene,
     StoryVariable,
-    User,
 )
 
 __all__ = [

@@ -19,13 +19,10 @@ import math
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Protocol
-
-from sqlalchemy import Float, Integer, String, and_, bindparam, delete, func, literal, select
-from sqlmodel.ext.asyncio.session import AsyncSession
+from typing import Protocol
 
 from romergo.config import Settings
-from storage.core_tables import RATE_COUNTS
+from storage.access.rate_counts import RateCounts
 from storage.database import Database
 
 
@@ -43,21 +40,37 @@ class RateLimit(Protocol):
         ...
 
 
+class RateCountLedger(Protocol):
+    """Attempts counted per key and fixed window in the database (`storage.access.rate_counts`)."""
+
+    async def count_if_room(
+        self, key: str, period: int, *, carried_weight: float, expires_at: int, limit: int
+    ) -> bool:
+        """Counts one attempt in window `period` if its count plus `carried_weight` times the
+        previous window's stays within `limit`, atomically across instances; False if it would not."""
+        ...
+
+    async def counts(self, key: str, period: int) -> tuple[int, int]:
+        """The previous window's and window `period`'s counts for `key`."""
+        ...
+
+    async def forget_expired(self, moment: int) -> int:
+        """Deletes the counts that expired before `moment`; how many."""
+        ...
+
+
 def rate_limit(
     settings: Settings, db: Database, name: str, *, limit: int, window_seconds: float
 ) -> RateLimit:
     """The limit `name` (`signin`, `tool_calls`, ...): shared across instances when there are several."""
     if settings.many_instances:
-        return SharedRateLimit(db, name, limit=limit, window_seconds=window_seconds)
+        return SharedRateLimit(RateCounts(db), name, limit=limit, window_seconds=window_seconds)
     return LocalRateLimit(limit=limit, window_seconds=window_seconds)
 
 
-async def forget_expired_counts(db: Database, now: float | None = None) -> int:
+async def forget_expired_counts(counts: RateCountLedger, now: float | None = None) -> int:
     """Deletes the shared counts no limiter reads any more (`Housekeeping.purge_expired` calls it)."""
-    moment = int(time.time() if now is None else now)
-    async with db.write() as session:
-        result = await session.exec(delete(RATE_COUNTS).where(RATE_COUNTS.c.expires_at < moment))
-        return int(result.rowcount or 0)
+    return await counts.forget_expired(int(time.time() if now is None else now))
 
 
 class LocalRateLimit:
@@ -103,33 +116,30 @@ class LocalRateLimit:
 class SharedRateLimit:
     def __init__(
         self,
-        db: Database,
+        counts: RateCountLedger,
         name: str,
         *,
         limit: int,
         window_seconds: float,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.db = db
+        self.counts = counts
         self.name = name
         self.limit = limit
         self.window = window_seconds
         # Wall time, not a monotonic clock: every instance must agree on which window is which.
         self._clock = clock
-        self._counting = _counting_statement(db)
 
     async def allow(self, key: str) -> bool:
         number, elapsed = divmod(self._clock(), self.window)
         window = int(number)
-        values = {
-            "name": self._key(key),
-            "period": window,
-            "previous_period": window - 1,
-            "weight": 1 - elapsed / self.window,
-            "expires_at": self._expiry(window),
-            "limit": self.limit,
-        }
-        return await self.db.write_returning(self._counting, values) is not None
+        return await self.counts.count_if_room(
+            self._key(key),
+            window,
+            carried_weight=1 - elapsed / self.window,
+            expires_at=self._expiry(window),
+            limit=self.limit,
+        )
 
     async def full(self, key: str) -> bool:
         return await self.retry_after(key) > 0
@@ -137,8 +147,7 @@ class SharedRateLimit:
     async def retry_after(self, key: str) -> float:
         now = self._clock()
         number, elapsed = divmod(now, self.window)
-        async with self.db.read() as session:
-            previous, current = await self._counts(session, key, int(number))
+        previous, current = await self.counts.counts(self._key(key), int(number))
         if current + 1 + self._carried(previous, elapsed) <= self.limit:
             return 0.0
         if current + 1 > self.limit or previous == 0:
@@ -152,53 +161,9 @@ class SharedRateLimit:
         """How much of the previous window still lies within the last `window` seconds."""
         return previous * (1 - elapsed / self.window)
 
-    async def _counts(self, session: AsyncSession, key: str, number: int) -> tuple[int, int]:
-        """The previous and the current window's counts for `key`."""
-        table = RATE_COUNTS
-        query = select(table.c.period, table.c.count).where(
-            and_(table.c.key == self._key(key), table.c.period.in_((number - 1, number)))
-        )
-        rows = {period: count for period, count in (await session.exec(query)).all()}  # type: ignore[call-overload]
-        return rows.get(number - 1, 0), rows.get(number, 0)
-
     def _key(self, key: str) -> str:
         return f"{self.name}:{key}"
 
     def _expiry(self, number: int) -> int:
         """After the window that follows this one, nobody reads it."""
         return int((number + 2) * self.window) + 1
-
-
-def _counting_statement(db: Database) -> Any:
-    """Count one attempt if there is room, in one statement (built once: building it per call cost
-    more than running it). The first attempt of a window inserts its row, later ones count on
-    it, and only while there is room; two instances counting the last free attempt at once cannot
-    both win (the second re-checks the row the first updated). Bound: `name`, `period`,
-    `previous_period`, `weight` (the share of the previous window still within the last
-    `window` seconds), `expires_at`, `limit`."""
-    table = RATE_COUNTS
-    previous = table.alias("previous")
-    # What the previous window still weighs, read inside the statement that counts.
-    carried = func.coalesce(
-        select(previous.c.count)
-        .where(previous.c.key == bindparam("name"), previous.c.period == bindparam("previous_period"))
-        .scalar_subquery(),
-        0,
-    ) * bindparam("weight", type_=Float)
-    limit = bindparam("limit", type_=Integer)
-    first = select(
-        bindparam("name", type_=String),
-        bindparam("period", type_=Integer),
-        literal(1),
-        bindparam("expires_at", type_=Integer),
-    ).where(carried + 1 <= limit)
-    return (
-        db.upsert(table)
-        .from_select(["key", "period", "count", "expires_at"], first)
-        .on_conflict_do_update(
-            index_elements=[table.c.key, table.c.period],
-            set_={"count": table.c.count + 1},
-            where=table.c.count + 1 + carried <= limit,
-        )
-        .returning(table.c.count)
-    )

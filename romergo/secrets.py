@@ -10,31 +10,27 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
-
-from sqlalchemy import select
-
-from storage.core_tables import SERVER_SETTINGS
-from storage.database import Database
+from typing import Protocol
 
 SECRET_FILE = "secret.key"  # noqa: S105 - a file name, not a secret
 SECRET_NAME = "server_secret"  # noqa: S105 - a row's name, not a secret
 MIN_SECRET_CHARS = 32
 
 
-async def server_secret(db: Database, data_dir: Path) -> str:
-    """The database's secret, created (or adopted from `secret.key`) if it has none yet.
+class ServerSettingLedger(Protocol):
+    """The values every instance on one database shares (`storage.access.settings`)."""
 
-    One conditional INSERT, so instances starting together agree on the first one written."""
+    async def keep_first(self, name: str, proposal: str) -> str:
+        """The value kept under `name`: `proposal` if none was kept yet, else the earlier one
+        (of instances proposing at once, exactly one value wins)."""
+        ...
+
+
+async def server_secret(ledger: ServerSettingLedger, data_dir: Path) -> str:
+    """The database's secret, created (or adopted from `secret.key`) if it has none yet."""
     proposal = _earlier_secret(data_dir) or secrets.token_hex(32)
-    async with db.write() as session:
-        await session.exec(
-            db.upsert(SERVER_SETTINGS).values(name=SECRET_NAME, value=proposal).on_conflict_do_nothing()
-        )
-    async with db.read() as session:
-        value = await session.scalar(
-            select(SERVER_SETTINGS.c.value).where(SERVER_SETTINGS.c.name == SECRET_NAME)
-        )
-    assert isinstance(value, str) and len(value) >= MIN_SECRET_CHARS
+    value = await ledger.keep_first(SECRET_NAME, proposal)
+    assert len(value) >= MIN_SECRET_CHARS
     return value
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
+from romergo.accounts.ledger import User
 from romergo.accounts.service import AccountService
 from romergo.actors import user_actor
 from romergo.agents import AgentService
+from romergo.agents.ledger import AgentLedgers
 from romergo.bus import EventBus
 from romergo.channels import ChannelService
 from romergo.channels.vocabulary import UNDOABLE_STATES
@@ -37,9 +39,18 @@ from romergo.story.on_scene import ScenePresence
 from romergo.story.pattern_workers import PatternWorkers
 from romergo.story.state.variables import VariableService
 from storage import Database
+from storage.access.accounts import Accounts
+from storage.access.activity import StoredActivity
+from storage.access.consent import StoredConsent
+from storage.access.expiry import AccessExpiry
+from storage.access.grants import StoredGrants
+from storage.access.personal import StoredPersonalTokens
+from storage.access.rate_counts import RateCounts
+from storage.access.settings import ServerSettings
+from storage.access.tokens import StoredTokens
+from storage.access.trusted_documents import StoredTrustedDocuments
 from storage.migrate import upgrade
 from storage.story.ledger import DatabaseStoryLedger
-from storage.tables import User
 from storage.wakeups import PostgresWakeups
 
 
@@ -173,9 +184,22 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         interchange=InterchangeService(store, story_ledger, limits),
         variables=VariableService(store, limits),
         on_scene=on_scene,
-        accounts=AccountService(db, settings),
+        accounts=AccountService(Accounts(db), db, settings),
         channels=ChannelService.build(db, bus, settings, clock, reads, on_scene),
-        agents=AgentService(db, settings),
+        agents=AgentService(db, settings, agent_ledgers(db)),
+    )
+
+
+def agent_ledgers(db: Database) -> AgentLedgers:
+    return AgentLedgers(
+        grants=StoredGrants(db),
+        activity=StoredActivity(db),
+        expiry=AccessExpiry(db),
+        personal=StoredPersonalTokens(db),
+        trusted_documents=StoredTrustedDocuments(db),
+        rate_counts=RateCounts(db),
+        consent=StoredConsent(db),
+        tokens=StoredTokens(db),
     )
 
 
@@ -190,7 +214,7 @@ async def prepare_database(settings: Settings) -> str:
     await migrate(settings)
     db = Database(settings.resolved_database_url)
     try:
-        return await server_secret(db, settings.data_dir)
+        return await server_secret(ServerSettings(db), settings.data_dir)
     finally:
         await db.dispose()
 

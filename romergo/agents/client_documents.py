@@ -51,6 +51,7 @@ from romergo.agents.trusted_documents import TrustedDocuments
 from romergo.errors import RomergoError, invalid
 from romergo.ratelimit import LocalRateLimit, RateLimit
 from storage import Database
+from storage.access.trusted_documents import StoredTrustedDocuments
 
 __all__ = ["MAX_URL_CHARS", "ClientDocuments", "UnreachableDocument", "is_document_url"]
 
@@ -97,7 +98,7 @@ class ClientDocuments:
         trusted: TrustedDocuments | None = None,
     ) -> None:
         self.db = db
-        self.trusted = trusted or TrustedDocuments(db)
+        self.trusted = trusted or TrustedDocuments(StoredTrustedDocuments(db), db)
         """Documents an administrator stored from files; they win over fetching."""
         self.allow_private = allow_private
         self.fetches = fetches or LocalRateLimit(limit=FETCHES_PER_MINUTE, window_seconds=60)

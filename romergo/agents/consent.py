@@ -9,23 +9,17 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from sqlalchemy import update
-from sqlmodel import col
-from sqlmodel.ext.asyncio.session import AsyncSession
-
 from romergo.agents import redirects
 from romergo.agents.base import answered, new_token
 from romergo.agents.clients import Clients
-from romergo.agents.grants import new_grant
 from romergo.agents.housekeeping import Housekeeping
 from romergo.agents.records import PendingAuthorization, RegisteredClient, registered_client
 from romergo.agents.scopes import CONTROL, OAUTH_SCOPES, READ, ordered
 from romergo.agents.site import OAuthSite
+from romergo.agents.token_ledger import AuthorizationRequest, ConsentLedger
 from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid
-from romergo.ids import new_secret, plausible_secret, sha256_hex
-from storage import Database
-from storage.tables import AgentAuthorization, AgentClient, AgentCode
+from romergo.ids import new_id, new_secret, plausible_secret, sha256_hex
 
 CODE_MINUTES = 10
 AUTHORIZATION_MINUTES = 10
@@ -34,8 +28,10 @@ _CHALLENGE = re.compile(r"^[A-Za-z0-9_-]{43}$")
 
 
 class Consent:
-    def __init__(self, db: Database, site: OAuthSite, clients: Clients, housekeeping: Housekeeping) -> None:
-        self.db = db
+    def __init__(
+        self, ledger: ConsentLedger, site: OAuthSite, clients: Clients, housekeeping: Housekeeping
+    ) -> None:
+        self.ledger = ledger
         self.site = site
         self.clients = clients
         self.housekeeping = housekeeping
@@ -103,22 +99,22 @@ class Consent:
         )
         request_id = new_secret(24)
         now = utcnow()
-        async with self.db.write() as session:
-            session.add(
-                AgentAuthorization(
-                    request_hash=sha256_hex(request_id),
-                    client_id=client.client_id,
-                    redirect_uri=redirect_uri,
-                    redirect_uri_explicit=redirect_uri_explicit,
-                    state=state,
-                    requested_scopes=requested_scopes(client, scope),
-                    code_challenge=code_challenge,
-                    resource=self.site.resource,
-                    issuer=issuer or self.site.issuer,
-                    created_at=now,
-                    expires_at=now + timedelta(minutes=AUTHORIZATION_MINUTES),
-                )
+        asked = requested_scopes(client, scope)
+        await self.ledger.add_request(
+            AuthorizationRequest(
+                request_hash=sha256_hex(request_id),
+                client_id=client.client_id,
+                redirect_uri=redirect_uri,
+                redirect_uri_explicit=redirect_uri_explicit,
+                state=state,
+                requested_scopes=None if asked is None else tuple(asked),
+                code_challenge=code_challenge,
+                resource=self.site.resource,
+                issuer=issuer or self.site.issuer,
+                created_at=now,
+                expires_at=now + timedelta(minutes=AUTHORIZATION_MINUTES),
             )
+        )
         await self.housekeeping.purge_if_due()
         return request_id
 
@@ -126,19 +122,16 @@ class Consent:
         """The request behind a consent link, if it is still waiting for an answer."""
         if not plausible_secret(request_id):
             return None
-        async with self.db.read() as session:
-            row = await session.get(AgentAuthorization, sha256_hex(request_id))
-            if row is None or row.decided_at is not None or row.expires_at <= utcnow():
-                return None
-            client = await session.get(AgentClient, row.client_id)
-        if client is None:
+        found = await self.ledger.waiting(sha256_hex(request_id), utcnow())
+        if found is None:
             return None
+        row, client = found
         return PendingAuthorization(
             request_id=request_id,
             client=registered_client(client),
             redirect_uri=row.redirect_uri,
             state=row.state,
-            requested_scopes=tuple(row.requested_scopes) if row.requested_scopes is not None else None,
+            requested_scopes=row.requested_scopes,
             expires_at=row.expires_at,
             issuer=row.issuer or self.site.issuer,
         )
@@ -158,25 +151,17 @@ class Consent:
         granted = ordered({*scopes, READ})
         code = new_token("code")
         now = utcnow()
-        async with self.db.write() as session:
-            row = await _decide(session, request_id)
-            grant = new_grant(user_id=user_id, client_id=row.client_id, kind="oauth", scopes=granted, now=now)
-            session.add(grant)
-            await session.flush()
-            session.add(
-                AgentCode(
-                    code_hash=sha256_hex(code),
-                    grant_id=grant.id,
-                    client_id=row.client_id,
-                    redirect_uri=row.redirect_uri,
-                    redirect_uri_explicit=row.redirect_uri_explicit,
-                    code_challenge=row.code_challenge,
-                    resource=row.resource,
-                    scopes=granted,
-                    created_at=now,
-                    expires_at=now + timedelta(minutes=CODE_MINUTES),
-                )
-            )
+        approved = await self.ledger.approve(
+            sha256_hex(request_id),
+            now,
+            grant_id=new_id("grt"),
+            user_id=user_id,
+            scopes=granted,
+            code_hash=sha256_hex(code),
+            code_expires_at=now + timedelta(minutes=CODE_MINUTES),
+        )
+        if not approved:
+            raise answered()
         response = {"code": code, "state": pending.state, "iss": pending.issuer}
         return redirects.with_response(pending.redirect_uri, response)
 
@@ -185,8 +170,8 @@ class Consent:
         pending = await self.pending_authorization(request_id)
         if pending is None:
             raise answered()
-        async with self.db.write() as session:
-            await _decide(session, request_id)
+        if not await self.ledger.deny(sha256_hex(request_id), utcnow()):
+            raise answered()
         return redirects.with_response(
             pending.redirect_uri,
             {
@@ -212,23 +197,3 @@ def requested_scopes(client: RegisteredClient, scope: str | None) -> list[str] |
     if unregistered:
         raise invalid(f"This agent did not register for the scope {unregistered[0]}.")
     return ordered(asked)
-
-
-async def _decide(session: AsyncSession, request_id: str) -> AgentAuthorization:
-    """Mark the request answered in the caller's transaction; of two answers only one wins."""
-    now = utcnow()
-    result = await session.exec(
-        update(AgentAuthorization)
-        .where(
-            col(AgentAuthorization.request_hash) == sha256_hex(request_id),
-            col(AgentAuthorization.decided_at).is_(None),
-            col(AgentAuthorization.expires_at) > now,
-        )
-        .values(decided_at=now)
-        .returning(AgentAuthorization)
-    )
-    row = result.scalar_one_or_none()
-    if row is None:
-        raise answered()
-    assert isinstance(row, AgentAuthorization)
-    return row

@@ -4,7 +4,8 @@ The settings page shows when each grant was last used and each agent's last acce
 used to be written by the call itself, at most once a minute per grant or agent: with a thousand
 agents re-polling their waits that is a write transaction every few hundredths of a second, each
 waiting its turn on the database file (docs/performance.md). The call now notes the
-value here, and every `every` seconds one statement, run once per value, writes all noted since.
+value here, and every `every` seconds one write (a ledger's, one statement run once per value)
+stores all noted since.
 
 What is noted and not written yet stays readable (`noted`, `pending`), so this process's own
 settings page is never behind; another instance's page may be, by `every`. A value noted when the
@@ -16,12 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Hashable, Mapping
-from typing import Any, Generic, TypeVar
-
-from sqlalchemy.sql.dml import UpdateBase
-
-from storage import Database
+from collections.abc import Awaitable, Callable, Hashable, Mapping
+from typing import Generic, TypeVar
 
 logger = logging.getLogger(__name__)
 
@@ -34,17 +31,14 @@ class NotedWrites(Generic[K, V]):
 
     def __init__(
         self,
-        db: Database,
-        statement: UpdateBase,
-        params: Callable[[K, V], Mapping[str, Any]],
+        store: Callable[[Mapping[K, V]], Awaitable[None]],
         *,
         every: float,
         keep_first: bool,
         what: str,
     ) -> None:
-        self.db = db
-        self.statement = statement
-        self.params = params
+        self.store = store
+        """Writes the values given, all in one transaction (a ledger's method)."""
         self.every = every
         """Seconds from the first value noted to the write that takes it."""
         self.keep_first = keep_first
@@ -78,9 +72,8 @@ class NotedWrites(Generic[K, V]):
         if not self._noted:
             return
         self._in_write, self._noted = self._noted, {}
-        each = [self.params(key, value) for key, value in self._in_write.items()]
         try:
-            await self.db.write_rows(lambda rows: rows.run_many(self.statement, each))
+            await self.store(self._in_write)
         except BaseException:
             # Not written (it failed, or a stop cancelled it): kept for the next write. A key
             # noted again meanwhile keeps that newer value.

@@ -4,23 +4,19 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlmodel import select
-
 from romergo.agents.base import client_name, new_token
-from romergo.agents.grants import new_grant
+from romergo.agents.ledger import PersonalTokenLedger
 from romergo.agents.scopes import ALL_SCOPES, PERSONAL_DEFAULT, SHORT_NAMES, ordered
 from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid
 from romergo.ids import new_id, sha256_hex
-from storage import Database
-from storage.tables import AgentClient, AgentToken, User
 
 MAX_EXPIRES_DAYS = 3650
 
 
 class PersonalTokens:
-    def __init__(self, db: Database) -> None:
-        self.db = db
+    def __init__(self, ledger: PersonalTokenLedger) -> None:
+        self.ledger = ledger
 
     async def create(
         self,
@@ -40,42 +36,20 @@ class PersonalTokens:
         token = new_token("personal")
         now = utcnow()
         expires_at = now + timedelta(days=expires_days)
-        async with self.db.write() as session:
-            user = (await session.exec(select(User).where(User.username == username))).first()
-            if user is None:
-                raise RomergoError("not_found", f'User "{username}" does not exist.')
-            client = AgentClient(
-                id=new_id("agt"),
-                kind="personal",
-                name=clean_name,
-                user_id=user.id,
-                scopes=chosen,
-                created_at=now,
-            )
-            session.add(client)
-            await session.flush()
-            grant = new_grant(
-                user_id=user.id,
-                client_id=client.id,
-                kind="personal",
-                scopes=chosen,
-                now=now,
-                expires_at=expires_at,
-            )
-            session.add(grant)
-            await session.flush()
-            session.add(
-                AgentToken(
-                    token_hash=sha256_hex(token),
-                    kind="personal",
-                    grant_id=grant.id,
-                    client_id=client.id,
-                    scopes=chosen,
-                    created_at=now,
-                    expires_at=expires_at,
-                )
-            )
-        return token, client.id
+        client_id = new_id("agt")
+        kept = await self.ledger.add(
+            username,
+            client_id=client_id,
+            grant_id=new_id("grt"),
+            token_hash=sha256_hex(token),
+            name=clean_name,
+            scopes=chosen,
+            created_at=now,
+            expires_at=expires_at,
+        )
+        if not kept:
+            raise RomergoError("not_found", f'User "{username}" does not exist.')
+        return token, client_id
 
 
 def parse_scopes(spec: str) -> list[str]:

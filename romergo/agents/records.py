@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from romergo.agents.identity import AgentKind
 from romergo.agents.scopes import OAUTH_SCOPES, READ, ordered
+from storage.access.records import AgentClientRecord
 from storage.tables import AgentClient
 
 
@@ -99,7 +100,7 @@ class Connection:
     expires_at: datetime | None
 
 
-def registered_client(row: AgentClient) -> RegisteredClient:
+def registered_client(row: AgentClient | AgentClientRecord) -> RegisteredClient:
     return RegisteredClient(
         client_id=row.id,
         name=row.name,

@@ -27,6 +27,7 @@ from romergo.agents.clients import Clients
 from romergo.agents.consent import Consent
 from romergo.agents.grants import Grants
 from romergo.agents.housekeeping import Housekeeping
+from romergo.agents.ledger import AgentLedgers
 from romergo.agents.personal import PersonalTokens
 from romergo.agents.site import OAuthSite
 from romergo.agents.tokens import Tokens
@@ -37,11 +38,11 @@ from storage import Database
 
 
 class AgentService:
-    def __init__(self, db: Database, settings: Settings) -> None:
+    def __init__(self, db: Database, settings: Settings, ledgers: AgentLedgers) -> None:
         self.site = OAuthSite.from_settings(settings)
-        self.housekeeping = Housekeeping(db)
-        self.grants = Grants(db)
-        self.trusted_documents = TrustedDocuments(db)
+        self.housekeeping = Housekeeping(ledgers.expiry, ledgers.rate_counts)
+        self.grants = Grants(ledgers.grants)
+        self.trusted_documents = TrustedDocuments(ledgers.trusted_documents, db)
         self.clients = Clients(
             db,
             registrations=rate_limit(
@@ -56,12 +57,12 @@ class AgentService:
                 ),
             ),
         )
-        self.consent = Consent(db, self.site, self.clients, self.housekeeping)
+        self.consent = Consent(ledgers.consent, self.site, self.clients, self.housekeeping)
         self.tokens = Tokens(
-            db,
+            ledgers.tokens,
             self.grants,
             access_lifetime=timedelta(minutes=settings.access_token_minutes),
             refresh_lifetime=timedelta(days=settings.refresh_token_days),
         )
-        self.personal = PersonalTokens(db)
-        self.activity = ActivityLog(db)
+        self.personal = PersonalTokens(ledgers.personal)
+        self.activity = ActivityLog(ledgers.activity)

@@ -17,15 +17,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urlsplit
 
-from sqlmodel import col, select
-
 from romergo.agents.base import client_name
 from romergo.agents.document_rules import checked_document, keep_client, url_problem
+from romergo.agents.ledger import TrustedDocumentLedger, TrustedDocumentRecord
 from romergo.agents.records import RegisteredClient, registered_client
 from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid
 from storage import Database
-from storage.tables import AgentClient, TrustedClientDocument
 
 
 @dataclass(frozen=True)
@@ -36,8 +34,10 @@ class TrustedDocument:
 
 
 class TrustedDocuments:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, ledger: TrustedDocumentLedger, db: Database) -> None:
+        self.ledger = ledger
         self.db = db
+        """Where `keep_client` keeps the client a trusted document describes."""
 
     async def trust(self, url: str, body: bytes) -> TrustedDocument:
         """Check the document in `body` as if fetched from `url`, then use it instead of fetching."""
@@ -47,39 +47,27 @@ class TrustedDocuments:
         document = checked_document(url, body)
         client = await keep_client(self.db, url, document)
         trusted_at = utcnow()
-        async with self.db.write() as session:
-            row = await session.get(TrustedClientDocument, url)
-            if row is None:
-                session.add(TrustedClientDocument(url=url, document=document, trusted_at=trusted_at))
-            else:
-                row.document, row.trusted_at = document, trusted_at
+        await self.ledger.keep(url, document, trusted_at)
         return TrustedDocument(url, client.name, trusted_at)
 
     async def untrust(self, url: str) -> None:
-        async with self.db.write() as session:
-            row = await session.get(TrustedClientDocument, url)
-            if row is None:
-                raise RomergoError("not_found", f"{url} is not trusted.")
-            await session.delete(row)
+        if not await self.ledger.forget(url):
+            raise RomergoError("not_found", f"{url} is not trusted.")
 
     async def listed(self) -> list[TrustedDocument]:
-        async with self.db.read() as session:
-            by_url = select(TrustedClientDocument).order_by(col(TrustedClientDocument.url))
-            rows = (await session.exec(by_url)).all()
-        return [TrustedDocument(row.url, _name(row), row.trusted_at) for row in rows]
+        return [TrustedDocument(row.url, _name(row), row.trusted_at) for row in await self.ledger.listed()]
 
     async def client(self, url: str) -> RegisteredClient | None:
         """The client a trusted document describes, or None when `url`'s document is not trusted."""
-        async with self.db.read() as session:
-            trusted = await session.get(TrustedClientDocument, url)
-            kept = await session.get(AgentClient, url) if trusted is not None else None
-        if trusted is None:
+        found = await self.ledger.with_client(url)
+        if found is None:
             return None
+        trusted, kept = found
         if kept is not None and kept.registration == trusted.document:
             return registered_client(kept)
         return await keep_client(self.db, url, trusted.document)
 
 
-def _name(row: TrustedClientDocument) -> str:
+def _name(row: TrustedDocumentRecord) -> str:
     """The name the document gives itself (as on the consent page), else its host."""
     return client_name(row.document.get("client_name") or urlsplit(row.url).hostname)

@@ -193,3 +193,13 @@ async def holding_a_command(services, actor) -> tuple[Room, str, str]:
 
 def _plus(first: tuple[int, int], second: tuple[int, int]) -> tuple[int, int]:
     return first[0] + second[0], first[1] + second[1]
+
+
+async def test_the_bearer_check_is_one_statement_outside_a_transaction(services, author):
+    """Every MCP call checks its token: one read on the database's driver, and the grant's "last
+    used" noted for a later write of many (`agents.last_use`), not written by the call."""
+    token, _ = await services.agents.personal.create(author.username, name="Helper", scopes=ALL_SCOPES)
+    with counting(services) as seen:
+        assert await services.agents.tokens.verify(token) is not None
+        assert await services.agents.tokens.verify(token) is not None
+    assert (seen.count, seen.transactions) == (2, 0), str(seen)

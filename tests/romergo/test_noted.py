@@ -3,46 +3,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from sqlalchemy import bindparam, update
 
 from romergo.agents.noted import NotedWrites
-from storage.core_tables import AGENT_GRANTS
-
-STATEMENT = update(AGENT_GRANTS).where(AGENT_GRANTS.c.id == bindparam("key")).values(name=bindparam("value"))
 
 
 class Rows:
     def __init__(self) -> None:
         self.ran: list[list[dict[str, Any]]] = []
 
-    def run_many(self, statement: Any, each: list[dict[str, Any]]) -> None:
-        assert statement is STATEMENT
-        self.ran.append(each)
-
 
 class DatabaseDouble:
-    """Runs each write's work on `rows`; `during` runs inside the next write, which then fails."""
+    """Keeps each write's values in `rows`; `during` runs inside the next write, which then fails."""
 
     def __init__(self) -> None:
         self.rows = Rows()
         self.during: Any = None
 
-    async def write_rows(self, work: Any) -> Any:
+    async def store(self, values: Mapping[str, int]) -> None:
         if self.during is not None:
             during, self.during = self.during, None
             during()
             raise OSError("disk I/O error")
-        return work(self.rows)
+        self.rows.ran.append([{"key": key, "value": value} for key, value in values.items()])
 
 
 def noted(db: DatabaseDouble, keep_first: bool) -> NotedWrites[str, int]:
     return NotedWrites(
-        db,  # a double: NotedWrites only calls write_rows
-        STATEMENT,
-        lambda key, value: {"key": key, "value": value},
+        db.store,
         every=60,
         keep_first=keep_first,
         what="test values",

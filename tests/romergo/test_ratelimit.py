@@ -12,6 +12,7 @@ import pytest
 from romergo.config import Settings
 from romergo.ratelimit import LocalRateLimit, RateLimit, SharedRateLimit, forget_expired_counts, rate_limit
 from romergo.services import Services
+from storage.access.rate_counts import RateCounts
 from storage.database import Database
 
 WINDOW = 60.0
@@ -32,7 +33,7 @@ def make_limit(request: pytest.FixtureRequest, services: Services) -> Callable[[
     def make(limit: int, now: Now) -> RateLimit:
         if request.param == "local":
             return LocalRateLimit(limit=limit, window_seconds=WINDOW, clock=now)
-        return SharedRateLimit(services.db, "test", limit=limit, window_seconds=WINDOW, clock=now)
+        return SharedRateLimit(RateCounts(services.db), "test", limit=limit, window_seconds=WINDOW, clock=now)
 
     return make
 
@@ -82,7 +83,10 @@ async def test_instances_racing_for_the_last_attempts_never_overshoot(services: 
     now = Now()
     engines = [Database(services.db.url) for _ in range(3)]
     try:
-        limits = [SharedRateLimit(db, "race", limit=10, window_seconds=WINDOW, clock=now) for db in engines]
+        limits = [
+            SharedRateLimit(RateCounts(db), "race", limit=10, window_seconds=WINDOW, clock=now)
+            for db in engines
+        ]
         allowed = await asyncio.gather(*(limits[i % 3].allow("agent") for i in range(30)))
         assert allowed.count(True) == 10
         assert all(await asyncio.gather(*(limit.full("agent") for limit in limits)))
@@ -93,10 +97,11 @@ async def test_instances_racing_for_the_last_attempts_never_overshoot(services: 
 
 async def test_counts_no_limiter_reads_are_forgotten(services: Services) -> None:
     now = Now()
-    limit = SharedRateLimit(services.db, "old", limit=5, window_seconds=WINDOW, clock=now)
+    counts = RateCounts(services.db)
+    limit = SharedRateLimit(counts, "old", limit=5, window_seconds=WINDOW, clock=now)
     await limit.allow("alice")
-    assert await forget_expired_counts(services.db, now=now.value + WINDOW) == 0  # still read
-    assert await forget_expired_counts(services.db, now=now.value + 3 * WINDOW) == 1
+    assert await forget_expired_counts(counts, now=now.value + WINDOW) == 0  # still read
+    assert await forget_expired_counts(counts, now=now.value + 3 * WINDOW) == 1
     assert await limit.allow("alice")
 
 

@@ -10,12 +10,13 @@ import pytest
 from romergo.agents.client_documents import ClientDocuments, UnreachableDocument
 from romergo.agents.trusted_documents import TrustedDocuments
 from romergo.services import Services
+from storage.access.trusted_documents import StoredTrustedDocuments
 from tests.romergo.test_client_documents import GOOD, URL, Site, public_lookup
 
 
 async def test_a_trusted_document_is_used_instead_of_fetching_until_untrusted(services: Services):
     site = Site({**GOOD, "client_name": "What the URL says"}, cache_control="no-store")
-    trusted = TrustedDocuments(services.db)
+    trusted = TrustedDocuments(StoredTrustedDocuments(services.db), services.db)
     resolver = ClientDocuments(
         services.db, allow_private=False, fetch=site, lookup=public_lookup, trusted=trusted
     )
@@ -32,7 +33,7 @@ async def test_a_trusted_document_is_used_instead_of_fetching_until_untrusted(se
 
 async def test_a_document_trusted_while_its_fetch_is_remembered_as_failed_is_used_at_once(services: Services):
     site = Site(status=404)
-    trusted = TrustedDocuments(services.db)
+    trusted = TrustedDocuments(StoredTrustedDocuments(services.db), services.db)
     resolver = ClientDocuments(
         services.db, allow_private=False, fetch=site, lookup=public_lookup, trusted=trusted
     )

@@ -1,5 +1,5 @@
-"""Ledger contract tests run on both databases: each port's implementation must behave the same on
-SQLite and PostgreSQL. The `services` fixture (tests/conftest.py) follows this `database`."""
+"""Every ledger keeps its contract on both databases: each test here runs on SQLite and on
+PostgreSQL, on a database migrated to head (the `services` fixture's)."""
 
 from __future__ import annotations
 

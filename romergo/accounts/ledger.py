@@ -1,0 +1,55 @@
+"""What the accounts need kept: users, browser sessions and one-time sign-in links.
+
+Implemented by `storage.access.accounts`; the records are storage's (`storage.access.records`),
+re-exported here for the core's callers."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Protocol
+
+from storage.access.records import BrowserSession, User
+
+__all__ = ["AccountLedger", "BrowserSession", "User"]
+
+
+class AccountLedger(Protocol):
+    async def first_user_or_add(self, candidate: User) -> tuple[User, bool]:
+        """The earliest user, or `candidate` added if there is none yet: (user, added). Callers
+        racing here take turns, so exactly one adds."""
+        ...
+
+    async def add_user(self, user: User) -> bool:
+        """Adds `user`; False (and nothing added) if its username is taken."""
+        ...
+
+    async def set_password(self, username: str, password_hash: str) -> bool:
+        """Sets the password hash and ends all the user's browser sessions, at once; False if
+        there is no such user."""
+        ...
+
+    async def user_named(self, username: str) -> User | None: ...
+
+    async def user(self, user_id: str) -> User | None: ...
+
+    async def user_count(self) -> int: ...
+
+    async def add_signin_link(
+        self, token_hash: str, user_id: str, created_at: datetime, expires_at: datetime
+    ) -> None: ...
+
+    async def use_signin_link(self, token_hash: str, now: datetime) -> str | None:
+        """Consumes an unused link still valid at `now`, atomically; its user id, or None."""
+        ...
+
+    async def start_session(self, browser: BrowserSession) -> None:
+        """Keeps the session and marks the user's last sign-in at its creation time."""
+        ...
+
+    async def session_and_user(self, token_hash: str) -> tuple[BrowserSession, User | None] | None:
+        """The session and its user (None if the account is gone), or None without a session."""
+        ...
+
+    async def touch_session(self, token_hash: str, now: datetime) -> None: ...
+
+    async def end_session(self, token_hash: str) -> None: ...

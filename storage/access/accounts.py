@@ -1,0 +1,150 @@
+"""Users, browser sessions and one-time sign-in links (`users`, `web_sessions`, `signin_links`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import delete, func, update
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from storage.access.records import BrowserSession, User
+from storage.database import Database
+from storage.tables import SigninLink, WebSession
+from storage.tables import User as UserRow
+
+
+class Accounts:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def first_user_or_add(self, candidate: User) -> tuple[User, bool]:
+        """The earliest user, or `candidate` added when there is none: (user, added).
+
+        Instances starting together take turns here: one adds, the others find its user."""
+        async with self.db.write() as session:
+            await self.db.wait_turn(session, "first-start")
+            first = (await session.exec(select(UserRow).order_by(col(UserRow.created_at)).limit(1))).first()
+            if first is not None:
+                return _user(first), False
+            session.add(_row(candidate))
+            return candidate, True
+
+    async def add_user(self, user: User) -> bool:
+        """Adds `user` unless its username is taken (then False, nothing added)."""
+        async with self.db.write() as session:
+            if await _row_named(session, user.username) is not None:
+                return False
+            session.add(_row(user))
+            return True
+
+    async def set_password(self, username: str, password_hash: str) -> bool:
+        """Sets the user's password hash and ends every session signed in with the old one, in one
+        transaction; False if there is no such user."""
+        async with self.db.write() as session:
+            row = await _row_named(session, username)
+            if row is None:
+                return False
+            row.password_hash = password_hash
+            session.add(row)
+            await session.exec(delete(WebSession).where(col(WebSession.user_id) == row.id))
+            return True
+
+    async def user_named(self, username: str) -> User | None:
+        async with self.db.read() as session:
+            row = await _row_named(session, username)
+        return None if row is None else _user(row)
+
+    async def user(self, user_id: str) -> User | None:
+        async with self.db.read() as session:
+            row = await session.get(UserRow, user_id)
+        return None if row is None else _user(row)
+
+    async def user_count(self) -> int:
+        async with self.db.read() as session:
+            return int((await session.exec(select(func.count()).select_from(UserRow))).one())
+
+    async def add_signin_link(
+        self, token_hash: str, user_id: str, created_at: datetime, expires_at: datetime
+    ) -> None:
+        async with self.db.write() as session:
+            session.add(
+                SigninLink(
+                    token_hash=token_hash, user_id=user_id, created_at=created_at, expires_at=expires_at
+                )
+            )
+
+    async def use_signin_link(self, token_hash: str, now: datetime) -> str | None:
+        """Marks the link used if it is unused and unexpired at `now`, atomically (of two uses at
+        once exactly one gets it); the user id it signs in, or None."""
+        async with self.db.write() as session:
+            result = await session.exec(
+                update(SigninLink)  # type: ignore[call-overload]
+                .where(
+                    col(SigninLink.token_hash) == token_hash,
+                    col(SigninLink.used_at).is_(None),
+                    col(SigninLink.expires_at) > now,
+                )
+                .values(used_at=now)
+                .returning(SigninLink.user_id)
+            )
+            user_id = result.scalar_one_or_none()
+        return None if user_id is None else str(user_id)
+
+    async def start_session(self, browser: BrowserSession) -> None:
+        """Adds the session and marks its user's last sign-in, in one transaction."""
+        async with self.db.write() as session:
+            session.add(
+                WebSession(
+                    token_hash=browser.token_hash,
+                    user_id=browser.user_id,
+                    created_at=browser.created_at,
+                    last_seen_at=browser.last_seen_at,
+                    expires_at=browser.expires_at,
+                )
+            )
+            row = await session.get(UserRow, browser.user_id)
+            if row is not None:
+                row.last_sign_in_at = browser.created_at
+                session.add(row)
+
+    async def session_and_user(self, token_hash: str) -> tuple[BrowserSession, User | None] | None:
+        """The session and its user, read as one snapshot; None if there is no such session."""
+        async with self.db.read() as session:
+            row = await session.get(WebSession, token_hash)
+            if row is None:
+                return None
+            user = await session.get(UserRow, row.user_id)
+            return _browser(row), None if user is None else _user(user)
+
+    async def touch_session(self, token_hash: str, now: datetime) -> None:
+        async with self.db.write() as session:
+            await session.exec(
+                update(WebSession).where(col(WebSession.token_hash) == token_hash).values(last_seen_at=now)
+            )
+
+    async def end_session(self, token_hash: str) -> None:
+        async with self.db.write() as session:
+            await session.exec(delete(WebSession).where(col(WebSession.token_hash) == token_hash))
+
+
+async def _row_named(session: AsyncSession, username: str) -> UserRow | None:
+    return (await session.exec(select(UserRow).where(UserRow.username == username))).first()
+
+
+def _user(row: UserRow) -> User:
+    return User(row.id, row.username, row.password_hash, row.created_at, row.last_sign_in_at)
+
+
+def _row(user: User) -> UserRow:
+    return UserRow(
+        id=user.id,
+        username=user.username,
+        password_hash=user.password_hash,
+        created_at=user.created_at,
+        last_sign_in_at=user.last_sign_in_at,
+    )
+
+
+def _browser(row: WebSession) -> BrowserSession:
+    return BrowserSession(row.token_hash, row.user_id, row.created_at, row.last_seen_at, row.expires_at)

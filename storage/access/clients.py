@@ -1,0 +1,17 @@
+"""Registered agents (`agent_clients`) as the records the access ledgers hand up."""
+
+from __future__ import annotations
+
+from storage.access.records import AgentClientRecord
+from storage.tables import AgentClient
+
+
+def client_record(row: AgentClient) -> AgentClientRecord:
+    return AgentClientRecord(
+        id=row.id,
+        name=row.name,
+        redirect_uris=tuple(row.redirect_uris),
+        scopes=tuple(row.scopes),
+        registration=dict(row.registration),
+        created_at=row.created_at,
+    )
