@@ -13,6 +13,9 @@ from romergo.errors import RomergoError
 from romergo.ids import sha256_hex
 from storage.tables import SigninLink, User, WebSession
 
+DATABASES = ("sqlite",)
+"""The database side is the ledgers' contract, run on both (tests/storage/ledgers/test_access_*.py)."""
+
 
 async def test_first_start_creates_author_without_password_once(services):
     user, created = await services.accounts.ensure_first_user()

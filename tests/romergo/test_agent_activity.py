@@ -15,6 +15,9 @@ from romergo.clock import utcnow
 from storage.tables import AgentActivity
 from tests.support.statements import counting
 
+DATABASES = ("sqlite",)
+"""The database side is the ledgers' contract, run on both (tests/storage/ledgers/test_access_*.py)."""
+
 WAIT = "romergo_wait_for_builder_command"
 READ_SCENE = "romergo_get_scene"
 

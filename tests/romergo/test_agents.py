@@ -23,6 +23,9 @@ from storage.tables import AgentGrant, AgentToken
 from tests.support.statements import counting
 from tests.support.waiting import until
 
+DATABASES = ("sqlite",)
+"""The database side is the ledgers' contract, run on both (tests/storage/ledgers/test_access_*.py)."""
+
 CALLBACK = "http://127.0.0.1:33418/callback"
 CHALLENGE = base64.urlsafe_b64encode(hashlib.sha256(b"verifier" * 8).digest()).decode().rstrip("=")
 

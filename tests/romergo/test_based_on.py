@@ -11,10 +11,7 @@ from romergo.story import UNCHANGED
 from romergo.story.based_on import EditConflict, attempt, lost_changes, merge_fields
 from tests.support.story import database_state, small_story
 
-
-@pytest.fixture
-def database() -> str:
-    return "sqlite"
+DATABASES = ("sqlite",)
 
 
 async def line_revision(services, actor, scene_id, line_id):

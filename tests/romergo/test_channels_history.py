@@ -40,9 +40,7 @@ READS: dict[str, Executable] = {
 }
 
 
-@pytest.fixture
-def database() -> str:
-    return "sqlite"  # see the module's docstring
+DATABASES = ("sqlite",)  # see the module's docstring
 
 
 @pytest.mark.parametrize("read", list(READS))

@@ -14,10 +14,7 @@ from romergo.story.based_on import EditConflict, attempt
 from romergo.story.choice_lists import FIELDS, merge_choices
 from tests.support.story import database_state, small_story
 
-
-@pytest.fixture
-def database() -> str:
-    return "sqlite"
+DATABASES = ("sqlite",)
 
 
 async def scene_revision(services, actor, scene_id):

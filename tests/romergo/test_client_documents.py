@@ -16,6 +16,9 @@ from romergo.errors import RomergoError
 from romergo.services import Services
 from tests.support.pages_server import serving
 
+DATABASES = ("sqlite",)
+"""The database side is the ledgers' contract, run on both (tests/storage/ledgers/test_access_*.py)."""
+
 URL = "https://agent.example/client.json"
 GOOD: dict[str, Any] = {
     "client_id": URL,

@@ -15,6 +15,9 @@ from romergo.services import Services
 from storage.access.rate_counts import RateCounts
 from storage.database import Database
 
+DATABASES = ("sqlite",)
+"""The database side is the ledgers' contract, run on both (tests/storage/ledgers/test_access_*.py)."""
+
 WINDOW = 60.0
 
 

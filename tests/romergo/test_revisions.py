@@ -5,6 +5,9 @@ from __future__ import annotations
 from romergo.story import ChoiceSpec
 from tests.support.story import revisions, small_story
 
+DATABASES = ("sqlite",)
+"""The database side is the ledgers' contract, run on both (tests/storage/ledgers/test_story_*.py)."""
+
 
 async def newest(services, project_id):
     """The id of each entity's newest revision, read the long way: the whole log."""

@@ -4,8 +4,6 @@ replaced blindly."""
 
 from __future__ import annotations
 
-import pytest
-
 from romergo.actors import agent_actor
 from romergo.story import ChoiceSpec
 from romergo.story.patterns import SearchQuery
@@ -15,9 +13,7 @@ from tests.support.story import database_state, small_story
 LAMP = SearchQuery("lamp")
 
 
-@pytest.fixture
-def database() -> str:
-    return "sqlite"
+DATABASES = ("sqlite",)
 
 
 async def lamp_story(services, actor):

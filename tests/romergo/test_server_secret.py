@@ -9,6 +9,9 @@ from romergo.services import Services
 from storage.access.settings import ServerSettings
 from storage.database import Database
 
+DATABASES = ("sqlite",)
+"""The database side is the ledgers' contract, run on both (tests/storage/ledgers/test_access_*.py)."""
+
 
 async def test_the_first_server_creates_it_and_every_later_one_reads_it(services: Services, tmp_path) -> None:
     first = await server_secret(ServerSettings(services.db), tmp_path / "instance-a")

@@ -13,6 +13,9 @@ from romergo.services import Services
 from storage.access.trusted_documents import StoredTrustedDocuments
 from tests.romergo.test_client_documents import GOOD, URL, Site, public_lookup
 
+DATABASES = ("sqlite",)
+"""The database side is the ledgers' contract, run on both (tests/storage/ledgers/test_access_*.py)."""
+
 
 async def test_a_trusted_document_is_used_instead_of_fetching_until_untrusted(services: Services):
     site = Site({**GOOD, "client_name": "What the URL says"}, cache_control="no-store")

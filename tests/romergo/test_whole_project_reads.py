@@ -18,6 +18,9 @@ from romergo.errors import RomergoError
 from romergo.story.patterns import SearchQuery
 from tests.support.story import small_story
 
+DATABASES = ("sqlite",)
+"""The database side is the ledgers' contract, run on both (tests/storage/ledgers/test_story_*.py)."""
+
 
 async def test_whole_project_reads_run_their_statements_off_the_loop(services, actor):
     story = await small_story(services, actor)
