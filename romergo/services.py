@@ -36,6 +36,7 @@ from romergo.story.on_scene import ScenePresence
 from romergo.story.pattern_workers import PatternWorkers
 from romergo.story.state.variables import VariableService
 from storage import Database
+from storage.channels import DatabaseChannelLedger
 from storage.migrate import upgrade
 from storage.tables import User
 from storage.wakeups import PostgresWakeups
@@ -168,7 +169,9 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         variables=VariableService(store, limits),
         on_scene=on_scene,
         accounts=AccountService(db, settings),
-        channels=ChannelService.build(db, bus, settings, clock, reads, on_scene),
+        channels=ChannelService.build(
+            db, bus, settings, clock, reads, on_scene, ledger=DatabaseChannelLedger(db)
+        ),
         agents=AgentService(db, settings),
     )
 

@@ -32,7 +32,7 @@ from romergo.channels.events import AgentPresence, Report
 from romergo.channels.models import Caller, JoinResult, WaitResult
 from romergo.channels.parking import Heartbeat, park
 from romergo.channels.presence import Presence
-from romergo.channels.reach import chapter_order, chapters_words
+from romergo.channels.reach import chapters_words
 from romergo.channels.reporting import ENDING, refuse_unless_reportable, report_on_driver
 from romergo.channels.room_view import conversation_in_reach, keep_to_reach
 from romergo.channels.store import (
@@ -171,7 +171,11 @@ class AgentSide:
             return result
         async with self.store.db.read() as session:
             room = await session.get(Channel, command.channel_id)
-            context = command.context if room is None else await keep_to_reach(session, room, command.context)
+            context = (
+                command.context
+                if room is None
+                else await keep_to_reach(self.store.room_reads(session), room, command.context)
+            )
         if context is command.context:
             return result
         return replace(result, command=replace(command, context=context))
@@ -206,13 +210,13 @@ class AgentSide:
                     .limit(CONVERSATION_EVENTS)
                 )
             ).all()
-            chapters = await chapter_order(tx.session, channel.project_id)
+            chapters = await self.store.room_reads(tx.session).chapter_order(channel.project_id)
             return JoinResult(
                 channel=await self.store.channel_view(tx.session, channel),
                 cursor=cursor,
                 project_title=project.title if project else "",
                 conversation=await conversation_in_reach(
-                    tx.session, channel, [event_view(row) for row in reversed(recent)]
+                    self.store.room_reads(tx.session), channel, [event_view(row) for row in reversed(recent)]
                 ),
                 reach=chapters_words(channel.scope, chapters),
             )
@@ -280,8 +284,9 @@ class AgentSide:
     async def _record_changes(
         self, tx: ChannelTx, channel_id: str, command_id: str, summary: Summary | None
     ) -> None:
-        changes = await command_changes(tx.session, command_id)
-        scenes = await scenes_of(tx.session, in_a_scene(summary))
+        reads = self.store.room_reads(tx.session)
+        changes = await command_changes(reads, command_id)
+        scenes = await scenes_of(reads, in_a_scene(summary))
         await tx.events(channel_id, SYSTEM_ACTOR, what_was_recorded(changes, summary, scenes), command_id)
 
     async def _command_for_agent(

@@ -17,6 +17,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.bus import EventBus
+from romergo.channels.ledger import ChannelLedger, RoomReads
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
 from romergo.channels.pending_tool_events import PendingToolEvents, merged
 from romergo.channels.pending_writes import write_pending
@@ -61,8 +62,16 @@ def presence_topic(channel_id: str) -> str:
 class ChannelStore:
     """The channel service's shared parts; each side of the service holds one and adds its rules."""
 
-    def __init__(self, db: Database, bus: EventBus, settings: Settings, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        ledger: ChannelLedger,
+        bus: EventBus,
+        settings: Settings,
+        clock: Clock | None = None,
+    ) -> None:
         self.db = db
+        self.ledger = ledger
         self.bus = bus
         self.settings = settings
         self.heartbeat_seconds: float = settings.heartbeat_seconds
@@ -109,6 +118,10 @@ class ChannelStore:
 
     def now(self) -> datetime:
         return self.clock.now()
+
+    def room_reads(self, session: AsyncSession) -> RoomReads:
+        """What a room's rules read, inside this open transaction."""
+        return self.ledger.room_reads(session)
 
     @asynccontextmanager
     async def tx(self) -> AsyncIterator[ChannelTx]:

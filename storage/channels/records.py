@@ -1,0 +1,20 @@
+"""The plain records the channel ledger hands up: read once, frozen, no session behind them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRevision:
+    """One change the server recorded for a command, as a command's changes list it."""
+
+    entity_type: str
+    entity_id: str
+    action: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    tool: str | None
+    created_at: datetime
