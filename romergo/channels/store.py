@@ -78,7 +78,7 @@ class ChannelStore:
         """How often a parked call calls its heartbeat (MCP progress keeps clients from timing out)."""
         self.clock: Clock = clock or SystemClock()
         self.numbered_inserts = db.data_modifying_ctes
-        """Number and write a run of events in one statement (`channels.numbering`)."""
+        """Number and write a run of events in one statement (`storage.channels.numbering`)."""
         self.pending_tool_events: PendingToolEvents | None = None
         """Tool calls write their events after answering, where a process's writes take turns."""
         if db.is_sqlite and not settings.many_instances:

@@ -20,10 +20,10 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.actors import ActorType
 from romergo.channels.events import NewEvents, Payload, dump
-from romergo.channels.numbering import COLUMNS, MAX_AT_ONCE, numbered_insert, numbered_params
 from romergo.channels.pending_tool_events import PendingToolEvents, merged
 from romergo.channels.vocabulary import FINISHED_STATES, CommandState, EventKind, next_state
 from romergo.clock import Clock
+from storage.channels.numbering import COLUMNS, MAX_AT_ONCE, numbered_insert, numbered_params
 from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS
 from storage.driver import Writes
 from storage.tables import Command, Confirmation
@@ -60,7 +60,7 @@ class ChannelTx:
     """Calls' tool events not written yet (SQLite): each command's go first
     (`channels.pending_tool_events`)."""
     numbered_inserts: bool = False
-    """Number and write a run of events in one statement (PostgreSQL: `channels.numbering`)."""
+    """Number and write a run of events in one statement (PostgreSQL: `storage.channels.numbering`)."""
 
     def now(self) -> datetime:
         return self.clock.now()

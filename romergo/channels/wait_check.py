@@ -26,11 +26,11 @@ from sqlmodel.sql.expression import Select as Rows
 
 from romergo.channels.events import Claimed, Payload
 from romergo.channels.models import Caller, WaitResult
-from romergo.channels.numbering import COLUMNS
 from romergo.channels.store import channel_state, command_view
 from romergo.channels.tx import EventActor, NeedsOrmTransaction, event_rows, write_event
 from romergo.channels.vocabulary import HELD_STATES, REMOVED_BY_OWNER, CommandState, EventKind, next_state
 from romergo.errors import RomergoError
+from storage.channels.numbering import COLUMNS
 from storage.channels.presence import PRESENCE
 from storage.core_tables import CHANNEL_EVENTS, CHANNEL_MEMBERS, CHANNELS, COMMANDS
 from storage.database import Database
