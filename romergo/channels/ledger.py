@@ -3,7 +3,8 @@
 
 `RoomReads` is what a room's rules read inside a transaction the service already opened (the
 ledger binds it to that transaction): where story entities lie, the project's chapters in order,
-the changes recorded for a command.
+the changes recorded for a command. `ConfirmationLedger` keeps the owner's "Allow once" requests,
+likewise inside the transaction that writes their command's events.
 """
 
 from __future__ import annotations
@@ -11,14 +12,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Protocol
 
-from storage.channels.records import RecordedRevision
+from storage.channels.records import ConfirmationRecord, RecordedRevision
 
-__all__ = ["ChannelLedger", "RecordedRevision", "RoomReads"]
+__all__ = ["ChannelLedger", "ConfirmationLedger", "ConfirmationRecord", "RecordedRevision", "RoomReads"]
 
 
 class ChannelLedger(Protocol):
     def room_reads(self, transaction: Any) -> RoomReads:
         """The room's reads inside `transaction` (a `ChannelTx`'s session, or a read's)."""
+        ...
+
+    def confirmations(self, transaction: Any) -> ConfirmationLedger:
+        """The "Allow once" requests inside `transaction` (a `ChannelTx`'s session, or a read's)."""
         ...
 
     async def clear_presence(
@@ -54,4 +59,42 @@ class RoomReads(Protocol):
         self, project_id: str, table: type[Any], entity_type: str, ids: set[str], parent_column: str
     ) -> dict[str, str]:
         """Each entity's parent from its row, or for one deleted since, from its last revision."""
+        ...
+
+
+class ConfirmationLedger(Protocol):
+    async def owned(self, user_id: str, confirmation_id: object) -> ConfirmationRecord | None:
+        """The request, if it lies in one of this owner's channels."""
+        ...
+
+    async def current(self, confirmation_id: str) -> ConfirmationRecord | None:
+        """The request as the database holds it now (another transaction may have decided it)."""
+        ...
+
+    async def pending_in_channel(self, channel_id: str) -> list[ConfirmationRecord]:
+        """The channel's undecided requests, oldest first."""
+        ...
+
+    async def open_request(self, command_id: str, tool: str, fingerprint: str) -> ConfirmationRecord | None:
+        """The newest open (pending or granted) request for this call of the command."""
+        ...
+
+    async def open_of_command(self, command_id: str) -> list[ConfirmationRecord]:
+        """The command's open requests."""
+        ...
+
+    async def open_expired(self, now: datetime) -> list[ConfirmationRecord]:
+        """Open requests whose time ran out by `now`, in every channel."""
+        ...
+
+    async def add(self, request: ConfirmationRecord) -> None:
+        """A new request, written at once: the command's count of waiting requests includes it."""
+        ...
+
+    async def decided(self, confirmation_id: str, state: str, at: datetime) -> ConfirmationRecord:
+        """The request is decided (`state`) at `at`, written at once: no longer counted as waiting."""
+        ...
+
+    async def consume_granted(self, confirmation_id: str) -> bool:
+        """The allowed request is used, once; False when it is not (or no longer) granted."""
         ...

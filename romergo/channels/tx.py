@@ -20,6 +20,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.actors import ActorType
 from romergo.channels.events import NewEvents, Payload, dump
+from romergo.channels.ledger import ConfirmationLedger
 from romergo.channels.pending_tool_events import PendingToolEvents, merged
 from romergo.channels.vocabulary import FINISHED_STATES, CommandState, EventKind, next_state
 from romergo.clock import Clock
@@ -53,6 +54,8 @@ MOVE_COMMAND_FROM = MOVE_COMMAND.where(COMMANDS.c.state == bindparam("from_state
 class ChannelTx:
     session: AsyncSession
     clock: Clock
+    confirmations: ConfirmationLedger
+    """The owner's "Allow once" requests, kept in this transaction."""
     touched: set[str] = field(default_factory=set)
     rooms: set[str] = field(default_factory=set)
     """Projects whose rooms changed in this transaction (published as `rooms_topic` after it)."""
@@ -64,6 +67,10 @@ class ChannelTx:
 
     def now(self) -> datetime:
         return self.clock.now()
+
+    async def fresh_command(self, command_id: str) -> Command | None:
+        """The command as the database holds it now, for the events about it to move it from."""
+        return await self.session.get(Command, command_id, populate_existing=True)
 
     async def event(
         self,

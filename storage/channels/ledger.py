@@ -12,6 +12,7 @@ from sqlalchemy import func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from storage.channels.confirmations import ConfirmationsInSession
 from storage.channels.presence import PRESENCE, RUN_OUT
 from storage.channels.room_reads import RoomReadsInSession
 from storage.database import Database
@@ -25,6 +26,10 @@ class DatabaseChannelLedger:
     def room_reads(self, transaction: AsyncSession) -> RoomReadsInSession:
         """The room's reads inside `transaction`, an open session of this database."""
         return RoomReadsInSession(transaction)
+
+    def confirmations(self, transaction: AsyncSession) -> ConfirmationsInSession:
+        """The owner's "Allow once" requests inside `transaction`, an open session of this database."""
+        return ConfirmationsInSession(transaction)
 
     async def clear_presence(
         self, channel_id: str, client_id: str, seen: datetime, ran_out: datetime | None = None

@@ -18,3 +18,22 @@ class RecordedRevision:
     after: dict[str, Any] | None
     tool: str | None
     created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmationRecord:
+    """A request for the owner's "Allow once", bound to its command, tool and arguments."""
+
+    id: str
+    channel_id: str
+    command_id: str
+    client_id: str
+    tool: str
+    arguments: dict[str, Any]
+    fingerprint: str
+    action: str
+    state: str
+    """pending → granted → consumed, or rejected / expired / cancelled."""
+    created_at: datetime
+    expires_at: datetime
+    decided_at: datetime | None = None
