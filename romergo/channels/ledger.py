@@ -3,23 +3,45 @@
 
 `RoomReads` is what a room's rules read inside a transaction the service already opened (the
 ledger binds it to that transaction): where story entities lie, the project's chapters in order,
-the changes recorded for a command. `ConfirmationLedger` keeps the owner's "Allow once" requests,
-likewise inside the transaction that writes their command's events.
+the changes recorded for a command. `RoomLedger` keeps rooms, their members and their commands
+as the sweeper, a revocation and a removal change them. `ConfirmationLedger` keeps the owner's
+"Allow once" requests. Both live inside the transaction that writes the events they lead to.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
-from storage.channels.records import ConfirmationRecord, RecordedRevision
+from storage.channels.records import (
+    CommandRecord,
+    ConfirmationRecord,
+    MembershipRecord,
+    RecordedRevision,
+    RoomRecord,
+)
 
-__all__ = ["ChannelLedger", "ConfirmationLedger", "ConfirmationRecord", "RecordedRevision", "RoomReads"]
+__all__ = [
+    "ChannelLedger",
+    "CommandRecord",
+    "ConfirmationLedger",
+    "ConfirmationRecord",
+    "MembershipRecord",
+    "RecordedRevision",
+    "RoomLedger",
+    "RoomReads",
+    "RoomRecord",
+]
 
 
 class ChannelLedger(Protocol):
     def room_reads(self, transaction: Any) -> RoomReads:
         """The room's reads inside `transaction` (a `ChannelTx`'s session, or a read's)."""
+        ...
+
+    def rooms(self, transaction: Any) -> RoomLedger:
+        """Rooms, their members and commands inside `transaction` (a `ChannelTx`'s session)."""
         ...
 
     def confirmations(self, transaction: Any) -> ConfirmationLedger:
@@ -59,6 +81,39 @@ class RoomReads(Protocol):
         self, project_id: str, table: type[Any], entity_type: str, ids: set[str], parent_column: str
     ) -> dict[str, str]:
         """Each entity's parent from its row, or for one deleted since, from its last revision."""
+        ...
+
+
+class RoomLedger(Protocol):
+    """Read and written inside a transaction; a command or room read here is the transaction's own
+    (`ChannelTx.command`, `ChannelTx.room` find it without reading it again)."""
+
+    async def member(self, channel_id: str, client_id: str) -> MembershipRecord | None:
+        """The client's membership of the room, left or not; None if it never joined."""
+        ...
+
+    async def present_in_owners_rooms(
+        self, owner_id: str, client_id: str
+    ) -> list[tuple[MembershipRecord, RoomRecord]]:
+        """The client's memberships it has not left, in every room of this owner's (ended or not)."""
+        ...
+
+    async def end_membership(self, channel_id: str, client_id: str, at: datetime, reason: str) -> None:
+        """The agent is out of the room from `at`, for `reason`, and no longer listening."""
+        ...
+
+    async def commands_held(
+        self, channel_id: str, client_id: str, states: Sequence[str]
+    ) -> list[CommandRecord]:
+        """The room's commands in one of `states` that this client took."""
+        ...
+
+    async def silent_commands(self, states: Sequence[str], quiet_since: datetime) -> list[CommandRecord]:
+        """Commands in one of `states`, in every room, with no activity since `quiet_since`."""
+        ...
+
+    async def rooms_run_out(self, now: datetime) -> list[RoomRecord]:
+        """Rooms not ended whose time ran out by `now`."""
         ...
 
 

@@ -162,7 +162,7 @@ class OwnerSide:
         async with self.store.tx() as tx:
             channel = await self.store.owned_channel(tx.session, user_id, channel_id)
             self.store.ensure_live(channel)
-            await remove_member(tx, channel, client_id, await self.store.owner_actor(tx.session, user_id))
+            await remove_member(tx, channel.id, client_id, await self.store.owner_actor(tx.session, user_id))
             return await self.store.channel_view(tx.session, channel)
 
     async def agent_revoked(self, user_id: str, client_id: str) -> int:

@@ -129,6 +129,7 @@ class ChannelStore:
             tx = ChannelTx(
                 session,
                 self.clock,
+                self.ledger.rooms(session),
                 self.ledger.confirmations(session),
                 pending_tool_events=self.pending_tool_events,
                 numbered_inserts=self.numbered_inserts,

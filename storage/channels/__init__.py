@@ -2,13 +2,24 @@
 
 from storage.channels.confirmations import ConfirmationsInSession
 from storage.channels.ledger import DatabaseChannelLedger
-from storage.channels.records import ConfirmationRecord, RecordedRevision
+from storage.channels.records import (
+    CommandRecord,
+    ConfirmationRecord,
+    MembershipRecord,
+    RecordedRevision,
+    RoomRecord,
+)
 from storage.channels.room_reads import RoomReadsInSession
+from storage.channels.rooms import RoomsInSession
 
 __all__ = [
+    "CommandRecord",
     "ConfirmationRecord",
     "ConfirmationsInSession",
     "DatabaseChannelLedger",
+    "MembershipRecord",
     "RecordedRevision",
     "RoomReadsInSession",
+    "RoomRecord",
+    "RoomsInSession",
 ]

@@ -15,6 +15,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from storage.channels.confirmations import ConfirmationsInSession
 from storage.channels.presence import PRESENCE, RUN_OUT
 from storage.channels.room_reads import RoomReadsInSession
+from storage.channels.rooms import RoomsInSession
 from storage.database import Database
 from storage.tables import Channel, Command
 
@@ -26,6 +27,10 @@ class DatabaseChannelLedger:
     def room_reads(self, transaction: AsyncSession) -> RoomReadsInSession:
         """The room's reads inside `transaction`, an open session of this database."""
         return RoomReadsInSession(transaction)
+
+    def rooms(self, transaction: AsyncSession) -> RoomsInSession:
+        """Rooms, their members and commands inside `transaction`, an open session of this database."""
+        return RoomsInSession(transaction)
 
     def confirmations(self, transaction: AsyncSession) -> ConfirmationsInSession:
         """The owner's "Allow once" requests inside `transaction`, an open session of this database."""

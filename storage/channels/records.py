@@ -37,3 +37,55 @@ class ConfirmationRecord:
     created_at: datetime
     expires_at: datetime
     decided_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RoomRecord:
+    """A channel (a room): one owner, one project, its settings and its one event sequence."""
+
+    id: str
+    user_id: str
+    project_id: str
+    permissions: dict[str, bool]
+    confirmation_mode: str
+    scope: dict[str, Any] | None
+    last_seq: int
+    created_at: datetime
+    expires_at: datetime
+    ended_at: datetime | None
+    end_reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MembershipRecord:
+    """An agent in a room; leaving keeps the row, with why it left."""
+
+    channel_id: str
+    client_id: str
+    agent_name: str
+    joined_at: datetime
+    left_at: datetime | None
+    last_seen_at: datetime
+    polling_until: datetime | None
+    left_reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRecord:
+    """A command the owner posted, with where it stands."""
+
+    id: str
+    channel_id: str
+    seq: int
+    text: str
+    context: dict[str, Any] | None
+    state: str
+    claimed_by: str | None
+    reserved_for: str | None
+    in_reply_to: str | None
+    retry_of: str | None
+    deliveries: int
+    created_at: datetime
+    claimed_at: datetime | None
+    last_activity_at: datetime | None
+    finished_at: datetime | None

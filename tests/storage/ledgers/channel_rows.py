@@ -68,12 +68,18 @@ async def a_room(db: Database, name: str = "writer") -> Room:
     return room
 
 
-async def a_command(db: Database, room: Room, seq: int, state: str = "queued") -> str:
+async def a_command(db: Database, room: Room, seq: int, state: str = "queued", **columns: Any) -> str:
     ident = f"cmd-{room.channel_id}-{seq}"
     async with db.write() as session:
         session.add(
             Command(
-                id=ident, channel_id=room.channel_id, seq=seq, text=f"#{seq}", state=state, created_at=NOW
+                id=ident,
+                channel_id=room.channel_id,
+                seq=seq,
+                text=f"#{seq}",
+                state=state,
+                created_at=NOW,
+                **columns,
             )
         )
     return ident
