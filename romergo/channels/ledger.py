@@ -102,6 +102,10 @@ class RoomLedger(Protocol):
         """The agent is out of the room from `at`, for `reason`, and no longer listening."""
         ...
 
+    async def events_by_since(self, channel_id: str, kind: str, actor_id: str, since: datetime) -> int:
+        """How many events of `kind` this actor wrote in the room from `since` on."""
+        ...
+
     async def commands_held(
         self, channel_id: str, client_id: str, states: Sequence[str]
     ) -> list[CommandRecord]:

@@ -1,5 +1,5 @@
 """Rooms, their members and their commands, inside a transaction the channel service opened: what
-the sweeper, a revocation and a removal read and change before writing their events.
+the sweeper, a revocation, a removal and a refused call read and change before writing their events.
 
 The rows are read into the session as they always were, so the transaction's own `get` of a command
 or a room read here (to write an event about it) costs no second statement; what goes up is a
@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from sqlalchemy import func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.channels.records import CommandRecord, MembershipRecord, RoomRecord
-from storage.tables import Channel, ChannelMember, Command
+from storage.tables import Channel, ChannelEvent, ChannelMember, Command
 
 
 class RoomsInSession:
@@ -52,6 +53,20 @@ class RoomsInSession:
         member.polling_until = None
         self.session.add(member)
         await self.session.flush()
+
+    async def events_by_since(self, channel_id: str, kind: str, actor_id: str, since: datetime) -> int:
+        """How many events of `kind` this actor wrote in the room from `since` on."""
+        counted = await self.session.scalar(
+            select(func.count())
+            .select_from(ChannelEvent)
+            .where(
+                col(ChannelEvent.channel_id) == channel_id,
+                col(ChannelEvent.kind) == kind,
+                col(ChannelEvent.actor_id) == actor_id,
+                col(ChannelEvent.at) >= since,
+            )
+        )
+        return counted or 0
 
     async def commands_held(
         self, channel_id: str, client_id: str, states: Sequence[str]

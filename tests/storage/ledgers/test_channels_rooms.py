@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from romergo.services import Services
 from storage.channels import DatabaseChannelLedger
-from storage.tables import Channel, ChannelMember
+from storage.tables import Channel, ChannelEvent, ChannelMember
 from tests.storage.ledgers.channel_rows import NOW, a_command, a_room
 
 HELD = ("claimed", "working", "needs_confirmation")
@@ -107,3 +107,37 @@ async def test_rooms_run_out_are_those_not_ended_whose_time_is_up(services: Serv
 
     assert {r.id for r in at_expiry} == {room.channel_id, "ch-later"}
     assert before == []
+
+
+async def test_an_actors_events_of_a_kind_are_counted_from_a_moment_on(services: Services):
+    ledger, room = DatabaseChannelLedger(services.db), await a_room(services.db)
+    since = NOW + timedelta(minutes=1)
+    async with services.db.write() as session:
+        for seq, (kind, actor, at) in enumerate(
+            [
+                ("tool_blocked", room.client_id, NOW),  # before
+                ("tool_blocked", room.client_id, since),  # from `since` on: counted
+                ("tool_blocked", room.client_id, since + timedelta(seconds=1)),
+                ("tool_blocked", "another-agent", since),
+                ("tool_finished", room.client_id, since),
+            ],
+            start=1,
+        ):
+            session.add(
+                ChannelEvent(
+                    channel_id=room.channel_id,
+                    seq=seq,
+                    kind=kind,
+                    actor_type="agent",
+                    actor_id=actor,
+                    actor_name="Scribe",
+                    at=at,
+                )
+            )
+
+    async with services.db.read() as session:
+        rooms = ledger.rooms(session)
+        counted = await rooms.events_by_since(room.channel_id, "tool_blocked", room.client_id, since)
+        elsewhere = await rooms.events_by_since("no-such-room", "tool_blocked", room.client_id, since)
+
+    assert (counted, elsewhere) == (2, 0)
