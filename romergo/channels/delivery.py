@@ -24,7 +24,6 @@ from romergo.channels.vocabulary import (
     EventKind,
 )
 from romergo.channels.wait_check import (
-    CALLERS_MEMBERSHIP,
     CLAIM,
     NOT_MEMBER,
     ROOM,
@@ -35,6 +34,7 @@ from romergo.channels.wait_check import (
     room_verdict,
 )
 from romergo.errors import RomergoError
+from storage.channels.joins import CALLERS_MEMBERSHIP
 from storage.channels.presence import PRESENCE
 from storage.tables import Channel, ChannelMember, Command
 

@@ -3,9 +3,10 @@
 
 `RoomReads` is what a room's rules read inside a transaction the service already opened (the
 ledger binds it to that transaction): where story entities lie, the project's chapters in order,
-the changes recorded for a command. `RoomLedger` keeps rooms, their members and their commands
-as the sweeper, a revocation and a removal change them. `ConfirmationLedger` keeps the owner's
-"Allow once" requests. Both live inside the transaction that writes the events they lead to.
+the changes recorded for a command. `RoomLedger` keeps rooms, their members and their commands as
+a join, a leave, a report, the sweeper, a revocation and a removal read and change them;
+`ConfirmationLedger` keeps the owner's "Allow once" requests. Both live inside the transaction
+that writes the events they lead to.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any, Protocol
 from storage.channels.records import (
     CommandRecord,
     ConfirmationRecord,
+    EventRecord,
     MembershipRecord,
     RecordedRevision,
     RoomRecord,
@@ -27,6 +29,7 @@ __all__ = [
     "CommandRecord",
     "ConfirmationLedger",
     "ConfirmationRecord",
+    "EventRecord",
     "MembershipRecord",
     "RecordedRevision",
     "RoomLedger",
@@ -87,6 +90,35 @@ class RoomReads(Protocol):
 class RoomLedger(Protocol):
     """Read and written inside a transaction; a command or room read here is the transaction's own
     (`ChannelTx.command`, `ChannelTx.room` find it without reading it again)."""
+
+    async def room(self, channel_id: str) -> RoomRecord | None: ...
+
+    async def room_by_code(self, code_hash: str) -> RoomRecord | None:
+        """The room whose current join code has this hash."""
+        ...
+
+    async def project_title(self, project_id: str) -> str | None: ...
+
+    async def latest_events(self, channel_id: str, limit: int) -> list[EventRecord]:
+        """The room's last `limit` events, newest first."""
+        ...
+
+    async def reported(
+        self, command_id: str, client_id: str
+    ) -> tuple[CommandRecord, RoomRecord, MembershipRecord | None] | None:
+        """A command with its room and the client's membership of it (None if it never joined)."""
+        ...
+
+    async def admit(
+        self, channel_id: str, client_id: str, agent_name: str, at: datetime, *, joined_before: bool
+    ) -> None:
+        """The client is a member of the room from `at`, under `agent_name`: again, if it
+        `joined_before` (its membership, read in this transaction, is renewed), else a new one."""
+        ...
+
+    async def member_left(self, channel_id: str, client_id: str, at: datetime) -> None:
+        """The agent left the room by itself at `at`."""
+        ...
 
     async def member(self, channel_id: str, client_id: str) -> MembershipRecord | None:
         """The client's membership of the room, left or not; None if it never joined."""

@@ -17,7 +17,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.bus import EventBus
-from romergo.channels.ledger import ChannelLedger, RoomReads
+from romergo.channels.ledger import ChannelLedger, CommandRecord, EventRecord, RoomReads
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
 from romergo.channels.pending_tool_events import PendingToolEvents, merged
 from romergo.channels.pending_writes import write_pending
@@ -280,7 +280,7 @@ def command_not_found(command_id: object) -> RomergoError:
     return RomergoError("not_found", f'Command "{command_id}" does not exist.')
 
 
-def ensure_holder(command: Command | Row[Any], client_id: str) -> None:
+def ensure_holder(command: Command | CommandRecord | Row[Any], client_id: str) -> None:
     """The agent may act on this command (its entity, or a row with its `state` and `claimed_by`):
     it holds it, and it is neither cancelled nor finished."""
     if command.state == CommandState.CANCELLED:
@@ -311,7 +311,7 @@ def command_view(command: Command | Row[Any], *, redelivered: bool = False) -> C
     )
 
 
-def event_view(row: ChannelEvent) -> EventView:
+def event_view(row: ChannelEvent | EventRecord) -> EventView:
     return EventView(
         seq=row.seq,
         kind=EventKind(row.kind),

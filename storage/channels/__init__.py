@@ -5,6 +5,7 @@ from storage.channels.ledger import DatabaseChannelLedger
 from storage.channels.records import (
     CommandRecord,
     ConfirmationRecord,
+    EventRecord,
     MembershipRecord,
     RecordedRevision,
     RoomRecord,
@@ -17,6 +18,7 @@ __all__ = [
     "ConfirmationRecord",
     "ConfirmationsInSession",
     "DatabaseChannelLedger",
+    "EventRecord",
     "MembershipRecord",
     "RecordedRevision",
     "RoomReadsInSession",

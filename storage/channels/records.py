@@ -50,6 +50,8 @@ class RoomRecord:
     confirmation_mode: str
     scope: dict[str, Any] | None
     last_seq: int
+    code_issued_at: datetime
+    """When the room's current join code was made: it admits new agents for a while after."""
     created_at: datetime
     expires_at: datetime
     ended_at: datetime | None
@@ -89,3 +91,18 @@ class CommandRecord:
     claimed_at: datetime | None
     last_activity_at: datetime | None
     finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """One step in a room's history, under the room's next number."""
+
+    channel_id: str
+    seq: int
+    kind: str
+    command_id: str | None
+    actor_type: str
+    actor_id: str
+    actor_name: str
+    data: dict[str, Any]
+    at: datetime

@@ -1,5 +1,6 @@
 """Rooms, their members and their commands, inside a transaction the channel service opened: what
-the sweeper, a revocation, a removal and a refused call read and change before writing their events.
+a join, a leave, a report, the sweeper, a revocation, a removal and a refused call read and change
+before writing their events.
 
 The rows are read into the session as they always were, so the transaction's own `get` of a command
 or a room read here (to write an event about it) costs no second statement; what goes up is a
@@ -11,17 +12,57 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from storage.channels.records import CommandRecord, MembershipRecord, RoomRecord
-from storage.tables import Channel, ChannelEvent, ChannelMember, Command
+from storage.channels.joins import CALLERS_MEMBERSHIP
+from storage.channels.records import CommandRecord, EventRecord, MembershipRecord, RoomRecord
+from storage.tables import Channel, ChannelEvent, ChannelMember, Command, Project
 
 
 class RoomsInSession:
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
+
+    async def room(self, channel_id: str) -> RoomRecord | None:
+        row = await self.session.get(Channel, channel_id)
+        return None if row is None else room_record(row)
+
+    async def room_by_code(self, code_hash: str) -> RoomRecord | None:
+        """The room whose current join code has this hash."""
+        row = (await self.session.exec(select(Channel).where(Channel.code_hash == code_hash))).first()
+        return None if row is None else room_record(row)
+
+    async def project_title(self, project_id: str) -> str | None:
+        project = await self.session.get(Project, project_id)
+        return None if project is None else project.title
+
+    async def latest_events(self, channel_id: str, limit: int) -> list[EventRecord]:
+        """The room's last `limit` events, newest first."""
+        rows = (
+            await self.session.exec(
+                select(ChannelEvent)
+                .where(ChannelEvent.channel_id == channel_id)
+                .order_by(col(ChannelEvent.seq).desc())
+                .limit(limit)
+            )
+        ).all()
+        return [event_record(row) for row in rows]
+
+    async def reported(
+        self, command_id: str, client_id: str
+    ) -> tuple[CommandRecord, RoomRecord, MembershipRecord | None] | None:
+        """A command with its room and the client's membership of it, in one statement."""
+        found = (await self.session.exec(_REPORTED, params={"command": command_id, "who": client_id})).first()
+        if found is None:
+            return None
+        command, channel, member = found
+        return (
+            command_record(command),
+            room_record(channel),
+            None if member is None else membership_record(member),
+        )
 
     async def member(self, channel_id: str, client_id: str) -> MembershipRecord | None:
         row = await self.session.get(ChannelMember, (channel_id, client_id))
@@ -43,6 +84,37 @@ class RoomsInSession:
             )
         ).all()
         return [(membership_record(member), room_record(channel)) for member, channel in rows]
+
+    async def admit(
+        self, channel_id: str, client_id: str, agent_name: str, at: datetime, *, joined_before: bool
+    ) -> None:
+        """The client is a member of the room from `at`, under `agent_name` (again, if it
+        `joined_before`: its membership was read in this transaction); written now."""
+        # A membership read in this transaction is the session's: `get` finds it without a statement.
+        member = await self.session.get(ChannelMember, (channel_id, client_id)) if joined_before else None
+        if member is None:
+            member = ChannelMember(
+                channel_id=channel_id,
+                client_id=client_id,
+                agent_name=agent_name,
+                joined_at=at,
+                last_seen_at=at,
+            )
+        member.left_at = None
+        member.left_reason = None
+        member.last_seen_at = at
+        member.agent_name = agent_name
+        self.session.add(member)
+        await self.session.flush()
+
+    async def member_left(self, channel_id: str, client_id: str, at: datetime) -> None:
+        """The agent left the room by itself at `at`; written now."""
+        member = await self.session.get(ChannelMember, (channel_id, client_id))
+        assert member is not None  # memberships are never deleted
+        member.left_at = at
+        member.left_reason = "left"
+        self.session.add(member)
+        await self.session.flush()
 
     async def end_membership(self, channel_id: str, client_id: str, at: datetime, reason: str) -> None:
         """The agent is out of the room from `at`, for `reason`, and no longer listening; written now."""
@@ -104,6 +176,15 @@ class RoomsInSession:
         return [room_record(row) for row in rows]
 
 
+# Built once: every report the ORM's transaction takes runs it.
+_REPORTED = (
+    select(Command, Channel, ChannelMember)
+    .join(Channel, col(Channel.id) == col(Command.channel_id))
+    .outerjoin(ChannelMember, CALLERS_MEMBERSHIP)
+    .where(col(Command.id) == bindparam("command"))
+)
+
+
 def room_record(row: Channel) -> RoomRecord:
     return RoomRecord(
         id=row.id,
@@ -113,6 +194,7 @@ def room_record(row: Channel) -> RoomRecord:
         confirmation_mode=row.confirmation_mode,
         scope=row.scope,
         last_seq=row.last_seq,
+        code_issued_at=row.code_issued_at,
         created_at=row.created_at,
         expires_at=row.expires_at,
         ended_at=row.ended_at,
@@ -150,4 +232,18 @@ def command_record(row: Command) -> CommandRecord:
         claimed_at=row.claimed_at,
         last_activity_at=row.last_activity_at,
         finished_at=row.finished_at,
+    )
+
+
+def event_record(row: ChannelEvent) -> EventRecord:
+    return EventRecord(
+        channel_id=row.channel_id,
+        seq=row.seq,
+        kind=row.kind,
+        command_id=row.command_id,
+        actor_type=row.actor_type,
+        actor_id=row.actor_id,
+        actor_name=row.actor_name,
+        data=dict(row.data),
+        at=row.at,
     )
