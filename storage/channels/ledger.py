@@ -1,6 +1,8 @@
 """The channel ledger on the database: what the channel service keeps, read and written here.
 
-One path per operation on SQLite and PostgreSQL alike; statements are built once.
+One path per operation on SQLite and PostgreSQL alike. What runs inside a transaction the channel
+service opened is bound to its session (`room_reads`, `rooms`, `confirmations`); the rest opens its
+own.
 """
 
 from __future__ import annotations
