@@ -49,6 +49,7 @@ from storage.access.rate_counts import RateCounts
 from storage.access.settings import ServerSettings
 from storage.access.tokens import StoredTokens
 from storage.access.trusted_documents import StoredTrustedDocuments
+from storage.channels import DatabaseChannelLedger
 from storage.migrate import upgrade
 from storage.story.ledger import DatabaseStoryLedger
 from storage.wakeups import PostgresWakeups
@@ -185,7 +186,9 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         variables=VariableService(store, limits),
         on_scene=on_scene,
         accounts=AccountService(Accounts(db), db, settings),
-        channels=ChannelService.build(db, bus, settings, clock, reads, on_scene),
+        channels=ChannelService.build(
+            db, bus, settings, clock, reads, on_scene, ledger=DatabaseChannelLedger(db)
+        ),
         agents=AgentService(db, settings, agent_ledgers(db)),
     )
 

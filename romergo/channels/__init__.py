@@ -1,8 +1,9 @@
 """Channels: the authenticated mailbox between the owner's editor and their agent (DESIGN.md §3).
 
 `vocabulary` holds the words (event kinds, command states, rights), `events` the typed payload of
-each event, `summary` the reply's summary, `models` the read models; `service` composes the
-owner's side, the agent's side, the call guard, confirmations and the sweeper over one store.
+each event, `summary` the reply's summary, `models` the read models; `ledger` states what the
+service needs kept (`storage.channels` keeps it); `service` composes the owner's side, the agent's
+side, the call guard, confirmations and the sweeper over one store.
 """
 
 from romergo.channels.calls import ToolCall

@@ -17,8 +17,6 @@ from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import bindparam
-from sqlmodel import col, select
 
 from romergo.channels.changes import (
     command_changes,
@@ -29,10 +27,11 @@ from romergo.channels.changes import (
 )
 from romergo.channels.delivery import Delivery, membership
 from romergo.channels.events import AgentPresence, Report
+from romergo.channels.ledger import MembershipRecord
 from romergo.channels.models import Caller, JoinResult, WaitResult
 from romergo.channels.parking import Heartbeat, park
 from romergo.channels.presence import Presence
-from romergo.channels.reach import chapter_order, chapters_words
+from romergo.channels.reach import chapters_words
 from romergo.channels.reporting import ENDING, refuse_unless_reportable, report_on_driver
 from romergo.channels.room_view import conversation_in_reach, keep_to_reach
 from romergo.channels.store import (
@@ -49,12 +48,12 @@ from romergo.channels.vocabulary import (
     REPORT_KINDS,
     EventKind,
 )
-from romergo.channels.wait_check import CALLERS_MEMBERSHIP, agent_actor
+from romergo.channels.wait_check import agent_actor
 from romergo.channels.waiting import EVENT_NUMBER_RANGE, MAX_EVENT_NUMBER, MIN_WAIT, longest_wait
 from romergo.errors import RomergoError, invalid
 from romergo.ids import sha256_hex
 from romergo.ratelimit import rate_limit
-from storage.tables import Channel, ChannelEvent, ChannelMember, Command, Project
+from storage.tables import Channel, Command
 
 log = logging.getLogger(__name__)
 CONVERSATION_EVENTS = 50
@@ -152,10 +151,7 @@ class AgentSide:
         """Stops delivery to this client. The room still binds its calls on the project."""
         async with self.store.tx() as tx:
             channel, member = await membership(tx, caller, channel_id)
-            member.left_at = tx.now()
-            member.left_reason = "left"
-            tx.session.add(member)
-            await tx.session.flush()
+            await tx.room_ledger.member_left(channel.id, caller.client_id, tx.now())
             await tx.event(
                 channel.id,
                 EventKind.AGENT_LEFT,
@@ -170,8 +166,12 @@ class AgentSide:
         if command is None or command.context is None or command.context.get("selection") is None:
             return result
         async with self.store.db.read() as session:
-            room = await session.get(Channel, command.channel_id)
-            context = command.context if room is None else await keep_to_reach(session, room, command.context)
+            room = await self.store.ledger.rooms(session).room(command.channel_id)
+            context = (
+                command.context
+                if room is None
+                else await keep_to_reach(self.store.room_reads(session), room, command.context)
+            )
         if context is command.context:
             return result
         return replace(result, command=replace(command, context=context))
@@ -183,11 +183,10 @@ class AgentSide:
         if not isinstance(code, str) or not code.strip() or len(code) > 200:
             raise refused
         async with self.store.tx() as tx:
-            channel = (
-                await tx.session.exec(select(Channel).where(Channel.code_hash == sha256_hex(code.strip())))
-            ).first()
-            if channel is None or channel.user_id != caller.user_id:
+            room = await tx.room_ledger.room_by_code(sha256_hex(code.strip()))
+            if room is None or room.user_id != caller.user_id:
                 raise refused
+            channel = await tx.room(room.id)
             self.store.ensure_live(channel)
             await self._admit(tx, channel, caller)
             await tx.event(
@@ -197,22 +196,15 @@ class AgentSide:
                 AgentPresence(client_id=caller.client_id, agent_name=caller.client_name),
             )
             cursor = await self.delivery.join_cursor(tx, channel, caller.client_id)
-            project = await tx.session.get(Project, channel.project_id)
-            recent = (
-                await tx.session.exec(
-                    select(ChannelEvent)
-                    .where(ChannelEvent.channel_id == channel.id)
-                    .order_by(col(ChannelEvent.seq).desc())
-                    .limit(CONVERSATION_EVENTS)
-                )
-            ).all()
-            chapters = await chapter_order(tx.session, channel.project_id)
+            project_title = await tx.room_ledger.project_title(channel.project_id)
+            recent = await tx.room_ledger.latest_events(channel.id, CONVERSATION_EVENTS)
+            chapters = await self.store.room_reads(tx.session).chapter_order(channel.project_id)
             return JoinResult(
                 channel=await self.store.channel_view(tx.session, channel),
                 cursor=cursor,
-                project_title=project.title if project else "",
+                project_title=project_title or "",
                 conversation=await conversation_in_reach(
-                    tx.session, channel, [event_view(row) for row in reversed(recent)]
+                    self.store.room_reads(tx.session), channel, [event_view(row) for row in reversed(recent)]
                 ),
                 reach=chapters_words(channel.scope, chapters),
             )
@@ -220,7 +212,7 @@ class AgentSide:
     async def _admit(self, tx: ChannelTx, channel: Channel, caller: Caller) -> None:
         """A member again, or a new one while the code still admits new agents."""
         now = tx.now()
-        member = await tx.session.get(ChannelMember, (channel.id, caller.client_id))
+        member = await tx.room_ledger.member(channel.id, caller.client_id)
         if _removed_before_code(channel, member):
             raise RomergoError(
                 "code_invalid",
@@ -235,19 +227,9 @@ class AgentSide:
                     f"This join code no longer admits new agents (a code does for {minutes} minutes). "
                     "Ask the owner for a new code.",
                 )
-            member = ChannelMember(
-                channel_id=channel.id,
-                client_id=caller.client_id,
-                agent_name=caller.client_name,
-                joined_at=now,
-                last_seen_at=now,
-            )
-        member.left_at = None
-        member.left_reason = None
-        member.last_seen_at = now
-        member.agent_name = caller.client_name
-        tx.session.add(member)
-        await tx.session.flush()
+        await tx.room_ledger.admit(
+            channel.id, caller.client_id, caller.client_name, now, joined_before=member is not None
+        )
 
     @asynccontextmanager
     async def _wait_slot(self, caller: Caller, channel_id: str, seconds: float) -> AsyncIterator[WaitSlot]:
@@ -280,8 +262,9 @@ class AgentSide:
     async def _record_changes(
         self, tx: ChannelTx, channel_id: str, command_id: str, summary: Summary | None
     ) -> None:
-        changes = await command_changes(tx.session, command_id)
-        scenes = await scenes_of(tx.session, in_a_scene(summary))
+        reads = self.store.room_reads(tx.session)
+        changes = await command_changes(reads, command_id)
+        scenes = await scenes_of(reads, in_a_scene(summary))
         await tx.events(channel_id, SYSTEM_ACTOR, what_was_recorded(changes, summary, scenes), command_id)
 
     async def _command_for_agent(
@@ -290,9 +273,7 @@ class AgentSide:
         """The command with its channel and the caller's membership in one statement, refused as the
         driver's report refuses (`reporting.refuse_unless_reportable`)."""
         found = (
-            (
-                await tx.session.exec(_REPORTED, params={"command": command_id, "who": caller.client_id})
-            ).first()
+            await tx.room_ledger.reported(command_id, caller.client_id)
             if isinstance(command_id, str) and command_id
             else None
         )
@@ -301,7 +282,8 @@ class AgentSide:
         command, channel, member = found
         joined, left_at = (None, None) if member is None else (member.client_id, member.left_at)
         refuse_unless_reportable(command, channel.user_id, joined, left_at, caller)
-        return command, channel
+        # The transaction's own objects, read just now: the events move them.
+        return await tx.command(command.id), await tx.room(channel.id)
 
 
 @dataclass
@@ -322,7 +304,7 @@ class WaitSlot:
             self.announced = True
 
 
-def _removed_before_code(channel: Channel, member: ChannelMember | None) -> bool:
+def _removed_before_code(channel: Channel, member: MembershipRecord | None) -> bool:
     """The owner removed this agent after the current code was made: that code no longer admits it."""
     if member is None or member.left_reason != "removed" or member.left_at is None:
         return False
@@ -346,12 +328,3 @@ def _check_wait(cursor: object, timeout_seconds: object, longest: int) -> None:
         raise invalid(f"timeout_seconds must be a number from {MIN_WAIT} to {longest}.")
     if not MIN_WAIT <= timeout_seconds <= longest:
         raise invalid(f"timeout_seconds must be from {MIN_WAIT} to {longest}.")
-
-
-# Built once: every report runs it.
-_REPORTED = (
-    select(Command, Channel, ChannelMember)
-    .join(Channel, col(Channel.id) == col(Command.channel_id))
-    .outerjoin(ChannelMember, CALLERS_MEMBERSHIP)
-    .where(col(Command.id) == bindparam("command"))
-)

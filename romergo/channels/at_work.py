@@ -8,14 +8,12 @@ the command is still open is read when a page asks (one read per agent shown, no
 
 from __future__ import annotations
 
-from sqlalchemy import func
-from sqlmodel import col, select
+from typing import Protocol
 
 from romergo.channels.reach import Target
 from romergo.channels.store import ChannelStore
 from romergo.channels.vocabulary import OPEN_STATES
 from romergo.story.on_scene import AgentAtWork, ScenePresence
-from storage.tables import Command
 
 
 class AtWork:
@@ -23,7 +21,7 @@ class AtWork:
         self.store = store
         self.presence = presence
 
-    async def noted(self, client_id: str, name: str, targets: tuple[Target, ...], command: Command) -> None:
+    async def noted(self, client_id: str, name: str, targets: tuple[Target, ...], command: Numbered) -> None:
         """A call of `client_id` under `command` names `targets`: its agent is at work on their scenes."""
         scenes = [t.entity_id for t in targets if t.kind == "scene"]
         fresh = [s for s in scenes if not self.presence.at_work(s, client_id, command.id)]
@@ -40,22 +38,28 @@ class AtWork:
         command has ended leave the scene's presence."""
         working: list[AgentAtWork] = []
         for agent in self.presence.on(scene_id).agents:
-            async with self.store.db.read() as session:
-                found = await self.store.find_owned_command(session, user_id, agent.command_id)
-            if found is None:
+            state = await self.store.ledger.owned_command_state(user_id, agent.command_id)
+            if state is None:
                 continue  # another owner's command on a shared project: not this author's agent
-            if found[0].state in OPEN_STATES:
+            if state in OPEN_STATES:
                 working.append(agent)
             else:
                 self.presence.command_done(agent.command_id)
         return working
 
-    async def _number(self, command: Command) -> int:
+    async def _number(self, command: Numbered) -> int:
         """The command's number in its channel (#1 for the first), as the panel shows it."""
-        earlier = (
-            select(func.count())
-            .select_from(Command)
-            .where(col(Command.channel_id) == command.channel_id, col(Command.seq) <= command.seq)
-        )
-        async with self.store.db.read() as session:
-            return int((await session.exec(earlier)).one())
+        return await self.store.ledger.command_number(command.channel_id, command.seq)
+
+
+class Numbered(Protocol):
+    """What names a command and its place in its channel (a `Command`)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def channel_id(self) -> str: ...
+
+    @property
+    def seq(self) -> int: ...

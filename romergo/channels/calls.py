@@ -191,7 +191,8 @@ class CallGuard:
             command, room = await self.store.owned_command(session, caller.user_id, command_id)
             if command.claimed_by != caller.client_id:
                 raise RomergoError("not_claimed_by_you", "This command was delivered to another agent.")
-            return await changes_in_reach(session, room, await command_changes(session, command.id))
+            reads = self.store.room_reads(session)
+            return await changes_in_reach(reads, room, await command_changes(reads, command.id))
 
     async def rooms_of(self, caller: Caller) -> list[Channel]:
         """The live channels whose rules bind this client (joined once, whether or not it left)."""

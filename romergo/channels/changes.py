@@ -9,18 +9,15 @@ ORM's transaction reads their inputs with the functions here, the driver's write
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-from sqlalchemy import Row
-from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
+from datetime import datetime
+from typing import Any, Protocol
 
 from romergo.channels.events import ChangesRecorded, EntityKey, Payload, RecordedChange, SummaryMismatch
+from romergo.channels.ledger import RoomReads
 from romergo.channels.summary import Summary
 from romergo.channels.vocabulary import EventKind
 from romergo.clock import iso
 from romergo.story.kinds import Kind, kind_named, under
-from storage.tables import Revision
 
 IN_A_SCENE = under("scene")
 """Entities whose change counts as a change of their scene too (CONTRACT.md §4)."""
@@ -53,17 +50,12 @@ def what_was_recorded(
     return happened
 
 
-async def command_changes(session: AsyncSession, command_id: str) -> list[dict[str, Any]]:
-    rows = (
-        await session.exec(
-            select(Revision).where(Revision.command_id == command_id).order_by(col(Revision.id))
-        )
-    ).all()
-    return [recorded_change(row) for row in rows]
+async def command_changes(reads: RoomReads, command_id: str) -> list[dict[str, Any]]:
+    return [recorded_change(revision) for revision in await reads.command_revisions(command_id)]
 
 
-def recorded_change(row: Revision | Row[Any]) -> dict[str, Any]:
-    """One change as a command's changes list it, from its revision (entity or row)."""
+def recorded_change(row: Recorded) -> dict[str, Any]:
+    """One change as a command's changes list it, from its revision (a record or a driver's row)."""
     return {
         "entity_type": row.entity_type,
         "entity_id": row.entity_id,
@@ -83,8 +75,8 @@ def in_a_scene(summary: Summary | None) -> list[EntityRef]:
     return sorted({(e.type, e.id) for e in summary.changed_entities if e.type in IN_A_SCENE})
 
 
-async def scenes_of(session: AsyncSession, entities: list[EntityRef]) -> dict[EntityRef, str | None]:
-    return {(kind, ident): await _scene_of(session, kind, ident) for kind, ident in entities}
+async def scenes_of(reads: RoomReads, entities: list[EntityRef]) -> dict[EntityRef, str | None]:
+    return {(kind, ident): await _scene_of(reads, kind, ident) for kind, ident in entities}
 
 
 def summary_mismatch(
@@ -121,12 +113,11 @@ def _scene_of_change(change: dict[str, Any]) -> str | None:
     return scene if isinstance(scene, str) else None
 
 
-async def _scene_of(session: AsyncSession, entity_type: str, ident: str) -> str | None:
+async def _scene_of(reads: RoomReads, entity_type: str, ident: str) -> str | None:
     kind = _in_a_scene(entity_type)
     if kind is None:
         return None
-    row = await session.get(kind.table, ident)
-    return None if row is None else str(getattr(row, _scene_column(kind)))
+    return await reads.parent_of(kind.table, ident, _scene_column(kind))
 
 
 def _in_a_scene(entity_type: str) -> Kind | None:
@@ -139,10 +130,35 @@ def _scene_column(kind: Kind) -> str:
     return kind.parent.column
 
 
-def _title(row: Revision | Row[Any]) -> str:
+def _title(row: Recorded) -> str:
     snapshot = row.after or row.before or {}
     kind = kind_named(row.entity_type)
     value = snapshot.get(kind.title_key) if kind is not None else None
     if isinstance(value, str):
         return value if len(value) <= 80 else value[:77] + "…"
     return str(row.entity_id)
+
+
+class Recorded(Protocol):
+    """A revision's columns a changes list shows (a `RecordedRevision`, or the driver's row)."""
+
+    @property
+    def entity_type(self) -> str: ...
+
+    @property
+    def entity_id(self) -> str: ...
+
+    @property
+    def action(self) -> str: ...
+
+    @property
+    def before(self) -> dict[str, Any] | None: ...
+
+    @property
+    def after(self) -> dict[str, Any] | None: ...
+
+    @property
+    def tool(self) -> str | None: ...
+
+    @property
+    def created_at(self) -> datetime: ...

@@ -18,11 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import update
-from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
-
 from romergo.channels.events import ConfirmationDecided, ConfirmationRequested
+from romergo.channels.ledger import ConfirmationLedger, ConfirmationRecord
 from romergo.channels.models import Caller
 from romergo.channels.parking import park
 from romergo.channels.store import ChannelStore, channel_topic
@@ -31,10 +28,9 @@ from romergo.channels.vocabulary import CONFIRMED_CATEGORIES, ConfirmationMode, 
 from romergo.clock import iso
 from romergo.errors import RomergoError, invalid
 from romergo.ids import new_id
-from storage.tables import Channel, Command, Confirmation
+from storage.tables import Command
 
 WAIT_SECONDS = 50.0
-OPEN = ("pending", "granted")
 DECISIONS = {Decision.ALLOW_ONCE: "granted", Decision.REJECT: "rejected"}
 
 
@@ -106,30 +102,24 @@ class Confirmations:
         if decision not in DECISIONS:
             raise invalid('decision must be "allow_once" or "reject".')
         async with self.store.tx() as tx:
-            row = await _owned_confirmation(tx.session, user_id, confirmation_id)
+            row = await _owned_confirmation(tx.confirmations, user_id, confirmation_id)
             if row.state == "pending" and row.expires_at <= tx.now():
-                await _close(tx, row, Decision.EXPIRED, SYSTEM_ACTOR)
+                row = await _close(tx, row, Decision.EXPIRED, SYSTEM_ACTOR)
             if row.state != "pending":
                 raise RomergoError("conflict", f"This confirmation is already {row.state}.")
             owner = await self.store.owner_actor(tx.session, user_id)
-            row.state = DECISIONS[Decision(decision)]
-            await _decided(tx, row, Decision(decision), owner)
+            row = await _decided(tx, row, DECISIONS[Decision(decision)], Decision(decision), owner)
             return confirmation_view(row)
 
     async def get_confirmation(self, user_id: str, confirmation_id: str) -> ConfirmationView:
         async with self.store.db.read() as session:
-            return confirmation_view(await _owned_confirmation(session, user_id, confirmation_id))
+            requests = self.store.ledger.confirmations(session)
+            return confirmation_view(await _owned_confirmation(requests, user_id, confirmation_id))
 
     async def pending_confirmations(self, user_id: str, channel_id: str) -> list[ConfirmationView]:
         async with self.store.db.read() as session:
             await self.store.owned_channel(session, user_id, channel_id)
-            rows = (
-                await session.exec(
-                    select(Confirmation)
-                    .where(Confirmation.channel_id == channel_id, Confirmation.state == "pending")
-                    .order_by(col(Confirmation.created_at))
-                )
-            ).all()
+            rows = await self.store.ledger.confirmations(session).pending_in_channel(channel_id)
             return [confirmation_view(row) for row in rows]
 
     async def _attach(
@@ -137,23 +127,12 @@ class Confirmations:
     ) -> str:
         async with self.store.tx() as tx:
             now = tx.now()
-            existing = (
-                await tx.session.exec(
-                    select(Confirmation)
-                    .where(
-                        Confirmation.command_id == command.id,
-                        Confirmation.tool == tool,
-                        Confirmation.fingerprint == print_,
-                        col(Confirmation.state).in_(OPEN),
-                    )
-                    .order_by(col(Confirmation.created_at).desc())
-                )
-            ).first()
+            existing = await tx.confirmations.open_request(command.id, tool, print_)
             if existing is not None and existing.expires_at > now:
                 return existing.id
             if existing is not None:
                 await _close(tx, existing, Decision.EXPIRED, SYSTEM_ACTOR)
-            row = Confirmation(
+            row = ConfirmationRecord(
                 id=new_id("cnf"),
                 channel_id=command.channel_id,
                 command_id=command.id,
@@ -166,9 +145,8 @@ class Confirmations:
                 created_at=now,
                 expires_at=now + timedelta(seconds=self.store.settings.confirmation_ttl_seconds),
             )
-            tx.session.add(row)
-            await tx.session.flush()
-            fresh = await tx.session.get(Command, command.id, populate_existing=True)
+            await tx.confirmations.add(row)
+            fresh = await tx.fresh_command(command.id)
             assert fresh is not None  # the caller holds it; commands are never deleted
             await tx.command_event(
                 fresh,
@@ -187,77 +165,62 @@ class Confirmations:
 
     async def _try_consume(self, confirmation_id: str, command_id: str, delivery: int) -> bool:
         async with self.store.tx() as tx:
-            current = await tx.session.get(Command, command_id, populate_existing=True)
+            current = await tx.fresh_command(command_id)
             if current is not None and current.deliveries != delivery:
                 raise RomergoError(
                     "conflict",
                     "This command was delivered again while this call waited; the call belongs to "
                     "the earlier delivery and did not run. Continue with the redelivered command.",
                 )
-            consumed = (
-                await tx.session.exec(
-                    update(Confirmation)  # type: ignore[call-overload]
-                    .where(col(Confirmation.id) == confirmation_id, col(Confirmation.state) == "granted")
-                    .values(state="consumed")
-                    .returning(Confirmation.id)
-                )
-            ).scalar_one_or_none()
-            if consumed is not None:
+            if await tx.confirmations.consume_granted(confirmation_id):
                 return True
-            row = await tx.session.get(Confirmation, confirmation_id, populate_existing=True)
+            row = await tx.confirmations.current(confirmation_id)
             assert row is not None
             if row.state == "pending" and row.expires_at <= tx.now():
-                await _close(tx, row, Decision.EXPIRED, SYSTEM_ACTOR)
+                row = await _close(tx, row, Decision.EXPIRED, SYSTEM_ACTOR)
             if row.state == "pending":
                 return False
         raise _refusal(row.state)
 
     async def expire_confirmations(self, tx: ChannelTx, now: datetime) -> int:
-        rows = (
-            await tx.session.exec(
-                select(Confirmation).where(
-                    col(Confirmation.state).in_(OPEN), col(Confirmation.expires_at) <= now
-                )
-            )
-        ).all()
+        rows = await tx.confirmations.open_expired(now)
         for row in rows:
             await _close(tx, row, Decision.EXPIRED, SYSTEM_ACTOR)
         return len(rows)
 
 
-async def _owned_confirmation(session: AsyncSession, user_id: str, confirmation_id: object) -> Confirmation:
-    row = await session.get(Confirmation, confirmation_id) if isinstance(confirmation_id, str) else None
-    channel = await session.get(Channel, row.channel_id) if row else None
-    if row is None or channel is None or channel.user_id != user_id:
+async def _owned_confirmation(
+    requests: ConfirmationLedger, user_id: str, confirmation_id: object
+) -> ConfirmationRecord:
+    row = await requests.owned(user_id, confirmation_id)
+    if row is None:
         raise RomergoError("not_found", f'Confirmation "{confirmation_id}" does not exist.')
     return row
 
 
 async def cancel_confirmations(tx: ChannelTx, command_id: str, actor: EventActor) -> None:
-    rows = (
-        await tx.session.exec(
-            select(Confirmation).where(
-                Confirmation.command_id == command_id, col(Confirmation.state).in_(OPEN)
-            )
-        )
-    ).all()
-    for row in rows:
+    for row in await tx.confirmations.open_of_command(command_id):
         await _close(tx, row, Decision.CANCELLED, actor)
 
 
-async def _close(tx: ChannelTx, row: Confirmation, how: Decision, actor: EventActor) -> None:
+async def _close(
+    tx: ChannelTx, row: ConfirmationRecord, how: Decision, actor: EventActor
+) -> ConfirmationRecord:
     """Ends a request that nobody allowed: it expired, or its command was cancelled."""
-    row.state = how.value
-    await _decided(tx, row, how, actor)
+    return await _decided(tx, row, how.value, how, actor)
 
 
-async def _decided(tx: ChannelTx, row: Confirmation, decision: Decision, actor: EventActor) -> None:
-    """The request is decided (`row.state` already says how); the command goes back to work
-    once no other request of it waits, and the lease runs again from now."""
-    row.decided_at = tx.now()
-    tx.session.add(row)
-    await tx.session.flush()
-    command = await tx.session.get(Command, row.command_id, populate_existing=True)
+async def _decided(
+    tx: ChannelTx,
+    row: ConfirmationRecord,
+    state: str,
+    decision: Decision,
+    actor: EventActor,
+) -> ConfirmationRecord:
+    """The request is decided (`state` says how); the command goes back to work once no other
+    request of it waits, and the lease runs again from now."""
+    decided = await tx.confirmations.decided(row.id, state, tx.now())
+    command = await tx.fresh_command(row.command_id)
     assert command is not None  # a request always belongs to a command; commands are never deleted
     await tx.command_event(
         command,
@@ -265,6 +228,7 @@ async def _decided(tx: ChannelTx, row: Confirmation, decision: Decision, actor: 
         actor,
         ConfirmationDecided(confirmation_id=row.id, decision=decision),
     )
+    return decided
 
 
 def _refusal(state: str) -> RomergoError:
@@ -281,7 +245,7 @@ def _refusal(state: str) -> RomergoError:
     )
 
 
-def confirmation_view(row: Confirmation) -> ConfirmationView:
+def confirmation_view(row: ConfirmationRecord) -> ConfirmationView:
     return ConfirmationView(
         confirmation_id=row.id,
         command_id=row.command_id,

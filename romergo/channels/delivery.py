@@ -16,7 +16,6 @@ from sqlmodel import col, select
 
 from romergo.channels.events import Nothing
 from romergo.channels.models import Caller, WaitResult
-from romergo.channels.presence import PRESENCE
 from romergo.channels.store import ChannelStore, channel_topic, command_view
 from romergo.channels.tx import ChannelTx, NeedsOrmTransaction
 from romergo.channels.vocabulary import (
@@ -25,7 +24,6 @@ from romergo.channels.vocabulary import (
     EventKind,
 )
 from romergo.channels.wait_check import (
-    CALLERS_MEMBERSHIP,
     CLAIM,
     NOT_MEMBER,
     ROOM,
@@ -36,6 +34,8 @@ from romergo.channels.wait_check import (
     room_verdict,
 )
 from romergo.errors import RomergoError
+from storage.channels.joins import CALLERS_MEMBERSHIP
+from storage.channels.presence import PRESENCE
 from storage.tables import Channel, ChannelMember, Command
 
 

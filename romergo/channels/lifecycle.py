@@ -10,15 +10,12 @@ import asyncio
 import logging
 from datetime import timedelta
 
-from sqlmodel import col, select
-
 from romergo.channels.confirmations import Confirmations
 from romergo.channels.events import Stalled
 from romergo.channels.owner import finish_channel
 from romergo.channels.store import ChannelStore
 from romergo.channels.tx import SYSTEM_ACTOR
 from romergo.channels.vocabulary import LEASED_STATES, EventKind
-from storage.tables import Channel, Command
 
 log = logging.getLogger(__name__)
 
@@ -42,24 +39,17 @@ class Sweeper:
             if not await self.store.db.take_turn(tx.session, "sweep"):
                 return 0, 0  # another instance on this database is sweeping right now
             now = tx.now()
-            silent = (
-                await tx.session.exec(
-                    select(Command).where(
-                        col(Command.state).in_(LEASED_STATES), col(Command.last_activity_at) < now - lease
-                    )
-                )
-            ).all()
+            silent = await tx.room_ledger.silent_commands(LEASED_STATES, now - lease)
             for command in silent:
                 await tx.command_event(
-                    command, EventKind.STALLED, SYSTEM_ACTOR, Stalled(claimed_by=command.claimed_by)
+                    await tx.command(command.id),
+                    EventKind.STALLED,
+                    SYSTEM_ACTOR,
+                    Stalled(claimed_by=command.claimed_by),
                 )
-            expired = (
-                await tx.session.exec(
-                    select(Channel).where(col(Channel.ended_at).is_(None), col(Channel.expires_at) <= now)
-                )
-            ).all()
-            for channel in expired:
-                await finish_channel(tx, channel, "expired", SYSTEM_ACTOR)
+            expired = await tx.room_ledger.rooms_run_out(now)
+            for room in expired:
+                await finish_channel(tx, await tx.room(room.id), "expired", SYSTEM_ACTOR)
             await self.confirmations.expire_confirmations(tx, now)
             return len(silent), len(expired)
 

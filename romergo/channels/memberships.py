@@ -15,19 +15,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import bindparam, func, union
+from sqlalchemy import bindparam, or_, union
 from sqlalchemy import select as sa_select
-from sqlmodel import col, or_, select
 
 from romergo.channels.events import ToolBlocked
 from romergo.channels.store import channel_state, owned_command_rows
 from romergo.channels.tx import ChannelTx, EventActor
 from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, REMOVED_BY_OWNER, EventKind
-from romergo.channels.wait_check import CALLERS_MEMBERSHIP
 from romergo.errors import RomergoError
+from storage.channels.joins import CALLERS_MEMBERSHIP
 from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, loaded, width
 from storage.driver import Found, Rows
-from storage.tables import Channel, ChannelEvent, ChannelMember, Command
+from storage.tables import Channel, ChannelMember, Command
 
 MAX_RECORDED = 50
 
@@ -154,17 +153,10 @@ def stopped(room: Membership) -> RomergoError:
 async def record_refusal(tx: ChannelTx, room: Membership, agent: EventActor, tool: str) -> bool:
     """Write the refused call on the room it was refused for; False once the room holds enough."""
     since = room.closed_at(tx.now())
-    recorded = await tx.session.scalar(
-        select(func.count())
-        .select_from(ChannelEvent)
-        .where(
-            col(ChannelEvent.channel_id) == room.channel.id,
-            col(ChannelEvent.kind) == EventKind.TOOL_BLOCKED.value,
-            col(ChannelEvent.actor_id) == agent.id,
-            col(ChannelEvent.at) >= since,
-        )
+    recorded = await tx.room_ledger.events_by_since(
+        room.channel.id, EventKind.TOOL_BLOCKED.value, agent.id, since
     )
-    if (recorded or 0) >= MAX_RECORDED:
+    if recorded >= MAX_RECORDED:
         return False
     reason = {"removed": "after its removal", "revoked": "after its revocation"}.get(
         room.member.left_reason or "", "after the end"

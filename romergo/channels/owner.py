@@ -19,7 +19,7 @@ from romergo.channels.events import ChannelEnded, CommandUndone, SettingsChanged
 from romergo.channels.models import ChannelView, CommandView, EventView
 from romergo.channels.parking import park
 from romergo.channels.posting import post_on_driver, posted_command, posted_payload
-from romergo.channels.reach import chapter_order, clean_scope
+from romergo.channels.reach import clean_scope
 from romergo.channels.revocation import end_memberships, remove_member
 from romergo.channels.room_view import keep_to_reach
 from romergo.channels.settings_tag import SettingsChangedError, matches, settings_tag
@@ -70,7 +70,7 @@ class OwnerSide:
             project = await tx.session.get(Project, project_id) if isinstance(project_id, str) else None
             if project is None or project.owner_id != user_id or project.deleted_at is not None:
                 raise project_not_found(project_id)
-            reach = clean_scope(scope, await chapter_order(tx.session, project.id))
+            reach = clean_scope(scope, await self.store.room_reads(tx.session).chapter_order(project.id))
             channel = Channel(
                 id=new_id("chn"),
                 user_id=user_id,
@@ -125,7 +125,9 @@ class OwnerSide:
             mode = channel.confirmation_mode if confirmation_mode is None else _mode(confirmation_mode)
             reach = channel.scope
             if scope is not KEEP:
-                reach = clean_scope(scope, await chapter_order(tx.session, channel.project_id))
+                reach = clean_scope(
+                    scope, await self.store.room_reads(tx.session).chapter_order(channel.project_id)
+                )
             if merged != channel.permissions or mode != channel.confirmation_mode or reach != channel.scope:
                 channel.permissions = merged
                 channel.confirmation_mode = mode
@@ -160,7 +162,7 @@ class OwnerSide:
         async with self.store.tx() as tx:
             channel = await self.store.owned_channel(tx.session, user_id, channel_id)
             self.store.ensure_live(channel)
-            await remove_member(tx, channel, client_id, await self.store.owner_actor(tx.session, user_id))
+            await remove_member(tx, channel.id, client_id, await self.store.owner_actor(tx.session, user_id))
             return await self.store.channel_view(tx.session, channel)
 
     async def agent_revoked(self, user_id: str, client_id: str) -> int:
@@ -196,7 +198,7 @@ class OwnerSide:
             channel, owner = await self.store.numbered_post(tx.session, user_id, channel_id)
             self.store.ensure_live(channel)
             data = clean_context(context, channel.project_id, self.store.settings.limits, tx.now())
-            data = await keep_to_reach(tx.session, channel, data)
+            data = await keep_to_reach(self.store.room_reads(tx.session), channel, data)
             reserved_for = None
             if in_reply_to is not None:
                 question = (

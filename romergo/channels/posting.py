@@ -29,7 +29,6 @@ from sqlalchemy import Select, String, Table, bindparam, func, insert, select, u
 from romergo.channels.context import clean_context
 from romergo.channels.events import CommandPosted, Payload
 from romergo.channels.models import CommandView
-from romergo.channels.numbering import COLUMNS
 from romergo.channels.reach import scope_chapters
 from romergo.channels.store import (
     NUMBERED_POST,
@@ -42,6 +41,7 @@ from romergo.channels.store import (
 from romergo.channels.tx import EventActor, NeedsOrmTransaction, event_rows, write_event
 from romergo.channels.vocabulary import CommandState, EventKind, next_state
 from romergo.ids import new_id
+from storage.channels.numbering import COLUMNS
 from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS, made
 from storage.driver import Writes
 from storage.tables import Command

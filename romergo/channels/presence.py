@@ -21,10 +21,7 @@ import asyncio
 import logging
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, update
-
 from romergo.channels.store import ChannelStore, presence_topic
-from storage.core_tables import CHANNEL_MEMBERS
 
 log = logging.getLogger(__name__)
 MARGIN = timedelta(seconds=5)
@@ -83,27 +80,12 @@ class Presence:
 
     async def _clear(self, channel_id: str, client_id: str, until: datetime | None) -> None:
         """Clear the presence (only one ending by `until`, when given) and tell the panel."""
-        mine = {"channel": channel_id, "who": client_id, "seen": self.store.now(), "until": None}
-        if until is not None:
-            mine |= {"seen": until - MARGIN, "ran_out": until}  # seen when its wait ended
+        seen = self.store.now() if until is None else until - MARGIN  # seen when its wait ended
         try:
-            cleared = await self.store.db.write_statement(PRESENCE if until is None else _RUN_OUT, mine)
+            cleared = await self.store.ledger.clear_presence(channel_id, client_id, seen, until)
         except Exception:
             # Best effort: `polling_until` runs out by itself, and the panel reads it as such.
             log.warning("could not clear the polling presence of %s", client_id, exc_info=True)
             return
         if cleared:
             self.store.bus.publish(presence_topic(channel_id))
-
-
-# Built once. A wait's check writes the presence with this in its own transaction (`delivery`).
-PRESENCE = (
-    update(CHANNEL_MEMBERS)
-    .where(
-        CHANNEL_MEMBERS.c.channel_id == bindparam("channel"), CHANNEL_MEMBERS.c.client_id == bindparam("who")
-    )
-    .values(last_seen_at=bindparam("seen"), polling_until=bindparam("until"))
-)
-"""The agent was seen now (`seen`) and listens until `until` (None: no longer)."""
-_RUN_OUT = PRESENCE.where(CHANNEL_MEMBERS.c.polling_until <= bindparam("ran_out"))
-"""A timed-out wait's late clear: not a later wait's presence (another instance's, say)."""

@@ -15,13 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
-
 from romergo.channels.vocabulary import PERMISSIONS, ConfirmationMode
 from romergo.errors import RomergoError, invalid
 from romergo.story.kinds import LABELS, EntityType, reached
-from storage.tables import Chapter
 
 MAX_SCOPE_CHAPTERS = 500
 TargetKind = EntityType | Literal["command"]
@@ -138,12 +134,6 @@ def chapters_words(scope: dict[str, Any] | None, chapters_in_order: Sequence[str
             runs.append([number])
     words = ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}–{run[-1]}" for run in runs)
     return f"Chapter {words}" if len(numbers) == 1 else f"Chapters {words}"
-
-
-async def chapter_order(session: AsyncSession, project_id: str) -> list[str]:
-    """The project's chapter ids in story order: what a scope is made of and numbered by."""
-    statement = select(Chapter.id).where(Chapter.project_id == project_id).order_by(col(Chapter.position))
-    return list((await session.exec(statement)).all())
 
 
 def _outside(target: Target) -> RomergoError:

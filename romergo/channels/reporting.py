@@ -35,6 +35,7 @@ from romergo.channels.changes import (
     what_was_recorded,
 )
 from romergo.channels.events import Report
+from romergo.channels.ledger import CommandRecord
 from romergo.channels.models import Caller
 from romergo.channels.store import ChannelStore, channel_topic, command_not_found, ensure_holder
 from romergo.channels.summary import Summary
@@ -47,9 +48,10 @@ from romergo.channels.tx import (
     write_events,
 )
 from romergo.channels.vocabulary import REPORTABLE_STATES, CommandState, EventKind
-from romergo.channels.wait_check import CALLERS_MEMBERSHIP, NOT_MEMBER, agent_actor
+from romergo.channels.wait_check import NOT_MEMBER, agent_actor
 from romergo.errors import RomergoError
 from romergo.story.kinds import KINDS, Kind
+from storage.channels.joins import CALLERS_MEMBERSHIP
 from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, REVISIONS, core_table
 from storage.driver import Writes
 from storage.tables import Command
@@ -118,7 +120,11 @@ def _report(
 
 
 def refuse_unless_reportable(
-    command: Command | Row[Any], owner: str, member: str | None, left_at: datetime | None, caller: Caller
+    command: Command | CommandRecord | Row[Any],
+    owner: str,
+    member: str | None,
+    left_at: datetime | None,
+    caller: Caller,
 ) -> None:
     """A report's refusals, in the order both paths check them: the command of another owner
     (`not_found`, as one that is not there), the caller no member of its channel (`not_member`),

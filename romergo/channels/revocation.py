@@ -14,76 +14,49 @@ from __future__ import annotations
 
 from typing import Literal
 
-from sqlmodel import col, select
-
 from romergo.channels.events import AgentPresence, Stalled
+from romergo.channels.ledger import MembershipRecord
 from romergo.channels.store import channel_state
 from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx, EventActor
 from romergo.channels.vocabulary import HELD_STATES, REMOVED_BY_OWNER, EventKind
 from romergo.errors import RomergoError
-from storage.tables import Channel, ChannelMember, Command
 
 
 async def end_memberships(tx: ChannelTx, owner: EventActor, client_id: str) -> int:
     """Ends `client_id`'s live memberships in the owner's live channels; returns how many."""
-    rows = (
-        await tx.session.exec(
-            select(ChannelMember, Channel)
-            .join(Channel, col(Channel.id) == col(ChannelMember.channel_id))
-            .where(
-                col(Channel.user_id) == owner.id,
-                col(ChannelMember.client_id) == client_id,
-                col(ChannelMember.left_at).is_(None),
-            )
-        )
-    ).all()
     ended = 0
-    for member, channel in rows:
+    for member, channel in await tx.room_ledger.present_in_owners_rooms(owner.id, client_id):
         if channel_state(channel, tx.now()) != "live":
             continue
-        await _end_membership(tx, channel, member, owner, "revoked")
+        await _end_membership(tx, channel.id, member, owner, "revoked")
         ended += 1
     return ended
 
 
-async def remove_member(tx: ChannelTx, channel: Channel, client_id: object, owner: EventActor) -> None:
+async def remove_member(tx: ChannelTx, channel_id: str, client_id: object, owner: EventActor) -> None:
     """The owner removes one agent from this room (it may have left by itself already)."""
-    member = (
-        await tx.session.get(ChannelMember, (channel.id, client_id)) if isinstance(client_id, str) else None
-    )
+    member = await tx.room_ledger.member(channel_id, client_id) if isinstance(client_id, str) else None
     if member is None:
         raise RomergoError("not_found", f'Agent "{str(client_id)[:100]}" is not a member of this channel.')
     if member.left_reason in REMOVED_BY_OWNER:
         raise RomergoError("conflict", f"{member.agent_name} is already out of this channel.")
-    await _end_membership(tx, channel, member, owner, "removed")
+    await _end_membership(tx, channel_id, member, owner, "removed")
 
 
 async def _end_membership(
     tx: ChannelTx,
-    channel: Channel,
-    member: ChannelMember,
+    channel_id: str,
+    member: MembershipRecord,
     owner: EventActor,
     reason: Literal["removed", "revoked"],
 ) -> None:
-    await _stall_held(tx, channel, member.client_id)
-    member.left_at = tx.now()
-    member.left_reason = reason
-    member.polling_until = None
-    tx.session.add(member)
-    await tx.session.flush()
+    await _stall_held(tx, channel_id, member.client_id)
+    await tx.room_ledger.end_membership(channel_id, member.client_id, tx.now(), reason)
     gone = AgentPresence(client_id=member.client_id, agent_name=member.agent_name, reason=reason)
-    await tx.event(channel.id, EventKind.AGENT_LEFT, owner, gone)
+    await tx.event(channel_id, EventKind.AGENT_LEFT, owner, gone)
 
 
-async def _stall_held(tx: ChannelTx, channel: Channel, client_id: str) -> None:
-    held = (
-        await tx.session.exec(
-            select(Command).where(
-                col(Command.channel_id) == channel.id,
-                col(Command.claimed_by) == client_id,
-                col(Command.state).in_(HELD_STATES),
-            )
-        )
-    ).all()
-    for command in held:
+async def _stall_held(tx: ChannelTx, channel_id: str, client_id: str) -> None:
+    for held in await tx.room_ledger.commands_held(channel_id, client_id, HELD_STATES):
+        command = await tx.command(held.id)
         await tx.command_event(command, EventKind.STALLED, SYSTEM_ACTOR, Stalled(claimed_by=client_id))

@@ -25,15 +25,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
-
 from romergo.channels.changes import command_changes
+from romergo.channels.ledger import RoomReads
 from romergo.channels.models import EventView
 from romergo.channels.reach import scope_chapters
 from romergo.channels.vocabulary import EventKind
 from romergo.story.kinds import KINDS, kind_named, under, within
-from storage.tables import Revision, Scene
 
 OUTSIDE_TITLE = "(outside this room's chapters)"
 """The title a withheld change carries in a limited room, in place of the entity's own."""
@@ -50,7 +47,7 @@ EntityRef = tuple[str, str]
 """(entity type, entity id)."""
 
 
-async def keep_to_reach(session: AsyncSession, room: Room, context: dict[str, Any]) -> dict[str, Any]:
+async def keep_to_reach(reads: RoomReads, room: Room, context: dict[str, Any]) -> dict[str, Any]:
     """A command's context, without the selected text when a place it names (its chapter, its
     scene, the selected entity) lies outside the room: the ids stay, the words do not travel."""
     covered = scope_chapters(room.scope)
@@ -60,20 +57,20 @@ async def keep_to_reach(session: AsyncSession, room: Room, context: dict[str, An
     refs = [("chapter", context.get("chapter_id")), ("scene", context.get("scene_id"))]
     refs.append((str(selection.get("entity_type")), selection.get("entity_id")))
     named = [(kind, ident) for kind, ident in refs if kind in IN_A_CHAPTER and isinstance(ident, str)]
-    where = await Whereabouts.read(session, room.project_id, named)
+    where = await Whereabouts.read(reads, room.project_id, named)
     if all(where.inside(covered, ref) for ref in named):
         return context
     return {**context, "selection": None}
 
 
 async def changes_in_reach(
-    session: AsyncSession, room: Room, changes: list[dict[str, Any]]
+    reads: RoomReads, room: Room, changes: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """A command's recorded changes (`changes.recorded_change`) as the room sees them now."""
     covered = scope_chapters(room.scope)
     if covered is None:
         return changes
-    outside = await _outside(session, room.project_id, covered, changes)
+    outside = await _outside(reads, room.project_id, covered, changes)
     return [
         {**change, "title": OUTSIDE_TITLE, "before": None, "after": None}
         if (change["entity_type"], change["entity_id"]) in outside
@@ -82,13 +79,11 @@ async def changes_in_reach(
     ]
 
 
-async def conversation_in_reach(
-    session: AsyncSession, room: Room, events: list[EventView]
-) -> list[EventView]:
+async def conversation_in_reach(reads: RoomReads, room: Room, events: list[EventView]) -> list[EventView]:
     """A room's recent events as an agent joining it may see them now."""
     if scope_chapters(room.scope) is None:
         return events
-    return [await _event_in_reach(session, room, event) for event in events]
+    return [await _event_in_reach(reads, room, event) for event in events]
 
 
 class Room(Protocol):
@@ -101,26 +96,26 @@ class Room(Protocol):
     def scope(self) -> dict[str, Any] | None: ...
 
 
-async def _event_in_reach(session: AsyncSession, room: Room, event: EventView) -> EventView:
+async def _event_in_reach(reads: RoomReads, room: Room, event: EventView) -> EventView:
     data = event.data
     if event.kind in WITHHELD_FIELDS:
         data = {**data, **WITHHELD_FIELDS[event.kind]}
     elif event.kind == EventKind.COMMAND and isinstance(data.get("context"), dict):
-        data = {**data, "context": await keep_to_reach(session, room, data["context"])}
+        data = {**data, "context": await keep_to_reach(reads, room, data["context"])}
     elif event.kind == EventKind.CHANGES_RECORDED:
-        data = {**data, "changes": await _listed_in_reach(session, room, event.command_id, data)}
+        data = {**data, "changes": await _listed_in_reach(reads, room, event.command_id, data)}
     return replace(event, data=data)
 
 
 async def _listed_in_reach(
-    session: AsyncSession, room: Room, command_id: str | None, data: dict[str, Any]
+    reads: RoomReads, room: Room, command_id: str | None, data: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """A `changes_recorded` event's list: each change placed as the command's revisions record it."""
     covered = scope_chapters(room.scope)
     assert covered is not None
     listed = [change for change in data.get("changes", []) if isinstance(change, dict)]
-    revisions = await command_changes(session, command_id) if command_id else []
-    outside = await _outside(session, room.project_id, covered, revisions, _refs(listed))
+    revisions = await command_changes(reads, command_id) if command_id else []
+    outside = await _outside(reads, room.project_id, covered, revisions, _refs(listed))
     return [
         {**change, "title": OUTSIDE_TITLE}
         if (change.get("entity_type"), change.get("entity_id")) in outside
@@ -130,7 +125,7 @@ async def _listed_in_reach(
 
 
 async def _outside(
-    session: AsyncSession,
+    reads: RoomReads,
     project_id: str,
     covered: frozenset[str],
     changes: list[dict[str, Any]],
@@ -145,7 +140,7 @@ async def _outside(
         chapters |= more_chapters
         named |= more_scenes
     scenes = [scene for _, named in recorded.values() for scene in named]
-    where = await Whereabouts.read(session, project_id, [*recorded, *more], scenes)
+    where = await Whereabouts.read(reads, project_id, [*recorded, *more], scenes)
     outside = {
         ref for ref, (chapters, named) in recorded.items() if not where.inside(covered, ref, chapters, named)
     }
@@ -166,7 +161,7 @@ class Whereabouts:
 
     @classmethod
     async def read(
-        cls, session: AsyncSession, project_id: str, refs: Iterable[EntityRef], scene_ids: Iterable[str] = ()
+        cls, reads: RoomReads, project_id: str, refs: Iterable[EntityRef], scene_ids: Iterable[str] = ()
     ) -> Whereabouts:
         refs = list(refs)
         parents: dict[EntityRef, str] = {}
@@ -174,10 +169,14 @@ class Whereabouts:
             entry = KINDS[kind]
             assert entry.parent is not None
             ids = {ident for ref_kind, ident in refs if ref_kind == kind}
-            found = await _now_or_recorded(session, project_id, entry.table, kind, ids, entry.parent.column)
+            found = await reads.parents_now_or_recorded(
+                project_id, entry.table, kind, ids, entry.parent.column
+            )
             parents.update({(kind, ident): scene for ident, scene in found.items()})
         scenes = {ident for kind, ident in refs if kind == "scene"} | set(scene_ids) | set(parents.values())
-        chapters = await _now_or_recorded(session, project_id, Scene, "scene", scenes, "chapter_id")
+        chapters = await reads.parents_now_or_recorded(
+            project_id, KINDS["scene"].table, "scene", scenes, "chapter_id"
+        )
         return cls(chapters, parents)
 
     def chapter_of(self, ref: EntityRef) -> str | None:
@@ -212,29 +211,3 @@ def _recorded_places(change: dict[str, Any]) -> tuple[set[str], set[str]]:
             if isinstance(snapshot, dict) and isinstance(snapshot.get(parent.column), str):
                 places[parent.kind].add(snapshot[parent.column])
     return places["chapter"], places["scene"]
-
-
-async def _now_or_recorded(
-    session: AsyncSession, project_id: str, table: Any, kind: str, ids: set[str], parent: str
-) -> dict[str, str]:
-    """`parent` (a scene's chapter, a line's scene) of each entity, read from its row, or for one
-    deleted since, from its last revision."""
-    if not ids:
-        return {}
-    statement = select(table.id, getattr(table, parent)).where(
-        table.project_id == project_id, col(table.id).in_(ids)
-    )
-    rows = await session.exec(statement)
-    found: dict[str, str] = {ident: place for ident, place in rows.all()}
-    missing = ids - set(found)
-    if missing:
-        history = select(Revision.entity_id, Revision.before, Revision.after).where(
-            Revision.project_id == project_id,
-            Revision.entity_type == kind,
-            col(Revision.entity_id).in_(missing),
-        )
-        for ident, before, after in (await session.exec(history.order_by(col(Revision.id)))).all():
-            place = (after or before or {}).get(parent)
-            if isinstance(place, str):
-                found[ident] = place
-    return found

@@ -15,6 +15,7 @@ from romergo.channels.at_work import AtWork
 from romergo.channels.calls import CallGuard
 from romergo.channels.confirmations import Confirmations
 from romergo.channels.delivery import Delivery
+from romergo.channels.ledger import ChannelLedger
 from romergo.channels.lifecycle import Sweeper
 from romergo.channels.owner import OwnerSide
 from romergo.channels.reach import Locator
@@ -44,10 +45,13 @@ class ChannelService:
         clock: Clock | None = None,
         locator: Locator | None = None,
         on_scene: ScenePresence | None = None,
+        *,
+        ledger: ChannelLedger,
     ) -> ChannelService:
         """`locator` tells where story entities lie: needed once a room is limited to chapters.
-        `on_scene`: where agents at work on a scene are shown (the story's, shared with the pages)."""
-        store = ChannelStore(db, bus, settings, clock)
+        `on_scene`: where agents at work on a scene are shown (the story's, shared with the pages).
+        `ledger`: what the channels keep, on this database (`storage.channels`)."""
+        store = ChannelStore(db, ledger, bus, settings, clock)
         confirmations = Confirmations(store)
         at_work = AtWork(store, on_scene or ScenePresence(bus))
         return cls(

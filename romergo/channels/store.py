@@ -17,6 +17,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.bus import EventBus
+from romergo.channels.ledger import ChannelLedger, CommandRecord, EventRecord, RoomReads
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
 from romergo.channels.pending_tool_events import PendingToolEvents, merged
 from romergo.channels.pending_writes import write_pending
@@ -61,15 +62,23 @@ def presence_topic(channel_id: str) -> str:
 class ChannelStore:
     """The channel service's shared parts; each side of the service holds one and adds its rules."""
 
-    def __init__(self, db: Database, bus: EventBus, settings: Settings, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        ledger: ChannelLedger,
+        bus: EventBus,
+        settings: Settings,
+        clock: Clock | None = None,
+    ) -> None:
         self.db = db
+        self.ledger = ledger
         self.bus = bus
         self.settings = settings
         self.heartbeat_seconds: float = settings.heartbeat_seconds
         """How often a parked call calls its heartbeat (MCP progress keeps clients from timing out)."""
         self.clock: Clock = clock or SystemClock()
         self.numbered_inserts = db.data_modifying_ctes
-        """Number and write a run of events in one statement (`channels.numbering`)."""
+        """Number and write a run of events in one statement (`storage.channels.numbering`)."""
         self.pending_tool_events: PendingToolEvents | None = None
         """Tool calls write their events after answering, where a process's writes take turns."""
         if db.is_sqlite and not settings.many_instances:
@@ -110,12 +119,18 @@ class ChannelStore:
     def now(self) -> datetime:
         return self.clock.now()
 
+    def room_reads(self, session: AsyncSession) -> RoomReads:
+        """What a room's rules read, inside this open transaction."""
+        return self.ledger.room_reads(session)
+
     @asynccontextmanager
     async def tx(self) -> AsyncIterator[ChannelTx]:
         async with self.db.write() as session:
             tx = ChannelTx(
                 session,
                 self.clock,
+                self.ledger.rooms(session),
+                self.ledger.confirmations(session),
                 pending_tool_events=self.pending_tool_events,
                 numbered_inserts=self.numbered_inserts,
             )
@@ -265,7 +280,7 @@ def command_not_found(command_id: object) -> RomergoError:
     return RomergoError("not_found", f'Command "{command_id}" does not exist.')
 
 
-def ensure_holder(command: Command | Row[Any], client_id: str) -> None:
+def ensure_holder(command: Command | CommandRecord | Row[Any], client_id: str) -> None:
     """The agent may act on this command (its entity, or a row with its `state` and `claimed_by`):
     it holds it, and it is neither cancelled nor finished."""
     if command.state == CommandState.CANCELLED:
@@ -296,7 +311,7 @@ def command_view(command: Command | Row[Any], *, redelivered: bool = False) -> C
     )
 
 
-def event_view(row: ChannelEvent) -> EventView:
+def event_view(row: ChannelEvent | EventRecord) -> EventView:
     return EventView(
         seq=row.seq,
         kind=EventKind(row.kind),

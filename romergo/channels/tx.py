@@ -20,13 +20,14 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from romergo.actors import ActorType
 from romergo.channels.events import NewEvents, Payload, dump
-from romergo.channels.numbering import COLUMNS, MAX_AT_ONCE, numbered_insert, numbered_params
+from romergo.channels.ledger import ConfirmationLedger, RoomLedger
 from romergo.channels.pending_tool_events import PendingToolEvents, merged
 from romergo.channels.vocabulary import FINISHED_STATES, CommandState, EventKind, next_state
 from romergo.clock import Clock
+from storage.channels.numbering import COLUMNS, MAX_AT_ONCE, numbered_insert, numbered_params
 from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS
 from storage.driver import Writes
-from storage.tables import Command, Confirmation
+from storage.tables import Channel, Command, Confirmation
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,10 @@ MOVE_COMMAND_FROM = MOVE_COMMAND.where(COMMANDS.c.state == bindparam("from_state
 class ChannelTx:
     session: AsyncSession
     clock: Clock
+    room_ledger: RoomLedger
+    """Rooms, their members and commands, kept in this transaction."""
+    confirmations: ConfirmationLedger
+    """The owner's "Allow once" requests, kept in this transaction."""
     touched: set[str] = field(default_factory=set)
     rooms: set[str] = field(default_factory=set)
     """Projects whose rooms changed in this transaction (published as `rooms_topic` after it)."""
@@ -60,10 +65,27 @@ class ChannelTx:
     """Calls' tool events not written yet (SQLite): each command's go first
     (`channels.pending_tool_events`)."""
     numbered_inserts: bool = False
-    """Number and write a run of events in one statement (PostgreSQL: `channels.numbering`)."""
+    """Number and write a run of events in one statement (PostgreSQL: `storage.channels.numbering`)."""
 
     def now(self) -> datetime:
         return self.clock.now()
+
+    async def command(self, command_id: str) -> Command:
+        """A command this transaction read (through `room_ledger`), to write events about it:
+        the session's own object, without reading it again."""
+        command = await self.session.get(Command, command_id)
+        assert command is not None  # commands are never deleted
+        return command
+
+    async def room(self, channel_id: str) -> Channel:
+        """A room this transaction read (through `room_ledger`), to change and write events on."""
+        channel = await self.session.get(Channel, channel_id)
+        assert channel is not None  # rooms are never deleted
+        return channel
+
+    async def fresh_command(self, command_id: str) -> Command | None:
+        """The command as the database holds it now, for the events about it to move it from."""
+        return await self.session.get(Command, command_id, populate_existing=True)
 
     async def event(
         self,

@@ -26,12 +26,13 @@ from sqlmodel.sql.expression import Select as Rows
 
 from romergo.channels.events import Claimed, Payload
 from romergo.channels.models import Caller, WaitResult
-from romergo.channels.numbering import COLUMNS
-from romergo.channels.presence import PRESENCE
 from romergo.channels.store import channel_state, command_view
 from romergo.channels.tx import EventActor, NeedsOrmTransaction, event_rows, write_event
 from romergo.channels.vocabulary import HELD_STATES, REMOVED_BY_OWNER, CommandState, EventKind, next_state
 from romergo.errors import RomergoError
+from storage.channels.joins import CALLERS_MEMBERSHIP
+from storage.channels.numbering import COLUMNS
+from storage.channels.presence import PRESENCE
 from storage.core_tables import CHANNEL_EVENTS, CHANNEL_MEMBERS, CHANNELS, COMMANDS
 from storage.database import Database
 from storage.driver import Writes
@@ -184,11 +185,6 @@ def claimed_payload(caller: Caller, redelivered: bool) -> Claimed:
 
 
 # Built once: every wait runs these (building them cost about as much as running them).
-CALLERS_MEMBERSHIP = (CHANNEL_MEMBERS.c.channel_id == CHANNELS.c.id) & (
-    CHANNEL_MEMBERS.c.client_id == bindparam("who")
-)
-"""The join condition of a channel to the membership of the client bound as `who` (on the tables,
-so the entity selects and the row selects below share it)."""
 
 
 class Room(NamedTuple):

@@ -102,7 +102,7 @@ async def test_a_quick_change_writes_its_started_and_finished_events_together(se
         await services.channels.guard.run_tool_call(rename_call(agent, room), renamer(services, agent, room))
         # On SQLite they are written just after the call answered (`channels.pending_tool_events`).
         await services.channels.store.settled()
-    # (On PostgreSQL the INSERT carries its numbering in a CTE: `channels.numbering`.)
+    # (On PostgreSQL the INSERT carries its numbering in a CTE: `storage.channels.numbering`.)
     event_inserts = [sql for sql in seen.sql if "INSERT INTO channel_events" in sql]
     assert len(event_inserts) == 1, str(seen)  # both events in one INSERT, after the change
     assert (await room.kinds())[-2:] == ["tool_started", "tool_finished"]

@@ -10,6 +10,7 @@ import pytest
 from romergo.channels import ChannelService, presence_topic
 from romergo.errors import RomergoError
 from storage import Database
+from storage.channels import DatabaseChannelLedger
 from tests.support.channels import open_room, parked_wait
 from tests.support.statements import counting
 from tests.support.waiting import still_running
@@ -98,7 +99,9 @@ async def test_claim_races_between_two_database_connections_never_double_deliver
     room = await open_room(services, actor)
     (a, cursor_a), (b, cursor_b) = await joined(services, room, "a"), await joined(services, room, "b")
     other_db = Database(services.settings.resolved_database_url)
-    other = ChannelService.build(other_db, services.bus, services.settings).agent
+    other = ChannelService.build(
+        other_db, services.bus, services.settings, ledger=DatabaseChannelLedger(other_db)
+    ).agent
     try:
         for round_ in range(15):
             sent = {(await room.send(f"race {round_}.{n}")).command_id for n in range(2)}

@@ -1,5 +1,5 @@
 """A run of events takes the channel's next numbers, in order, whatever its length (on PostgreSQL
-a run of up to `MAX_AT_ONCE` is numbered and written by one statement: `channels.numbering`)."""
+a run of up to `MAX_AT_ONCE` is numbered and written by one statement: `storage.channels.numbering`)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pytest
 from sqlalchemy.exc import NoResultFound
 
 from romergo.channels.events import ToolBlocked
-from romergo.channels.numbering import MAX_AT_ONCE
 from romergo.channels.tx import EventActor
 from romergo.channels.vocabulary import EventKind
+from storage.channels.numbering import MAX_AT_ONCE
 from tests.support.channels import open_room
 from tests.support.statements import counting
 

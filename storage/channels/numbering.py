@@ -1,7 +1,7 @@
 """A run of events numbered and written in one statement, on PostgreSQL.
 
 Everywhere else the channel's next numbers are taken with one `UPDATE … RETURNING` and the events
-written with one `INSERT`, inside the write transaction (`ChannelTx.events`). On PostgreSQL every
+written with one `INSERT`, inside the channel's write transaction. On PostgreSQL every
 statement is a round trip to the database, and an event is written on every step of the loop
 (a post, a claim, each tool call in a command, each report). There, one data-modifying CTE does
 both:
@@ -30,7 +30,7 @@ more); a longer run takes the two statements."""
 
 def numbered_params(shared: dict[str, Any], own: list[dict[str, Any]]) -> dict[str, Any]:
     """The parameters of `numbered_insert(len(own))`: the columns the run's events share (bound once)
-    and each one's own (`kind_0`, `data_0`, …), named as `ChannelTx._rows` names them."""
+    and each one's own (`kind_0`, `data_0`, …), named as the channel transaction names them (`event_rows`)."""
     params = dict(shared)
     for index, row in enumerate(own):
         params |= {f"{name}_{index}": value for name, value in row.items()}

@@ -1,0 +1,73 @@
+"""What a room's rules read inside a transaction already open: where story entities lie (now, or
+as their last revision recorded them), the project's chapters in story order, a command's changes.
+
+Bound to that transaction's session, so what it reads is what the transaction sees (its own writes
+included) and no second transaction is opened on the busy path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from storage.channels.records import RecordedRevision
+from storage.tables import Chapter, Revision
+
+
+class RoomReadsInSession:
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def chapter_order(self, project_id: str) -> list[str]:
+        statement = select(Chapter.id).where(Chapter.project_id == project_id).order_by(col(Chapter.position))
+        return list((await self.session.exec(statement)).all())
+
+    async def command_revisions(self, command_id: str) -> list[RecordedRevision]:
+        rows = (
+            await self.session.exec(
+                select(Revision).where(Revision.command_id == command_id).order_by(col(Revision.id))
+            )
+        ).all()
+        return [recorded_revision(row) for row in rows]
+
+    async def parent_of(self, table: type[Any], ident: str, parent_column: str) -> str | None:
+        # `get` answers from the session's own objects first: a change not yet flushed counts.
+        row = await self.session.get(table, ident)
+        return None if row is None else str(getattr(row, parent_column))
+
+    async def parents_now_or_recorded(
+        self, project_id: str, table: type[Any], entity_type: str, ids: set[str], parent_column: str
+    ) -> dict[str, str]:
+        if not ids:
+            return {}
+        statement = select(table.id, getattr(table, parent_column)).where(
+            table.project_id == project_id, col(table.id).in_(ids)
+        )
+        found: dict[str, str] = {ident: place for ident, place in (await self.session.exec(statement)).all()}
+        missing = ids - set(found)
+        if missing:
+            history = select(Revision.entity_id, Revision.before, Revision.after).where(
+                Revision.project_id == project_id,
+                Revision.entity_type == entity_type,
+                col(Revision.entity_id).in_(missing),
+            )
+            for ident, before, after in (await self.session.exec(history.order_by(col(Revision.id)))).all():
+                place = (after or before or {}).get(parent_column)
+                if isinstance(place, str):
+                    found[ident] = place
+        return found
+
+
+def recorded_revision(row: Any) -> RecordedRevision:
+    """A revision's columns the changes list shows, from its entity or a driver's row."""
+    return RecordedRevision(
+        entity_type=row.entity_type,
+        entity_id=row.entity_id,
+        action=row.action,
+        before=row.before,
+        after=row.after,
+        tool=row.tool,
+        created_at=row.created_at,
+    )
