@@ -11,7 +11,7 @@ after the commit.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -38,10 +38,12 @@ from storage.core_tables import PROJECTS, REVISIONS
 from storage.tables import (
     Asset,
     Chapter,
+    Character,
     Choice,
     DialogueLine,
     Project,
     Scene,
+    StoryVariable,
 )
 
 Row = TypeVar("Row", bound=SQLModel)
@@ -118,12 +120,12 @@ class UnitOfWork:
         return await self._owned(DialogueLine, line_id, "dialogue_line")
 
     async def character(self, character_id: str) -> CharacterRecord:
-        found = await self.story.character(character_id)
-        return await self._in_own_project(found, character_id, "character")
+        await self._owned(Character, character_id, "character")
+        return await self._record(self.story.character(character_id))
 
     async def variable(self, variable_id: str) -> VariableRecord:
-        found = await self.story.variable(variable_id)
-        return await self._in_own_project(found, variable_id, "variable")
+        await self._owned(StoryVariable, variable_id, "variable")
+        return await self._record(self.story.variable(variable_id))
 
     async def asset(self, asset_id: str, *, include_deleted: bool = False) -> Asset:
         row = await self._owned(Asset, asset_id, "asset")
@@ -169,18 +171,12 @@ class UnitOfWork:
         owned: Row = row
         return owned
 
-    async def _in_own_project(self, found: Found | None, entity_id: str, entity_type: EntityType) -> Found:
-        """`found` if it lies in the actor's project (binding the unit of work to it), else
-        `not_found` in the same words as for a missing one."""
-        if found is None:
-            raise not_found(LABELS[entity_type], str(entity_id))
-        if self.project is None:
-            project = await self.session.get(Project, found.project_id)
-            if project is None or not readable_by(project, self.actor.user_id):
-                raise not_found(LABELS[entity_type], entity_id)
-            self._bind(project)
-        elif found.project_id != self.project.id:
-            raise not_found(LABELS[entity_type], entity_id)
+    @staticmethod
+    async def _record(read: Awaitable[Found | None]) -> Found:
+        """The record of a row `_owned` just found: read from this transaction's identity map, so
+        the first lookup stays one statement (the row with its project)."""
+        found = await read
+        assert found is not None, "read in this transaction a moment ago"
         return found
 
     def _bind(self, project: Project) -> None:
