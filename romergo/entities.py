@@ -1,6 +1,8 @@
-"""The stored entity types, re-exported for adapters (which never import `storage` themselves)."""
+"""The stored entity types and the records the story services hand back, re-exported for adapters
+(which never import `storage` themselves)."""
 
 from storage.access.records import User
+from storage.story.records import CharacterRecord, VariableRecord
 from storage.tables import (
     Asset,
     Chapter,
@@ -17,6 +19,7 @@ __all__ = [
     "Asset",
     "Chapter",
     "Character",
+    "CharacterRecord",
     "Choice",
     "DialogueLine",
     "Project",
@@ -24,4 +27,5 @@ __all__ = [
     "Scene",
     "StoryVariable",
     "User",
+    "VariableRecord",
 ]

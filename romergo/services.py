@@ -157,8 +157,8 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     db = Database(settings.resolved_database_url)
     bus = EventBus()
-    store = StoryStore(db, bus)
     story_ledger = DatabaseStoryLedger(db)
+    store = StoryStore(db, bus, story_ledger)
     limits = settings.limits
     reads = StoryReads(store, story_ledger)
     patterns = PatternWorkers()  # no process yet: the first search starts one

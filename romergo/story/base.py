@@ -2,14 +2,16 @@
 
 Each service gets one `StoryStore` (composition, not inheritance). A service method opens
 `store.write(actor)`, loads what it touches through the unit of work (which refuses anything
-outside the actor's projects with `not_found`, revealing nothing), changes rows, and calls
-`record(...)` (or `save(...)`) once per entity it changed. The Revisions land in the same
-transaction; the change event is published only after the commit.
+outside the actor's projects with `not_found`, revealing nothing), and states each change: as a
+record written through the story ledger's transaction (`tx.story.save_character(...)`, then
+`tx.changed(...)`), or, in the services not moved yet, as a changed row and `record(...)` (or
+`save(...)`). The Revisions land in the same transaction; the change event is published only
+after the commit.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -27,6 +29,7 @@ from romergo.clock import utcnow
 from romergo.errors import RomergoError, invalid, not_found, project_not_found
 from romergo.ids import new_id
 from romergo.story.kinds import LABELS, Action, EntityType
+from romergo.story.ledger import CharacterRecord, StoryLedger, StoryTransaction, VariableRecord
 from romergo.story.owners import readable_by
 from romergo.story.read_marks import remember_in
 from romergo.story.revisions import latest_revisions, note_written, wants_written
@@ -44,6 +47,7 @@ from storage.tables import (
 )
 
 Row = TypeVar("Row", bound=SQLModel)
+Found = TypeVar("Found", CharacterRecord, VariableRecord)
 
 
 @dataclass(frozen=True)
@@ -93,9 +97,11 @@ def collect_batches() -> Iterator[list[str]]:
 class UnitOfWork:
     """One transaction on behalf of one actor, bound to one project once something is loaded."""
 
-    def __init__(self, session: AsyncSession, actor: Actor) -> None:
+    def __init__(self, session: AsyncSession, actor: Actor, story: StoryTransaction) -> None:
         self.session = session
         self.actor = actor
+        self.story = story
+        """The story ledger's reads and writes in this transaction, in records."""
         self.project: Project | None = None
 
     async def project_by_id(self, project_id: str) -> Project:
@@ -113,11 +119,13 @@ class UnitOfWork:
     async def line(self, line_id: str) -> DialogueLine:
         return await self._owned(DialogueLine, line_id, "dialogue_line")
 
-    async def character(self, character_id: str) -> Character:
-        return await self._owned(Character, character_id, "character")
+    async def character(self, character_id: str) -> CharacterRecord:
+        await self._owned(Character, character_id, "character")
+        return await self._record(self.story.character(character_id))
 
-    async def variable(self, variable_id: str) -> StoryVariable:
-        return await self._owned(StoryVariable, variable_id, "variable")
+    async def variable(self, variable_id: str) -> VariableRecord:
+        await self._owned(StoryVariable, variable_id, "variable")
+        return await self._record(self.story.variable(variable_id))
 
     async def asset(self, asset_id: str, *, include_deleted: bool = False) -> Asset:
         row = await self._owned(Asset, asset_id, "asset")
@@ -163,6 +171,14 @@ class UnitOfWork:
         owned: Row = row
         return owned
 
+    @staticmethod
+    async def _record(read: Awaitable[Found | None]) -> Found:
+        """The record of a row `_owned` just found: read from this transaction's identity map, so
+        the first lookup stays one statement (the row with its project)."""
+        found = await read
+        assert found is not None, "read in this transaction a moment ago"
+        return found
+
     def _bind(self, project: Project) -> None:
         if self.project is not None and self.project.id != project.id:
             raise RomergoError("invalid_argument", "One change can only touch one project.")
@@ -186,8 +202,8 @@ def _with_project(model: type[Row]) -> Any:
 
 
 class Mutation(UnitOfWork):
-    def __init__(self, session: AsyncSession, actor: Actor) -> None:
-        super().__init__(session, actor)
+    def __init__(self, session: AsyncSession, actor: Actor, story: StoryTransaction) -> None:
+        super().__init__(session, actor, story)
         self.changes: list[EntityChange] = []
         self.batch_id = new_id("bat")
         self.reverts: str | None = None
@@ -252,6 +268,21 @@ class Mutation(UnitOfWork):
         """Put `row` among `siblings` at `position` (None = at the end) and stage every renumbered row."""
         self.session.add_all(place(siblings, row, position))
 
+    def changed(
+        self,
+        entity_type: EntityType,
+        entity_id: str,
+        before: dict[str, Any],
+        after: dict[str, Any],
+        action: Action = "updated",
+    ) -> bool:
+        """Record a change written through `story` unless the snapshot stayed the same; False when
+        nothing changed (and nothing is to be written)."""
+        if after == before:
+            return False
+        self.record(entity_type, entity_id, action, before, after)
+        return True
+
     def save(
         self,
         entity_type: EntityType,
@@ -305,14 +336,15 @@ _TOUCH_PROJECT = (
 class StoryStore:
     """Opens the units of work the story services run in, and publishes what a write changed."""
 
-    def __init__(self, db: Database, bus: EventBus) -> None:
+    def __init__(self, db: Database, bus: EventBus, ledger: StoryLedger) -> None:
         self.db = db
         self.bus = bus
+        self.ledger = ledger
 
     @asynccontextmanager
     async def write(self, actor: Actor) -> AsyncIterator[Mutation]:
         async with self.db.write() as session:
-            tx = Mutation(session, actor)
+            tx = Mutation(session, actor, self.ledger.within(session))
             yield tx
             await tx.finish()
             await remember_in(self.db, session, actor.client_id)
@@ -324,7 +356,7 @@ class StoryStore:
     @asynccontextmanager
     async def read(self, actor: Actor) -> AsyncIterator[UnitOfWork]:
         async with self.db.read() as session:
-            yield UnitOfWork(session, actor)
+            yield UnitOfWork(session, actor, self.ledger.within(session))
 
     @asynccontextmanager
     async def read_public(self) -> AsyncIterator[AsyncSession]:

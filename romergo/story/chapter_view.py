@@ -6,15 +6,14 @@ from __future__ import annotations
 from romergo.actors import Actor
 from romergo.errors import not_found
 from romergo.story.kinds import LABELS
-from romergo.story.ledger import story_ledger
+from romergo.story.ledger import StoryLedger
 from romergo.story.read_marks import note_read
 from romergo.story.views import ChapterOutline
-from storage import Database
 
 
-async def read_chapter_outline(db: Database, actor: Actor, chapter_id: str) -> ChapterOutline:
+async def read_chapter_outline(ledger: StoryLedger, actor: Actor, chapter_id: str) -> ChapterOutline:
     """The chapter `chapter_id` if the actor may see it (else `not_found`), in one snapshot."""
-    found = await story_ledger(db).chapter(actor.user_id, chapter_id)
+    found = await ledger.chapter(actor.user_id, chapter_id)
     if found is None:
         raise not_found(LABELS["chapter"], str(chapter_id))
     note_read(found.revisions)  # a tool call's agent saw them

@@ -27,7 +27,7 @@ class ChapterService:
     limits: Limits
 
     async def chapter_outline(self, actor: Actor, chapter_id: str) -> ChapterOutline:
-        return await read_chapter_outline(self.store.db, actor, chapter_id)
+        return await read_chapter_outline(self.store.ledger, actor, chapter_id)
 
     async def add_chapter(
         self, actor: Actor, project_id: str, title: str, position: int | None = None

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from sqlmodel import col, func, select
+from dataclasses import dataclass, replace
 
 from romergo.actors import Actor
 from romergo.clock import utcnow
@@ -14,7 +12,7 @@ from romergo.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Mutation, StoryStore
 from romergo.story.based_on import based_on
-from storage.tables import Chapter, Character, DialogueLine, Scene
+from romergo.story.ledger import CharacterRecord
 
 MAX_SCENES_NAMED = 5
 PALETTE = ("#c0392b", "#2980b9", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#2c3e50", "#b7950b")
@@ -27,19 +25,15 @@ class CharacterService:
 
     async def add_character(
         self, actor: Actor, project_id: str, name: str, color: str | None = None
-    ) -> Character:
+    ) -> CharacterRecord:
         clean = validation.title(name, self.limits, "Character name")
         chosen = None if color is None else validation.color(color)
         async with self.store.write(actor) as tx:
             await tx.project_by_id(project_id)
             await _ensure_unique(tx, project_id, clean, None)
-            count = (
-                await tx.session.exec(
-                    select(func.count()).select_from(Character).where(Character.project_id == project_id)
-                )
-            ).one()
+            count = await tx.story.count_characters(project_id)
             now = utcnow()
-            character = Character(
+            character = CharacterRecord(
                 id=new_id("chr"),
                 project_id=project_id,
                 name=clean,
@@ -47,7 +41,7 @@ class CharacterService:
                 created_at=now,
                 updated_at=now,
             )
-            tx.session.add(character)
+            await tx.story.add_character(character)
             tx.record("character", character.id, "created", None, snapshots.character(character))
         return character
 
@@ -59,7 +53,7 @@ class CharacterService:
         color: str | None = None,
         *,
         expected_revision: int | None = None,
-    ) -> Character:
+    ) -> CharacterRecord:
         clean = None if name is None else validation.title(name, self.limits, "Character name")
         chosen = None if color is None else validation.color(color)
         async with self.store.write(actor) as tx:
@@ -69,17 +63,17 @@ class CharacterService:
             mine = await based_on(tx, "character", character.id, before, given, expected_revision)
             if "name" in mine:
                 await _ensure_unique(tx, character.project_id, mine["name"], character.id)
-                character.name = mine["name"]
-            if "color" in mine:
-                character.color = mine["color"]
-            tx.save("character", character, before, snapshots.character(character))
+            changed = replace(character, **mine, updated_at=utcnow())
+            if tx.changed("character", character.id, before, snapshots.character(changed)):
+                await tx.story.save_character(changed)
+                character = changed
         return character
 
     async def delete_character(self, actor: Actor, character_id: str) -> None:
         """Refused with `conflict`, naming the scenes, while any line is spoken by the character."""
         async with self.store.write(actor) as tx:
             character = await tx.character(character_id)
-            scenes = await _scenes_where_speaking(tx, character.id)
+            scenes = await tx.story.scenes_where_speaking(character.id)
             if scenes:
                 shown = ", ".join(f'"{title}"' for title in scenes[:MAX_SCENES_NAMED])
                 more = f" and {len(scenes) - MAX_SCENES_NAMED} more" if len(scenes) > MAX_SCENES_NAMED else ""
@@ -88,27 +82,12 @@ class CharacterService:
                     f'"{character.name}" still speaks in {shown}{more}: give those lines to another '
                     "speaker or make them narration first.",
                 )
-            before = snapshots.character(character)
-            await tx.session.delete(character)
-            tx.record("character", character.id, "deleted", before, None)
-
-
-async def _scenes_where_speaking(tx: Mutation, character_id: str) -> list[str]:
-    # In story order: chapter by chapter, scene by scene.
-    statement = (
-        select(Scene.title)
-        .join(DialogueLine, col(DialogueLine.scene_id) == Scene.id)
-        .join(Chapter, col(Chapter.id) == Scene.chapter_id)
-        .where(DialogueLine.character_id == character_id)
-        .group_by(col(Scene.id), col(Scene.title), col(Chapter.position), col(Scene.position))
-        .order_by(col(Chapter.position), col(Scene.position))
-    )
-    return list((await tx.session.exec(statement)).all())
+            await tx.story.remove_character(character.id)
+            tx.record("character", character.id, "deleted", snapshots.character(character), None)
 
 
 async def _ensure_unique(tx: Mutation, project_id: str, name: str, own_id: str | None) -> None:
-    statement = select(Character).where(Character.project_id == project_id)
-    for other in (await tx.session.exec(statement)).all():
+    for other in await tx.story.characters(project_id):
         if other.id != own_id and other.name.casefold() == name.casefold():
             raise RomergoError(
                 "conflict", f'A character named "{other.name}" already exists in this project.'

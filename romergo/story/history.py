@@ -19,7 +19,6 @@ from romergo.story.ledger import CommandRecord, HistoryQuery, RevisionRecord, St
 from romergo.story.owners import readable_by
 from romergo.story.restore import ChangedEntity, changed_entities
 from romergo.story.review import EntityReview, Names, review
-from storage.tables import Project
 
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
@@ -135,7 +134,7 @@ class HistoryReads:
         return HistoryPage([e for e in entries if e is not None], older, found.agents)
 
     async def _readable(self, actor: Actor, project_id: str) -> None:
-        owner = await self.ledger.owner_of(Project, project_id) if isinstance(project_id, str) else None
+        owner = await self.ledger.owner_of("project", project_id) if isinstance(project_id, str) else None
         if owner is None or not readable_by(owner, actor.user_id):
             raise project_not_found(project_id)
 
@@ -143,8 +142,8 @@ class HistoryReads:
 # ---- helpers -------------------------------------------------------------------------------------
 
 # What names the entities a history entry or a review shows, and what a confirmation card names.
-_NAMED = tuple((kind.table, kind.title_key) for kind in KINDS.values() if kind.named_by_id)
-_ON_CARDS = tuple((kind.table, kind.title_key) for kind in KINDS.values() if kind.on_cards)
+_NAMED = tuple((kind.entity_type, kind.title_key) for kind in KINDS.values() if kind.named_by_id)
+_ON_CARDS = tuple((kind.entity_type, kind.title_key) for kind in KINDS.values() if kind.on_cards)
 # The kinds that lie in a scene of their own (a line), by the key of their snapshot naming it.
 _LYING_IN_A_SCENE = tuple(
     (KINDS[kind].entity_type, KINDS[kind].parent.column)  # type: ignore[union-attr]

@@ -1,51 +1,68 @@
-"""What the story's reads need from a database: the story ledger's read side.
+"""What the story needs from a database: the story ledger.
 
-Every read names its reader: a read of something that lies in a project the reader does not own,
+Its reads name their reader: a read of something that lies in a project the reader does not own,
 or that is deleted, finds nothing (None), as a missing one does, and the caller answers
-`not_found` in the same words for all three. The implementation lives in `storage.story`.
+`not_found` in the same words for all three. Its transaction (`StoryTransaction`) is the reads and
+writes of one unit of work, in records; the unit of work (`romergo.story.base`) keeps the rules.
+The implementation lives in `storage.story`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
-from storage.database import Database
-from storage.story.ledger import DatabaseStoryLedger
 from storage.story.records import (
     ChapterRows,
+    CharacterRecord,
+    ChoiceRecord,
     CommandRecord,
     HistoryQuery,
     HistoryRows,
     LastChangeRecord,
+    LineRecord,
     MediaHead,
     ProjectOwner,
     ProjectRows,
     RevisionRecord,
+    SceneRecord,
     SceneRows,
     SpokenLine,
+    VariableMentions,
+    VariableRecord,
 )
+from storage.story.transaction import Transaction
 
 __all__ = [
     "ChapterRows",
+    "CharacterRecord",
+    "ChoiceRecord",
     "CommandRecord",
     "HistoryQuery",
     "HistoryRows",
     "LastChangeRecord",
+    "LineRecord",
     "MediaHead",
     "ProjectOwner",
     "ProjectRows",
     "RevisionRecord",
+    "SceneRecord",
     "SceneRows",
     "SpokenLine",
     "StoryLedger",
-    "story_ledger",
+    "StoryTransaction",
+    "VariableMentions",
+    "VariableRecord",
 ]
 
 
 class StoryLedger(Protocol):
-    async def owner_of(self, table: type[Any], entity_id: str) -> ProjectOwner | None:
-        """The project a row of `table` lies in, whoever owns it (the call guard's question)."""
+    def within(self, transaction: Transaction) -> StoryTransaction:
+        """The reads and writes of the unit of work that holds `transaction`."""
+        ...
+
+    async def owner_of(self, entity_type: str, entity_id: str) -> ProjectOwner | None:
+        """The project an entity of `entity_type` lies in, whoever owns it (the call guard's question)."""
         ...
 
     async def scene(self, reader_id: str, scene_id: str) -> SceneRows | None:
@@ -99,22 +116,22 @@ class StoryLedger(Protocol):
         ...
 
     async def command_changes(
-        self, reader_id: str, command_id: str, named: Sequence[tuple[type[Any], str]]
+        self, reader_id: str, command_id: str, named: Sequence[tuple[str, str]]
     ) -> tuple[list[RevisionRecord], dict[str, str]]:
         """What a command changed, oldest first, and the titles of its project's entities of the
-        `named` (table, title column) pairs; nothing for a command outside the reader's projects."""
+        `named` (entity type, title field) pairs; nothing for a command outside the reader's projects."""
         ...
 
     async def titles(
         self,
         reader_id: str,
         project_id: str,
-        named: Sequence[tuple[type[Any], str]],
+        named: Sequence[tuple[str, str]],
         wanted: Collection[str] | None = None,
         *,
         with_lines: bool = False,
     ) -> tuple[dict[str, str], dict[str, SpokenLine]] | None:
-        """The titles of the project's entities of the `named` (table, title column) pairs by id
+        """The titles of the project's entities of the `named` (entity type, title field) pairs by id
         (of `wanted` only, if given); `with_lines`: also each wanted line's text and speaker."""
         ...
 
@@ -128,7 +145,34 @@ class StoryLedger(Protocol):
         ...
 
 
-def story_ledger(db: Database) -> StoryLedger:
-    """The ledger on `db`, for the services that hold only the story's store (scenes, chapters,
-    search, assets); the others are handed theirs by the composition (`romergo.services`)."""
-    return DatabaseStoryLedger(db)
+class StoryTransaction(Protocol):
+    """One unit of work's reads and writes, in records. Nothing here checks who asks: the unit of
+    work checks ownership on what it reads, and records the revisions of what it writes."""
+
+    async def character(self, character_id: str) -> CharacterRecord | None: ...
+    async def characters(self, project_id: str) -> list[CharacterRecord]: ...
+    async def count_characters(self, project_id: str) -> int: ...
+    async def scenes_where_speaking(self, character_id: str) -> list[str]:
+        """The titles of the scenes where the character speaks, in story order."""
+        ...
+
+    async def add_character(self, record: CharacterRecord) -> None: ...
+    async def save_character(self, record: CharacterRecord) -> None: ...
+    async def remove_character(self, character_id: str) -> None: ...
+    async def variable(self, variable_id: str) -> VariableRecord | None: ...
+    async def variables(self, project_id: str) -> list[VariableRecord]: ...
+    async def add_variable(self, record: VariableRecord) -> None: ...
+    async def save_variable(self, record: VariableRecord) -> None: ...
+    async def remove_variable(self, variable_id: str) -> None: ...
+    async def variable_mentions(self, project_id: str, name: str) -> VariableMentions:
+        """The scenes, lines and choices whose expressions contain `name` anywhere."""
+        ...
+
+    async def scene(self, scene_id: str) -> SceneRecord | None: ...
+    async def choices_of(self, scene_id: str) -> list[ChoiceRecord]:
+        """The scene's choices in order."""
+        ...
+
+    async def save_scene(self, record: SceneRecord) -> None: ...
+    async def save_line(self, record: LineRecord) -> None: ...
+    async def save_choice(self, record: ChoiceRecord) -> None: ...

@@ -22,7 +22,7 @@ async def project_of(ledger: StoryLedger, user_id: str, entity_type: str, entity
     kind = KINDS.get(entity_type)  # type: ignore[call-overload]
     if kind is None:
         raise ValueError(f"no project lookup for {entity_type}")
-    found = await ledger.owner_of(kind.table, entity_id) if entity_id else None
+    found = await ledger.owner_of(entity_type, entity_id) if entity_id else None
     if found is None or not readable_by(found, user_id):
         if entity_type == "project":
             raise project_not_found(entity_id)

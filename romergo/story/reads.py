@@ -11,7 +11,7 @@ from romergo.errors import project_not_found
 from romergo.story import check, owners
 from romergo.story.base import StoryStore, UnitOfWork
 from romergo.story.kinds import kind_named
-from romergo.story.ledger import ProjectRows, StoryLedger, story_ledger
+from romergo.story.ledger import ProjectRows, StoryLedger
 from romergo.story.read_marks import note_read
 from romergo.story.state.playthrough import Playthrough, StateRules, simulate
 from romergo.story.story_map import MapLayouts, StoryMap
@@ -119,9 +119,7 @@ async def whole_project(
     store: StoryStore, actor: Actor, project_id: str, *, shape_only: bool = False, with_text: bool = True
 ) -> ProjectData:
     """`read_project` for the services that hold only the story's store."""
-    return await read_project(
-        story_ledger(store.db), actor, project_id, shape_only=shape_only, with_text=with_text
-    )
+    return await read_project(store.ledger, actor, project_id, shape_only=shape_only, with_text=with_text)
 
 
 async def load_project(

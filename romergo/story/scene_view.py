@@ -10,17 +10,16 @@ from __future__ import annotations
 from romergo.actors import Actor
 from romergo.errors import not_found
 from romergo.story.kinds import LABELS
-from romergo.story.ledger import story_ledger
+from romergo.story.ledger import StoryLedger
 from romergo.story.media_rules import MediaSlot, effective_media
 from romergo.story.read_marks import note_read
 from romergo.story.views import AssetSlot, ChoiceView, LineView, SceneView
-from storage import Database
 from storage.tables import Asset, Chapter, Character, DialogueLine, Scene
 
 
-async def read_scene_view(db: Database, actor: Actor, scene_id: str) -> SceneView:
+async def read_scene_view(ledger: StoryLedger, actor: Actor, scene_id: str) -> SceneView:
     """The scene `scene_id` if the actor may see it (else `not_found`), in one snapshot."""
-    found = await story_ledger(db).scene(actor.user_id, scene_id)
+    found = await ledger.scene(actor.user_id, scene_id)
     if found is None:
         raise not_found(LABELS["scene"], str(scene_id))
     note_read(found.revisions)  # a tool call's agent saw them

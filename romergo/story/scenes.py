@@ -43,7 +43,7 @@ class SceneService:
     limits: Limits
 
     async def scene_view(self, actor: Actor, scene_id: str) -> SceneView:
-        return await read_scene_view(self.store.db, actor, scene_id)
+        return await read_scene_view(self.store.ledger, actor, scene_id)
 
     async def add_scene(
         self, actor: Actor, chapter_id: str, title: str, position: int | None = None

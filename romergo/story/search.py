@@ -296,9 +296,11 @@ async def _apply(
             tx.save("chapter", chapter, before, snapshots.chapter(chapter))
         elif hit.field == "character_name":
             character = await tx.character(hit.entity_id)
-            before = snapshots.character(character)
-            character.name = text
-            tx.save("character", character, before, snapshots.character(character))
+            renamed = copied(character, name=text, updated_at=utcnow())
+            if tx.changed(
+                "character", character.id, snapshots.character(character), snapshots.character(renamed)
+            ):
+                await tx.story.save_character(renamed)
         else:
             scene_id = hit.entity_id if hit.field == "scene_title" else scene_of_choice[hit.entity_id]
             scenes.setdefault(scene_id, []).append((hit, text))

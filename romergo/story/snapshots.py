@@ -6,7 +6,7 @@ row agree on every name. Stored revisions keep reading: the keys are the ones th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from romergo.shapes import (
@@ -20,6 +20,7 @@ from romergo.shapes import (
     VariableEntity,
     snapshot,
 )
+from romergo.story.ledger import CharacterRecord, ChoiceRecord, LineRecord, SceneRecord, VariableRecord
 from romergo.story.views import LineRow
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene, StoryVariable
 
@@ -32,7 +33,7 @@ def chapter(row: Chapter) -> dict[str, Any]:
     return snapshot(ChapterEntity.model_validate(row))
 
 
-def scene(row: Scene, choices: list[Choice] | None = None) -> dict[str, Any]:
+def scene(row: Scene | SceneRecord, choices: Sequence[Choice | ChoiceRecord] | None = None) -> dict[str, Any]:
     """The scene; with `choices`, its choices too (they change and are undone with the scene)."""
     data = snapshot(SceneSnapshot.model_validate(row))
     if choices is not None:
@@ -40,17 +41,17 @@ def scene(row: Scene, choices: list[Choice] | None = None) -> dict[str, Any]:
     return data
 
 
-def choice(row: Choice) -> dict[str, Any]:
+def choice(row: Choice | ChoiceRecord) -> dict[str, Any]:
     return snapshot(ChoiceEntity.model_validate(row))
 
 
-def line(row: DialogueLine | LineRow | Mapping[str, Any]) -> dict[str, Any]:
+def line(row: DialogueLine | LineRecord | LineRow | Mapping[str, Any]) -> dict[str, Any]:
     """A line as an entity, as a whole-project read holds it (a replace across a long story), or
     as the column values of a row written without an entity (an import's)."""
     return snapshot(LineEntity.model_validate(row))
 
 
-def character(row: Character) -> dict[str, Any]:
+def character(row: Character | CharacterRecord) -> dict[str, Any]:
     return snapshot(CharacterEntity.model_validate(row))
 
 
@@ -58,5 +59,5 @@ def asset(row: Asset) -> dict[str, Any]:
     return snapshot(AssetSnapshot.model_validate(row))
 
 
-def variable(row: StoryVariable) -> dict[str, Any]:
+def variable(row: StoryVariable | VariableRecord) -> dict[str, Any]:
     return snapshot(VariableEntity.model_validate(row))

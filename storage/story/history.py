@@ -13,6 +13,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.core_tables import core_table
 from storage.database import Database
+from storage.story.entity_tables import TABLES
 from storage.story.records import (
     CommandRecord,
     HistoryQuery,
@@ -32,7 +33,8 @@ from storage.tables import (
     Revision,
 )
 
-Named = Sequence[tuple[type[Any], str]]
+Named = Sequence[tuple[str, str]]
+"""(entity type, title column) pairs."""
 
 
 async def history_page(
@@ -174,9 +176,10 @@ def _record(row: Revision) -> RevisionRecord:
 async def _titles(
     session: AsyncSession, project_id: str, named: Named, wanted: Collection[str] | None = None
 ) -> dict[str, str]:
-    """The titles of the project's rows of each (table, title column) by id (of `wanted`, if given)."""
+    """The titles of the project's entities of each (entity type, title column) by id (of `wanted`)."""
     found: dict[str, str] = {}
-    for table, title in named:
+    for entity_type, title in named:
+        table = TABLES[entity_type]
         rows = core_table(table)
         statement = select(rows.c.id, rows.c[title]).where(rows.c.project_id == project_id)
         if wanted is not None:

@@ -1,10 +1,10 @@
-"""The story ledger's read side on a database (`romergo.story.ledger.StoryLedger`): the same
-statements on SQLite and PostgreSQL, each read one read of the database's."""
+"""The story ledger on a database (`romergo.story.ledger.StoryLedger`): the same statements on
+SQLite and PostgreSQL, each read one read of the database's. The core names the story's entities
+by their type ("scene", "character"); which table holds each is this package's (`entity_tables`)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
 
 from storage.database import Database
 from storage.story import history, owners, projects, revisions
@@ -23,15 +23,19 @@ from storage.story.records import (
     SpokenLine,
 )
 from storage.story.scene_rows import scene_rows
-from storage.story.transaction import ThreadRead
+from storage.story.transaction import ThreadRead, Transaction
+from storage.story.writes import SessionStoryTransaction
 
 
 class DatabaseStoryLedger:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def owner_of(self, table: type[Any], entity_id: str) -> ProjectOwner | None:
-        return await owners.owner_of(self.db, table, entity_id)
+    def within(self, transaction: Transaction) -> SessionStoryTransaction:
+        return SessionStoryTransaction(transaction)
+
+    async def owner_of(self, entity_type: str, entity_id: str) -> ProjectOwner | None:
+        return await owners.owner_of(self.db, entity_type, entity_id)
 
     async def scene(self, reader_id: str, scene_id: str) -> SceneRows | None:
         return await scene_rows(self.db, reader_id, scene_id)
@@ -103,7 +107,7 @@ class DatabaseStoryLedger:
         return await history.history_page(self.db, reader_id, project_id, query)
 
     async def command_changes(
-        self, reader_id: str, command_id: str, named: Sequence[tuple[type[Any], str]]
+        self, reader_id: str, command_id: str, named: Sequence[tuple[str, str]]
     ) -> tuple[list[RevisionRecord], dict[str, str]]:
         return await history.command_changes(self.db, reader_id, command_id, named)
 
@@ -111,7 +115,7 @@ class DatabaseStoryLedger:
         self,
         reader_id: str,
         project_id: str,
-        named: Sequence[tuple[type[Any], str]],
+        named: Sequence[tuple[str, str]],
         wanted: Collection[str] | None = None,
         *,
         with_lines: bool = False,

@@ -10,16 +10,17 @@ from sqlalchemy import Select, bindparam, select
 
 from storage.core_tables import PROJECTS, core_table
 from storage.database import Database
+from storage.story.entity_tables import TABLES
 from storage.story.records import ProjectOwner
 from storage.tables import Project
 
 
-async def owner_of(db: Database, table: type[Any], entity_id: str) -> ProjectOwner | None:
-    """The project a row of `table` lies in (a project is its own), None when there is no such row.
+async def owner_of(db: Database, entity_type: str, entity_id: str) -> ProjectOwner | None:
+    """The project an entity of `entity_type` lies in (a project is its own), None when there is no such row.
 
     Only the project's deletion counts: a deleted asset still names its project (revisions point
     at it)."""
-    found = await db.first_row(_lookup(table), {"entity_id": entity_id})
+    found = await db.first_row(_lookup(TABLES[entity_type]), {"entity_id": entity_id})
     return None if found is None else ProjectOwner(found.project_id, found.owner_id, found.deleted_at)
 
 

@@ -153,7 +153,7 @@ class HistoryQuery:
     lying_in: tuple[tuple[str, str], ...] = ()
     agent: str | None = None
     command_id: str | None = None
-    named: tuple[tuple[type[Any], str], ...] = ()
+    named: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,3 +181,80 @@ class SpokenLine:
     text: str
     speaker: str | None
     """The speaking character's name; None for narration."""
+
+
+# The story's entities as a write transaction reads and writes them (`StoryTransaction`): the same
+# attribute names as the columns, so the snapshots and the API's shapes read them as they read rows.
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterRecord:
+    id: str
+    project_id: str
+    name: str
+    color: str
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class VariableRecord:
+    id: str
+    project_id: str
+    name: str
+    type: str
+    initial: Any
+    description: str
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SceneRecord:
+    id: str
+    project_id: str
+    chapter_id: str
+    title: str
+    position: int
+    is_start: bool
+    is_ending: bool
+    background_asset_id: str | None
+    music_asset_id: str | None
+    entry_effects: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class LineRecord:
+    id: str
+    project_id: str
+    scene_id: str
+    position: int
+    character_id: str | None
+    text: str
+    condition: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceRecord:
+    id: str
+    project_id: str
+    scene_id: str
+    position: int
+    label: str
+    target_scene_id: str | None
+    condition: str | None
+    effects: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class VariableMentions:
+    """What may use a variable: the rows whose expressions contain its name somewhere (a cheap
+    filter; the core checks the tokens)."""
+
+    scenes: list[SceneRecord]
+    lines: list[LineRecord]
+    choices: list[ChoiceRecord]

@@ -181,7 +181,9 @@ async def test_max_bytes_narrows_the_limit(services, actor):
 
 
 async def test_the_configured_limits_apply_per_kind_and_max_bytes_cannot_widen_them(services, actor):
-    assets = AssetService(StoryStore(services.db, services.bus), Limits(max_image_mb=1, max_audio_mb=2))
+    assets = AssetService(
+        StoryStore(services.db, services.bus, services.story_ledger), Limits(max_image_mb=1, max_audio_mb=2)
+    )
     story = await small_story(services, actor)
     before = await database_state(services)
 

@@ -8,7 +8,7 @@ import pytest
 
 from romergo.errors import RomergoError
 from romergo.story import ChoiceSpec
-from tests.support.story import database_state, small_story
+from tests.support.story import database_state, revisions, small_story
 
 
 async def story_with_state(services, actor):
@@ -130,6 +130,27 @@ async def test_renaming_a_variable_rewrites_every_use_as_one_undoable_change(ser
         "has_keys_too",
     ]
     assert renamed.name == "found_key" and line.condition == "has_key"
+
+
+async def test_a_scene_using_a_variable_on_entry_and_in_its_choices_keeps_both_renames(services, actor):
+    """The scene is written twice in one change (its effects, then its choices): the second write
+    starts from the first."""
+    story, key, _ = await story_with_state(services, actor)
+    await services.scenes.update_scene(actor, story.first_scene_id, entry_effects="set has_key = true")
+    await services.scenes.set_choices(actor, story.first_scene_id, [ChoiceSpec("Open", None, "has_key")])
+
+    await services.variables.update_variable(actor, key.id, name="found_key")
+
+    view = await services.scenes.scene_view(actor, story.first_scene_id)
+    assert (view.scene.entry_effects, view.choices[0].choice.condition) == (
+        "set found_key = true",
+        "found_key",
+    )
+    changed = [(r.entity_type, r.entity_id) for r in await revisions(services, story.project_id)][-3:]
+    assert changed == [("scene", story.first_scene_id), ("scene", story.first_scene_id), ("variable", key.id)]
+    await services.undo.undo(actor, f"batch:{await _last_batch(services, story.project_id)}")
+    back = await services.scenes.scene_view(actor, story.first_scene_id)
+    assert (back.scene.entry_effects, back.choices[0].choice.condition) == ("set has_key = true", "has_key")
 
 
 async def test_a_used_variable_cannot_be_deleted_until_nothing_uses_it(services, actor):

@@ -12,7 +12,7 @@ from typing import Any
 from nicegui import ui
 
 from romergo import urls
-from romergo.entities import StoryVariable
+from romergo.entities import VariableRecord
 from romergo.story.state.variables import UNSET
 from ui.actions import act
 from ui.components.buttons import icon_button
@@ -42,7 +42,7 @@ async def page(ctx: PageContext, project_id: str) -> None:
     await _VariablesPage(ctx, project_id).open()
 
 
-class _VariablesPage(ListingPage[StoryVariable]):
+class _VariablesPage(ListingPage[VariableRecord]):
     nav = "variables"
     heading = "Variables"
 
@@ -50,10 +50,10 @@ class _VariablesPage(ListingPage[StoryVariable]):
         super().__init__(ctx, project_id)
         self.new = NewVariable()
 
-    async def items(self) -> list[StoryVariable]:
+    async def items(self) -> list[VariableRecord]:
         return await self.services.variables.list_variables(self.ctx.actor, self.project_id)
 
-    def build(self, loaded: Listing[StoryVariable]) -> None:
+    def build(self, loaded: Listing[VariableRecord]) -> None:
         ui.label("Variables").classes("text-h5")
         ui.label(HELP).classes("text-grey-7")
         # Outside the section: what is being typed survives a change made elsewhere.
@@ -70,17 +70,17 @@ class _VariablesPage(ListingPage[StoryVariable]):
             ui.button("Add variable", on_click=self.add).props("unelevated color=primary")
         super().build(loaded)
 
-    def draw(self, loaded: Listing[StoryVariable]) -> None:
+    def draw(self, loaded: Listing[VariableRecord]) -> None:
         if not loaded.items:
             ui.label("No variables yet: the story does not remember anything.").classes("text-grey-7")
         with ui.column().classes("w-full gap-2").props('role="list" aria-label="Variables"'):
             for variable in loaded.items:
                 self._row(variable)
 
-    def key(self, loaded: Listing[StoryVariable]) -> object:
+    def key(self, loaded: Listing[VariableRecord]) -> object:
         return tuple((v.id, v.name, v.type, v.initial, v.description) for v in loaded.items)
 
-    def _row(self, variable: StoryVariable) -> None:
+    def _row(self, variable: VariableRecord) -> None:
         with (
             ui.card().classes("w-full py-2").props(f'role="listitem" data-testid="variable-{variable.name}"'),
             ui.row().classes("w-full items-center gap-3 no-wrap"),
@@ -108,7 +108,7 @@ class _VariablesPage(ListingPage[StoryVariable]):
         if done.ok:
             self.name_field.value, self.description_field.value = "", ""
 
-    async def edit(self, variable: StoryVariable) -> None:
+    async def edit(self, variable: VariableRecord) -> None:
         """Saved on the variable's revision when the form opened (ui/drafts.py). The list is read
         without revisions, so the form reads its variable's as it opens: the row it opens from is
         redrawn within moments of any change, so the two agree."""
@@ -152,7 +152,7 @@ class _VariablesPage(ListingPage[StoryVariable]):
 
         await form.run(save)
 
-    async def delete(self, variable: StoryVariable) -> None:
+    async def delete(self, variable: VariableRecord) -> None:
         if await confirm(
             self.host,
             title=f"Delete {variable.name}?",
@@ -161,7 +161,7 @@ class _VariablesPage(ListingPage[StoryVariable]):
             await act(self.ctx, lambda: self.services.variables.delete_variable(self.ctx.actor, variable.id))
 
 
-def _initial_field(variable: StoryVariable) -> ui.switch | ui.number | ui.input:
+def _initial_field(variable: VariableRecord) -> ui.switch | ui.number | ui.input:
     if variable.type == "flag":
         return ui.switch("Starts as true", value=bool(variable.initial))
     if variable.type == "number":

@@ -9,10 +9,8 @@ type (flag, number, text) is fixed once made; its initial value is what a play-t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
-
-from sqlmodel import col, select
 
 from romergo.actors import Actor
 from romergo.clock import utcnow
@@ -22,6 +20,7 @@ from romergo.ids import new_id
 from romergo.story import snapshots
 from romergo.story.base import Mutation, StoryStore, UnitOfWork
 from romergo.story.based_on import based_on
+from romergo.story.ledger import VariableRecord
 from romergo.story.state.evaluate import (
     VARIABLE_TYPES,
     VariableType,
@@ -32,7 +31,6 @@ from romergo.story.state.evaluate import (
 )
 from romergo.story.state.expressions import KEYWORDS, ExpressionError, Value
 from romergo.story.state.numbers import RANGE_WORDS, in_range
-from storage.tables import Choice, DialogueLine, Scene, StoryVariable
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
 MAX_DESCRIPTION_CHARS = 500
@@ -46,7 +44,7 @@ class VariableService:
     store: StoryStore
     limits: Limits
 
-    async def list_variables(self, actor: Actor, project_id: str) -> list[StoryVariable]:
+    async def list_variables(self, actor: Actor, project_id: str) -> list[VariableRecord]:
         async with self.store.read(actor) as uow:
             await uow.project_by_id(project_id)
             return await project_variables(uow, project_id)
@@ -59,7 +57,7 @@ class VariableService:
         type: str,
         initial: object = None,
         description: str = "",
-    ) -> StoryVariable:
+    ) -> VariableRecord:
         kind = _type(type)
         value = DEFAULTS[kind] if initial is None else _value(kind, initial)
         clean = _description(description)
@@ -67,7 +65,7 @@ class VariableService:
             await tx.project_by_id(project_id)
             chosen = _name(name, [v.name for v in await project_variables(tx, project_id)])
             now = utcnow()
-            row = StoryVariable(
+            row = VariableRecord(
                 id=new_id("var"),
                 project_id=project_id,
                 name=chosen,
@@ -77,7 +75,7 @@ class VariableService:
                 created_at=now,
                 updated_at=now,
             )
-            tx.session.add(row)
+            await tx.story.add_variable(row)
             tx.record("variable", row.id, "created", None, snapshots.variable(row))
         return row
 
@@ -90,7 +88,7 @@ class VariableService:
         description: str | None = None,
         *,
         expected_revision: int | None = None,
-    ) -> StoryVariable:
+    ) -> VariableRecord:
         """A new name is written into every condition and effect that uses the variable, in the
         same change (one undo takes both back)."""
         async with self.store.write(actor) as tx:
@@ -105,14 +103,12 @@ class VariableService:
                 others = [v.name for v in await project_variables(tx, row.project_id) if v.id != row.id]
                 given["name"] = name if name == row.name else _name(name, others)
             mine = await based_on(tx, "variable", row.id, before, given, expected_revision)
-            if "initial" in mine:
-                row.initial = mine["initial"]
-            if "description" in mine:
-                row.description = mine["description"]
             if "name" in mine and mine["name"] != row.name:
-                old, row.name = row.name, mine["name"]
-                await _rename_uses(tx, row.project_id, old, row.name)
-            tx.save("variable", row, before, snapshots.variable(row))
+                await _rename_uses(tx, row.project_id, row.name, mine["name"])
+            changed = replace(row, **mine, updated_at=utcnow())
+            if tx.changed("variable", row.id, before, snapshots.variable(changed)):
+                await tx.story.save_variable(changed)
+                row = changed
         return row
 
     async def delete_variable(self, actor: Actor, variable_id: str) -> None:
@@ -122,9 +118,8 @@ class VariableService:
             if used:
                 shown = "; ".join(used[:5]) + (f" and {len(used) - 5} more" if len(used) > 5 else "")
                 raise RomergoError("conflict", f'"{row.name}" is still used: {shown}. Change those first.')
-            before = snapshots.variable(row)
-            await tx.session.delete(row)
-            tx.record("variable", row.id, "deleted", before, None)
+            await tx.story.remove_variable(row.id)
+            tx.record("variable", row.id, "deleted", snapshots.variable(row), None)
 
 
 def check_variable(name: object, type: object, initial: object, others: list[str]) -> VariableType:
@@ -164,55 +159,56 @@ def checked_effects(source: str | None, types: dict[str, VariableType], what: st
     return text
 
 
-async def project_variables(uow: UnitOfWork, project_id: str) -> list[StoryVariable]:
+async def project_variables(uow: UnitOfWork, project_id: str) -> list[VariableRecord]:
     """The project's variables, by name."""
-    statement = select(StoryVariable).where(StoryVariable.project_id == project_id)
-    return sorted((await uow.session.exec(statement)).all(), key=lambda v: v.name.casefold())
+    return sorted(await uow.story.variables(project_id), key=lambda v: v.name.casefold())
 
 
 async def _rename_uses(tx: Mutation, project_id: str, old: str, new: str) -> None:
-    for scene in await _using(tx, Scene, project_id, old, "entry_effects"):
-        before = snapshots.scene(scene, choices := await tx.choices_of(scene.id))
-        scene.entry_effects = rename(scene.entry_effects or "", old, new)
-        tx.save("scene", scene, before, snapshots.scene(scene, choices))
-    for line in await _using(tx, DialogueLine, project_id, old, "condition"):
-        before = snapshots.line(line)
-        line.condition = rename(line.condition or "", old, new)
-        tx.save("dialogue_line", line, before, snapshots.line(line))
-    choices_by_scene: dict[str, list[Choice]] = {}
-    for choice in await _using(tx, Choice, project_id, old, "condition", "effects"):
-        choices_by_scene.setdefault(choice.scene_id, []).append(choice)
-    for scene_id in choices_by_scene:
-        scene = await tx.scene(scene_id)
-        choices = await tx.choices_of(scene_id)
-        before = snapshots.scene(scene, choices)
-        for choice in choices:
-            choice.condition = rename(choice.condition, old, new) if choice.condition else None
-            choice.effects = rename(choice.effects, old, new) if choice.effects else None
-            tx.session.add(choice)
-        tx.save("scene", scene, before, snapshots.scene(scene, choices))
+    """Written before the variable itself, so its revision comes last, as it always did."""
+    mentions = await tx.story.variable_mentions(project_id, old)
+    now = utcnow()
+    for scene in mentions.scenes:
+        choices = await tx.story.choices_of(scene.id)
+        renamed = replace(scene, entry_effects=rename(scene.entry_effects or "", old, new), updated_at=now)
+        if tx.changed("scene", scene.id, snapshots.scene(scene, choices), snapshots.scene(renamed, choices)):
+            await tx.story.save_scene(renamed)
+    for line in mentions.lines:
+        written = replace(line, condition=rename(line.condition or "", old, new), updated_at=now)
+        if tx.changed("dialogue_line", line.id, snapshots.line(line), snapshots.line(written)):
+            await tx.story.save_line(written)
+    for scene_id in dict.fromkeys(choice.scene_id for choice in mentions.choices):
+        holder = await tx.story.scene(scene_id)
+        assert holder is not None  # its choices were just read
+        choices = await tx.story.choices_of(scene_id)
+        renamed_choices = [
+            replace(
+                choice,
+                condition=rename(choice.condition, old, new) if choice.condition else None,
+                effects=rename(choice.effects, old, new) if choice.effects else None,
+            )
+            for choice in choices
+        ]
+        before, after = snapshots.scene(holder, choices), snapshots.scene(holder, renamed_choices)
+        if tx.changed("scene", holder.id, before, after):
+            for choice in renamed_choices:
+                await tx.story.save_choice(choice)
+            await tx.story.save_scene(replace(holder, updated_at=now))
 
 
 async def _uses(uow: UnitOfWork, project_id: str, name: str) -> list[str]:
+    mentions = await uow.story.variable_mentions(project_id, name)
     found: list[str] = []
-    for scene in await _using(uow, Scene, project_id, name, "entry_effects"):
+    for scene in mentions.scenes:
         if name in names_in(scene.entry_effects or ""):
             found.append(f'entering scene "{scene.title}"')
-    for line in await _using(uow, DialogueLine, project_id, name, "condition"):
+    for line in mentions.lines:
         if name in names_in(line.condition or ""):
             found.append(f"line {line.position + 1} of a scene")
-    for choice in await _using(uow, Choice, project_id, name, "condition", "effects"):
+    for choice in mentions.choices:
         if name in names_in(choice.condition or "") | names_in(choice.effects or ""):
             found.append(f'the choice "{choice.label}"')
     return found
-
-
-async def _using(uow: UnitOfWork, model: Any, project_id: str, name: str, *columns: str) -> list[Any]:
-    """Rows of `model` whose `columns` mention `name` somewhere (a cheap filter; callers check tokens)."""
-    wanted = [col(getattr(model, column)).contains(name) for column in columns]
-    condition = wanted[0] if len(wanted) == 1 else wanted[0] | wanted[1]
-    statement = select(model).where(model.project_id == project_id, condition)
-    return list((await uow.session.exec(statement)).all())
 
 
 def _name(name: object, others: list[str]) -> str:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from storage.story.ledger import DatabaseStoryLedger
 from storage.story.read_marks import mark_and_newest
 from storage.story.records import HistoryQuery
-from storage.tables import Chapter, Character, DialogueLine, Scene
 from tests.support.story import revisions, small_story
 
-NAMED = ((Scene, "title"), (Chapter, "title"), (Character, "name"))
+NAMED = (("scene", "title"), ("chapter", "title"), ("character", "name"))
 
 
 async def test_a_history_page_is_the_newest_revisions_older_than_before(services, actor):
@@ -69,7 +68,7 @@ async def test_titles_of_wanted_ids_and_lines_by_their_speaker(services, actor):
         told.id: (None, "It rains."),
     }
     assert plain == ({story.first_scene_id: "Opening"}, {})
-    everything = await ledger.titles(actor.user_id, story.project_id, ((DialogueLine, "text"),))
+    everything = await ledger.titles(actor.user_id, story.project_id, (("dialogue_line", "text"),))
     assert everything is not None and everything[0] == {spoken.id: "Hello there", told.id: "It rains."}
 
 

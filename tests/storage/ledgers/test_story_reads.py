@@ -6,7 +6,6 @@ from __future__ import annotations
 from romergo.actors import user_actor
 from romergo.story import ChoiceSpec
 from storage.story.ledger import DatabaseStoryLedger
-from storage.tables import Asset, Project, Scene
 from tests.support.story import TINY_PNG, TINY_WAV, revisions, small_story
 
 
@@ -131,13 +130,17 @@ async def test_the_owner_of_a_row_is_its_projects_whoever_asks(services, actor):
     sky = await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
     await services.assets.delete_asset(actor, sky.id)
 
-    for table, entity_id in ((Scene, story.first_scene_id), (Project, story.project_id), (Asset, sky.id)):
-        found = await ledger.owner_of(table, entity_id)
+    for entity_type, entity_id in (
+        ("scene", story.first_scene_id),
+        ("project", story.project_id),
+        ("asset", sky.id),
+    ):
+        found = await ledger.owner_of(entity_type, entity_id)
         assert found is not None
         assert (found.project_id, found.owner_id, found.deleted_at) == (story.project_id, actor.user_id, None)
-    assert await ledger.owner_of(Scene, "scn_missing") is None
+    assert await ledger.owner_of("scene", "scn_missing") is None
     await services.projects.delete_project(actor, story.project_id)
-    deleted = await ledger.owner_of(Scene, story.first_scene_id)
+    deleted = await ledger.owner_of("scene", story.first_scene_id)
     assert deleted is not None and deleted.deleted_at is not None
 
 

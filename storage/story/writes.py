@@ -1,0 +1,157 @@
+"""The story ledger's transaction (`romergo.story.ledger.StoryTransaction`): the reads and writes of
+one unit of work, in records.
+
+It works on the unit of work's own session and its identity map, so a service that still changes
+rows of its own and one that states its writes here see the same story in the same transaction:
+a record read here is the row as the transaction has it, and a record saved here is a change of
+that row, flushed with the others before the revisions are written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any, TypeVar
+
+from sqlalchemy import bindparam
+from sqlmodel import SQLModel, col, func, select
+
+from storage.story.records import (
+    CharacterRecord,
+    ChoiceRecord,
+    LineRecord,
+    SceneRecord,
+    VariableMentions,
+    VariableRecord,
+)
+from storage.story.transaction import Transaction
+from storage.tables import Chapter, Character, Choice, DialogueLine, Scene, StoryVariable
+
+Record = TypeVar("Record")
+
+
+class SessionStoryTransaction:
+    def __init__(self, session: Transaction) -> None:
+        self.session = session
+
+    async def character(self, character_id: str) -> CharacterRecord | None:
+        return await self._get(Character, CharacterRecord, character_id)
+
+    async def characters(self, project_id: str) -> list[CharacterRecord]:
+        statement = select(Character).where(col(Character.project_id) == project_id)
+        return [_record(CharacterRecord, row) for row in (await self.session.exec(statement)).all()]
+
+    async def count_characters(self, project_id: str) -> int:
+        return int((await self.session.exec(_COUNT_CHARACTERS, params={"project_id": project_id})).one())
+
+    async def scenes_where_speaking(self, character_id: str) -> list[str]:
+        found = await self.session.exec(_SCENES_WHERE_SPEAKING, params={"character_id": character_id})
+        return [str(title) for title in found.all()]
+
+    async def add_character(self, record: CharacterRecord) -> None:
+        self.session.add(Character(**_values(record)))
+
+    async def save_character(self, record: CharacterRecord) -> None:
+        await self._save(Character, record)
+
+    async def remove_character(self, character_id: str) -> None:
+        await self._remove(Character, character_id)
+
+    async def variable(self, variable_id: str) -> VariableRecord | None:
+        return await self._get(StoryVariable, VariableRecord, variable_id)
+
+    async def variables(self, project_id: str) -> list[VariableRecord]:
+        statement = select(StoryVariable).where(col(StoryVariable.project_id) == project_id)
+        return [_record(VariableRecord, row) for row in (await self.session.exec(statement)).all()]
+
+    async def add_variable(self, record: VariableRecord) -> None:
+        self.session.add(StoryVariable(**_values(record)))
+
+    async def save_variable(self, record: VariableRecord) -> None:
+        await self._save(StoryVariable, record)
+
+    async def remove_variable(self, variable_id: str) -> None:
+        await self._remove(StoryVariable, variable_id)
+
+    async def variable_mentions(self, project_id: str, name: str) -> VariableMentions:
+        return VariableMentions(
+            scenes=[
+                _record(SceneRecord, r)
+                for r in await self._mentioning(Scene, project_id, name, "entry_effects")
+            ],
+            lines=[
+                _record(LineRecord, r)
+                for r in await self._mentioning(DialogueLine, project_id, name, "condition")
+            ],
+            choices=[
+                _record(ChoiceRecord, r)
+                for r in await self._mentioning(Choice, project_id, name, "condition", "effects")
+            ],
+        )
+
+    async def scene(self, scene_id: str) -> SceneRecord | None:
+        return await self._get(Scene, SceneRecord, scene_id)
+
+    async def choices_of(self, scene_id: str) -> list[ChoiceRecord]:
+        found = await self.session.exec(_CHOICES_OF, params={"scene_id": scene_id})
+        return [_record(ChoiceRecord, row) for row in found.all()]
+
+    async def save_scene(self, record: SceneRecord) -> None:
+        await self._save(Scene, record)
+
+    async def save_line(self, record: LineRecord) -> None:
+        await self._save(DialogueLine, record)
+
+    async def save_choice(self, record: ChoiceRecord) -> None:
+        await self._save(Choice, record)
+
+    async def _get(self, table: type[SQLModel], shape: type[Record], entity_id: str) -> Record | None:
+        row = await self.session.get(table, entity_id) if isinstance(entity_id, str) and entity_id else None
+        return None if row is None else _record(shape, row)
+
+    async def _save(self, table: type[SQLModel], record: Any) -> None:
+        """The row takes the record's values (it is in the identity map when the record was read
+        in this transaction, so this reads nothing)."""
+        row = await self.session.get(table, record.id)
+        if row is None:
+            raise LookupError(f"no {table.__name__} {record.id} to save")
+        for name, value in _values(record).items():
+            if getattr(row, name) != value:
+                setattr(row, name, value)
+        self.session.add(row)
+
+    async def _remove(self, table: type[SQLModel], entity_id: str) -> None:
+        row = await self.session.get(table, entity_id)
+        if row is not None:
+            await self.session.delete(row)
+
+    async def _mentioning(self, table: Any, project_id: str, name: str, *columns: str) -> list[Any]:
+        wanted = [col(getattr(table, column)).contains(name) for column in columns]
+        condition = wanted[0] if len(wanted) == 1 else wanted[0] | wanted[1]
+        statement = select(table).where(table.project_id == project_id, condition)
+        return list((await self.session.exec(statement)).all())
+
+
+def _record(shape: type[Record], row: Any) -> Record:
+    return shape(**{field.name: getattr(row, field.name) for field in fields(shape)})  # type: ignore[arg-type]
+
+
+def _values(record: Any) -> dict[str, Any]:
+    return {field.name: getattr(record, field.name) for field in fields(record)}
+
+
+# Prebuilt: the driver compiles each once.
+_COUNT_CHARACTERS = (
+    select(func.count()).select_from(Character).where(col(Character.project_id) == bindparam("project_id"))
+)
+_CHOICES_OF = (
+    select(Choice).where(col(Choice.scene_id) == bindparam("scene_id")).order_by(col(Choice.position))
+)
+# In story order: chapter by chapter, scene by scene.
+_SCENES_WHERE_SPEAKING = (
+    select(Scene.title)
+    .join(DialogueLine, col(DialogueLine.scene_id) == Scene.id)
+    .join(Chapter, col(Chapter.id) == Scene.chapter_id)
+    .where(col(DialogueLine.character_id) == bindparam("character_id"))
+    .group_by(col(Scene.id), col(Scene.title), col(Chapter.position), col(Scene.position))
+    .order_by(col(Chapter.position), col(Scene.position))
+)

@@ -1,0 +1,166 @@
+"""The story ledger's transaction on both databases: records read and written in one unit of work,
+what each read finds (and does not), and that its writes and the rows a unit of work still changes
+itself are one story in one transaction."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import pytest
+
+from romergo.story import ChoiceSpec
+from storage.story.ledger import DatabaseStoryLedger
+from storage.story.records import CharacterRecord, VariableRecord
+from storage.tables import Character
+from tests.support.story import small_story
+
+WHEN = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+
+
+async def test_a_character_is_added_read_saved_and_removed(services, actor):
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    villain = CharacterRecord("chr_villain", story.project_id, "Villain", "#000000", WHEN, WHEN)
+
+    async with services.db.write() as session:
+        await ledger.within(session).add_character(villain)
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        assert await writes.character(villain.id) == villain
+        assert await writes.count_characters(story.project_id) == 2
+        await writes.save_character(replace(villain, name="Rogue", color="#ffffff"))
+    async with services.db.read() as session:
+        reads = ledger.within(session)
+        assert (await reads.character(villain.id)) == replace(villain, name="Rogue", color="#ffffff")
+        assert sorted(c.name for c in await reads.characters(story.project_id)) == ["Hero", "Rogue"]
+    async with services.db.write() as session:
+        await ledger.within(session).remove_character(villain.id)
+    async with services.db.read() as session:
+        reads = ledger.within(session)
+        assert await reads.character(villain.id) is None
+        assert await reads.count_characters(story.project_id) == 1
+
+
+async def test_reads_find_nothing_for_a_missing_id_and_saving_one_is_refused(services, actor):
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    ghost = CharacterRecord("chr_missing", story.project_id, "Ghost", "#000000", WHEN, WHEN)
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        for missing in ("chr_missing", ""):
+            assert await writes.character(missing) is None
+            assert await writes.variable(missing) is None
+            assert await writes.scene(missing) is None
+        assert await writes.characters("prj_missing") == []
+        assert await writes.count_characters("prj_missing") == 0
+        with pytest.raises(LookupError):
+            await writes.save_character(ghost)
+
+
+async def test_a_change_stated_as_a_record_is_the_row_the_same_transaction_holds(services, actor):
+    """A service that still changes rows and one that writes records share one transaction."""
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    async with services.db.write() as session:
+        row = await session.get(Character, story.hero_id)
+        assert row is not None
+        writes = ledger.within(session)
+        hero = await writes.character(story.hero_id)
+        assert hero is not None
+        await writes.save_character(replace(hero, name="Heroine"))
+        assert row.name == "Heroine"
+        row.color = "#123456"
+        assert (await writes.character(story.hero_id)) == replace(hero, name="Heroine", color="#123456")
+
+
+async def test_a_failed_transaction_writes_none_of_its_records(services, actor):
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    gold = VariableRecord("var_gold", story.project_id, "gold", "number", 3, "", WHEN, WHEN)
+    with pytest.raises(RuntimeError):
+        async with services.db.write() as session:
+            await ledger.within(session).add_variable(gold)
+            raise RuntimeError("refused")
+    async with services.db.read() as session:
+        assert await ledger.within(session).variables(story.project_id) == []
+
+
+async def test_variables_are_read_saved_and_removed_in_their_project_only(services, actor):
+    story = await small_story(services, actor)
+    other = await small_story(services, actor, "Other")
+    ledger = DatabaseStoryLedger(services.db)
+    gold = VariableRecord("var_gold", story.project_id, "gold", "number", 3, "Coins", WHEN, WHEN)
+    key = VariableRecord("var_key", other.project_id, "has_key", "flag", False, "", WHEN, WHEN)
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        await writes.add_variable(gold)
+        await writes.add_variable(key)
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        assert await writes.variables(story.project_id) == [gold]
+        await writes.save_variable(replace(gold, initial=[1, "two"], description=""))
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        assert await writes.variable(gold.id) == replace(gold, initial=[1, "two"], description="")
+        await writes.remove_variable(gold.id)
+        await writes.remove_variable("var_missing")  # nothing to take away
+    async with services.db.read() as session:
+        assert await ledger.within(session).variables(story.project_id) == []
+        assert await ledger.within(session).variables(other.project_id) == [key]
+
+
+async def test_the_scenes_where_a_character_speaks_are_named_once_each_in_story_order(services, actor):
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    later = await services.chapters.add_chapter(actor, story.project_id, "Two")
+    third = await services.scenes.add_scene(actor, later.id, "Aftermath")
+    for scene_id in (third.id, story.second_scene_id, story.second_scene_id):
+        await services.lines.add_line(actor, scene_id, "Hm.", story.hero_id)
+    await services.lines.add_line(actor, story.first_scene_id, "Narration.")
+    async with services.db.read() as session:
+        reads = ledger.within(session)
+        assert await reads.scenes_where_speaking(story.hero_id) == ["Closing", "Aftermath"]
+        assert await reads.scenes_where_speaking("chr_missing") == []
+
+
+async def test_what_mentions_a_variable_is_found_in_its_project_and_written_back(services, actor):
+    story = await small_story(services, actor)
+    other = await small_story(services, actor, "Other")
+    ledger = DatabaseStoryLedger(services.db)
+    for project_id in (story.project_id, other.project_id):
+        await services.variables.add_variable(actor, project_id, "gold", "number")
+    await services.scenes.update_scene(actor, story.second_scene_id, entry_effects="set gold = gold + 1")
+    line = await services.lines.add_line(actor, story.first_scene_id, "Rich!", condition="gold > 2")
+    await services.lines.add_line(actor, story.first_scene_id, "Plain.")
+    await services.scenes.set_choices(
+        actor,
+        story.first_scene_id,
+        [
+            ChoiceSpec("Pay", story.second_scene_id, condition="gold > 0", effects="set gold = gold - 1"),
+            ChoiceSpec("Walk", None),
+        ],
+    )
+    await services.scenes.update_scene(actor, other.second_scene_id, entry_effects="set gold = 1")
+
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        found = await writes.variable_mentions(story.project_id, "gold")
+        assert [scene.id for scene in found.scenes] == [story.second_scene_id]
+        assert [row.id for row in found.lines] == [line.id]
+        assert [choice.label for choice in found.choices] == ["Pay"]
+        assert (await writes.variable_mentions(story.project_id, "silver")).scenes == []
+        choices = await writes.choices_of(story.first_scene_id)
+        assert [choice.label for choice in choices] == ["Pay", "Walk"]
+        await writes.save_choice(replace(choices[1], label="Stroll"))
+        await writes.save_scene(replace(found.scenes[0], entry_effects=None))
+        await writes.save_line(replace(found.lines[0], condition=None, text="Poor."))
+    async with services.db.read() as session:
+        reads = ledger.within(session)
+        assert [choice.label for choice in await reads.choices_of(story.first_scene_id)] == ["Pay", "Stroll"]
+        scene = await reads.scene(story.second_scene_id)
+        assert scene is not None and scene.entry_effects is None
+        assert [row.text for row in (await reads.variable_mentions(story.project_id, "gold")).lines] == []
+        assert [s.id for s in (await reads.variable_mentions(other.project_id, "gold")).scenes] == [
+            other.second_scene_id
+        ]
