@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
-from romergo.config import MAX_AGENT_BODY, MIB, Settings
+from romergo.common.config import MAX_AGENT_BODY, MIB, Settings
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -44,7 +44,7 @@ GC_THRESHOLDS = (50_000, 20, 10)
 
 def serve(settings: Settings) -> None:
     """Bind first, so `--port 0` works: the address printed and used as the OAuth audience is the real one."""
-    from romergo.errors import RomergoError
+    from romergo.common.errors import RomergoError
     from romergo.services import build_services, prepare_database
     from storage.backup import BackupRefused, server_lock
 
@@ -134,8 +134,8 @@ def build_app(services: Services) -> FastAPI:
     import ui
     from hardening import AgentCors, BodyLimit, HostGuard, NoStore, SecurityHeaders
     from mcp_tools.server import build_server
+    from romergo.access.origins import allowed_hosts, allowed_origins
     from romergo.demo.agent_process import DemoAgentProcesses
-    from romergo.origins import allowed_hosts, allowed_origins
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -13,10 +13,10 @@ from typing import Protocol
 
 from fastapi import Request
 
-from romergo import csrf
-from romergo.accounts.service import SESSION_COOKIE
-from romergo.agents.scopes import CONTROL
-from romergo.errors import RomergoError
+from romergo.access import csrf
+from romergo.access.accounts.service import SESSION_COOKIE
+from romergo.access.agents.scopes import CONTROL
+from romergo.common.errors import RomergoError
 from romergo.services import Services
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")

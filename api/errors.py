@@ -7,7 +7,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 
 STATUS = {
     "invalid_argument": 400,

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from api.auth import Owner, OwnerAuth
-from romergo.actors import user_actor
+from romergo.common.actors import user_actor
 from romergo.services import Services
 
 NOTES_HEADER = "X-Romergo-Notes"

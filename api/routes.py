@@ -11,12 +11,12 @@ from fastapi.responses import JSONResponse
 
 from api.auth import Owner, OwnerAuth
 from api.schemas import ChannelSettings, Decision, NewChannel, NewCommand, Undo
-from romergo.actors import user_actor
 from romergo.channels import wire
 from romergo.channels.owner import KEEP
 from romergo.channels.settings_tag import SettingsChangedError, settings_tag
 from romergo.channels.waiting import EventNumber
-from romergo.clock import iso
+from romergo.common.actors import user_actor
+from romergo.common.clock import iso
 from romergo.services import Services
 
 

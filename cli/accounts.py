@@ -13,8 +13,8 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from romergo.config import Settings
-from romergo.errors import RomergoError
+from romergo.common.config import Settings
+from romergo.common.errors import RomergoError
 
 if TYPE_CHECKING:
     from romergo.entities import User
@@ -77,7 +77,7 @@ def user_passwd(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def token_create(settings: Settings, args: argparse.Namespace) -> int:
-    from romergo.agents import parse_scopes
+    from romergo.access.agents import parse_scopes
 
     scopes = parse_scopes(args.scopes) if args.scopes is not None else None
 
@@ -144,7 +144,7 @@ async def account(services: Services, name: str | None) -> User:
 
 
 def read_password() -> str:
-    from romergo.accounts.passwords import check_strength
+    from romergo.access.accounts.passwords import check_strength
 
     if not sys.stdin.isatty():
         line = sys.stdin.readline().rstrip("\r\n")

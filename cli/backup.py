@@ -12,9 +12,9 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from romergo.clock import utcnow
-from romergo.config import Settings
-from romergo.errors import RomergoError
+from romergo.common.clock import utcnow
+from romergo.common.config import Settings
+from romergo.common.errors import RomergoError
 
 RESTORE_DESCRIPTION = (
     "Check a backup, then put it back as the data dir. Only the files backup.json lists are copied, "

@@ -12,8 +12,8 @@ import os
 import sys
 from typing import Any
 
-from romergo.config import Settings
-from romergo.errors import RomergoError
+from romergo.common.config import Settings
+from romergo.common.errors import RomergoError
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 EVENTS_WAIT_SECONDS = 25

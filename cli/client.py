@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cli.accounts import with_services
-from romergo.agents.document_fetch import MAX_DOCUMENT_BYTES
-from romergo.config import Settings
-from romergo.errors import invalid
+from romergo.access.agents.document_fetch import MAX_DOCUMENT_BYTES
+from romergo.common.config import Settings
+from romergo.common.errors import invalid
 
 if TYPE_CHECKING:
-    from romergo.agents.trusted_documents import TrustedDocument
+    from romergo.access.agents.trusted_documents import TrustedDocument
     from romergo.services import Services
 
 

@@ -11,8 +11,8 @@ import argparse
 import asyncio
 from typing import Any
 
-from romergo.config import Settings
-from romergo.errors import RomergoError
+from romergo.common.config import Settings
+from romergo.common.errors import RomergoError
 
 
 def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:

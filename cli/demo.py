@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from cli.accounts import with_services
-from romergo.config import Settings
+from romergo.common.config import Settings
 
 
 def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:

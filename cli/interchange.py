@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cli.accounts import account, with_services
-from romergo.actors import user_actor
-from romergo.config import Settings
-from romergo.errors import RomergoError
+from romergo.common.actors import user_actor
+from romergo.common.config import Settings
+from romergo.common.errors import RomergoError
 
 if TYPE_CHECKING:  # the services are imported when a command runs, not for `romergo --help`
     from romergo.services import Services

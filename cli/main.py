@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 
 import romergo
 from cli import accounts, backup, channel, client, database, demo, interchange
-from romergo.config import Settings, settings_from_env
-from romergo.errors import RomergoError
+from romergo.common.config import Settings, settings_from_env
+from romergo.common.errors import RomergoError
 
 COMMANDS = (
     *("serve", "user", "token", "login-link", "seed-demo", "channel", "demo-agent"),

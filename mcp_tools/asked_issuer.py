@@ -1,4 +1,4 @@
-"""The issuer as the request being handled names this server (see `romergo.agents.site`).
+"""The issuer as the request being handled names this server (see `romergo.access.agents.site`).
 
 The SDK calls the provider's `authorize` without the request, so the authorization gate, which
 sees the request's `Host`, leaves the issuer here for the duration of the call.

@@ -23,7 +23,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcp_tools.bodies import read_body
-from romergo.agents.scopes import OAUTH_SCOPES, READ, ordered
+from romergo.access.agents.scopes import OAUTH_SCOPES, READ, ordered
 
 RevokedCall = Callable[[str, str], Awaitable[None]]
 """(token, tool): a tool call refused because its token may have been revoked."""

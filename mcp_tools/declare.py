@@ -31,9 +31,9 @@ from mcp_tools.envelope import Envelope, envelope, unescape
 from mcp_tools.paging import MAX_PAGE_CHARS
 from mcp_tools.schemas import plain_schema
 from mcp_tools.tooling import Category, ToolSpec, run_tool
-from romergo.actors import Actor
 from romergo.channels import ChannelService
 from romergo.channels.reach import TargetKind
+from romergo.common.actors import Actor
 from romergo.services import Services
 
 ToolFn = Callable[..., Awaitable[Any]]

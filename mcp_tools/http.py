@@ -33,9 +33,9 @@ from mcp_tools.metadata import authorization_document, resource_document, resour
 from mcp_tools.oauth_gates import AuthorizeGate, RegisterGate, RevokeGate, TokenGate
 from mcp_tools.resumption import NoStreamResumption
 from mcp_tools.server import RomergoMCPServer
-from romergo.agents.site import OAuthSite
-from romergo.config import MAX_AGENT_BODY, MCP_PATH, Settings
-from romergo.origins import allowed_hosts, allowed_origins
+from romergo.access.agents.site import OAuthSite
+from romergo.access.origins import allowed_hosts, allowed_origins
+from romergo.common.config import MAX_AGENT_BODY, MCP_PATH, Settings
 from romergo.services import Services
 
 log = logging.getLogger(__name__)
@@ -115,7 +115,7 @@ def mount(app: FastAPI, services: Services, server: RomergoMCPServer) -> McpHttp
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:
     """The SDK's own DNS-rebinding check on `/mcp`, with the same lists as the host guard in front
-    of every route (`romergo.origins`): 421 for a foreign `Host`, 403 for a foreign `Origin`."""
+    of every route (`romergo.access.origins`): 421 for a foreign `Host`, 403 for a foreign `Origin`."""
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=allowed_hosts(settings),

@@ -1,7 +1,7 @@
 """The two OAuth discovery documents: who issues tokens (RFC 8414) and for which resource (RFC 9728).
 
 Built from configuration, never from request headers, except that a loopback spelling of this
-server gets itself named back (`romergo.agents.site`): `localhost` and `127.0.0.1` are one server.
+server gets itself named back (`romergo.access.agents.site`): `localhost` and `127.0.0.1` are one server.
 They announce S256 only, the `iss` response parameter (RFC 9207) and the scopes an agent can get.
 """
 
@@ -17,8 +17,8 @@ from starlette.responses import Response
 from starlette.types import ASGIApp
 
 from mcp_tools.oauth_gates import GRANT_TYPES
-from romergo.agents.scopes import OAUTH_SCOPES
-from romergo.agents.site import OAuthSite
+from romergo.access.agents.scopes import OAUTH_SCOPES
+from romergo.access.agents.site import OAuthSite
 
 
 def authorization_document(site: OAuthSite, auth: AuthSettings) -> ASGIApp:

@@ -26,9 +26,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from mcp_tools.asked_issuer import asked_issuer
 from mcp_tools.bodies import replay, with_length
 from mcp_tools.refusal_page import NO_STORE, refusal_page
-from romergo.agents import AgentService, redirects
-from romergo.agents.client_documents import UnreachableDocument
-from romergo.errors import RomergoError
+from romergo.access.agents import AgentService, redirects
+from romergo.access.agents.client_documents import UnreachableDocument
+from romergo.common.errors import RomergoError
 
 TOO_MANY_FETCHES = "Too many client metadata documents were fetched for your address; try again in a minute."
 GRANT_TYPES = ("authorization_code", "refresh_token")

@@ -1,4 +1,4 @@
-"""The SDK's authorization-server provider, adapted onto `romergo.agents`.
+"""The SDK's authorization-server provider, adapted onto `romergo.access.agents`.
 
 The SDK's routes call these methods; every decision (what a client may register, what a code or a
 refresh token is worth, whether a bearer token is alive) is made by the core.
@@ -22,9 +22,9 @@ from mcp.shared.auth import InvalidRedirectUriError, OAuthClientInformationFull,
 from pydantic import AnyUrl, ConfigDict
 
 from mcp_tools.asked_issuer import asked_issuer
-from romergo import urls
-from romergo.agents import AgentIdentity, AgentService, CodeInfo, IssuedTokens, RefreshInfo, redirects
-from romergo.errors import RomergoError
+from romergo.access.agents import AgentIdentity, AgentService, CodeInfo, IssuedTokens, RefreshInfo, redirects
+from romergo.common import urls
+from romergo.common.errors import RomergoError
 
 
 class VerifiedAccess(AccessToken):

@@ -38,7 +38,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel
 
 from mcp_tools.envelope import new_nonce, render, rendered_envelope
-from romergo.errors import RomergoError, invalid
+from romergo.common.errors import RomergoError, invalid
 
 T = TypeVar("T")
 VERSION = 1

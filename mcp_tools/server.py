@@ -40,7 +40,7 @@ from mcp_tools.tools import (
     state,
     variables,
 )
-from romergo.agents.scopes import OAUTH_SCOPES, READ
+from romergo.access.agents.scopes import OAUTH_SCOPES, READ
 from romergo.channels.instructions import PREFIXED_TOOL_NAMES
 from romergo.services import Services
 

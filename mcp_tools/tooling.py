@@ -26,13 +26,13 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
 from mcp_tools.oauth_provider import VerifiedAccess
-from romergo.actors import Actor, agent_actor
-from romergo.agents import AgentIdentity
-from romergo.agents.activity import REFUSAL_CODES
-from romergo.agents.scopes import DELETE, EDIT, MEDIA, PUBLISH, READ
+from romergo.access.agents import AgentIdentity
+from romergo.access.agents.activity import REFUSAL_CODES
+from romergo.access.agents.scopes import DELETE, EDIT, MEDIA, PUBLISH, READ
 from romergo.channels import AgentRef, ToolCall
 from romergo.channels.reach import Target, TargetKind
-from romergo.errors import ErrorCode, RomergoError
+from romergo.common.actors import Actor, agent_actor
+from romergo.common.errors import ErrorCode, RomergoError
 from romergo.services import Services
 from romergo.story.based_on import collect_replaced
 from romergo.story.read_marks import CallReads, collect_reads, remember_reads

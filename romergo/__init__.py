@@ -1,6 +1,8 @@
-"""Romergo core: the story domain (story/), channels between the owner and their agent (channels/),
-agent access and tokens (agents/), accounts and sign-in (accounts/), the demo (demo/), the event bus,
-settings, and the one builder of page paths (urls.py).
+"""Romergo core, in rooms: the story domain (story/), channels between the owner and their agent
+(channels/), who may come in and how often (access/: accounts, agents' tokens and consent, rate
+limits), story files in and out (interchange/), the demo (demo/), and what every room uses
+(common/: actors, the event bus, clock, settings, errors, ids, page paths). `services.py` composes
+them with storage's ledgers.
 
 This package is framework-free: it never imports NiceGUI, MCP, FastAPI or Starlette. Adapters
 (`ui`, `mcp_tools`, `api`) call its services; the services reach the database through `storage`.

@@ -5,19 +5,19 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from romergo.accounts.ledger import User
-from romergo.accounts.service import AccountService
-from romergo.actors import user_actor
-from romergo.agents import AgentService
-from romergo.agents.ledger import AgentLedgers
-from romergo.bus import EventBus
+from romergo.access.accounts.ledger import User
+from romergo.access.accounts.service import AccountService
+from romergo.access.agents import AgentService
+from romergo.access.agents.ledger import AgentLedgers
+from romergo.access.secrets import server_secret
 from romergo.channels import ChannelService
 from romergo.channels.vocabulary import UNDOABLE_STATES
-from romergo.clock import Clock
-from romergo.config import Settings
-from romergo.errors import RomergoError
+from romergo.common.actors import user_actor
+from romergo.common.bus import EventBus
+from romergo.common.clock import Clock
+from romergo.common.config import Settings
+from romergo.common.errors import RomergoError
 from romergo.interchange.service import InterchangeService
-from romergo.secrets import server_secret
 from romergo.story import (
     AssetService,
     ChapterService,

@@ -319,7 +319,7 @@ class Confirmation(SQLModel, table=True):
 
 
 class ServerSetting(SQLModel, table=True):
-    """A value every instance on this database shares: the server secret (`romergo.secrets`)."""
+    """A value every instance on this database shares: the server secret (`romergo.access.secrets`)."""
 
     __tablename__ = "server_settings"
     name: str = Field(primary_key=True)

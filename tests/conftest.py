@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from romergo.actors import Actor, user_actor
-from romergo.config import Settings
+from romergo.common.actors import Actor, user_actor
+from romergo.common.config import Settings
 from romergo.entities import User
 from romergo.services import Services, build_services
 from storage.migrate import upgrade

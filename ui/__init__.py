@@ -1,6 +1,6 @@
 """The NiceGUI adapter: everything a browser sees of Romergo.
 
-- `shell`: the signed-in tab (header, agent panel drawer, sub pages routed by `romergo.urls`);
+- `shell`: the signed-in tab (header, agent panel drawer, sub pages routed by `romergo.common.urls`);
   `context`, `place`, `selection`: what a tab knows (user, session, where the author is and what
   they selected: the agent's command context).
 - `frame` and `live`: how a project page loads, says "not found" and follows changes.

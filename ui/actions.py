@@ -13,8 +13,8 @@ from typing import Generic, TypeVar
 
 from nicegui import ui
 
-from romergo import urls
-from romergo.errors import RomergoError
+from romergo.common import urls
+from romergo.common.errors import RomergoError
 from romergo.story.base import collect_batches
 from ui.context import PageContext
 

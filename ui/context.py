@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from romergo import csrf
-from romergo.actors import Actor, user_actor
+from romergo.access import csrf
+from romergo.common.actors import Actor, user_actor
 from romergo.entities import User
 from romergo.services import Services
 from ui.edits import EditHistory

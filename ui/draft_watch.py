@@ -19,8 +19,8 @@ from typing import Any
 
 from nicegui import ui
 
-from romergo.bus import project_topic
-from romergo.errors import RomergoError
+from romergo.common.bus import project_topic
+from romergo.common.errors import RomergoError
 from romergo.story import StoryChanged
 from ui.components.conflict_view import who_changed
 from ui.context import PageContext

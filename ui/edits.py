@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from nicegui import ui
 from nicegui.events import GenericEventArguments
 
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 from romergo.story import UndoOutcome
 
 if TYPE_CHECKING:  # the context holds the tab's EditHistory

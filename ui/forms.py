@@ -7,8 +7,9 @@ from urllib.parse import quote
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 
-from romergo import csrf, urls
-from romergo.errors import RomergoError
+from romergo.access import csrf
+from romergo.common import urls
+from romergo.common.errors import RomergoError
 from romergo.services import Services
 from ui.web_session import (
     clear_session_cookie,

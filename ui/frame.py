@@ -16,9 +16,9 @@ from typing import ClassVar, Generic, Literal, Protocol, TypeVar
 
 from nicegui import ui
 
-from romergo.bus import project_topic
+from romergo.common.bus import project_topic
+from romergo.common.errors import RomergoError
 from romergo.entities import Project
-from romergo.errors import RomergoError
 from ui.components.not_found import not_found
 from ui.components.project_nav import NavEntry, project_nav
 from ui.context import PageContext

@@ -9,8 +9,8 @@ from typing import Any, Generic, TypeVar
 
 from nicegui import background_tasks, ui
 
-from romergo import urls
-from romergo.bus import EventBus
+from romergo.common import urls
+from romergo.common.bus import EventBus
 from ui.context import PageContext
 
 log = logging.getLogger(__name__)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
-from romergo import urls
-from romergo.actors import user_actor
-from romergo.errors import RomergoError
+from romergo.common import urls
+from romergo.common.actors import user_actor
+from romergo.common.errors import RomergoError
 from romergo.services import Services
 from ui.web_session import signed_in_user
 

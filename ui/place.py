@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from romergo import urls
-from romergo.clock import iso, utcnow
+from romergo.common import urls
+from romergo.common.clock import iso, utcnow
 
 Surface = Literal[
     "project",

@@ -14,7 +14,7 @@ from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from nicegui import ui
 
-from romergo import urls
+from romergo.common import urls
 from romergo.services import Services
 from ui.components.local_time import install_local_times
 from ui.components.not_found import not_found

@@ -6,8 +6,8 @@ from urllib.parse import urlsplit
 
 from fastapi import Request, Response
 
-from romergo import urls
-from romergo.accounts.service import SESSION_COOKIE
+from romergo.access.accounts.service import SESSION_COOKIE
+from romergo.common import urls
 from romergo.entities import User
 from romergo.services import Services
 

@@ -27,9 +27,9 @@ from mcp_tools.tools.common import (
     RoomListing,
     room_note,
 )
-from romergo.config import MIB
+from romergo.common.config import MIB
+from romergo.common.errors import invalid
 from romergo.entities import Asset
-from romergo.errors import invalid
 from romergo.story.views import AssetView
 
 Kind = Literal["background", "music", "sound"]

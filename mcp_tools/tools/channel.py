@@ -41,7 +41,7 @@ from romergo.channels.waiting import (
     EventNumber,
     wait_length,
 )
-from romergo.clock import iso
+from romergo.common.clock import iso
 
 CHANNEL_ANNOTATIONS = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False

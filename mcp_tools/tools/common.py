@@ -1,7 +1,7 @@
 """What the domain tools share: argument types, annotations, and the entities they return.
 
 Modifying tools return the entity they created or changed (`{entity_type, id, ...}`, CONTRACT.md
-§1.2) inside the envelope, in the core's entity shapes (`romergo.shapes`, re-exported here);
+§1.2) inside the envelope, in the core's entity shapes (`romergo.story.shapes`, re-exported here);
 delete tools return `{entity_type, id, deleted: true}`.
 """
 
@@ -21,9 +21,11 @@ from pydantic import (
     model_serializer,
 )
 
-from romergo.actors import Actor
-from romergo.clock import iso
-from romergo.shapes import (
+from romergo.common.actors import Actor
+from romergo.common.clock import iso
+from romergo.story.based_on import replaced_by_this_call
+from romergo.story.revisions import RevisionKey
+from romergo.story.shapes import (
     AssetEntity,
     ChapterEntity,
     CharacterEntity,
@@ -33,8 +35,6 @@ from romergo.shapes import (
     SceneEntity,
     VariableEntity,
 )
-from romergo.story.based_on import replaced_by_this_call
-from romergo.story.revisions import RevisionKey
 
 __all__ = [
     "AssetEntity",

@@ -21,7 +21,7 @@ from mcp_tools.tools.common import (
     SceneItem,
     room_note,
 )
-from romergo.clock import iso
+from romergo.common.clock import iso
 from romergo.entities import Chapter, Character, Scene
 
 

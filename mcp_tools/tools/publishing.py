@@ -7,7 +7,7 @@ from pydantic import BaseModel
 
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.tools.common import REPLACES, CommandId, ProjectEntity, ProjectId
-from romergo import urls
+from romergo.common import urls
 from romergo.entities import Project
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from romergo.access.ratelimit import rate_limit
 from romergo.channels.changes import (
     command_changes,
     compared_summary,
@@ -50,9 +51,8 @@ from romergo.channels.vocabulary import (
 )
 from romergo.channels.wait_check import agent_actor
 from romergo.channels.waiting import EVENT_NUMBER_RANGE, MAX_EVENT_NUMBER, MIN_WAIT, longest_wait
-from romergo.errors import RomergoError, invalid
-from romergo.ids import sha256_hex
-from romergo.ratelimit import rate_limit
+from romergo.common.errors import RomergoError, invalid
+from romergo.common.ids import sha256_hex
 from storage.tables import Channel, Command
 
 log = logging.getLogger(__name__)

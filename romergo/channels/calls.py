@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from romergo.access.ratelimit import rate_limit
 from romergo.channels.at_work import AtWork
 from romergo.channels.changes import command_changes
 from romergo.channels.confirmations import Confirmations, needs_confirmation
@@ -45,8 +46,7 @@ from romergo.channels.shown_arguments import redact
 from romergo.channels.store import ChannelStore, command_not_found, ensure_holder
 from romergo.channels.tx import ChannelTx, EventActor
 from romergo.channels.vocabulary import FINISHED_STATES, EventKind
-from romergo.errors import RomergoError
-from romergo.ratelimit import rate_limit
+from romergo.common.errors import RomergoError
 from romergo.story.base import EntityChange, collect_changes
 from romergo.story.based_on import replaced_so_far
 from storage.tables import Channel, Command

@@ -16,7 +16,7 @@ from romergo.channels.events import ChangesRecorded, EntityKey, Payload, Recorde
 from romergo.channels.ledger import RoomReads
 from romergo.channels.summary import Summary
 from romergo.channels.vocabulary import EventKind
-from romergo.clock import iso
+from romergo.common.clock import iso
 from romergo.story.kinds import Kind, kind_named, under
 
 IN_A_SCENE = under("scene")

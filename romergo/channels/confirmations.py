@@ -25,9 +25,9 @@ from romergo.channels.parking import park
 from romergo.channels.store import ChannelStore, channel_topic
 from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx, EventActor
 from romergo.channels.vocabulary import CONFIRMED_CATEGORIES, ConfirmationMode, Decision, EventKind
-from romergo.clock import iso
-from romergo.errors import RomergoError, invalid
-from romergo.ids import new_id
+from romergo.common.clock import iso
+from romergo.common.errors import RomergoError, invalid
+from romergo.common.ids import new_id
 from storage.tables import Command
 
 WAIT_SECONDS = 50.0

@@ -9,11 +9,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from romergo import urls
 from romergo.channels.vocabulary import ENTITY_TYPES, SURFACES
-from romergo.clock import iso
-from romergo.config import Limits
-from romergo.errors import invalid
+from romergo.common import urls
+from romergo.common.clock import iso
+from romergo.common.config import Limits
+from romergo.common.errors import invalid
 
 CONTEXT_KEYS = ("route", "project_id", "chapter_id", "scene_id", "surface", "captured_at", "selection")
 SELECTION_KEYS = ("text", "entity_type", "entity_id", "start", "end")

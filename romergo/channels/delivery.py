@@ -33,7 +33,7 @@ from romergo.channels.wait_check import (
     queued_for,
     room_verdict,
 )
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 from storage.channels.joins import CALLERS_MEMBERSHIP
 from storage.channels.presence import PRESENCE
 from storage.tables import Channel, ChannelMember, Command

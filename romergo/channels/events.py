@@ -19,7 +19,7 @@ from pydantic import (
 
 from romergo.channels.summary import Summary
 from romergo.channels.vocabulary import Decision, EventKind
-from romergo.clock import iso
+from romergo.common.clock import iso
 from romergo.story.based_on import ReplacedChange
 
 

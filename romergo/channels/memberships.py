@@ -22,7 +22,7 @@ from romergo.channels.events import ToolBlocked
 from romergo.channels.store import channel_state, owned_command_rows
 from romergo.channels.tx import ChannelTx, EventActor
 from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, REMOVED_BY_OWNER, EventKind
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 from storage.channels.joins import CALLERS_MEMBERSHIP
 from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, loaded, width
 from storage.driver import Found, Rows

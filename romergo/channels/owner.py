@@ -36,8 +36,8 @@ from romergo.channels.vocabulary import (
     EventKind,
     next_state,
 )
-from romergo.errors import RomergoError, invalid, project_not_found
-from romergo.ids import new_id, new_secret, sha256_hex
+from romergo.common.errors import RomergoError, invalid, project_not_found
+from romergo.common.ids import new_id, new_secret, sha256_hex
 from storage.core_tables import COMMANDS
 from storage.tables import Channel, Command, Project
 

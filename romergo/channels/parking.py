@@ -15,7 +15,7 @@ import math
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from romergo.bus import EventBus, Wakeup
+from romergo.common.bus import EventBus, Wakeup
 
 T = TypeVar("T")
 Check = Callable[[float], Awaitable[T | None]]

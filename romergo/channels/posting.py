@@ -40,7 +40,7 @@ from romergo.channels.store import (
 )
 from romergo.channels.tx import EventActor, NeedsOrmTransaction, event_rows, write_event
 from romergo.channels.vocabulary import CommandState, EventKind, next_state
-from romergo.ids import new_id
+from romergo.common.ids import new_id
 from storage.channels.numbering import COLUMNS
 from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS, made
 from storage.driver import Writes

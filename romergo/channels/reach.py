@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from romergo.channels.vocabulary import PERMISSIONS, ConfirmationMode
-from romergo.errors import RomergoError, invalid
+from romergo.common.errors import RomergoError, invalid
 from romergo.story.kinds import LABELS, EntityType, reached
 
 MAX_SCOPE_CHAPTERS = 500

@@ -49,7 +49,7 @@ from romergo.channels.tx import (
 )
 from romergo.channels.vocabulary import REPORTABLE_STATES, CommandState, EventKind
 from romergo.channels.wait_check import NOT_MEMBER, agent_actor
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 from romergo.story.kinds import KINDS, Kind
 from storage.channels.joins import CALLERS_MEMBERSHIP
 from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, REVISIONS, core_table

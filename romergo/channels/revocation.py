@@ -1,7 +1,7 @@
 """When the owner revokes an agent at `/settings/agents`, or removes it from one room, it stops
 being in the room at once.
 
-Its tokens die with its grants (`romergo.agents`); here, in the same request, every live
+Its tokens die with its grants (`romergo.access.agents`); here, in the same request, every live
 membership of that client in the owner's channels ends with an `agent_left` event whose reason
 is `revoked`. The event wakes the client's parked waits, which then return `channel_ended`
 (`delivery`), and the panel says the agent was revoked. A command the agent held is
@@ -19,7 +19,7 @@ from romergo.channels.ledger import MembershipRecord
 from romergo.channels.store import channel_state
 from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx, EventActor
 from romergo.channels.vocabulary import HELD_STATES, REMOVED_BY_OWNER, EventKind
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 
 
 async def end_memberships(tx: ChannelTx, owner: EventActor, client_id: str) -> int:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from romergo.bus import EventBus
 from romergo.channels.agent_side import AgentSide
 from romergo.channels.at_work import AtWork
 from romergo.channels.calls import CallGuard
@@ -20,8 +19,9 @@ from romergo.channels.lifecycle import Sweeper
 from romergo.channels.owner import OwnerSide
 from romergo.channels.reach import Locator
 from romergo.channels.store import ChannelStore
-from romergo.clock import Clock
-from romergo.config import Settings
+from romergo.common.bus import EventBus
+from romergo.common.clock import Clock
+from romergo.common.config import Settings
 from romergo.story.on_scene import ScenePresence
 from storage import Database
 

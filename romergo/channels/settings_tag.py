@@ -12,7 +12,7 @@ import hashlib
 import json
 from typing import Any, Protocol
 
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 
 
 class HasSettings(Protocol):

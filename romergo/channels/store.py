@@ -16,16 +16,16 @@ from sqlalchemy import select as sa_select
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from romergo.bus import EventBus
 from romergo.channels.ledger import ChannelLedger, CommandRecord, EventRecord, RoomReads
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
 from romergo.channels.pending_tool_events import PendingToolEvents, merged
 from romergo.channels.pending_writes import write_pending
 from romergo.channels.tx import ChannelTx, EventActor, NeedsOrmTransaction
 from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, CommandState, EventKind
-from romergo.clock import Clock, SystemClock
-from romergo.config import Settings
-from romergo.errors import RomergoError
+from romergo.common.bus import EventBus
+from romergo.common.clock import Clock, SystemClock
+from romergo.common.config import Settings
+from romergo.common.errors import RomergoError
 from storage import Database
 from storage.core_tables import CHANNELS, COMMANDS, USERS, loaded, width
 from storage.driver import Rows, Writes

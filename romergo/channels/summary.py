@@ -11,8 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from romergo import urls
 from romergo.channels.vocabulary import EntityType
+from romergo.common import urls
 
 SummaryStatus = Literal["success", "partial", "failed", "no_changes"]
 

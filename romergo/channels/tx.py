@@ -18,12 +18,12 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from romergo.actors import ActorType
 from romergo.channels.events import NewEvents, Payload, dump
 from romergo.channels.ledger import ConfirmationLedger, RoomLedger
 from romergo.channels.pending_tool_events import PendingToolEvents, merged
 from romergo.channels.vocabulary import FINISHED_STATES, CommandState, EventKind, next_state
-from romergo.clock import Clock
+from romergo.common.actors import ActorType
+from romergo.common.clock import Clock
 from storage.channels.numbering import COLUMNS, MAX_AT_ONCE, numbered_insert, numbered_params
 from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS
 from storage.driver import Writes

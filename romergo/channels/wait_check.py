@@ -29,7 +29,7 @@ from romergo.channels.models import Caller, WaitResult
 from romergo.channels.store import channel_state, command_view
 from romergo.channels.tx import EventActor, NeedsOrmTransaction, event_rows, write_event
 from romergo.channels.vocabulary import HELD_STATES, REMOVED_BY_OWNER, CommandState, EventKind, next_state
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 from storage.channels.joins import CALLERS_MEMBERSHIP
 from storage.channels.numbering import COLUMNS
 from storage.channels.presence import PRESENCE

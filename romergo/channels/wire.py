@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, PlainSerializer, SerializerFunctionW
 
 from romergo.channels.confirmations import ConfirmationView
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
-from romergo.clock import iso
+from romergo.common.clock import iso
 
 V = TypeVar("V")
 Moment = Annotated[datetime, PlainSerializer(iso, return_type=str)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from romergo.actors import Actor, system_actor
+from romergo.common.actors import Actor, system_actor
 from romergo.demo import story
 from romergo.demo.media import png_backdrop, wav_loop
 from romergo.story import ChoiceSpec

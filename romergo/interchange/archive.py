@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from romergo.errors import invalid
+from romergo.common.errors import invalid
 from romergo.interchange import json_shape, zipped
 from romergo.interchange.document import (
     AssetDoc,

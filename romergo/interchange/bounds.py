@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from romergo.errors import invalid
+from romergo.common.errors import invalid
 from romergo.interchange.document import StoryDocument
 
 Counted = Literal["scenes", "lines", "choices", "chapters", "characters", "variables", "assets"]

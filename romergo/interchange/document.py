@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from romergo.config import Limits
-from romergo.errors import RomergoError, invalid
+from romergo.common.config import Limits
+from romergo.common.errors import RomergoError, invalid
 from romergo.story import validation
 from romergo.story.media_types import AssetKind, accepted_types, sniff
 from romergo.story.scenes import MAX_CHOICES

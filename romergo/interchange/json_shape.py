@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from romergo.errors import RomergoError, invalid
+from romergo.common.errors import RomergoError, invalid
 from romergo.interchange.bounds import LIMITS, Counted, Tally
 
 MAX_JSON_DEPTH = 32

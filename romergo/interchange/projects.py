@@ -12,9 +12,9 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from romergo.clock import utcnow
-from romergo.errors import invalid
-from romergo.ids import new_id
+from romergo.common.clock import utcnow
+from romergo.common.errors import invalid
+from romergo.common.ids import new_id
 from romergo.interchange.document import (
     AssetDoc,
     ChapterDoc,

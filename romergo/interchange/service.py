@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from romergo.actors import Actor
-from romergo.config import Limits
-from romergo.errors import invalid, project_not_found
+from romergo.common.actors import Actor
+from romergo.common.config import Limits
+from romergo.common.errors import invalid, project_not_found
 from romergo.interchange import archive, twee, yarn
 from romergo.interchange.bounds import check_counts, check_text_lines
 from romergo.interchange.document import StoryDocument, check_document

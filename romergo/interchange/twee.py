@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from romergo.errors import invalid
+from romergo.common.errors import invalid
 from romergo.interchange.bounds import Tally
 from romergo.interchange.document import (
     ChapterDoc,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from romergo.errors import invalid
+from romergo.common.errors import invalid
 from romergo.interchange.bounds import Tally
 from romergo.interchange.document import (
     ChapterDoc,

@@ -14,7 +14,7 @@ import struct
 import zipfile
 import zlib
 
-from romergo.errors import invalid
+from romergo.common.errors import invalid
 
 CHUNK_BYTES = 64 * 1024
 MAX_MEMBERS = 2_000

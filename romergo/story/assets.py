@@ -13,11 +13,11 @@ from typing import Literal
 
 from sqlmodel import col, or_, select
 
-from romergo.actors import Actor
-from romergo.clock import utcnow
-from romergo.config import Limits
-from romergo.errors import invalid, too_large
-from romergo.ids import new_id
+from romergo.common.actors import Actor
+from romergo.common.clock import utcnow
+from romergo.common.config import Limits
+from romergo.common.errors import invalid, too_large
+from romergo.common.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Mutation, StoryStore
 from romergo.story.media_rules import MEDIA_SLOTS, asset_in_slot, put_in_slot

@@ -23,11 +23,11 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import SQLModel, col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from romergo.actors import Actor
-from romergo.bus import EventBus, project_topic, user_topic
-from romergo.clock import utcnow
-from romergo.errors import RomergoError, invalid, not_found, project_not_found
-from romergo.ids import new_id
+from romergo.common.actors import Actor
+from romergo.common.bus import EventBus, project_topic, user_topic
+from romergo.common.clock import utcnow
+from romergo.common.errors import RomergoError, invalid, not_found, project_not_found
+from romergo.common.ids import new_id
 from romergo.story.kinds import LABELS, Action, EntityType
 from romergo.story.ledger import CharacterRecord, StoryLedger, StoryTransaction, VariableRecord
 from romergo.story.owners import readable_by

@@ -31,8 +31,8 @@ from typing import Any, TypeVar
 
 from sqlmodel import col, select
 
-from romergo.clock import iso
-from romergo.errors import RomergoError, invalid
+from romergo.common.clock import iso
+from romergo.common.errors import RomergoError, invalid
 from romergo.story.base import Mutation
 from romergo.story.kinds import LABELS
 from romergo.story.read_marks import read_since

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from romergo.actors import Actor
-from romergo.errors import not_found
+from romergo.common.actors import Actor
+from romergo.common.errors import not_found
 from romergo.story.kinds import LABELS
 from romergo.story.ledger import StoryLedger
 from romergo.story.read_marks import note_read

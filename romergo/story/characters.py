@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from romergo.actors import Actor
-from romergo.clock import utcnow
-from romergo.config import Limits
-from romergo.errors import RomergoError
-from romergo.ids import new_id
+from romergo.common.actors import Actor
+from romergo.common.clock import utcnow
+from romergo.common.config import Limits
+from romergo.common.errors import RomergoError
+from romergo.common.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Mutation, StoryStore
 from romergo.story.based_on import based_on

@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from romergo.errors import invalid
-from romergo.ids import new_id
+from romergo.common.errors import invalid
+from romergo.common.ids import new_id
 from romergo.story.base import Mutation
 from romergo.story.based_on import FieldConflict, merge_fields
 from storage.tables import Choice, Scene

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 from sqlmodel import col
 
-from romergo.actors import Actor
-from romergo.clock import utcnow
-from romergo.config import Limits
-from romergo.ids import new_id
+from romergo.common.actors import Actor
+from romergo.common.clock import utcnow
+from romergo.common.config import Limits
+from romergo.common.ids import new_id
 from romergo.story import snapshots
 from romergo.story.base import Mutation, StoryStore
 from storage.tables import Chapter, Choice, DialogueLine, Scene

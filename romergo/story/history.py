@@ -11,8 +11,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 
-from romergo.actors import Actor
-from romergo.errors import project_not_found
+from romergo.common.actors import Actor
+from romergo.common.errors import project_not_found
 from romergo.story.kinds import KINDS, under
 from romergo.story.last_change import LastChange, last_change_of
 from romergo.story.ledger import CommandRecord, HistoryQuery, RevisionRecord, StoryLedger

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from romergo.bus import EventBus
+from romergo.common.bus import EventBus
 
 
 @dataclass(frozen=True)

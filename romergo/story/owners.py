@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Protocol
 
-from romergo.errors import not_found, project_not_found
+from romergo.common.errors import not_found, project_not_found
 from romergo.story.kinds import KINDS, LABELS
 from romergo.story.ledger import StoryLedger
 

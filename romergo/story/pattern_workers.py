@@ -28,7 +28,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from romergo.errors import RomergoError, invalid
+from romergo.common.errors import RomergoError, invalid
 from romergo.story import pattern_worker
 from romergo.story.patterns import SearchQuery
 

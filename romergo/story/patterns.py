@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from romergo.errors import invalid
+from romergo.common.errors import invalid
 
 MAX_QUERY_CHARS = 500
 MAX_REPLACEMENT_CHARS = 2000

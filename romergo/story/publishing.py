@@ -12,10 +12,10 @@ from typing import Any
 from sqlalchemy import delete
 from sqlmodel import col, select
 
-from romergo.actors import Actor
-from romergo.clock import iso, utcnow
-from romergo.errors import RomergoError
-from romergo.ids import new_secret
+from romergo.common.actors import Actor
+from romergo.common.clock import iso, utcnow
+from romergo.common.errors import RomergoError
+from romergo.common.ids import new_secret
 from romergo.story import snapshots
 from romergo.story.base import Mutation, StoryStore
 from romergo.story.media_rules import effective_media

@@ -6,8 +6,8 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from romergo.actors import Actor, user_actor
-from romergo.errors import project_not_found
+from romergo.common.actors import Actor, user_actor
+from romergo.common.errors import project_not_found
 from romergo.story import check, owners
 from romergo.story.base import StoryStore, UnitOfWork
 from romergo.story.kinds import kind_named

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 from romergo.story.base import Mutation, place, renumber
 from romergo.story.kinds import KINDS, Action, EntityType, Kind
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import SQLModel, col, select
 
-from romergo.clock import utcnow
-from romergo.errors import RomergoError
+from romergo.common.clock import utcnow
+from romergo.common.errors import RomergoError
 from romergo.story import snapshots
 from romergo.story.trees import delete_scene_rows, scene_tree
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Scene

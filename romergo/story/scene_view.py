@@ -7,8 +7,8 @@ effective media and the speakers are worked out here.
 
 from __future__ import annotations
 
-from romergo.actors import Actor
-from romergo.errors import not_found
+from romergo.common.actors import Actor
+from romergo.common.errors import not_found
 from romergo.story.kinds import LABELS
 from romergo.story.ledger import StoryLedger
 from romergo.story.media_rules import MediaSlot, effective_media

@@ -8,11 +8,11 @@ from typing import Any
 
 from sqlmodel import col, select
 
-from romergo.actors import Actor
-from romergo.clock import utcnow
-from romergo.config import Limits
-from romergo.errors import RomergoError, invalid
-from romergo.ids import new_id
+from romergo.common.actors import Actor
+from romergo.common.clock import utcnow
+from romergo.common.config import Limits
+from romergo.common.errors import RomergoError, invalid
+from romergo.common.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Mutation, StoryStore, renumber
 from romergo.story.based_on import based_on

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from dataclasses import replace as copied
 from typing import Any, Literal
 
-from romergo.actors import Actor
-from romergo.clock import utcnow
-from romergo.config import Limits
-from romergo.errors import RomergoError, invalid
+from romergo.common.actors import Actor
+from romergo.common.clock import utcnow
+from romergo.common.config import Limits
+from romergo.common.errors import RomergoError, invalid
 from romergo.story import bulk, snapshots, validation
 from romergo.story.base import Mutation, StoryStore
 from romergo.story.bulk import BulkUpdate

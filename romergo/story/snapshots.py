@@ -1,6 +1,6 @@
 """Entity → plain dict: what a Revision stores as before/after and what undo restores.
 
-The fields come from the entity shapes (`romergo.shapes`), so a revision, a tool result and the
+The fields come from the entity shapes (`romergo.story.shapes`), so a revision, a tool result and the
 row agree on every name. Stored revisions keep reading: the keys are the ones they always had.
 """
 
@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from romergo.shapes import (
+from romergo.story.ledger import CharacterRecord, ChoiceRecord, LineRecord, SceneRecord, VariableRecord
+from romergo.story.shapes import (
     AssetSnapshot,
     ChapterEntity,
     CharacterEntity,
@@ -20,7 +21,6 @@ from romergo.shapes import (
     VariableEntity,
     snapshot,
 )
-from romergo.story.ledger import CharacterRecord, ChoiceRecord, LineRecord, SceneRecord, VariableRecord
 from romergo.story.views import LineRow
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene, StoryVariable
 

@@ -21,8 +21,8 @@ from typing import Any
 
 from sqlmodel import col, select
 
-from romergo.actors import Actor
-from romergo.errors import RomergoError
+from romergo.common.actors import Actor
+from romergo.common.errors import RomergoError
 from romergo.story.base import Mutation, StoryStore
 from romergo.story.kinds import KINDS, Held
 from romergo.story.restore import ChangedEntity, Restorer, changed_entities

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from romergo.config import Limits
-from romergo.errors import invalid
+from romergo.common.config import Limits
+from romergo.common.errors import invalid
 
 _COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

@@ -8,8 +8,8 @@ import pytest
 from fastapi import FastAPI
 
 import api
-from romergo import csrf
-from romergo.accounts.service import SESSION_COOKIE
+from romergo.access import csrf
+from romergo.access.accounts.service import SESSION_COOKIE
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from romergo.agents.scopes import CONTROL
+from romergo.access.agents.scopes import CONTROL
 from romergo.channels import AgentRef
 from tests.api.conftest import TokenIdentity
 from tests.support.story import database_state, small_story

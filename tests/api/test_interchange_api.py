@@ -8,7 +8,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from romergo.agents.scopes import CONTROL
+from romergo.access.agents.scopes import CONTROL
 from romergo.demo.seed import seed_demo
 from tests.api.conftest import TokenIdentity
 from tests.support.story import database_state

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from romergo.agents.scopes import CONTROL
+from romergo.access.agents.scopes import CONTROL
 from tests.api.conftest import TokenIdentity
 from tests.support.story import database_state, small_story
 

@@ -33,9 +33,9 @@ from typing import Any
 import httpx
 from sqlalchemy import update
 
-from romergo.actors import user_actor
-from romergo.agents.scopes import CONTROL, READ
-from romergo.config import Limits, Settings
+from romergo.access.agents.scopes import CONTROL, READ
+from romergo.common.actors import user_actor
+from romergo.common.config import Limits, Settings
 from romergo.interchange.archive import STORY_FILE, write_archive
 from romergo.interchange.document import ChapterDoc, ChoiceDoc, LineDoc, SceneDoc, StoryDocument
 from romergo.services import build_services

@@ -45,9 +45,9 @@ import uvloop
 from starlette.types import ASGIApp
 
 from app import GC_THRESHOLDS
-from romergo.actors import Actor, user_actor
 from romergo.channels import AgentRef, presence_topic
-from romergo.config import Settings
+from romergo.common.actors import Actor, user_actor
+from romergo.common.config import Settings
 from romergo.services import Services, build_services, prepare_database
 from tests.bench import echo_server
 from tests.bench.asgi_requests import PORT, Recorder, Request, client, request_scope

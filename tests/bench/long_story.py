@@ -26,8 +26,8 @@ from typing import Any
 
 from playwright.async_api import Page, async_playwright, expect
 
-from romergo.actors import user_actor
-from romergo.config import Settings
+from romergo.common.actors import user_actor
+from romergo.common.config import Settings
 from romergo.services import build_services
 from storage.migrate import upgrade
 from tests.bench.process import rss_mb

@@ -37,8 +37,8 @@ from pathlib import Path
 
 import httpx
 
-from romergo.actors import user_actor
-from romergo.config import Settings
+from romergo.common.actors import user_actor
+from romergo.common.config import Settings
 from romergo.services import build_services
 from tests.bench.room import bench_room, replaying
 from tests.support.agents import Agent, OwnerApi

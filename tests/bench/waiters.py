@@ -34,8 +34,8 @@ from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from romergo.actors import user_actor
-from romergo.config import Settings
+from romergo.common.actors import user_actor
+from romergo.common.config import Settings
 from romergo.services import build_services
 from storage.migrate import upgrade
 from tests.bench.echo_server import running_echo

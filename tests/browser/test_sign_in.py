@@ -7,7 +7,7 @@ import re
 import httpx
 from playwright.async_api import BrowserContext, Page, expect
 
-from romergo.accounts.service import SESSION_COOKIE
+from romergo.access.accounts.service import SESSION_COOKIE
 from tests.support.cli import romergo
 from tests.support.server import RunningServer
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import httpx
 from playwright.async_api import expect
 
-from romergo.accounts.service import SESSION_COOKIE
+from romergo.access.accounts.service import SESSION_COOKIE
 from tests.browser.conftest import Author, OpenPage
 from tests.support.oauth import add_user, signed_in
 from tests.support.server import RunningServer

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from romergo.actors import user_actor
-from romergo.config import Settings
+from romergo.common.actors import user_actor
+from romergo.common.config import Settings
 from romergo.services import build_services
 from tests.harnesses.checks import (
     HOSTILE_LINE,

@@ -11,8 +11,8 @@ from pydantic import BaseModel, Field
 
 from mcp_tools import declare
 from mcp_tools.declare import Call, Toolbox, build_tools
-from romergo.actors import user_actor
-from romergo.shapes import CharacterEntity
+from romergo.common.actors import user_actor
+from romergo.story.shapes import CharacterEntity
 
 ANNOTATIONS = ToolAnnotations(read_only_hint=False)
 

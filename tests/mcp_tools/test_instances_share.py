@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from romergo.accounts.service import SESSION_COOKIE
+from romergo.access.accounts.service import SESSION_COOKIE
 from tests.support.databases import PostgresDatabases
 from tests.support.oauth import PASSWORD, add_user, mcp_status, personal_token
 from tests.support.server import RunningServer, two_instances_on_postgres

@@ -6,8 +6,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from romergo.agents.scopes import CONTROL
-from romergo.config import MAX_AGENT_BODY
+from romergo.access.agents.scopes import CONTROL
+from romergo.common.config import MAX_AGENT_BODY
 from tests.support.oauth import (
     answer,
     authorize_url,

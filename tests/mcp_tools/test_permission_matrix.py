@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from romergo.actors import Actor
 from romergo.channels import AgentRef
+from romergo.common.actors import Actor
 from romergo.services import Services
 from tests.support.contract import DOMAIN_TOOL_CATEGORIES
 from tests.support.story import TINY_PNG, TINY_WAV

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from romergo.actors import user_actor
+from romergo.common.actors import user_actor
 from romergo.story import ChoiceSpec
 from tests.support.story import small_story
 from tests.support.tools import agent_of, furnished_story, story_state, unrevised

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from romergo.actors import user_actor
+from romergo.common.actors import user_actor
 from tests.mcp_tools.test_tools_in_a_channel import joined
 from tests.support.agents import Agent, agent, data
 from tests.support.channels import open_room

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_tools.tools.common import LIMITED_ROOM
-from romergo.actors import Actor
 from romergo.channels import AgentRef
+from romergo.common.actors import Actor
 from romergo.services import Services
 from romergo.story import ChoiceSpec
 from tests.mcp_tools.test_permission_matrix import ARGUMENTS, _story_only

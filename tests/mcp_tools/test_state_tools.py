@@ -4,7 +4,7 @@ the agent to the demo's state problem with the evidence."""
 
 from __future__ import annotations
 
-from romergo.actors import system_actor
+from romergo.common.actors import system_actor
 from romergo.demo import story as demo_story
 from romergo.demo.seed import seed_demo
 from tests.support.tools import agent_of, furnished_story, story_state, unrevised

@@ -24,8 +24,8 @@ from pydantic import BaseModel
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.server import build_server
 from mcp_tools.tooling import wants_progress
-from romergo.actors import user_actor
-from romergo.errors import RomergoError
+from romergo.common.actors import user_actor
+from romergo.common.errors import RomergoError
 
 ANNOTATIONS = ToolAnnotations(read_only_hint=True)
 

@@ -8,9 +8,9 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import select
 
-from romergo.clock import utcnow
-from romergo.errors import RomergoError
-from romergo.ids import sha256_hex
+from romergo.common.clock import utcnow
+from romergo.common.errors import RomergoError
+from romergo.common.ids import sha256_hex
 from storage.tables import SigninLink, User, WebSession
 
 DATABASES = ("sqlite",)

@@ -1,6 +1,6 @@
-"""The settings page's last accepted and last refused call of each agent (`romergo.agents.activity`).
+"""The settings page's last accepted and last refused call of each agent (`romergo.access.agents.activity`).
 
-Accepted calls are noted in the process and written together (`romergo.agents.noted`): a thousand
+Accepted calls are noted in the process and written together (`romergo.access.agents.noted`): a thousand
 agents re-polling their waits must not cost a write transaction each."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from romergo.clock import utcnow
+from romergo.common.clock import utcnow
 from storage.tables import AgentActivity
 from tests.support.statements import counting
 

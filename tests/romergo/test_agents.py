@@ -14,11 +14,11 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col, select
 
-from romergo.agents import AgentService, parse_scopes, redirects
-from romergo.agents.records import Connection
-from romergo.agents.scopes import CONTROL, DELETE, EDIT, MEDIA, OAUTH_SCOPES, PUBLISH, READ
-from romergo.clock import utcnow
-from romergo.errors import RomergoError
+from romergo.access.agents import AgentService, parse_scopes, redirects
+from romergo.access.agents.records import Connection
+from romergo.access.agents.scopes import CONTROL, DELETE, EDIT, MEDIA, OAUTH_SCOPES, PUBLISH, READ
+from romergo.common.clock import utcnow
+from romergo.common.errors import RomergoError
 from storage.tables import AgentGrant, AgentToken
 from tests.support.statements import counting
 from tests.support.waiting import until

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from romergo.actors import agent_actor
+from romergo.common.actors import agent_actor
 from romergo.story import UNCHANGED
 from romergo.story.based_on import EditConflict, attempt, lost_changes, merge_fields
 from tests.support.story import database_state, small_story

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from romergo.bus import EventBus
+from romergo.common.bus import EventBus
 from tests.support.waiting import still_running
 
 

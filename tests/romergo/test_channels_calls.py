@@ -7,10 +7,10 @@ import asyncio
 
 import pytest
 
-from romergo.actors import agent_actor
 from romergo.channels import ToolCall, pending_tool_events
 from romergo.channels.memberships import current_rooms
-from romergo.errors import RomergoError
+from romergo.common.actors import agent_actor
+from romergo.common.errors import RomergoError
 from tests.support.channels import open_room
 from tests.support.statements import counting
 from tests.support.story import database_state, revisions

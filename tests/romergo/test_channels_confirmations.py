@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from romergo.actors import agent_actor
 from romergo.channels import ToolCall
-from romergo.errors import RomergoError
+from romergo.common.actors import agent_actor
+from romergo.common.errors import RomergoError
 from tests.support.channels import open_room
 from tests.support.waiting import still_running, until
 

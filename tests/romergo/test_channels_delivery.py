@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from romergo.channels import ChannelService, presence_topic
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 from storage import Database
 from storage.channels import DatabaseChannelLedger
 from tests.support.channels import open_room, parked_wait

@@ -7,10 +7,10 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import update
 
-from romergo.actors import user_actor
 from romergo.channels import AgentRef
-from romergo.clock import utcnow
-from romergo.errors import RomergoError
+from romergo.common.actors import user_actor
+from romergo.common.clock import utcnow
+from romergo.common.errors import RomergoError
 from storage.tables import Channel
 from tests.support.channels import open_room
 from tests.support.story import database_state

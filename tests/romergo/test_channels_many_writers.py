@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from romergo.channels.store import channel_topic
-from romergo.config import Settings
+from romergo.common.config import Settings
 from romergo.services import build_services
 from tests.support.channels import open_room
 from tests.support.waiting import until

@@ -12,7 +12,7 @@ import pytest
 
 from romergo.channels import posting
 from romergo.channels.store import PostingRoom
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 from storage.core_tables import COMMANDS
 from storage.tables import Command
 from tests.support.channels import open_room

@@ -13,10 +13,10 @@ import asyncio
 
 import pytest
 
-from romergo.actors import agent_actor
 from romergo.channels import ToolCall, agent_side, reporting
 from romergo.channels.store import channel_topic
-from romergo.errors import RomergoError
+from romergo.common.actors import agent_actor
+from romergo.common.errors import RomergoError
 from tests.romergo.test_channels_confirmations import Renamer, claimed, requested
 from tests.support.channels import open_room
 from tests.support.meanwhile import right_after

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from romergo.actors import Actor
 from romergo.channels import AgentRef, wait_check
 from romergo.channels.models import CommandView, WaitResult
+from romergo.common.actors import Actor
 from romergo.services import Services
 from tests.support.channels import Room, open_room
 from tests.support.meanwhile import right_after

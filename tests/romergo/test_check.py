@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from sqlmodel import col, update
 
-from romergo.actors import system_actor
+from romergo.common.actors import system_actor
 from romergo.demo import story as demo_story
 from romergo.demo.seed import seed_demo
 from romergo.story import ChoiceSpec

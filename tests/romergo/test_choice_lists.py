@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from romergo.actors import agent_actor
+from romergo.common.actors import agent_actor
 from romergo.story import ChoiceSpec
 from romergo.story.based_on import EditConflict, attempt
 from romergo.story.choice_lists import FIELDS, merge_choices

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from romergo.agents import client_documents
-from romergo.agents.client_documents import ClientDocuments
-from romergo.agents.document_fetch import Fetched, fetch_from
-from romergo.errors import RomergoError
+from romergo.access.agents import client_documents
+from romergo.access.agents.client_documents import ClientDocuments
+from romergo.access.agents.document_fetch import Fetched, fetch_from
+from romergo.common.errors import RomergoError
 from romergo.services import Services
 from tests.support.pages_server import serving
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from romergo.channels.waiting import MAX_WAIT
-from romergo.config import LONGEST_HEARTBEAT_SECONDS, Environment, settings_from_env
+from romergo.common.config import LONGEST_HEARTBEAT_SECONDS, Environment, settings_from_env
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -11,9 +11,9 @@ import zipfile
 
 import pytest
 
-from romergo.actors import system_actor, user_actor
+from romergo.common.actors import system_actor, user_actor
+from romergo.common.errors import RomergoError
 from romergo.demo.seed import seed_demo
-from romergo.errors import RomergoError
 from tests.support.story import database_state
 
 pytestmark = pytest.mark.long

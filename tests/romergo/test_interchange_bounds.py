@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 from romergo.interchange import json_shape, zipped
 from romergo.interchange.bounds import MAX_SCENES, MAX_TEXT_LINES, Tally, check_text_lines
 

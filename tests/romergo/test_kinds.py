@@ -9,7 +9,7 @@ from typing import get_args
 import pytest
 
 from romergo.channels.vocabulary import ENTITY_TYPES as CHANNEL_ENTITY_TYPES
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 from romergo.story import ChoiceSpec
 from romergo.story.kinds import ENTITY_TYPES, KINDS, EntityType, Kind, field_label, within
 from tests.support.story import TINY_PNG, small_story

@@ -1,4 +1,4 @@
-"""`romergo.agents.noted`: values noted by the busy path and written together, on a database double
+"""`romergo.access.agents.noted`: values noted by the busy path and written together, on a database double
 (the real writes are tested through their users: tests/romergo/test_agents.py, test_agent_activity.py)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from romergo.agents.noted import NotedWrites
+from romergo.access.agents.noted import NotedWrites
 
 
 class Rows:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from romergo.bus import EventBus
+from romergo.common.bus import EventBus
 from romergo.story.on_scene import AgentAtWork, BeingEdited, ScenePresence, on_scene_topic
 
 

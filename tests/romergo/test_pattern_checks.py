@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 from romergo.story.patterns import MAX_REPEAT, MAX_WRITTEN_OUT, SearchQuery, checked_query
 
 

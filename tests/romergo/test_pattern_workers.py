@@ -13,7 +13,7 @@ from typing import TypeVar
 
 import pytest
 
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 from romergo.story.pattern_workers import PatternWorkers
 from romergo.story.patterns import SearchQuery
 from tests.support.story import database_state, small_story

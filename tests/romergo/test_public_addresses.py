@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from romergo.agents.public_addresses import may_fetch_from
+from romergo.access.agents.public_addresses import may_fetch_from
 
 
 @pytest.mark.parametrize(

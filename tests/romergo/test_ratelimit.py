@@ -9,8 +9,14 @@ from collections.abc import Callable
 
 import pytest
 
-from romergo.config import Settings
-from romergo.ratelimit import LocalRateLimit, RateLimit, SharedRateLimit, forget_expired_counts, rate_limit
+from romergo.access.ratelimit import (
+    LocalRateLimit,
+    RateLimit,
+    SharedRateLimit,
+    forget_expired_counts,
+    rate_limit,
+)
+from romergo.common.config import Settings
 from romergo.services import Services
 from storage.access.rate_counts import RateCounts
 from storage.database import Database

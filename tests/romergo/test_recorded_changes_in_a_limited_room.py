@@ -7,8 +7,8 @@ withheld, a line added and deleted again inside the room stays shown, characters
 
 from __future__ import annotations
 
-from romergo.actors import Actor
 from romergo.channels.room_view import OUTSIDE_TITLE
+from romergo.common.actors import Actor
 from tests.support.channels import open_room
 from tests.support.commands import carried_out
 

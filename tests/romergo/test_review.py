@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from romergo.actors import user_actor
-from romergo.errors import RomergoError
+from romergo.common.actors import user_actor
+from romergo.common.errors import RomergoError
 from romergo.story import ChoiceSpec, HistoryFilter
 from romergo.story.word_diff import Segment
 from tests.support.channels import open_room

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from romergo.channels.reach import chapters_words, describe_reach
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 from tests.support.channels import open_room
 from tests.support.story import database_state, small_story
 

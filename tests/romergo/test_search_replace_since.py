@@ -4,7 +4,7 @@ replaced blindly."""
 
 from __future__ import annotations
 
-from romergo.actors import agent_actor
+from romergo.common.actors import agent_actor
 from romergo.story import ChoiceSpec
 from romergo.story.patterns import SearchQuery
 from romergo.story.search import Target

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from romergo.secrets import SECRET_FILE, server_secret
+from romergo.access.secrets import SECRET_FILE, server_secret
 from romergo.services import Services
 from storage.access.settings import ServerSettings
 from storage.database import Database

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from romergo.shapes import AssetEntity, ProjectEntity, SceneEntity
 from romergo.story import snapshots
+from romergo.story.shapes import AssetEntity, ProjectEntity, SceneEntity
 from storage.tables import Asset, Choice, Project, Scene
 
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 from romergo.story import ChoiceSpec
 from romergo.story.state.playthrough import StateRules, simulate
 

@@ -8,9 +8,9 @@ import io
 import pytest
 from PIL import Image
 
-from romergo.actors import user_actor
-from romergo.config import Limits
-from romergo.errors import RomergoError
+from romergo.common.actors import user_actor
+from romergo.common.config import Limits
+from romergo.common.errors import RomergoError
 from romergo.story import AssetService, StoryStore
 from tests.support import media
 from tests.support.story import TINY_PNG, TINY_WAV, database_state, revisions, small_story

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from romergo.actors import user_actor
-from romergo.bus import project_topic
-from romergo.errors import RomergoError
+from romergo.common.actors import user_actor
+from romergo.common.bus import project_topic
+from romergo.common.errors import RomergoError
 from romergo.story import ChoiceSpec, StoryChanged
 from tests.support.story import TINY_PNG, TINY_WAV, database_state, revisions, small_story
 

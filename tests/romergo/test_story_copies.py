@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from romergo.actors import user_actor
-from romergo.errors import RomergoError
+from romergo.common.actors import user_actor
+from romergo.common.errors import RomergoError
 from romergo.story import ChoiceSpec
 from tests.support import media
 from tests.support.story import database_state, revisions, small_story

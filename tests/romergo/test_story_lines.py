@@ -6,8 +6,8 @@ import unicodedata
 
 import pytest
 
-from romergo.actors import user_actor
-from romergo.errors import RomergoError
+from romergo.common.actors import user_actor
+from romergo.common.errors import RomergoError
 from romergo.story import UNCHANGED
 from tests.support.story import database_state, revisions, small_story
 

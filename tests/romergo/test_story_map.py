@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from romergo.actors import system_actor
+from romergo.common.actors import system_actor
 from romergo.demo import story as demo_story
 from romergo.demo.seed import seed_demo
 from romergo.story import ChoiceSpec

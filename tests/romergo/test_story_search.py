@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from romergo.actors import user_actor
-from romergo.errors import RomergoError
+from romergo.common.actors import user_actor
+from romergo.common.errors import RomergoError
 from romergo.story import ChoiceSpec
 from romergo.story.patterns import SearchQuery
 from romergo.story.search import Target

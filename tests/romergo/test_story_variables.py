@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 from romergo.story import ChoiceSpec
 from tests.support.story import database_state, revisions, small_story
 

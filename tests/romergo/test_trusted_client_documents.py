@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from romergo.agents.client_documents import ClientDocuments, UnreachableDocument
-from romergo.agents.trusted_documents import TrustedDocuments
+from romergo.access.agents.client_documents import ClientDocuments, UnreachableDocument
+from romergo.access.agents.trusted_documents import TrustedDocuments
 from romergo.services import Services
 from storage.access.trusted_documents import StoredTrustedDocuments
 from tests.romergo.test_client_documents import GOOD, URL, Site, public_lookup

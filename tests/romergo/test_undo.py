@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from romergo.actors import agent_actor
-from romergo.errors import RomergoError
+from romergo.common.actors import agent_actor
+from romergo.common.errors import RomergoError
 from romergo.story import ChoiceSpec
 from tests.support.story import TINY_PNG, database_state, revisions, small_story
 
@@ -201,7 +201,7 @@ async def test_a_created_chapter_whose_scenes_all_came_with_it_is_taken_back(ser
 async def test_undo_is_the_owners_only_and_needs_changes(services, actor, story):
     await services.scenes.update_scene(agent_for(actor), story.first_scene_id, title="Dawn")
     stranger = await services.accounts.create_user("stranger")
-    from romergo.actors import user_actor
+    from romergo.common.actors import user_actor
 
     untouched = await database_state(services)
     with pytest.raises(RomergoError) as refused:

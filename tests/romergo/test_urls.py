@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from romergo import urls
+from romergo.common import urls
 
 
 def test_paths_of_each_page() -> None:

@@ -13,8 +13,8 @@ import threading
 import pytest
 from sqlalchemy import event
 
-from romergo.actors import user_actor
-from romergo.errors import RomergoError
+from romergo.common.actors import user_actor
+from romergo.common.errors import RomergoError
 from romergo.story.patterns import SearchQuery
 from tests.support.story import small_story
 

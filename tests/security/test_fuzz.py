@@ -30,9 +30,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import api
-from romergo.actors import user_actor
-from romergo.agents.scopes import CONTROL
-from romergo.config import Settings
+from romergo.access.agents.scopes import CONTROL
+from romergo.common.actors import user_actor
+from romergo.common.config import Settings
 from romergo.services import Services, build_services
 from storage.migrate import upgrade
 from tests.support.fuzzing import fuzzing, json_values, replay_note, scalars

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from romergo.config import MIB
+from romergo.common.config import MIB
 from tests.support.server import RunningServer
 
 FOREIGN_HOST = {"Host": "evil.example"}

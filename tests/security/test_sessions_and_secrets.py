@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from romergo.accounts.service import SESSION_COOKIE
+from romergo.access.accounts.service import SESSION_COOKIE
 from tests.support.agents import ToolRefused, agent, data
 from tests.support.media import png
 from tests.support.oauth import (

@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import text
 from sqlmodel import SQLModel
 
-from romergo.actors import user_actor
-from romergo.config import Settings
+from romergo.common.actors import user_actor
+from romergo.common.config import Settings
 from romergo.demo.seed import seed_demo
 from romergo.services import build_services, open_services
 from storage import Database

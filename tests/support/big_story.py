@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from sqlalchemy import insert
 
-from romergo.actors import Actor
-from romergo.clock import utcnow
+from romergo.common.actors import Actor
+from romergo.common.clock import utcnow
 from romergo.services import Services
 from storage.tables import Chapter, Character, Choice, DialogueLine, Project, Scene
 

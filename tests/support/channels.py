@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from sqlmodel import col, select
 
-from romergo.actors import Actor
 from romergo.channels import AgentRef, ChannelView, presence_topic
 from romergo.channels.parking import Heartbeat
+from romergo.common.actors import Actor
 from romergo.services import Services
 from storage.tables import ChannelEvent
 from tests.support.story import SmallStory, small_story

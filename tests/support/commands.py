@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from romergo.actors import Actor, agent_actor
 from romergo.channels import CommandView
+from romergo.common.actors import Actor, agent_actor
 from tests.support.channels import Room
 
 Change = Callable[[Actor], Awaitable[Any]]

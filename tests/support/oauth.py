@@ -23,7 +23,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthToken
 
-from romergo.accounts.service import SESSION_COOKIE
+from romergo.access.accounts.service import SESSION_COOKIE
 from tests.support.cli import romergo_here
 from tests.support.server import RunningServer
 

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import select as sa_select
 from sqlmodel import SQLModel, col, select
 
-from romergo.actors import Actor
+from romergo.common.actors import Actor
 from romergo.demo.media import Backdrop, Tune, png_backdrop, wav_loop
 from romergo.services import Services
 from storage import Database

@@ -19,7 +19,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.types import CallToolResult
 
 from mcp_tools.server import build_server
-from romergo.actors import Actor, user_actor
+from romergo.common.actors import Actor, user_actor
 from romergo.services import Services
 from romergo.story import ChoiceSpec
 from tests.support.story import TINY_PNG, TINY_WAV, SmallStory, database_state, small_story

@@ -8,7 +8,7 @@ from typing import Any, cast
 
 from nicegui import Client, events, ui
 
-from romergo.bus import EventBus
+from romergo.common.bus import EventBus
 from ui.context import PageContext
 from ui.edits import EditHistory
 from ui.place import Place

@@ -8,7 +8,7 @@ from typing import Any, cast
 
 from nicegui import Client, ui
 
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 from romergo.story.views import ChapterOutline
 from tests.support.waiting import until
 from tests.ui.tabs import Fakes, click

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 
 from nicegui import Client, background_tasks, ui
 
-from romergo.actors import user_actor
-from romergo.bus import project_topic
+from romergo.common.actors import user_actor
+from romergo.common.bus import project_topic
 from romergo.story import EntityChange, StoryChanged
 from romergo.story.based_on import ChangedBy
 from romergo.story.last_change import LastChange

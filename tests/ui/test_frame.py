@@ -10,9 +10,9 @@ from typing import Any
 
 from nicegui import Client, ui
 
-from romergo.bus import EventBus, project_topic
+from romergo.common.bus import EventBus, project_topic
+from romergo.common.errors import RomergoError
 from romergo.entities import Project
-from romergo.errors import RomergoError
 from tests.support.waiting import until
 from tests.ui.tabs import Fakes
 from ui.context import PageContext

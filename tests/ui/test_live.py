@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nicegui import Client, ui
 
-from romergo.bus import EventBus
+from romergo.common.bus import EventBus
 from tests.support.waiting import until
 from ui.live import live
 

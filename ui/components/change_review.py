@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from nicegui import ui
 from nicegui.elements.mixins.text_element import TextElement
 
-from romergo import urls
+from romergo.common import urls
 from romergo.story.review import ChoiceChange, EntityReview, FieldChange
 from romergo.story.word_diff import Segment
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from nicegui import ui
 
-from romergo import urls
+from romergo.common import urls
 from romergo.story import ChoiceSpec
 from romergo.story.choice_lists import in_choice
 from romergo.story.ordering import Direction

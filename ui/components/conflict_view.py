@@ -17,7 +17,7 @@ from typing import Any
 
 from nicegui import ui
 
-from romergo.clock import as_utc, utcnow
+from romergo.common.clock import as_utc, utcnow
 from romergo.story.based_on import EditConflict, FieldConflict
 from romergo.story.choice_lists import in_choice
 from romergo.story.kinds import field_label

@@ -14,7 +14,7 @@ from html import escape
 
 from nicegui import ui
 
-from romergo.clock import iso
+from romergo.common.clock import iso
 
 SCRIPT = """
 <script>

@@ -12,7 +12,7 @@ from typing import Any, Literal, Protocol
 
 from nicegui import ui
 
-from romergo import urls
+from romergo.common import urls
 from romergo.entities import Asset
 from ui.components.asset_upload import asset_upload
 from ui.context import PageContext

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from romergo import urls
+from romergo.common import urls
 
 
 def not_found(what: str = "page", back: tuple[str, str] = (urls.PROJECTS, "Back to your projects")) -> None:

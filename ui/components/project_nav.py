@@ -6,7 +6,7 @@ from typing import Literal
 
 from nicegui import ui
 
-from romergo import urls
+from romergo.common import urls
 from romergo.entities import Project
 
 NavEntry = Literal["story", "map", "characters", "variables", "assets", "check", "search", "history", "play"]

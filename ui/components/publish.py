@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from romergo import urls
+from romergo.common import urls
+from romergo.common.errors import RomergoError
 from romergo.entities import Project
-from romergo.errors import RomergoError
 from ui.actions import act
 from ui.components.dialogs import confirm
 from ui.context import PageContext

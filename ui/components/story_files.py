@@ -13,7 +13,7 @@ from pathlib import Path
 from nicegui import ui
 from nicegui.events import UploadEventArguments
 
-from romergo import urls
+from romergo.common import urls
 from ui.actions import act
 from ui.context import PageContext
 

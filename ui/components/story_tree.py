@@ -20,7 +20,7 @@ from typing import Any
 
 from nicegui import ui
 
-from romergo import urls
+from romergo.common import urls
 from romergo.entities import Chapter, Scene
 from romergo.story.ordering import Direction, list_step, scene_step
 from romergo.story.views import ChapterOutline, Outline

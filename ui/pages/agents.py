@@ -11,10 +11,11 @@ from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 from nicegui import ui
 
-from romergo import csrf, urls
-from romergo.agents import Connection
-from romergo.agents.activity import CallActivity
-from romergo.agents.scopes import LABELS
+from romergo.access import csrf
+from romergo.access.agents import Connection
+from romergo.access.agents.activity import CallActivity
+from romergo.access.agents.scopes import LABELS
+from romergo.common import urls
 from romergo.services import Services
 from ui.components.local_time import local_time
 from ui.context import PageContext

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from nicegui import ui
 
-from romergo import urls
+from romergo.common import urls
 from romergo.story.media_types import AssetKind
 from romergo.story.views import AssetView
 from ui.actions import act

@@ -12,7 +12,7 @@ from typing import Any
 
 from nicegui import ui
 
-from romergo import urls
+from romergo.common import urls
 from romergo.entities import Asset, Project
 from romergo.story.views import ChapterOutline, Outline
 from ui.actions import act

@@ -8,7 +8,7 @@ from typing import Any
 
 from nicegui import ui
 
-from romergo import urls
+from romergo.common import urls
 from romergo.entities import Character
 from romergo.story.views import Outline
 from ui.actions import act

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from romergo import urls
+from romergo.common import urls
 from romergo.story import Problem
 from ui.components.buttons import show_more_button
 from ui.context import PageContext

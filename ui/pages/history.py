@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from nicegui import ui
 
-from romergo import urls
+from romergo.common import urls
 from romergo.entities import Project
 from romergo.story import HistoryFilter
 from romergo.story.history import HistoryEntry, HistoryPage

@@ -6,9 +6,10 @@ from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from nicegui import ui
 
-from romergo import csrf, urls
-from romergo.actors import user_actor
-from romergo.errors import RomergoError
+from romergo.access import csrf
+from romergo.common import urls
+from romergo.common.actors import user_actor
+from romergo.common.errors import RomergoError
 from romergo.services import Services
 from ui.web_session import safe_next, session_token, set_session_cookie, signed_in_user
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from romergo import urls
+from romergo.common import urls
 from romergo.story.playback import PlayStory, from_project
 from romergo.story.views import ProjectData
 from ui.components.player import Player

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from romergo import urls
 from romergo.channels import rooms_topic
+from romergo.common import urls
 from romergo.story.views import Outline
 from ui.actions import act
 from ui.components.buttons import icon_button

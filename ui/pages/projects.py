@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from romergo import urls
-from romergo.bus import user_topic
+from romergo.common import urls
+from romergo.common.bus import user_topic
 from romergo.entities import Project
 from ui.actions import act
 from ui.components.buttons import icon_button

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from romergo import urls
+from romergo.common import urls
 from romergo.services import Services
 from romergo.story.playback import from_snapshot
 from ui.components.not_found import not_found

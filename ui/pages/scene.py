@@ -15,7 +15,7 @@ from typing import Any
 
 from nicegui import background_tasks, ui
 
-from romergo import urls
+from romergo.common import urls
 from romergo.entities import Asset, Project
 from romergo.story.views import Outline, SceneView
 from ui.actions import act

@@ -16,9 +16,9 @@ from dataclasses import dataclass, replace
 
 from nicegui import ui
 
-from romergo import urls
+from romergo.common import urls
+from romergo.common.errors import RomergoError
 from romergo.entities import Project
-from romergo.errors import RomergoError
 from romergo.story.patterns import MAX_QUERY_CHARS, MAX_REPLACEMENT_CHARS, SearchQuery
 from romergo.story.search import Hit, SceneHits, SearchResults, Target
 from ui.actions import act

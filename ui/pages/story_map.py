@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from nicegui import ui
 from nicegui.events import EChartPointClickEventArguments, Handler
 
-from romergo import urls
+from romergo.common import urls
 from romergo.entities import Project
 from romergo.story.story_map import MapNode, StoryMap
 from ui.context import PageContext

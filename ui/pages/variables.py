@@ -11,7 +11,7 @@ from typing import Any
 
 from nicegui import ui
 
-from romergo import urls
+from romergo.common import urls
 from romergo.entities import VariableRecord
 from romergo.story.state.variables import UNSET
 from ui.actions import act

@@ -16,10 +16,10 @@ from typing import Any
 from nicegui import background_tasks, ui
 from nicegui.events import ValueChangeEventArguments
 
-from romergo import urls
 from romergo.channels import CommandState, Summary
 from romergo.channels.events import ConfirmationRequested
-from romergo.errors import RomergoError
+from romergo.common import urls
+from romergo.common.errors import RomergoError
 from romergo.story.review import EntityReview
 from ui.components.change_review import change_review
 from ui.panel.model import Card, Step
@@ -54,7 +54,7 @@ LINK_WORDS = 60
 
 
 ID = re.compile(r"\b[a-z]{3}_[a-z2-7]{16}\b")
-"""What Romergo's ids look like (`romergo.ids.new_id`): a prefix and 16 base32 letters."""
+"""What Romergo's ids look like (`romergo.common.ids.new_id`): a prefix and 16 base32 letters."""
 
 
 @dataclass(frozen=True)

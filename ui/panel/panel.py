@@ -16,8 +16,8 @@ from nicegui import ui
 from nicegui.events import ScrollEventArguments
 
 from romergo.channels import ChannelView, channel_topic, presence_topic
+from romergo.common.errors import RomergoError
 from romergo.demo import DEMO_AGENT_NAME
-from romergo.errors import RomergoError
 from romergo.story.review import EntityReview
 from ui.actions import act
 from ui.context import PageContext

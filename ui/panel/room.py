@@ -14,7 +14,7 @@ from nicegui import ui
 from romergo.channels import ChannelView, MemberView
 from romergo.channels.reach import chapters_words, describe_reach
 from romergo.channels.vocabulary import REMOVED_BY_OWNER
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 from ui.actions import act
 from ui.components.dialogs import confirm
 from ui.context import PageContext

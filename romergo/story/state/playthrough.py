@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import cast
 
-from romergo.errors import invalid
+from romergo.common.errors import invalid
 from romergo.story.state.evaluate import (
     VariableType,
     apply_effects,

@@ -12,11 +12,11 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from romergo.actors import Actor
-from romergo.clock import utcnow
-from romergo.config import Limits
-from romergo.errors import RomergoError, invalid
-from romergo.ids import new_id
+from romergo.common.actors import Actor
+from romergo.common.clock import utcnow
+from romergo.common.config import Limits
+from romergo.common.errors import RomergoError, invalid
+from romergo.common.ids import new_id
 from romergo.story import snapshots
 from romergo.story.base import Mutation, StoryStore, UnitOfWork
 from romergo.story.based_on import based_on

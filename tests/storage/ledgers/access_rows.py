@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from romergo.clock import utcnow
+from romergo.common.clock import utcnow
 from romergo.services import Services
 from storage.access.consent import StoredConsent
 from storage.access.records import AuthorizationRequest, TokenPair

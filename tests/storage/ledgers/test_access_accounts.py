@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
-from romergo.clock import utcnow
+from romergo.common.clock import utcnow
 from romergo.services import Services
 from storage.access.accounts import Accounts
 from storage.access.records import BrowserSession, User

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from romergo.clock import utcnow
+from romergo.common.clock import utcnow
 from romergo.services import Services
 from storage.access.expiry import AccessExpiry
 from storage.access.grants import StoredGrants

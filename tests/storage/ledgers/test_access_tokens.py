@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from romergo.clock import utcnow
+from romergo.common.clock import utcnow
 from romergo.services import Services
 from storage.access.grants import StoredGrants
 from storage.access.tokens import StoredTokens

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from romergo.clock import utcnow
+from romergo.common.clock import utcnow
 from romergo.services import Services
 from storage.access.trusted_documents import StoredTrustedDocuments
 from storage.tables import AgentClient

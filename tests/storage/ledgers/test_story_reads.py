@@ -3,7 +3,7 @@ hands up, in what order, and that a stranger, a deleted project or a missing id 
 
 from __future__ import annotations
 
-from romergo.actors import user_actor
+from romergo.common.actors import user_actor
 from romergo.story import ChoiceSpec
 from storage.story.ledger import DatabaseStoryLedger
 from tests.support.story import TINY_PNG, TINY_WAV, revisions, small_story

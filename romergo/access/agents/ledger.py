@@ -3,7 +3,7 @@ tokens, trusted client documents, and the forgetting of what expired.
 
 Implemented in `storage.access` (one module per topic); the records are storage's
 (`storage.access.records`), re-exported here for the core's callers. Codes, tokens and consent
-requests: `romergo.agents.token_ledger`."""
+requests: `romergo.access.agents.token_ledger`."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from romergo.agents.token_ledger import ConsentLedger, TokenLedger
-from romergo.ratelimit import RateCountLedger
+from romergo.access.agents.token_ledger import ConsentLedger, TokenLedger
+from romergo.access.ratelimit import RateCountLedger
 from storage.access.records import AgentCalls, AgentClientRecord, TrustedDocumentRecord, UsableGrant
 
 __all__ = [

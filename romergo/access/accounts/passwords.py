@@ -6,7 +6,7 @@ import asyncio
 
 from pwdlib import PasswordHash
 
-from romergo.errors import invalid
+from romergo.common.errors import invalid
 
 MIN_PASSWORD_CHARS = 12
 MAX_PASSWORD_CHARS = 1024

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 
-from romergo.agents.document_fetch import (
+from romergo.access.agents.document_fetch import (
     FETCH_SECONDS,
     MAX_DOCUMENT_BYTES,
     Fetch,
@@ -38,18 +38,18 @@ from romergo.agents.document_fetch import (
     fetch_from,
     look_up,
 )
-from romergo.agents.document_rules import (
+from romergo.access.agents.document_rules import (
     MAX_URL_CHARS,
     checked_document,
     is_document_url,
     keep_client,
     url_problem,
 )
-from romergo.agents.public_addresses import may_fetch_from
-from romergo.agents.records import RegisteredClient
-from romergo.agents.trusted_documents import TrustedDocuments
-from romergo.errors import RomergoError, invalid
-from romergo.ratelimit import LocalRateLimit, RateLimit
+from romergo.access.agents.public_addresses import may_fetch_from
+from romergo.access.agents.records import RegisteredClient
+from romergo.access.agents.trusted_documents import TrustedDocuments
+from romergo.access.ratelimit import LocalRateLimit, RateLimit
+from romergo.common.errors import RomergoError, invalid
 from storage import Database
 from storage.access.trusted_documents import StoredTrustedDocuments
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from urllib.parse import SplitResult, parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
-from romergo.errors import RomergoError
+from romergo.common.errors import RomergoError
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 RESPONSE_PARAMS = frozenset({"code", "state", "iss", "error", "error_description", "error_uri"})

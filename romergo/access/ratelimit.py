@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Protocol
 
-from romergo.config import Settings
+from romergo.common.config import Settings
 from storage.access.rate_counts import RateCounts
 from storage.database import Database
 

@@ -10,7 +10,7 @@ import hashlib
 import hmac
 import time
 
-from romergo.ids import sha256_hex
+from romergo.common.ids import sha256_hex
 
 LOGIN_FORM_SECONDS = 2 * 3600
 

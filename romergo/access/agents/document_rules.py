@@ -11,13 +11,13 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-from romergo.agents import redirects
-from romergo.agents.base import client_name
-from romergo.agents.document_fetch import MAX_DOCUMENT_BYTES
-from romergo.agents.records import RegisteredClient, registered_client
-from romergo.agents.scopes import OAUTH_SCOPES, ordered
-from romergo.clock import utcnow
-from romergo.errors import RomergoError, invalid
+from romergo.access.agents import redirects
+from romergo.access.agents.base import client_name
+from romergo.access.agents.document_fetch import MAX_DOCUMENT_BYTES
+from romergo.access.agents.records import RegisteredClient, registered_client
+from romergo.access.agents.scopes import OAUTH_SCOPES, ordered
+from romergo.common.clock import utcnow
+from romergo.common.errors import RomergoError, invalid
 from storage import Database
 from storage.tables import AgentClient
 

@@ -7,8 +7,8 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from romergo.agents.identity import AgentKind
-from romergo.agents.scopes import OAUTH_SCOPES, READ, ordered
+from romergo.access.agents.identity import AgentKind
+from romergo.access.agents.scopes import OAUTH_SCOPES, READ, ordered
 from storage.access.records import AgentClientRecord
 from storage.tables import AgentClient
 

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urlsplit
 
-from romergo.agents.base import client_name
-from romergo.agents.document_rules import checked_document, keep_client, url_problem
-from romergo.agents.ledger import TrustedDocumentLedger, TrustedDocumentRecord
-from romergo.agents.records import RegisteredClient, registered_client
-from romergo.clock import utcnow
-from romergo.errors import RomergoError, invalid
+from romergo.access.agents.base import client_name
+from romergo.access.agents.document_rules import checked_document, keep_client, url_problem
+from romergo.access.agents.ledger import TrustedDocumentLedger, TrustedDocumentRecord
+from romergo.access.agents.records import RegisteredClient, registered_client
+from romergo.common.clock import utcnow
+from romergo.common.errors import RomergoError, invalid
 from storage import Database
 
 

@@ -9,17 +9,17 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from romergo.agents import redirects
-from romergo.agents.base import answered, new_token
-from romergo.agents.clients import Clients
-from romergo.agents.housekeeping import Housekeeping
-from romergo.agents.records import PendingAuthorization, RegisteredClient, registered_client
-from romergo.agents.scopes import CONTROL, OAUTH_SCOPES, READ, ordered
-from romergo.agents.site import OAuthSite
-from romergo.agents.token_ledger import AuthorizationRequest, ConsentLedger
-from romergo.clock import utcnow
-from romergo.errors import RomergoError, invalid
-from romergo.ids import new_id, new_secret, plausible_secret, sha256_hex
+from romergo.access.agents import redirects
+from romergo.access.agents.base import answered, new_token
+from romergo.access.agents.clients import Clients
+from romergo.access.agents.housekeeping import Housekeeping
+from romergo.access.agents.records import PendingAuthorization, RegisteredClient, registered_client
+from romergo.access.agents.scopes import CONTROL, OAUTH_SCOPES, READ, ordered
+from romergo.access.agents.site import OAuthSite
+from romergo.access.agents.token_ledger import AuthorizationRequest, ConsentLedger
+from romergo.common.clock import utcnow
+from romergo.common.errors import RomergoError, invalid
+from romergo.common.ids import new_id, new_secret, plausible_secret, sha256_hex
 
 CODE_MINUTES = 10
 AUTHORIZATION_MINUTES = 10

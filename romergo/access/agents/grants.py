@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from romergo.agents.identity import AgentKind
-from romergo.agents.last_use import last_uses
-from romergo.agents.ledger import GrantLedger, UsableGrant
-from romergo.agents.records import Connection
-from romergo.agents.scopes import ordered
-from romergo.clock import utcnow
+from romergo.access.agents.identity import AgentKind
+from romergo.access.agents.last_use import last_uses
+from romergo.access.agents.ledger import GrantLedger, UsableGrant
+from romergo.access.agents.records import Connection
+from romergo.access.agents.scopes import ordered
+from romergo.common.clock import utcnow
 
 
 class Grants:

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from romergo.agents.ledger import ActivityLedger
-from romergo.agents.noted import NotedWrites
-from romergo.clock import Clock, SystemClock, as_utc
+from romergo.access.agents.ledger import ActivityLedger
+from romergo.access.agents.noted import NotedWrites
+from romergo.common.clock import Clock, SystemClock, as_utc
 
 WRITE_EVERY = timedelta(minutes=1)
 REFUSAL_CODES = frozenset(

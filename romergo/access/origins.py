@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from romergo.config import Settings
+from romergo.common.config import Settings
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 

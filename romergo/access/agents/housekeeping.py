@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import time
 
-from romergo.agents.ledger import ExpiryLedger
-from romergo.clock import utcnow
-from romergo.ratelimit import RateCountLedger, forget_expired_counts
+from romergo.access.agents.ledger import ExpiryLedger
+from romergo.access.ratelimit import RateCountLedger, forget_expired_counts
+from romergo.common.clock import utcnow
 
 PURGE_EVERY_SECONDS = 600
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from romergo.agents import redirects
-from romergo.agents.base import client_name
-from romergo.agents.client_documents import ClientDocuments
-from romergo.agents.document_rules import is_document_url
-from romergo.agents.records import RegisteredClient, registered_client
-from romergo.agents.scopes import OAUTH_SCOPES, ordered
-from romergo.clock import utcnow
-from romergo.errors import RomergoError, invalid
-from romergo.ratelimit import RateLimit
+from romergo.access.agents import redirects
+from romergo.access.agents.base import client_name
+from romergo.access.agents.client_documents import ClientDocuments
+from romergo.access.agents.document_rules import is_document_url
+from romergo.access.agents.records import RegisteredClient, registered_client
+from romergo.access.agents.scopes import OAUTH_SCOPES, ordered
+from romergo.access.ratelimit import RateLimit
+from romergo.common.clock import utcnow
+from romergo.common.errors import RomergoError, invalid
 from storage import Database
 from storage.tables import AgentClient
 

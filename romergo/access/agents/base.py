@@ -5,8 +5,8 @@ from __future__ import annotations
 import unicodedata
 from datetime import datetime, timedelta
 
-from romergo.errors import RomergoError, invalid
-from romergo.ids import new_secret
+from romergo.common.errors import RomergoError, invalid
+from romergo.common.ids import new_secret
 
 TOUCH_EVERY = timedelta(minutes=1)
 MAX_NAME_CHARS = 100

@@ -21,19 +21,19 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from romergo.agents.activity import ActivityLog
-from romergo.agents.client_documents import FETCHES_PER_MINUTE, ClientDocuments
-from romergo.agents.clients import Clients
-from romergo.agents.consent import Consent
-from romergo.agents.grants import Grants
-from romergo.agents.housekeeping import Housekeeping
-from romergo.agents.ledger import AgentLedgers
-from romergo.agents.personal import PersonalTokens
-from romergo.agents.site import OAuthSite
-from romergo.agents.tokens import Tokens
-from romergo.agents.trusted_documents import TrustedDocuments
-from romergo.config import Settings
-from romergo.ratelimit import rate_limit
+from romergo.access.agents.activity import ActivityLog
+from romergo.access.agents.client_documents import FETCHES_PER_MINUTE, ClientDocuments
+from romergo.access.agents.clients import Clients
+from romergo.access.agents.consent import Consent
+from romergo.access.agents.grants import Grants
+from romergo.access.agents.housekeeping import Housekeeping
+from romergo.access.agents.ledger import AgentLedgers
+from romergo.access.agents.personal import PersonalTokens
+from romergo.access.agents.site import OAuthSite
+from romergo.access.agents.tokens import Tokens
+from romergo.access.agents.trusted_documents import TrustedDocuments
+from romergo.access.ratelimit import rate_limit
+from romergo.common.config import Settings
 from storage import Database
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from romergo.agents.base import client_name, new_token
-from romergo.agents.ledger import PersonalTokenLedger
-from romergo.agents.scopes import ALL_SCOPES, PERSONAL_DEFAULT, SHORT_NAMES, ordered
-from romergo.clock import utcnow
-from romergo.errors import RomergoError, invalid
-from romergo.ids import new_id, sha256_hex
+from romergo.access.agents.base import client_name, new_token
+from romergo.access.agents.ledger import PersonalTokenLedger
+from romergo.access.agents.scopes import ALL_SCOPES, PERSONAL_DEFAULT, SHORT_NAMES, ordered
+from romergo.common.clock import utcnow
+from romergo.common.errors import RomergoError, invalid
+from romergo.common.ids import new_id, sha256_hex
 
 MAX_EXPIRES_DAYS = 3650
 

@@ -11,13 +11,13 @@ import re
 from dataclasses import dataclass
 from datetime import timedelta
 
-from romergo.accounts.ledger import AccountLedger, BrowserSession, User
-from romergo.accounts.passwords import check_strength, hash_password, verify_password
-from romergo.clock import utcnow
-from romergo.config import Settings
-from romergo.errors import RomergoError, invalid
-from romergo.ids import new_id, new_secret, plausible_secret, sha256_hex
-from romergo.ratelimit import rate_limit
+from romergo.access.accounts.ledger import AccountLedger, BrowserSession, User
+from romergo.access.accounts.passwords import check_strength, hash_password, verify_password
+from romergo.access.ratelimit import rate_limit
+from romergo.common.clock import utcnow
+from romergo.common.config import Settings
+from romergo.common.errors import RomergoError, invalid
+from romergo.common.ids import new_id, new_secret, plausible_secret, sha256_hex
 from storage import Database
 
 _USERNAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")

@@ -10,15 +10,15 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import NoReturn
 
-from romergo.agents.base import TOUCH_EVERY, expired, new_token
-from romergo.agents.grants import Grants
-from romergo.agents.identity import AgentIdentity, AgentKind, VerifiedToken
-from romergo.agents.records import CodeInfo, IssuedTokens, RefreshInfo
-from romergo.agents.scopes import ordered
-from romergo.agents.token_ledger import GrantRecord, Redemption, TokenLedger, TokenPair
-from romergo.clock import utcnow
-from romergo.errors import RomergoError, invalid
-from romergo.ids import plausible_secret, sha256_hex
+from romergo.access.agents.base import TOUCH_EVERY, expired, new_token
+from romergo.access.agents.grants import Grants
+from romergo.access.agents.identity import AgentIdentity, AgentKind, VerifiedToken
+from romergo.access.agents.records import CodeInfo, IssuedTokens, RefreshInfo
+from romergo.access.agents.scopes import ordered
+from romergo.access.agents.token_ledger import GrantRecord, Redemption, TokenLedger, TokenPair
+from romergo.common.clock import utcnow
+from romergo.common.errors import RomergoError, invalid
+from romergo.common.ids import plausible_secret, sha256_hex
 
 
 class Tokens:

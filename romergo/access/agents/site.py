@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from romergo.config import MCP_PATH, Settings
-from romergo.origins import LOOPBACK_HOSTS
+from romergo.access.origins import LOOPBACK_HOSTS
+from romergo.common.config import MCP_PATH, Settings
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from romergo.agents.ledger import GrantLedger
-from romergo.agents.noted import NotedWrites
+from romergo.access.agents.ledger import GrantLedger
+from romergo.access.agents.noted import NotedWrites
 
 WRITE_EVERY_SECONDS = 5.0
 

@@ -4,9 +4,9 @@ OAuth 2.1 clients (dynamic registration, consent, codes, rotating refresh tokens
 access tokens, all stored hashed. The MCP adapter wraps this with the SDK's HTTP routes.
 """
 
-from romergo.agents.identity import AgentIdentity, AgentKind, VerifiedToken
-from romergo.agents.personal import parse_scopes
-from romergo.agents.records import (
+from romergo.access.agents.identity import AgentIdentity, AgentKind, VerifiedToken
+from romergo.access.agents.personal import parse_scopes
+from romergo.access.agents.records import (
     CodeInfo,
     Connection,
     IssuedTokens,
@@ -14,7 +14,7 @@ from romergo.agents.records import (
     RefreshInfo,
     RegisteredClient,
 )
-from romergo.agents.service import AgentService
+from romergo.access.agents.service import AgentService
 
 __all__ = [
     "AgentIdentity",
