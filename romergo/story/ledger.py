@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from storage.story.records import (
     AssetRecord,
+    ChapterRecord,
     ChapterRows,
     CharacterRecord,
     ChoiceRecord,
@@ -37,6 +38,7 @@ from storage.story.transaction import Transaction
 
 __all__ = [
     "AssetRecord",
+    "ChapterRecord",
     "ChapterRows",
     "CharacterRecord",
     "ChoiceRecord",
@@ -211,3 +213,9 @@ class StoryTransaction(Protocol):
     async def scenes_using_asset(self, project_id: str, asset_id: str) -> list[SceneRecord]:
         """The project's scenes whose own slots name the asset."""
         ...
+
+    async def chapters_using_asset(self, project_id: str, asset_id: str) -> list[ChapterRecord]:
+        """The project's chapters whose own slots name the asset."""
+        ...
+
+    async def save_chapter(self, record: ChapterRecord) -> None: ...

@@ -11,6 +11,7 @@ from typing import Any
 
 from romergo.story.ledger import (
     AssetRecord,
+    ChapterRecord,
     CharacterRecord,
     ChoiceRecord,
     LineRecord,
@@ -37,7 +38,7 @@ def project(row: Project | ProjectRecord) -> dict[str, Any]:
     return snapshot(ProjectSnapshot.model_validate(row))
 
 
-def chapter(row: Chapter) -> dict[str, Any]:
+def chapter(row: Chapter | ChapterRecord) -> dict[str, Any]:
     return snapshot(ChapterEntity.model_validate(row))
 
 

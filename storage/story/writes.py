@@ -17,6 +17,7 @@ from sqlmodel import SQLModel, col, func, or_, select
 
 from storage.story.records import (
     AssetRecord,
+    ChapterRecord,
     CharacterRecord,
     ChoiceRecord,
     LineRecord,
@@ -171,6 +172,14 @@ class SessionStoryTransaction:
         using = or_(Scene.background_asset_id == asset_id, Scene.music_asset_id == asset_id)
         found = await self.session.exec(select(Scene).where(Scene.project_id == project_id, using))
         return [_record(SceneRecord, row) for row in found.all()]
+
+    async def chapters_using_asset(self, project_id: str, asset_id: str) -> list[ChapterRecord]:
+        using = or_(Chapter.background_asset_id == asset_id, Chapter.music_asset_id == asset_id)
+        found = await self.session.exec(select(Chapter).where(Chapter.project_id == project_id, using))
+        return [_record(ChapterRecord, row) for row in found.all()]
+
+    async def save_chapter(self, record: ChapterRecord) -> None:
+        await self._save(Chapter, record)
 
     async def _get(self, table: type[SQLModel], shape: type[Record], entity_id: str) -> Record | None:
         row = await self.session.get(table, entity_id) if isinstance(entity_id, str) and entity_id else None
