@@ -181,6 +181,33 @@ class SessionStoryTransaction:
     async def save_chapter(self, record: ChapterRecord) -> None:
         await self._save(Chapter, record)
 
+    async def chapter(self, chapter_id: str) -> ChapterRecord | None:
+        return await self._get(Chapter, ChapterRecord, chapter_id)
+
+    async def chapters_in_order(self, project_id: str) -> list[ChapterRecord]:
+        found = await self.session.exec(_CHAPTERS_IN_ORDER, params={"parent_id": project_id})
+        return [_record(ChapterRecord, row) for row in found.all()]
+
+    async def scenes_in_order(self, chapter_id: str) -> list[SceneRecord]:
+        found = await self.session.exec(_SCENES_IN_ORDER, params={"parent_id": chapter_id})
+        return [_record(SceneRecord, row) for row in found.all()]
+
+    async def lines_in_order(self, scene_id: str) -> list[LineRecord]:
+        found = await self.session.exec(_LINES_IN_ORDER, params={"parent_id": scene_id})
+        return [_record(LineRecord, row) for row in found.all()]
+
+    async def add_chapter(self, record: ChapterRecord) -> None:
+        self.session.add(Chapter(**_values(record)))
+
+    async def add_scene(self, record: SceneRecord) -> None:
+        self.session.add(Scene(**_values(record)))
+
+    async def add_line(self, record: LineRecord) -> None:
+        self.session.add(DialogueLine(**_values(record)))
+
+    async def add_choice(self, record: ChoiceRecord) -> None:
+        self.session.add(Choice(**_values(record)))
+
     async def _get(self, table: type[SQLModel], shape: type[Record], entity_id: str) -> Record | None:
         row = await self.session.get(table, entity_id) if isinstance(entity_id, str) and entity_id else None
         return None if row is None else _record(shape, row)
@@ -246,4 +273,15 @@ _PUBLISHED_STORY = (
         col(Project.published),
         col(Project.deleted_at).is_(None),
     )
+)
+_CHAPTERS_IN_ORDER = (
+    select(Chapter).where(col(Chapter.project_id) == bindparam("parent_id")).order_by(col(Chapter.position))
+)
+_SCENES_IN_ORDER = (
+    select(Scene).where(col(Scene.chapter_id) == bindparam("parent_id")).order_by(col(Scene.position))
+)
+_LINES_IN_ORDER = (
+    select(DialogueLine)
+    .where(col(DialogueLine.scene_id) == bindparam("parent_id"))
+    .order_by(col(DialogueLine.position))
 )
