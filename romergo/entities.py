@@ -2,7 +2,7 @@
 (which never import `storage` themselves)."""
 
 from storage.access.records import User
-from storage.story.records import CharacterRecord, VariableRecord
+from storage.story.records import AssetRecord, CharacterRecord, ProjectRecord, VariableRecord
 from storage.tables import (
     Asset,
     Chapter,
@@ -17,12 +17,14 @@ from storage.tables import (
 
 __all__ = [
     "Asset",
+    "AssetRecord",
     "Chapter",
     "Character",
     "CharacterRecord",
     "Choice",
     "DialogueLine",
     "Project",
+    "ProjectRecord",
     "Revision",
     "Scene",
     "StoryVariable",

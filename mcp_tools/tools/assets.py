@@ -29,7 +29,7 @@ from mcp_tools.tools.common import (
 )
 from romergo.common.config import MIB
 from romergo.common.errors import invalid
-from romergo.entities import Asset
+from romergo.entities import AssetRecord
 from romergo.story.views import AssetView
 
 Kind = Literal["background", "music", "sound"]
@@ -127,7 +127,7 @@ async def romergo_import_asset(
     data_base64: Annotated[str, Field(description="The file's bytes in standard base64.")],
     tags: Annotated[list[str], Field(description="Words to find it by (at most 20).")] = [],  # noqa: B006
     command_id: CommandId = None,
-) -> Asset:
+) -> AssetRecord:
     data = decode_base64(data_base64)
     limit = call.services.settings.limits.max_tool_import_mb * MIB
     return await call.services.assets.import_asset(

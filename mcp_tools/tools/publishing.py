@@ -8,7 +8,7 @@ from pydantic import BaseModel
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.tools.common import REPLACES, CommandId, ProjectEntity, ProjectId
 from romergo.common import urls
-from romergo.entities import Project
+from romergo.entities import ProjectRecord
 
 
 class Published(BaseModel):
@@ -51,5 +51,5 @@ async def romergo_publish_project(
 )
 async def romergo_unpublish_project(
     call: Call, project_id: ProjectId, command_id: CommandId = None
-) -> Project:
+) -> ProjectRecord:
     return await call.services.publishing.unpublish_project(call.actor, project_id)

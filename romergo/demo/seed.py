@@ -9,13 +9,13 @@ from romergo.common.actors import Actor, system_actor
 from romergo.demo import story
 from romergo.demo.media import png_backdrop, wav_loop
 from romergo.story import ChoiceSpec
-from storage.tables import Project
+from romergo.story.ledger import ProjectRecord
 
 if TYPE_CHECKING:
     from romergo.services import Services
 
 
-async def seed_demo(services: Services, user_id: str) -> tuple[Project, bool]:
+async def seed_demo(services: Services, user_id: str) -> tuple[ProjectRecord, bool]:
     """Create the demo project for `user_id` unless they already have it. Returns (project, created)."""
     actor = system_actor(user_id)
     for project in await services.projects.list_projects(actor):

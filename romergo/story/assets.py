@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
-
-from sqlmodel import col, or_, select
+from dataclasses import dataclass, replace
+from typing import Literal, TypeVar
 
 from romergo.common.actors import Actor
 from romergo.common.clock import utcnow
@@ -20,11 +18,14 @@ from romergo.common.errors import invalid, too_large
 from romergo.common.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Mutation, StoryStore
-from romergo.story.media_rules import MEDIA_SLOTS, asset_in_slot, put_in_slot
+from romergo.story.ledger import AssetRecord, ChapterRecord, SceneRecord
+from romergo.story.media_rules import MEDIA_SLOTS, asset_in_slot
 from romergo.story.media_types import ASSET_KINDS, AssetKind, accepted_types, decodes, describe, sniff
 from romergo.story.reads import whole_project
 from romergo.story.views import AssetUse, AssetView, ProjectData
-from storage.tables import Asset, AssetBlob, Chapter, Scene
+from storage.tables import Chapter, Scene
+
+Cleared = TypeVar("Cleared", SceneRecord, ChapterRecord)
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class AssetService:
         data: bytes,
         tags: Sequence[str] = (),
         max_bytes: int | None = None,
-    ) -> Asset:
+    ) -> AssetRecord:
         """Checks kind, name, size (`max_bytes` narrows the configured limit) and the real type."""
         asset_kind = _kind(kind)
         clean_name = validation.title(name, self.limits, "Asset name")
@@ -65,8 +66,7 @@ class AssetService:
             raise invalid(f"This file starts like {mime} but does not decode: it is damaged or incomplete.")
         async with self.store.write(actor) as tx:
             await tx.project_by_id(project_id)
-            blob = AssetBlob(id=new_id("blb"), data=bytes(data))
-            asset = Asset(
+            asset = AssetRecord(
                 id=new_id("ast"),
                 project_id=project_id,
                 kind=asset_kind,
@@ -75,60 +75,57 @@ class AssetService:
                 mime=mime,
                 size=len(data),
                 sha256=hashlib.sha256(data).hexdigest(),
-                blob_id=blob.id,
+                blob_id=new_id("blb"),
                 created_at=utcnow(),
+                deleted_at=None,
             )
-            tx.session.add(blob)
-            await tx.session.flush()
-            tx.session.add(asset)
+            await tx.story.add_asset(asset, bytes(data))
             tx.record("asset", asset.id, "created", None, snapshots.asset(asset))
         return asset
 
     async def update_asset(
         self, actor: Actor, asset_id: str, name: str | None = None, tags: Sequence[str] | None = None
-    ) -> Asset:
+    ) -> AssetRecord:
         clean_name = None if name is None else validation.title(name, self.limits, "Asset name")
         clean_tags = None if tags is None else validation.tags(tags)
         async with self.store.write(actor) as tx:
-            asset = await tx.asset(asset_id)
-            before = snapshots.asset(asset)
-            if clean_name is not None:
-                asset.name = clean_name
-            if clean_tags is not None:
-                asset.tags = clean_tags
-            tx.save("asset", asset, before, snapshots.asset(asset), touch=False)
+            asset = await _asset_record(tx, asset_id)
+            changed = replace(
+                asset,
+                name=asset.name if clean_name is None else clean_name,
+                tags=asset.tags if clean_tags is None else clean_tags,
+            )
+            if tx.changed("asset", asset.id, snapshots.asset(asset), snapshots.asset(changed)):
+                await tx.story.save_asset(changed)
+                asset = changed
         return asset
 
     async def delete_asset(self, actor: Actor, asset_id: str) -> None:
         async with self.store.write(actor) as tx:
-            asset = await tx.asset(asset_id)
+            asset = await _asset_record(tx, asset_id)
             await _clear_scene_slots(tx, asset)
             await _clear_chapter_slots(tx, asset)
-            before = snapshots.asset(asset)
-            asset.deleted_at = utcnow()
-            tx.session.add(asset)
-            tx.record("asset", asset.id, "deleted", before, None)
+            await tx.story.save_asset(replace(asset, deleted_at=utcnow()))
+            tx.record("asset", asset.id, "deleted", snapshots.asset(asset), None)
 
-    async def asset_content(self, actor: Actor, asset_id: str) -> tuple[Asset, bytes]:
+    async def asset_content(self, actor: Actor, asset_id: str) -> tuple[AssetRecord, bytes]:
         """The bytes to serve, for the owner only. Deleted assets stay readable for history."""
         async with self.store.read(actor) as uow:
-            asset = await uow.asset(asset_id, include_deleted=True)
-            blob = await uow.session.get(AssetBlob, asset.blob_id)
-            return asset, bytes(blob.data) if blob else b""
+            await uow.asset(asset_id, include_deleted=True)
+            asset = await uow.story.asset(asset_id)
+            assert asset is not None, "read in this transaction a moment ago"
+            return asset, await uow.story.asset_bytes(asset.blob_id) or b""
 
     async def find_assets(
         self, actor: Actor, project_id: str, query: str = "", kind: str | None = None
-    ) -> list[Asset]:
+    ) -> list[AssetRecord]:
         if kind is not None:
             kind = _kind(kind)
         if not isinstance(query, str):
             raise invalid("query must be text.")
         async with self.store.read(actor) as uow:
             await uow.project_by_id(project_id)
-            statement = select(Asset).where(Asset.project_id == project_id, col(Asset.deleted_at).is_(None))
-            if kind:
-                statement = statement.where(Asset.kind == kind)
-            rows = list((await uow.session.exec(statement.order_by(col(Asset.name)))).all())
+            rows = await uow.story.live_assets(project_id, kind)
         words = query.casefold().split()
         return [row for row in rows if all(_matches(row, word) for word in words)]
 
@@ -160,31 +157,38 @@ def asset_usage(data: ProjectData, reach: frozenset[str] | None = None) -> dict[
     return usage
 
 
-async def _clear_scene_slots(tx: Mutation, asset: Asset) -> None:
+async def _asset_record(tx: Mutation, asset_id: str) -> AssetRecord:
+    """The actor's live asset (`not_found` otherwise), the unit of work bound to its project."""
+    await tx.asset(asset_id)
+    found = await tx.story.asset(asset_id)
+    assert found is not None, "read in this transaction a moment ago"
+    return found
+
+
+async def _clear_scene_slots(tx: Mutation, asset: AssetRecord) -> None:
     """Each cleared scene is a revision of its own, so undo can put the asset back."""
-    using = or_(Scene.background_asset_id == asset.id, Scene.music_asset_id == asset.id)
-    for scene in (
-        await tx.session.exec(select(Scene).where(Scene.project_id == asset.project_id, using))
-    ).all():
-        before = snapshots.scene(scene, await tx.choices_of(scene.id))
-        _clear(scene, asset.id)
-        tx.save("scene", scene, before, snapshots.scene(scene, await tx.choices_of(scene.id)))
+    for scene in await tx.story.scenes_using_asset(asset.project_id, asset.id):
+        choices = await tx.story.choices_of(scene.id)
+        cleared = _without(scene, asset.id)
+        if tx.changed("scene", scene.id, snapshots.scene(scene, choices), snapshots.scene(cleared, choices)):
+            await tx.story.save_scene(cleared)
 
 
-async def _clear_chapter_slots(tx: Mutation, asset: Asset) -> None:
-    using = or_(Chapter.background_asset_id == asset.id, Chapter.music_asset_id == asset.id)
-    for chapter in (
-        await tx.session.exec(select(Chapter).where(Chapter.project_id == asset.project_id, using))
-    ).all():
-        before = snapshots.chapter(chapter)
-        _clear(chapter, asset.id)
-        tx.save("chapter", chapter, before, snapshots.chapter(chapter))
+async def _clear_chapter_slots(tx: Mutation, asset: AssetRecord) -> None:
+    for chapter in await tx.story.chapters_using_asset(asset.project_id, asset.id):
+        cleared = _without(chapter, asset.id)
+        if tx.changed("chapter", chapter.id, snapshots.chapter(chapter), snapshots.chapter(cleared)):
+            await tx.story.save_chapter(cleared)
 
 
-def _clear(row: Scene | Chapter, asset_id: str) -> None:
-    for slot in MEDIA_SLOTS:
-        if asset_in_slot(row, slot) == asset_id:
-            put_in_slot(row, slot, None)
+def _without(row: Cleared, asset_id: str) -> Cleared:
+    """`row` with the slots that name the asset emptied, stamped as changed."""
+    return replace(
+        row,
+        background_asset_id=None if row.background_asset_id == asset_id else row.background_asset_id,
+        music_asset_id=None if row.music_asset_id == asset_id else row.music_asset_id,
+        updated_at=utcnow(),
+    )
 
 
 def _kind(kind: object) -> AssetKind:
@@ -193,5 +197,5 @@ def _kind(kind: object) -> AssetKind:
     return kind
 
 
-def _matches(asset: Asset, word: str) -> bool:
+def _matches(asset: AssetRecord, word: str) -> bool:
     return word in asset.name.casefold() or any(word in tag for tag in asset.tags) or word == asset.kind

@@ -10,9 +10,11 @@ The implementation lives in `storage.story`.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from storage.story.records import (
+    AssetRecord,
+    ChapterRecord,
     ChapterRows,
     CharacterRecord,
     ChoiceRecord,
@@ -23,6 +25,7 @@ from storage.story.records import (
     LineRecord,
     MediaHead,
     ProjectOwner,
+    ProjectRecord,
     ProjectRows,
     RevisionRecord,
     SceneRecord,
@@ -34,6 +37,8 @@ from storage.story.records import (
 from storage.story.transaction import Transaction
 
 __all__ = [
+    "AssetRecord",
+    "ChapterRecord",
     "ChapterRows",
     "CharacterRecord",
     "ChoiceRecord",
@@ -44,6 +49,7 @@ __all__ = [
     "LineRecord",
     "MediaHead",
     "ProjectOwner",
+    "ProjectRecord",
     "ProjectRows",
     "RevisionRecord",
     "SceneRecord",
@@ -176,3 +182,53 @@ class StoryTransaction(Protocol):
     async def save_scene(self, record: SceneRecord) -> None: ...
     async def save_line(self, record: LineRecord) -> None: ...
     async def save_choice(self, record: ChoiceRecord) -> None: ...
+
+    # Projects, publishing, assets, copies
+    async def project(self, project_id: str) -> ProjectRecord | None: ...
+    async def projects_of(self, owner_id: str) -> list[ProjectRecord]:
+        """The owner's projects but the deleted ones, the latest changed first."""
+        ...
+
+    async def add_project(self, record: ProjectRecord) -> None: ...
+    async def save_project(self, record: ProjectRecord) -> None: ...
+    async def put_published_story(self, project_id: str, snapshot: dict[str, Any] | None) -> None:
+        """The project's public copy becomes `snapshot`; None takes it down."""
+        ...
+
+    async def published_story(self, share_id: str) -> dict[str, Any] | None:
+        """The public copy behind a share link of a published, live project; None when there is none."""
+        ...
+
+    async def asset(self, asset_id: str) -> AssetRecord | None:
+        """The asset, deleted or not."""
+        ...
+
+    async def live_assets(self, project_id: str, kind: str | None = None) -> list[AssetRecord]:
+        """The project's assets but the deleted ones (of `kind`, if given), by name."""
+        ...
+
+    async def asset_bytes(self, blob_id: str) -> bytes | None: ...
+    async def add_asset(self, record: AssetRecord, data: bytes) -> None: ...
+    async def save_asset(self, record: AssetRecord) -> None: ...
+    async def scenes_using_asset(self, project_id: str, asset_id: str) -> list[SceneRecord]:
+        """The project's scenes whose own slots name the asset."""
+        ...
+
+    async def chapters_using_asset(self, project_id: str, asset_id: str) -> list[ChapterRecord]:
+        """The project's chapters whose own slots name the asset."""
+        ...
+
+    async def save_chapter(self, record: ChapterRecord) -> None: ...
+
+    async def chapter(self, chapter_id: str) -> ChapterRecord | None: ...
+    async def chapters_in_order(self, project_id: str) -> list[ChapterRecord]: ...
+    async def scenes_in_order(self, chapter_id: str) -> list[SceneRecord]: ...
+    async def lines_in_order(self, scene_id: str) -> list[LineRecord]: ...
+    async def add_chapter(self, record: ChapterRecord) -> None: ...
+    async def add_scene(self, record: SceneRecord) -> None:
+        """Written at the transaction's next read or its end; rows that refer to each other
+        (a chapter's scenes, a scene's lines and choices) need a read between their additions."""
+        ...
+
+    async def add_line(self, record: LineRecord) -> None: ...
+    async def add_choice(self, record: ChoiceRecord) -> None: ...

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from sqlmodel import col, select
+from dataclasses import dataclass, replace
 
 from romergo.common.actors import Actor
 from romergo.common.clock import utcnow
 from romergo.common.config import Limits
 from romergo.common.ids import new_id
 from romergo.story import snapshots, validation
-from romergo.story.base import StoryStore
-from romergo.story.publishing import put_published_story
-from storage.tables import Project
+from romergo.story.base import Mutation, StoryStore, UnitOfWork
+from romergo.story.ledger import ProjectRecord
 
 
 @dataclass(frozen=True)
@@ -21,50 +18,63 @@ class ProjectService:
     store: StoryStore
     limits: Limits
 
-    async def list_projects(self, actor: Actor) -> list[Project]:
+    async def list_projects(self, actor: Actor) -> list[ProjectRecord]:
         async with self.store.read(actor) as uow:
-            statement = (
-                select(Project)
-                .where(Project.owner_id == actor.user_id, col(Project.deleted_at).is_(None))
-                .order_by(col(Project.updated_at).desc())
-            )
-            return list((await uow.session.exec(statement)).all())
+            return await uow.story.projects_of(actor.user_id)
 
-    async def get_project(self, actor: Actor, project_id: str) -> Project:
+    async def get_project(self, actor: Actor, project_id: str) -> ProjectRecord:
         async with self.store.read(actor) as uow:
-            return await uow.project_by_id(project_id)
+            return await project_record(uow, project_id)
 
-    async def create_project(self, actor: Actor, title: str) -> Project:
+    async def create_project(self, actor: Actor, title: str) -> ProjectRecord:
         clean = validation.title(title, self.limits, "Project title")
         now = utcnow()
-        project = Project(
-            id=new_id("prj"), owner_id=actor.user_id, title=clean, created_at=now, updated_at=now
+        project = ProjectRecord(
+            id=new_id("prj"),
+            owner_id=actor.user_id,
+            title=clean,
+            created_at=now,
+            updated_at=now,
+            published=False,
+            share_id=None,
+            published_at=None,
+            deleted_at=None,
         )
         async with self.store.write(actor) as tx:
-            tx.session.add(project)
-            tx.project = project
-            await tx.session.flush()
+            await tx.story.add_project(project)
+            await tx.project_by_id(project.id)
             tx.record("project", project.id, "created", None, snapshots.project(project))
-        return project
+        return as_written(tx, project)
 
-    async def rename_project(self, actor: Actor, project_id: str, title: str) -> Project:
+    async def rename_project(self, actor: Actor, project_id: str, title: str) -> ProjectRecord:
         clean = validation.title(title, self.limits, "Project title")
         async with self.store.write(actor) as tx:
-            project = await tx.project_by_id(project_id)
-            before = snapshots.project(project)
-            project.title = clean
-            tx.session.add(project)
-            tx.record("project", project.id, "updated", before, snapshots.project(project))
-        return project
+            project = await project_record(tx, project_id)
+            renamed = replace(project, title=clean)
+            await tx.story.save_project(renamed)
+            before, after = snapshots.project(project), snapshots.project(renamed)
+            tx.record("project", project.id, "updated", before, after)
+        return as_written(tx, renamed)
 
     async def delete_project(self, actor: Actor, project_id: str) -> None:
         """Soft delete: the project disappears everywhere but its rows and history stay."""
         async with self.store.write(actor) as tx:
-            project = await tx.project_by_id(project_id)
-            before = snapshots.project(project)
-            project.deleted_at = utcnow()
-            project.published = False
-            project.share_id = None
-            await put_published_story(tx, project.id, None)
-            tx.session.add(project)
-            tx.record("project", project.id, "deleted", before, None)
+            project = await project_record(tx, project_id)
+            gone = replace(project, deleted_at=utcnow(), published=False, share_id=None)
+            await tx.story.put_published_story(project.id, None)
+            await tx.story.save_project(gone)
+            tx.record("project", project.id, "deleted", snapshots.project(project), None)
+
+
+async def project_record(uow: UnitOfWork, project_id: str) -> ProjectRecord:
+    """The actor's live project (`not_found` otherwise), the unit of work bound to it."""
+    await uow.project_by_id(project_id)
+    found = await uow.story.project(project_id)
+    assert found is not None, "read in this transaction a moment ago"
+    return found
+
+
+def as_written(tx: Mutation, project: ProjectRecord) -> ProjectRecord:
+    """`project` with the time the finished write stamped on it."""
+    assert tx.project is not None
+    return replace(project, updated_at=tx.project.updated_at)

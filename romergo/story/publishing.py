@@ -6,11 +6,8 @@ Publishing again refreshes the snapshot and keeps the link; unpublishing kills t
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
-
-from sqlalchemy import delete
-from sqlmodel import col, select
 
 from romergo.common.actors import Actor
 from romergo.common.clock import iso, utcnow
@@ -18,60 +15,54 @@ from romergo.common.errors import RomergoError
 from romergo.common.ids import new_secret
 from romergo.story import snapshots
 from romergo.story.base import Mutation, StoryStore
+from romergo.story.ledger import AssetRecord, ProjectRecord
 from romergo.story.media_rules import effective_media
+from romergo.story.projects import as_written, project_record
 from romergo.story.reads import load_project
 from romergo.story.views import ProjectData
-from storage.tables import Asset, AssetBlob, Chapter, Project, PublishedStory, Scene
+from storage.tables import Chapter, Scene
 
 
 @dataclass(frozen=True)
 class PublishingService:
     store: StoryStore
 
-    async def publish_project(self, actor: Actor, project_id: str) -> Project:
+    async def publish_project(self, actor: Actor, project_id: str) -> ProjectRecord:
         """Freeze the story as it is now into a snapshot behind a (kept or new) share link."""
         async with self.store.write(actor) as tx:
             data = await load_project(tx, project_id)
             # Pure Python over the whole story: in a worker thread, while the loop serves others.
             snapshot = await asyncio.to_thread(published_story, data)
-            project = await tx.project_by_id(project_id)
-            await _change_publication(tx, project, snapshot)
-        return project
+            project = await _change_publication(tx, await project_record(tx, project_id), snapshot)
+        return as_written(tx, project)
 
-    async def unpublish_project(self, actor: Actor, project_id: str) -> Project:
+    async def unpublish_project(self, actor: Actor, project_id: str) -> ProjectRecord:
         async with self.store.write(actor) as tx:
-            project = await tx.project_by_id(project_id)
+            project = await project_record(tx, project_id)
             if not project.published:
                 raise RomergoError("conflict", f'Project "{project.title}" is not published.')
-            await _change_publication(tx, project, None)
-        return project
+            project = await _change_publication(tx, project, None)
+        return as_written(tx, project)
 
     async def published_snapshot(self, share_id: str) -> dict[str, Any] | None:
         """The public, read-only story behind a share link; None when there is none."""
         if not isinstance(share_id, str) or not share_id:
             return None
         async with self.store.read_public() as session:
-            statement = (
-                select(PublishedStory.snapshot)
-                .join(Project, col(Project.id) == col(PublishedStory.project_id))
-                .where(
-                    Project.share_id == share_id, col(Project.published), col(Project.deleted_at).is_(None)
-                )
-            )
-            found = (await session.exec(statement)).first()
-            return None if found is None else dict(found)
+            return await self.store.ledger.within(session).published_story(share_id)
 
-    async def published_asset_content(self, share_id: str, asset_id: str) -> tuple[Asset, bytes] | None:
+    async def published_asset_content(self, share_id: str, asset_id: str) -> tuple[AssetRecord, bytes] | None:
         """Bytes of an asset that the published snapshot behind `share_id` really uses."""
         snapshot = await self.published_snapshot(share_id)
         if not snapshot or asset_id not in snapshot.get("asset_ids", []):
             return None
         async with self.store.read_public() as session:
-            asset = await session.get(Asset, asset_id)
+            story = self.store.ledger.within(session)
+            asset = await story.asset(asset_id)
             if asset is None:
                 return None
-            blob = await session.get(AssetBlob, asset.blob_id)
-            return (asset, bytes(blob.data)) if blob else None
+            data = await story.asset_bytes(asset.blob_id)
+            return None if data is None else (asset, data)
 
 
 def published_story(data: ProjectData) -> dict[str, Any]:
@@ -126,24 +117,17 @@ def _with_state(item: dict[str, Any], **state: str | None) -> dict[str, Any]:
     return item | {key: value for key, value in state.items() if value}
 
 
-async def _change_publication(tx: Mutation, project: Project, snapshot: dict[str, Any] | None) -> None:
+async def _change_publication(
+    tx: Mutation, project: ProjectRecord, snapshot: dict[str, Any] | None
+) -> ProjectRecord:
     """Publish `snapshot` (keeping an existing share link), or unpublish with None."""
-    before = snapshots.project(project)
-    project.published = snapshot is not None
-    await put_published_story(tx, project.id, snapshot)
+    await tx.story.put_published_story(project.id, snapshot)
     if snapshot is None:
-        project.share_id = None
-        project.published_at = None
+        changed = replace(project, published=False, share_id=None, published_at=None)
     else:
-        project.share_id = project.share_id or new_secret(12)
-        project.published_at = utcnow()
-    tx.session.add(project)
-    tx.record("project", project.id, "updated", before, snapshots.project(project))
-
-
-async def put_published_story(tx: Mutation, project_id: str, snapshot: dict[str, Any] | None) -> None:
-    """The project's public copy becomes `snapshot`; None takes it down. The old copy is deleted
-    unread (loading megabytes only to replace them would cost what the table is there to spare)."""
-    await tx.session.exec(delete(PublishedStory).where(col(PublishedStory.project_id) == project_id))
-    if snapshot is not None:
-        tx.session.add(PublishedStory(project_id=project_id, snapshot=snapshot))
+        changed = replace(
+            project, published=True, share_id=project.share_id or new_secret(12), published_at=utcnow()
+        )
+    await tx.story.save_project(changed)
+    tx.record("project", project.id, "updated", snapshots.project(project), snapshots.project(changed))
+    return changed

@@ -9,7 +9,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from romergo.story.ledger import CharacterRecord, ChoiceRecord, LineRecord, SceneRecord, VariableRecord
+from romergo.story.ledger import (
+    AssetRecord,
+    ChapterRecord,
+    CharacterRecord,
+    ChoiceRecord,
+    LineRecord,
+    ProjectRecord,
+    SceneRecord,
+    VariableRecord,
+)
 from romergo.story.shapes import (
     AssetSnapshot,
     ChapterEntity,
@@ -25,11 +34,11 @@ from romergo.story.views import LineRow
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene, StoryVariable
 
 
-def project(row: Project) -> dict[str, Any]:
+def project(row: Project | ProjectRecord) -> dict[str, Any]:
     return snapshot(ProjectSnapshot.model_validate(row))
 
 
-def chapter(row: Chapter) -> dict[str, Any]:
+def chapter(row: Chapter | ChapterRecord) -> dict[str, Any]:
     return snapshot(ChapterEntity.model_validate(row))
 
 
@@ -55,7 +64,7 @@ def character(row: Character | CharacterRecord) -> dict[str, Any]:
     return snapshot(CharacterEntity.model_validate(row))
 
 
-def asset(row: Asset) -> dict[str, Any]:
+def asset(row: Asset | AssetRecord) -> dict[str, Any]:
     return snapshot(AssetSnapshot.model_validate(row))
 
 

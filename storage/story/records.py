@@ -258,3 +258,48 @@ class VariableMentions:
     scenes: list[SceneRecord]
     lines: list[LineRecord]
     choices: list[ChoiceRecord]
+
+
+# Projects, publishing, assets, copies
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectRecord:
+    id: str
+    owner_id: str
+    title: str
+    created_at: datetime
+    updated_at: datetime
+    published: bool
+    share_id: str | None
+    published_at: datetime | None
+    deleted_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class AssetRecord:
+    """An imported file's description; its bytes stay apart (`StoryTransaction.asset_bytes`)."""
+
+    id: str
+    project_id: str
+    kind: str
+    name: str
+    tags: list[str]
+    mime: str
+    size: int
+    sha256: str
+    blob_id: str
+    created_at: datetime
+    deleted_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChapterRecord:
+    id: str
+    project_id: str
+    title: str
+    position: int
+    music_asset_id: str | None
+    background_asset_id: str | None
+    created_at: datetime
+    updated_at: datetime

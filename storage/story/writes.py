@@ -12,19 +12,33 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any, TypeVar
 
-from sqlalchemy import bindparam
-from sqlmodel import SQLModel, col, func, select
+from sqlalchemy import bindparam, delete
+from sqlmodel import SQLModel, col, func, or_, select
 
 from storage.story.records import (
+    AssetRecord,
+    ChapterRecord,
     CharacterRecord,
     ChoiceRecord,
     LineRecord,
+    ProjectRecord,
     SceneRecord,
     VariableMentions,
     VariableRecord,
 )
 from storage.story.transaction import Transaction
-from storage.tables import Chapter, Character, Choice, DialogueLine, Scene, StoryVariable
+from storage.tables import (
+    Asset,
+    AssetBlob,
+    Chapter,
+    Character,
+    Choice,
+    DialogueLine,
+    Project,
+    PublishedStory,
+    Scene,
+    StoryVariable,
+)
 
 Record = TypeVar("Record")
 
@@ -104,6 +118,96 @@ class SessionStoryTransaction:
     async def save_choice(self, record: ChoiceRecord) -> None:
         await self._save(Choice, record)
 
+    # Projects, publishing, assets, copies
+    async def project(self, project_id: str) -> ProjectRecord | None:
+        return await self._get(Project, ProjectRecord, project_id)
+
+    async def projects_of(self, owner_id: str) -> list[ProjectRecord]:
+        found = await self.session.exec(_PROJECTS_OF, params={"owner_id": owner_id})
+        return [_record(ProjectRecord, row) for row in found.all()]
+
+    async def add_project(self, record: ProjectRecord) -> None:
+        """Written at once: the unit of work finds it in its identity map from here on."""
+        self.session.add(Project(**_values(record)))
+        await self.session.flush()
+
+    async def save_project(self, record: ProjectRecord) -> None:
+        await self._save(Project, record)
+
+    async def put_published_story(self, project_id: str, snapshot: dict[str, Any] | None) -> None:
+        # The old copy is deleted unread: loading megabytes only to replace them would cost what
+        # the table is there to spare.
+        await self.session.exec(delete(PublishedStory).where(col(PublishedStory.project_id) == project_id))
+        if snapshot is not None:
+            self.session.add(PublishedStory(project_id=project_id, snapshot=snapshot))
+
+    async def published_story(self, share_id: str) -> dict[str, Any] | None:
+        found = (await self.session.exec(_PUBLISHED_STORY, params={"share_id": share_id})).first()
+        return None if found is None else dict(found)
+
+    async def asset(self, asset_id: str) -> AssetRecord | None:
+        return await self._get(Asset, AssetRecord, asset_id)
+
+    async def live_assets(self, project_id: str, kind: str | None = None) -> list[AssetRecord]:
+        statement = select(Asset).where(Asset.project_id == project_id, col(Asset.deleted_at).is_(None))
+        if kind:
+            statement = statement.where(Asset.kind == kind)
+        found = await self.session.exec(statement.order_by(col(Asset.name)))
+        return [_record(AssetRecord, row) for row in found.all()]
+
+    async def asset_bytes(self, blob_id: str) -> bytes | None:
+        blob = await self.session.get(AssetBlob, blob_id)
+        return None if blob is None else bytes(blob.data)
+
+    async def add_asset(self, record: AssetRecord, data: bytes) -> None:
+        """The asset with its bytes; the bytes are written first, as the asset refers to them."""
+        self.session.add(AssetBlob(id=record.blob_id, data=data))
+        await self.session.flush()
+        self.session.add(Asset(**_values(record)))
+
+    async def save_asset(self, record: AssetRecord) -> None:
+        await self._save(Asset, record)
+
+    async def scenes_using_asset(self, project_id: str, asset_id: str) -> list[SceneRecord]:
+        using = or_(Scene.background_asset_id == asset_id, Scene.music_asset_id == asset_id)
+        found = await self.session.exec(select(Scene).where(Scene.project_id == project_id, using))
+        return [_record(SceneRecord, row) for row in found.all()]
+
+    async def chapters_using_asset(self, project_id: str, asset_id: str) -> list[ChapterRecord]:
+        using = or_(Chapter.background_asset_id == asset_id, Chapter.music_asset_id == asset_id)
+        found = await self.session.exec(select(Chapter).where(Chapter.project_id == project_id, using))
+        return [_record(ChapterRecord, row) for row in found.all()]
+
+    async def save_chapter(self, record: ChapterRecord) -> None:
+        await self._save(Chapter, record)
+
+    async def chapter(self, chapter_id: str) -> ChapterRecord | None:
+        return await self._get(Chapter, ChapterRecord, chapter_id)
+
+    async def chapters_in_order(self, project_id: str) -> list[ChapterRecord]:
+        found = await self.session.exec(_CHAPTERS_IN_ORDER, params={"parent_id": project_id})
+        return [_record(ChapterRecord, row) for row in found.all()]
+
+    async def scenes_in_order(self, chapter_id: str) -> list[SceneRecord]:
+        found = await self.session.exec(_SCENES_IN_ORDER, params={"parent_id": chapter_id})
+        return [_record(SceneRecord, row) for row in found.all()]
+
+    async def lines_in_order(self, scene_id: str) -> list[LineRecord]:
+        found = await self.session.exec(_LINES_IN_ORDER, params={"parent_id": scene_id})
+        return [_record(LineRecord, row) for row in found.all()]
+
+    async def add_chapter(self, record: ChapterRecord) -> None:
+        self.session.add(Chapter(**_values(record)))
+
+    async def add_scene(self, record: SceneRecord) -> None:
+        self.session.add(Scene(**_values(record)))
+
+    async def add_line(self, record: LineRecord) -> None:
+        self.session.add(DialogueLine(**_values(record)))
+
+    async def add_choice(self, record: ChoiceRecord) -> None:
+        self.session.add(Choice(**_values(record)))
+
     async def _get(self, table: type[SQLModel], shape: type[Record], entity_id: str) -> Record | None:
         row = await self.session.get(table, entity_id) if isinstance(entity_id, str) and entity_id else None
         return None if row is None else _record(shape, row)
@@ -154,4 +258,30 @@ _SCENES_WHERE_SPEAKING = (
     .where(col(DialogueLine.character_id) == bindparam("character_id"))
     .group_by(col(Scene.id), col(Scene.title), col(Chapter.position), col(Scene.position))
     .order_by(col(Chapter.position), col(Scene.position))
+)
+
+_PROJECTS_OF = (
+    select(Project)
+    .where(col(Project.owner_id) == bindparam("owner_id"), col(Project.deleted_at).is_(None))
+    .order_by(col(Project.updated_at).desc())
+)
+_PUBLISHED_STORY = (
+    select(PublishedStory.snapshot)
+    .join(Project, col(Project.id) == col(PublishedStory.project_id))
+    .where(
+        col(Project.share_id) == bindparam("share_id"),
+        col(Project.published),
+        col(Project.deleted_at).is_(None),
+    )
+)
+_CHAPTERS_IN_ORDER = (
+    select(Chapter).where(col(Chapter.project_id) == bindparam("parent_id")).order_by(col(Chapter.position))
+)
+_SCENES_IN_ORDER = (
+    select(Scene).where(col(Scene.chapter_id) == bindparam("parent_id")).order_by(col(Scene.position))
+)
+_LINES_IN_ORDER = (
+    select(DialogueLine)
+    .where(col(DialogueLine.scene_id) == bindparam("parent_id"))
+    .order_by(col(DialogueLine.position))
 )

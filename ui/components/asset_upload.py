@@ -13,12 +13,12 @@ from pathlib import Path
 from nicegui import ui
 from nicegui.events import UploadEventArguments
 
-from romergo.entities import Asset
+from romergo.entities import AssetRecord
 from romergo.story.media_types import AssetKind, guess_kind
 from ui.actions import act
 from ui.context import PageContext
 
-Uploaded = Callable[[Asset], Awaitable[None]]
+Uploaded = Callable[[AssetRecord], Awaitable[None]]
 NOT_MEDIA = "This file is neither an image (PNG, JPEG or WebP) nor audio (OGG, MP3 or WAV)."
 ACCEPT = {"background": "image/*", "music": "audio/*", "sound": "audio/*"}
 

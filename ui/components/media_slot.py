@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol
 from nicegui import ui
 
 from romergo.common import urls
-from romergo.entities import Asset
+from romergo.entities import AssetRecord
 from ui.components.asset_upload import asset_upload
 from ui.context import PageContext
 
@@ -37,20 +37,20 @@ class HasMedia(Protocol):
 class Slot:
     kind: SlotKind
     owner: Literal["scene", "chapter"]
-    own: Asset | None
+    own: AssetRecord | None
     """The entity's own asset (None: none of its own)."""
-    inherited: Asset | None = None
+    inherited: AssetRecord | None = None
     """For a scene: its chapter's asset in the same slot."""
 
     @property
-    def playing(self) -> Asset | None:
+    def playing(self) -> AssetRecord | None:
         return self.own or self.inherited
 
 
 def media_slots(
     ctx: PageContext,
     project_id: str,
-    assets: list[Asset],
+    assets: list[AssetRecord],
     own: HasMedia,
     choose: Callable[[SlotKind, str | None], Awaitable[Any]],
     *,
@@ -66,7 +66,9 @@ def media_slots(
             media_slot(ctx, project_id, slot, [a for a in assets if a.kind == kind], _chooser(choose, kind))
 
 
-def media_slot(ctx: PageContext, project_id: str, slot: Slot, choices: list[Asset], choose: Choose) -> None:
+def media_slot(
+    ctx: PageContext, project_id: str, slot: Slot, choices: list[AssetRecord], choose: Choose
+) -> None:
     """`choices` are the project's assets of the slot's kind; `choose(None)` clears the own asset."""
     title = "Background" if slot.kind == "background" else "Music"
     with ui.card().classes("w-full gap-2").props(f'data-testid="{slot.kind}-slot"'):
@@ -97,7 +99,7 @@ def media_slot(ctx: PageContext, project_id: str, slot: Slot, choices: list[Asse
             "w-full"
         )
 
-        async def uploaded(asset: Asset) -> None:
+        async def uploaded(asset: AssetRecord) -> None:
             await choose(asset.id)
 
         asset_upload(
@@ -117,7 +119,7 @@ def _asset_id(entity: HasMedia, kind: SlotKind) -> str | None:
     return entity.background_asset_id if kind == "background" else entity.music_asset_id
 
 
-def _find(assets: list[Asset], asset_id: str | None) -> Asset | None:
+def _find(assets: list[AssetRecord], asset_id: str | None) -> AssetRecord | None:
     return next((asset for asset in assets if asset.id == asset_id), None)
 
 

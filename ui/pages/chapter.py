@@ -13,7 +13,7 @@ from typing import Any
 from nicegui import ui
 
 from romergo.common import urls
-from romergo.entities import Asset, Project
+from romergo.entities import AssetRecord, Project
 from romergo.story.views import ChapterOutline, Outline
 from ui.actions import act
 from ui.components.buttons import icon_button
@@ -29,7 +29,7 @@ from ui.frame import SectionPage
 class Loaded:
     outline: Outline
     entry: ChapterOutline
-    assets: list[Asset]
+    assets: list[AssetRecord]
 
     @property
     def project(self) -> Project:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from nicegui import ui
 
 from romergo.common import urls
-from romergo.entities import Project
+from romergo.entities import ProjectRecord
 from romergo.story import HistoryFilter
 from romergo.story.history import HistoryEntry, HistoryPage
 from ui.components.change_review import change_review
@@ -27,7 +27,7 @@ MAX_QUERY_CHARS = 100
 
 @dataclass(frozen=True)
 class Loaded:
-    project: Project
+    project: ProjectRecord
     page: HistoryPage
     scene_title: str | None
 

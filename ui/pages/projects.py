@@ -7,7 +7,7 @@ from nicegui import ui
 
 from romergo.common import urls
 from romergo.common.bus import user_topic
-from romergo.entities import Project
+from romergo.entities import ProjectRecord
 from ui.actions import act
 from ui.components.buttons import icon_button
 from ui.components.dialogs import RENAME_STORY, ask_for_change, confirm
@@ -22,7 +22,7 @@ async def page(ctx: PageContext) -> None:
     host = ui.column().classes("w-full gap-4")
 
     @ui.refreshable
-    def listing(rows: list[Project]) -> None:
+    def listing(rows: list[ProjectRecord]) -> None:
         if not rows:
             ui.label("No stories yet. Give your first one a title below.").classes("text-grey-7")
         with ui.column().classes("w-full gap-2").props('role="list" aria-label="Your stories"'):
@@ -52,7 +52,7 @@ async def page(ctx: PageContext) -> None:
         import_box(ctx)
 
 
-def _project_card(ctx: PageContext, host: ui.element, row: Project) -> None:
+def _project_card(ctx: PageContext, host: ui.element, row: ProjectRecord) -> None:
 
     async def rename() -> None:
         await ask_for_change(

@@ -16,7 +16,7 @@ from typing import Any
 from nicegui import background_tasks, ui
 
 from romergo.common import urls
-from romergo.entities import Asset, Project
+from romergo.entities import AssetRecord, Project
 from romergo.story.views import Outline, SceneView
 from ui.actions import act
 from ui.components.buttons import icon_button
@@ -36,7 +36,7 @@ from ui.on_scene import OthersOnScene
 class Loaded:
     view: SceneView
     outline: Outline
-    assets: list[Asset]
+    assets: list[AssetRecord]
 
     @property
     def project(self) -> Project:

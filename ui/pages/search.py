@@ -18,7 +18,7 @@ from nicegui import ui
 
 from romergo.common import urls
 from romergo.common.errors import RomergoError
-from romergo.entities import Project
+from romergo.entities import ProjectRecord
 from romergo.story.patterns import MAX_QUERY_CHARS, MAX_REPLACEMENT_CHARS, SearchQuery
 from romergo.story.search import Hit, SceneHits, SearchResults, Target
 from ui.actions import act
@@ -38,7 +38,7 @@ FIELD_NAMES = {
 
 @dataclass(frozen=True)
 class Found:
-    project: Project
+    project: ProjectRecord
     query: SearchQuery | None
     results: SearchResults | None
     error: str | None = None
