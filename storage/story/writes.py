@@ -32,6 +32,9 @@ Record = TypeVar("Record")
 class SessionStoryTransaction:
     def __init__(self, session: Transaction) -> None:
         self.session = session
+        self._held: list[Any] = []
+        """The rows read here, held until the transaction ends: the session's identity map holds
+        them weakly, and a save of a record read here must find its row there, reading nothing."""
 
     async def character(self, character_id: str) -> CharacterRecord | None:
         return await self._get(Character, CharacterRecord, character_id)
@@ -104,9 +107,27 @@ class SessionStoryTransaction:
     async def save_choice(self, record: ChoiceRecord) -> None:
         await self._save(Choice, record)
 
+    # Lines, scenes, choices, chapters
+    async def line(self, line_id: str) -> LineRecord | None:
+        return await self._get(DialogueLine, LineRecord, line_id)
+
+    async def lines_of(self, scene_id: str) -> list[LineRecord]:
+        rows = (await self.session.exec(_LINES_OF, params={"scene_id": scene_id})).all()
+        self._held += rows
+        return [_record(LineRecord, row) for row in rows]
+
+    async def add_line(self, record: LineRecord) -> None:
+        self.session.add(DialogueLine(**_values(record)))
+
+    async def remove_line(self, line_id: str) -> None:
+        await self._remove(DialogueLine, line_id)
+
     async def _get(self, table: type[SQLModel], shape: type[Record], entity_id: str) -> Record | None:
         row = await self.session.get(table, entity_id) if isinstance(entity_id, str) and entity_id else None
-        return None if row is None else _record(shape, row)
+        if row is None:
+            return None
+        self._held.append(row)
+        return _record(shape, row)
 
     async def _save(self, table: type[SQLModel], record: Any) -> None:
         """The row takes the record's values (it is in the identity map when the record was read
@@ -145,6 +166,11 @@ _COUNT_CHARACTERS = (
 )
 _CHOICES_OF = (
     select(Choice).where(col(Choice.scene_id) == bindparam("scene_id")).order_by(col(Choice.position))
+)
+_LINES_OF = (
+    select(DialogueLine)
+    .where(col(DialogueLine.scene_id) == bindparam("scene_id"))
+    .order_by(col(DialogueLine.position))
 )
 # In story order: chapter by chapter, scene by scene.
 _SCENES_WHERE_SPEAKING = (

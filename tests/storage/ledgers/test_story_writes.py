@@ -11,7 +11,7 @@ import pytest
 
 from romergo.story import ChoiceSpec
 from storage.story.ledger import DatabaseStoryLedger
-from storage.story.records import CharacterRecord, VariableRecord
+from storage.story.records import CharacterRecord, LineRecord, VariableRecord
 from storage.tables import Character
 from tests.support.story import small_story
 
@@ -164,3 +164,38 @@ async def test_what_mentions_a_variable_is_found_in_its_project_and_written_back
         assert [s.id for s in (await reads.variable_mentions(other.project_id, "gold")).scenes] == [
             other.second_scene_id
         ]
+
+
+async def test_lines_are_added_read_in_order_saved_and_removed_in_their_scene_only(services, actor):
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    first, second = (
+        LineRecord(f"lin_{n}", story.project_id, story.first_scene_id, n, None, f"Line {n}", None, WHEN, WHEN)
+        for n in (0, 1)
+    )
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        await writes.add_line(second)
+        await writes.add_line(first)
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        assert await writes.lines_of(story.first_scene_id) == [first, second]
+        assert await writes.lines_of(story.second_scene_id) == []
+        await writes.save_line(replace(first, position=1, character_id=story.hero_id))
+        await writes.save_line(replace(second, position=0, condition="gold > 1"))
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        assert [(line.id, line.position) for line in await writes.lines_of(story.first_scene_id)] == [
+            (second.id, 0),
+            (first.id, 1),
+        ]
+        assert await writes.line(first.id) == replace(first, position=1, character_id=story.hero_id)
+        await writes.remove_line(second.id)
+        await writes.remove_line("lin_missing")
+    async with services.db.read() as session:
+        reads = ledger.within(session)
+        assert await reads.line(second.id) is None
+        assert await reads.line("") is None
+        assert [line.id for line in await reads.lines_of(story.first_scene_id)] == [first.id]
+        with pytest.raises(LookupError):
+            await reads.save_line(second)
