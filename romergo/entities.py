@@ -2,7 +2,14 @@
 (which never import `storage` themselves)."""
 
 from storage.access.records import User
-from storage.story.records import CharacterRecord, VariableRecord
+from storage.story.records import (
+    ChapterRecord,
+    CharacterRecord,
+    ChoiceRecord,
+    LineRecord,
+    SceneRecord,
+    VariableRecord,
+)
 from storage.tables import (
     Asset,
     Chapter,
@@ -18,13 +25,17 @@ from storage.tables import (
 __all__ = [
     "Asset",
     "Chapter",
+    "ChapterRecord",
     "Character",
     "CharacterRecord",
     "Choice",
+    "ChoiceRecord",
     "DialogueLine",
+    "LineRecord",
     "Project",
     "Revision",
     "Scene",
+    "SceneRecord",
     "StoryVariable",
     "User",
     "VariableRecord",

@@ -29,25 +29,23 @@ from romergo.common.clock import utcnow
 from romergo.common.errors import RomergoError, invalid, not_found, project_not_found
 from romergo.common.ids import new_id
 from romergo.story.kinds import LABELS, Action, EntityType
-from romergo.story.ledger import CharacterRecord, LineRecord, StoryLedger, StoryTransaction, VariableRecord
+from romergo.story.ledger import (
+    ChapterRecord,
+    CharacterRecord,
+    LineRecord,
+    StoryLedger,
+    StoryTransaction,
+    VariableRecord,
+)
 from romergo.story.owners import readable_by
 from romergo.story.read_marks import remember_in
 from romergo.story.revisions import latest_revisions, note_written, wants_written
 from storage import Database
 from storage.core_tables import PROJECTS, REVISIONS
-from storage.tables import (
-    Asset,
-    Chapter,
-    Character,
-    Choice,
-    DialogueLine,
-    Project,
-    Scene,
-    StoryVariable,
-)
+from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene, StoryVariable
 
 Row = TypeVar("Row", bound=SQLModel)
-Found = TypeVar("Found", CharacterRecord, VariableRecord, LineRecord)
+Found = TypeVar("Found", CharacterRecord, VariableRecord, LineRecord, ChapterRecord)
 
 
 @dataclass(frozen=True)
@@ -110,8 +108,9 @@ class UnitOfWork:
         self._bind(project)
         return project
 
-    async def chapter(self, chapter_id: str) -> Chapter:
-        return await self._owned(Chapter, chapter_id, "chapter")
+    async def chapter(self, chapter_id: str) -> ChapterRecord:
+        row = await self._owned(Chapter, chapter_id, "chapter")
+        return await self._record(self.story.chapter(chapter_id), row)
 
     async def scene(self, scene_id: str) -> Scene:
         return await self._owned(Scene, scene_id, "scene")

@@ -13,6 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Protocol
 
 from storage.story.records import (
+    ChapterRecord,
     ChapterRows,
     CharacterRecord,
     ChoiceRecord,
@@ -34,6 +35,7 @@ from storage.story.records import (
 from storage.story.transaction import Transaction
 
 __all__ = [
+    "ChapterRecord",
     "ChapterRows",
     "CharacterRecord",
     "ChoiceRecord",
@@ -185,3 +187,21 @@ class StoryTransaction(Protocol):
 
     async def add_line(self, record: LineRecord) -> None: ...
     async def remove_line(self, line_id: str) -> None: ...
+    async def scenes_of(self, chapter_id: str) -> list[SceneRecord]:
+        """The chapter's scenes in order."""
+        ...
+
+    async def remove_scene(self, scene_id: str) -> None:
+        """The scene with its lines and choices."""
+        ...
+
+    async def chapter(self, chapter_id: str) -> ChapterRecord | None: ...
+    async def chapters_of(self, project_id: str) -> list[ChapterRecord]:
+        """The project's chapters in order."""
+        ...
+
+    async def add_chapter(self, record: ChapterRecord) -> None: ...
+    async def save_chapter(self, record: ChapterRecord) -> None: ...
+    async def remove_chapter(self, chapter_id: str) -> None:
+        """The chapter alone, once its scenes are removed."""
+        ...

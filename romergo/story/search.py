@@ -291,9 +291,9 @@ async def _apply(
             continue  # written below, as rows
         if hit.field == "chapter_title":
             chapter = await tx.chapter(hit.entity_id)
-            before = snapshots.chapter(chapter)
-            chapter.title = text
-            tx.save("chapter", chapter, before, snapshots.chapter(chapter))
+            retitled = copied(chapter, title=text, updated_at=utcnow())
+            if tx.changed("chapter", chapter.id, snapshots.chapter(chapter), snapshots.chapter(retitled)):
+                await tx.story.save_chapter(retitled)
         elif hit.field == "character_name":
             character = await tx.character(hit.entity_id)
             renamed = copied(character, name=text, updated_at=utcnow())

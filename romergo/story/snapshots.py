@@ -9,7 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from romergo.story.ledger import CharacterRecord, ChoiceRecord, LineRecord, SceneRecord, VariableRecord
+from romergo.story.ledger import (
+    ChapterRecord,
+    CharacterRecord,
+    ChoiceRecord,
+    LineRecord,
+    SceneRecord,
+    VariableRecord,
+)
 from romergo.story.shapes import (
     AssetSnapshot,
     ChapterEntity,
@@ -29,7 +36,7 @@ def project(row: Project) -> dict[str, Any]:
     return snapshot(ProjectSnapshot.model_validate(row))
 
 
-def chapter(row: Chapter) -> dict[str, Any]:
+def chapter(row: Chapter | ChapterRecord) -> dict[str, Any]:
     return snapshot(ChapterEntity.model_validate(row))
 
 

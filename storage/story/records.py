@@ -210,6 +210,18 @@ class VariableRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class ChapterRecord:
+    id: str
+    project_id: str
+    title: str
+    position: int
+    music_asset_id: str | None
+    background_asset_id: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class SceneRecord:
     id: str
     project_id: str

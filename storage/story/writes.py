@@ -16,6 +16,7 @@ from sqlalchemy import bindparam
 from sqlmodel import SQLModel, col, func, select
 
 from storage.story.records import (
+    ChapterRecord,
     CharacterRecord,
     ChoiceRecord,
     LineRecord,
@@ -122,6 +123,39 @@ class SessionStoryTransaction:
     async def remove_line(self, line_id: str) -> None:
         await self._remove(DialogueLine, line_id)
 
+    async def scenes_of(self, chapter_id: str) -> list[SceneRecord]:
+        rows = (await self.session.exec(_SCENES_OF, params={"chapter_id": chapter_id})).all()
+        self._held += rows
+        return [_record(SceneRecord, row) for row in rows]
+
+    async def remove_scene(self, scene_id: str) -> None:
+        """The scene with its lines and choices: those first, as their foreign keys want."""
+        for line in (await self.session.exec(_LINES_OF, params={"scene_id": scene_id})).all():
+            await self.session.delete(line)
+        for choice in (await self.session.exec(_CHOICES_OF, params={"scene_id": scene_id})).all():
+            await self.session.delete(choice)
+        await self.session.flush()
+        await self._remove(Scene, scene_id)
+
+    async def chapter(self, chapter_id: str) -> ChapterRecord | None:
+        return await self._get(Chapter, ChapterRecord, chapter_id)
+
+    async def chapters_of(self, project_id: str) -> list[ChapterRecord]:
+        rows = (await self.session.exec(_CHAPTERS_OF, params={"project_id": project_id})).all()
+        self._held += rows
+        return [_record(ChapterRecord, row) for row in rows]
+
+    async def add_chapter(self, record: ChapterRecord) -> None:
+        self.session.add(Chapter(**_values(record)))
+
+    async def save_chapter(self, record: ChapterRecord) -> None:
+        await self._save(Chapter, record)
+
+    async def remove_chapter(self, chapter_id: str) -> None:
+        """The chapter alone: its scenes are removed first (`remove_scene`)."""
+        await self.session.flush()
+        await self._remove(Chapter, chapter_id)
+
     async def _get(self, table: type[SQLModel], shape: type[Record], entity_id: str) -> Record | None:
         row = await self.session.get(table, entity_id) if isinstance(entity_id, str) and entity_id else None
         if row is None:
@@ -171,6 +205,12 @@ _LINES_OF = (
     select(DialogueLine)
     .where(col(DialogueLine.scene_id) == bindparam("scene_id"))
     .order_by(col(DialogueLine.position))
+)
+_SCENES_OF = (
+    select(Scene).where(col(Scene.chapter_id) == bindparam("chapter_id")).order_by(col(Scene.position))
+)
+_CHAPTERS_OF = (
+    select(Chapter).where(col(Chapter.project_id) == bindparam("project_id")).order_by(col(Chapter.position))
 )
 # In story order: chapter by chapter, scene by scene.
 _SCENES_WHERE_SPEAKING = (

@@ -11,7 +11,7 @@ import pytest
 
 from romergo.story import ChoiceSpec
 from storage.story.ledger import DatabaseStoryLedger
-from storage.story.records import CharacterRecord, LineRecord, VariableRecord
+from storage.story.records import ChapterRecord, CharacterRecord, LineRecord, VariableRecord
 from storage.tables import Character
 from tests.support.story import small_story
 
@@ -199,3 +199,43 @@ async def test_lines_are_added_read_in_order_saved_and_removed_in_their_scene_on
         assert [line.id for line in await reads.lines_of(story.first_scene_id)] == [first.id]
         with pytest.raises(LookupError):
             await reads.save_line(second)
+
+
+async def test_chapters_are_added_read_in_order_saved_and_removed_with_their_scenes(services, actor):
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    epilogue = ChapterRecord("chp_epilogue", story.project_id, "Epilogue", 1, None, None, WHEN, WHEN)
+    line = LineRecord("lin_last", story.project_id, story.second_scene_id, 0, None, "Bye", None, WHEN, WHEN)
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        await writes.add_chapter(epilogue)
+        await writes.add_line(line)
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        first, second = await writes.chapters_of(story.project_id)
+        assert (first.id, second) == (story.chapter_id, epilogue)
+        assert [s.id for s in await writes.scenes_of(story.chapter_id)] == [
+            story.first_scene_id,
+            story.second_scene_id,
+        ]
+        await writes.save_chapter(replace(epilogue, position=0, title="Prologue", music_asset_id=None))
+        await writes.save_chapter(replace(first, position=1))
+        await writes.remove_scene(story.second_scene_id)
+        await writes.remove_scene("scn_missing")
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        assert [(c.id, c.title) for c in await writes.chapters_of(story.project_id)] == [
+            (epilogue.id, "Prologue"),
+            (story.chapter_id, first.title),
+        ]
+        assert await writes.scene(story.second_scene_id) is None
+        assert await writes.line(line.id) is None
+        assert await writes.chapters_of("prj_missing") == []
+        for scene in await writes.scenes_of(story.chapter_id):
+            await writes.remove_scene(scene.id)
+        await writes.remove_chapter(story.chapter_id)
+    async with services.db.read() as session:
+        reads = ledger.within(session)
+        assert await reads.chapter(story.chapter_id) is None
+        assert await reads.scenes_of(story.chapter_id) == []
+        assert [c.id for c in await reads.chapters_of(story.project_id)] == [epilogue.id]
