@@ -33,6 +33,7 @@ from romergo.story.ledger import (
     ChapterRecord,
     CharacterRecord,
     LineRecord,
+    SceneRecord,
     StoryLedger,
     StoryTransaction,
     VariableRecord,
@@ -45,7 +46,7 @@ from storage.core_tables import PROJECTS, REVISIONS
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene, StoryVariable
 
 Row = TypeVar("Row", bound=SQLModel)
-Found = TypeVar("Found", CharacterRecord, VariableRecord, LineRecord, ChapterRecord)
+Found = TypeVar("Found", CharacterRecord, VariableRecord, LineRecord, ChapterRecord, SceneRecord)
 
 
 @dataclass(frozen=True)
@@ -112,8 +113,9 @@ class UnitOfWork:
         row = await self._owned(Chapter, chapter_id, "chapter")
         return await self._record(self.story.chapter(chapter_id), row)
 
-    async def scene(self, scene_id: str) -> Scene:
-        return await self._owned(Scene, scene_id, "scene")
+    async def scene(self, scene_id: str) -> SceneRecord:
+        row = await self._owned(Scene, scene_id, "scene")
+        return await self._record(self.story.scene(scene_id), row)
 
     async def line(self, line_id: str) -> LineRecord:
         row = await self._owned(DialogueLine, line_id, "dialogue_line")

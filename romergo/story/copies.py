@@ -19,6 +19,7 @@ from romergo.common.config import Limits
 from romergo.common.ids import new_id
 from romergo.story import snapshots
 from romergo.story.base import Mutation, StoryStore
+from romergo.story.ledger import SceneRecord
 from storage.tables import Chapter, Choice, DialogueLine, Scene
 
 COPY_SUFFIX = " (copy)"
@@ -70,7 +71,7 @@ class CopyService:
         return title[:room].rstrip() + COPY_SUFFIX
 
 
-def _scene_copy(original: Scene, chapter_id: str, title: str) -> Scene:
+def _scene_copy(original: Scene | SceneRecord, chapter_id: str, title: str) -> Scene:
     now = utcnow()
     return Scene(
         id=new_id("scn"),
@@ -88,7 +89,9 @@ def _scene_copy(original: Scene, chapter_id: str, title: str) -> Scene:
     )
 
 
-async def _copy_contents(tx: Mutation, original: Scene, copy: Scene, targets: dict[str, str]) -> None:
+async def _copy_contents(
+    tx: Mutation, original: Scene | SceneRecord, copy: Scene, targets: dict[str, str]
+) -> None:
     """Lines and choices of `original` onto `copy`; choice targets found in `targets` are remapped."""
     choices = [
         Choice(

@@ -96,8 +96,9 @@ class SessionStoryTransaction:
         return await self._get(Scene, SceneRecord, scene_id)
 
     async def choices_of(self, scene_id: str) -> list[ChoiceRecord]:
-        found = await self.session.exec(_CHOICES_OF, params={"scene_id": scene_id})
-        return [_record(ChoiceRecord, row) for row in found.all()]
+        rows = (await self.session.exec(_CHOICES_OF, params={"scene_id": scene_id})).all()
+        self._held += rows
+        return [_record(ChoiceRecord, row) for row in rows]
 
     async def save_scene(self, record: SceneRecord) -> None:
         await self._save(Scene, record)
@@ -123,6 +124,26 @@ class SessionStoryTransaction:
     async def remove_line(self, line_id: str) -> None:
         await self._remove(DialogueLine, line_id)
 
+    async def has_scenes(self, project_id: str) -> bool:
+        found = await self.session.exec(_ANY_SCENE, params={"project_id": project_id})
+        return found.first() is not None
+
+    async def start_scenes(self, project_id: str) -> list[SceneRecord]:
+        rows = (await self.session.exec(_START_SCENES, params={"project_id": project_id})).all()
+        self._held += rows
+        return [_record(SceneRecord, row) for row in rows]
+
+    async def add_scene(self, record: SceneRecord) -> None:
+        """Written at once: what is added into it in the same transaction comes after it."""
+        self.session.add(Scene(**_values(record)))
+        await self.session.flush()
+
+    async def add_choice(self, record: ChoiceRecord) -> None:
+        self.session.add(Choice(**_values(record)))
+
+    async def remove_choice(self, choice_id: str) -> None:
+        await self._remove(Choice, choice_id)
+
     async def scenes_of(self, chapter_id: str) -> list[SceneRecord]:
         rows = (await self.session.exec(_SCENES_OF, params={"chapter_id": chapter_id})).all()
         self._held += rows
@@ -146,7 +167,9 @@ class SessionStoryTransaction:
         return [_record(ChapterRecord, row) for row in rows]
 
     async def add_chapter(self, record: ChapterRecord) -> None:
+        """Written at once: what is added into it in the same transaction comes after it."""
         self.session.add(Chapter(**_values(record)))
+        await self.session.flush()
 
     async def save_chapter(self, record: ChapterRecord) -> None:
         await self._save(Chapter, record)
@@ -209,6 +232,8 @@ _LINES_OF = (
 _SCENES_OF = (
     select(Scene).where(col(Scene.chapter_id) == bindparam("chapter_id")).order_by(col(Scene.position))
 )
+_ANY_SCENE = select(Scene.id).where(col(Scene.project_id) == bindparam("project_id")).limit(1)
+_START_SCENES = select(Scene).where(col(Scene.project_id) == bindparam("project_id"), col(Scene.is_start))
 _CHAPTERS_OF = (
     select(Chapter).where(col(Chapter.project_id) == bindparam("project_id")).order_by(col(Chapter.position))
 )

@@ -11,7 +11,14 @@ import pytest
 
 from romergo.story import ChoiceSpec
 from storage.story.ledger import DatabaseStoryLedger
-from storage.story.records import ChapterRecord, CharacterRecord, LineRecord, VariableRecord
+from storage.story.records import (
+    ChapterRecord,
+    CharacterRecord,
+    ChoiceRecord,
+    LineRecord,
+    SceneRecord,
+    VariableRecord,
+)
 from storage.tables import Character
 from tests.support.story import small_story
 
@@ -239,3 +246,31 @@ async def test_chapters_are_added_read_in_order_saved_and_removed_with_their_sce
         assert await reads.chapter(story.chapter_id) is None
         assert await reads.scenes_of(story.chapter_id) == []
         assert [c.id for c in await reads.chapters_of(story.project_id)] == [epilogue.id]
+
+
+async def test_scenes_and_their_choices_are_added_marked_and_removed(services, actor):
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    side = SceneRecord(
+        "scn_side", story.project_id, story.chapter_id, "Side", 2, False, False, None, None, None, WHEN, WHEN
+    )
+    back = ChoiceRecord("cho_back", story.project_id, side.id, 0, "Back", story.first_scene_id, None, None)
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        assert await writes.has_scenes(story.project_id)
+        assert not await writes.has_scenes("prj_missing")
+        assert [s.id for s in await writes.start_scenes(story.project_id)] == [story.first_scene_id]
+        await writes.add_scene(replace(side, is_start=True))
+        await writes.add_choice(back)
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        starts = sorted(s.id for s in await writes.start_scenes(story.project_id))
+        assert starts == sorted([story.first_scene_id, side.id])
+        assert await writes.choices_of(side.id) == [back]
+        assert [s.id for s in await writes.scenes_of(story.chapter_id)][-1] == side.id
+        await writes.remove_choice(back.id)
+        await writes.remove_choice("cho_missing")
+    async with services.db.read() as session:
+        reads = ledger.within(session)
+        assert await reads.choices_of(side.id) == []
+        assert await reads.scene(side.id) == replace(side, is_start=True)
