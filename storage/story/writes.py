@@ -13,7 +13,7 @@ from dataclasses import fields
 from typing import Any, TypeVar
 
 from sqlalchemy import bindparam
-from sqlmodel import SQLModel, col, func, select
+from sqlmodel import SQLModel, col, func, or_, select
 
 from storage.story.records import (
     ChapterRecord,
@@ -174,6 +174,16 @@ class SessionStoryTransaction:
     async def save_chapter(self, record: ChapterRecord) -> None:
         await self._save(Chapter, record)
 
+    async def chapters_where_speaking(self, character_id: str) -> set[str]:
+        found = await self.session.exec(_CHAPTERS_WHERE_SPEAKING, params={"character_id": character_id})
+        return set(found.all())
+
+    async def chapters_using(self, project_id: str, asset_id: str) -> set[str]:
+        wanted = {"project_id": project_id, "asset_id": asset_id}
+        chapters = (await self.session.exec(_CHAPTERS_USING, params=wanted)).all()
+        scenes = (await self.session.exec(_SCENES_USING, params=wanted)).all()
+        return {*chapters, *scenes}
+
     async def remove_chapter(self, chapter_id: str) -> None:
         """The chapter alone: its scenes are removed first (`remove_scene`)."""
         await self.session.flush()
@@ -234,6 +244,25 @@ _SCENES_OF = (
 )
 _ANY_SCENE = select(Scene.id).where(col(Scene.project_id) == bindparam("project_id")).limit(1)
 _START_SCENES = select(Scene).where(col(Scene.project_id) == bindparam("project_id"), col(Scene.is_start))
+_CHAPTERS_WHERE_SPEAKING = (
+    select(Scene.chapter_id)
+    .join(DialogueLine, col(DialogueLine.scene_id) == col(Scene.id))
+    .where(col(DialogueLine.character_id) == bindparam("character_id"))
+)
+_CHAPTERS_USING = select(Chapter.id).where(
+    col(Chapter.project_id) == bindparam("project_id"),
+    or_(
+        col(Chapter.background_asset_id) == bindparam("asset_id"),
+        col(Chapter.music_asset_id) == bindparam("asset_id"),
+    ),
+)
+_SCENES_USING = select(Scene.chapter_id).where(
+    col(Scene.project_id) == bindparam("project_id"),
+    or_(
+        col(Scene.background_asset_id) == bindparam("asset_id"),
+        col(Scene.music_asset_id) == bindparam("asset_id"),
+    ),
+)
 _CHAPTERS_OF = (
     select(Chapter).where(col(Chapter.project_id) == bindparam("project_id")).order_by(col(Chapter.position))
 )

@@ -274,3 +274,23 @@ async def test_scenes_and_their_choices_are_added_marked_and_removed(services, a
         reads = ledger.within(session)
         assert await reads.choices_of(side.id) == []
         assert await reads.scene(side.id) == replace(side, is_start=True)
+
+
+async def test_the_chapters_where_a_character_speaks_or_an_asset_is_shown(services, actor):
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    line = LineRecord(
+        "lin_hero", story.project_id, story.second_scene_id, 0, story.hero_id, "Hi", None, WHEN, WHEN
+    )
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        assert await writes.chapters_where_speaking(story.hero_id) == set()
+        await writes.add_line(line)
+        assert await writes.chapters_where_speaking(story.hero_id) == {story.chapter_id}
+        assert await writes.chapters_where_speaking("chr_missing") == set()
+        assert await writes.chapters_using(story.project_id, "ast_music") == set()
+        scene = await writes.scene(story.second_scene_id)
+        assert scene is not None
+        await writes.save_scene(replace(scene, music_asset_id="ast_music"))
+        assert await writes.chapters_using(story.project_id, "ast_music") == {story.chapter_id}
+        assert await writes.chapters_using("prj_elsewhere", "ast_music") == set()
