@@ -2,7 +2,16 @@
 (which never import `storage` themselves)."""
 
 from storage.access.records import User
-from storage.story.records import AssetRecord, CharacterRecord, ProjectRecord, VariableRecord
+from storage.story.records import (
+    AssetRecord,
+    ChapterRecord,
+    CharacterRecord,
+    ChoiceRecord,
+    LineRecord,
+    ProjectRecord,
+    SceneRecord,
+    VariableRecord,
+)
 from storage.tables import (
     Asset,
     Chapter,
@@ -19,14 +28,18 @@ __all__ = [
     "Asset",
     "AssetRecord",
     "Chapter",
+    "ChapterRecord",
     "Character",
     "CharacterRecord",
     "Choice",
+    "ChoiceRecord",
     "DialogueLine",
+    "LineRecord",
     "Project",
     "ProjectRecord",
     "Revision",
     "Scene",
+    "SceneRecord",
     "StoryVariable",
     "User",
     "VariableRecord",

@@ -29,25 +29,24 @@ from romergo.common.clock import utcnow
 from romergo.common.errors import RomergoError, invalid, not_found, project_not_found
 from romergo.common.ids import new_id
 from romergo.story.kinds import LABELS, Action, EntityType
-from romergo.story.ledger import CharacterRecord, StoryLedger, StoryTransaction, VariableRecord
+from romergo.story.ledger import (
+    ChapterRecord,
+    CharacterRecord,
+    LineRecord,
+    SceneRecord,
+    StoryLedger,
+    StoryTransaction,
+    VariableRecord,
+)
 from romergo.story.owners import readable_by
 from romergo.story.read_marks import remember_in
 from romergo.story.revisions import latest_revisions, note_written, wants_written
 from storage import Database
 from storage.core_tables import PROJECTS, REVISIONS
-from storage.tables import (
-    Asset,
-    Chapter,
-    Character,
-    Choice,
-    DialogueLine,
-    Project,
-    Scene,
-    StoryVariable,
-)
+from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene, StoryVariable
 
 Row = TypeVar("Row", bound=SQLModel)
-Found = TypeVar("Found", CharacterRecord, VariableRecord)
+Found = TypeVar("Found", CharacterRecord, VariableRecord, LineRecord, ChapterRecord, SceneRecord)
 
 
 @dataclass(frozen=True)
@@ -110,22 +109,25 @@ class UnitOfWork:
         self._bind(project)
         return project
 
-    async def chapter(self, chapter_id: str) -> Chapter:
-        return await self._owned(Chapter, chapter_id, "chapter")
+    async def chapter(self, chapter_id: str) -> ChapterRecord:
+        row = await self._owned(Chapter, chapter_id, "chapter")
+        return await self._record(self.story.chapter(chapter_id), row)
 
-    async def scene(self, scene_id: str) -> Scene:
-        return await self._owned(Scene, scene_id, "scene")
+    async def scene(self, scene_id: str) -> SceneRecord:
+        row = await self._owned(Scene, scene_id, "scene")
+        return await self._record(self.story.scene(scene_id), row)
 
-    async def line(self, line_id: str) -> DialogueLine:
-        return await self._owned(DialogueLine, line_id, "dialogue_line")
+    async def line(self, line_id: str) -> LineRecord:
+        row = await self._owned(DialogueLine, line_id, "dialogue_line")
+        return await self._record(self.story.line(line_id), row)
 
     async def character(self, character_id: str) -> CharacterRecord:
-        await self._owned(Character, character_id, "character")
-        return await self._record(self.story.character(character_id))
+        row = await self._owned(Character, character_id, "character")
+        return await self._record(self.story.character(character_id), row)
 
     async def variable(self, variable_id: str) -> VariableRecord:
-        await self._owned(StoryVariable, variable_id, "variable")
-        return await self._record(self.story.variable(variable_id))
+        row = await self._owned(StoryVariable, variable_id, "variable")
+        return await self._record(self.story.variable(variable_id), row)
 
     async def asset(self, asset_id: str, *, include_deleted: bool = False) -> Asset:
         row = await self._owned(Asset, asset_id, "asset")
@@ -172,10 +174,11 @@ class UnitOfWork:
         return owned
 
     @staticmethod
-    async def _record(read: Awaitable[Found | None]) -> Found:
-        """The record of a row `_owned` just found: read from this transaction's identity map, so
-        the first lookup stays one statement (the row with its project)."""
+    async def _record(read: Awaitable[Found | None], row: object) -> Found:
+        """The record of the `row` `_owned` just found, from the identity map (which holds `row`
+        only while it is referenced), so the first lookup stays one statement."""
         found = await read
+        del row
         assert found is not None, "read in this transaction a moment ago"
         return found
 

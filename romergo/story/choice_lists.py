@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from romergo.common.errors import invalid
 from romergo.common.ids import new_id
 from romergo.story.base import Mutation
 from romergo.story.based_on import FieldConflict, merge_fields
-from storage.tables import Choice, Scene
+from romergo.story.ledger import ChoiceRecord, SceneRecord
+from storage.tables import Choice
 
 FIELDS = ("label", "target_scene_id", "condition", "effects")
 
@@ -40,10 +41,12 @@ class ChoiceSpec:
     """One of the scene's choices, changed in place (its id kept); None: a new choice."""
 
     @classmethod
-    def of(cls, row: Choice | Mapping[str, Any]) -> ChoiceSpec:
-        if isinstance(row, Choice):
-            return cls(row.label, row.target_scene_id, row.condition, row.effects, row.id)
-        return cls(row["label"], row["target_scene_id"], row.get("condition"), row.get("effects"), row["id"])
+    def of(cls, row: Choice | ChoiceRecord | Mapping[str, Any]) -> ChoiceSpec:
+        if isinstance(row, Mapping):
+            return cls(
+                row["label"], row["target_scene_id"], row.get("condition"), row.get("effects"), row["id"]
+            )
+        return cls(row.label, row.target_scene_id, row.condition, row.effects, row.id)
 
     def says(self) -> tuple[str | None, ...]:
         return (self.label, self.target_scene_id, self.condition, self.effects)
@@ -72,7 +75,7 @@ def merge_choice_field(
     return {"choices": as_field(merged)}, conflicts
 
 
-def unchanged(old: Sequence[Choice], wanted: Sequence[ChoiceSpec]) -> bool:
+def unchanged(old: Sequence[ChoiceRecord], wanted: Sequence[ChoiceSpec]) -> bool:
     """The same choices saying the same, in the same order (a choice restated without its id too)."""
     return len(old) == len(wanted) and all(
         ChoiceSpec.of(row).says() == choice.says() and choice.id in (None, row.id)
@@ -173,31 +176,31 @@ def from_field(value: Sequence[Mapping[str, Any]]) -> list[ChoiceSpec]:
 
 
 async def write_choices(
-    tx: Mutation, scene: Scene, old: Sequence[Choice], wanted: Sequence[ChoiceSpec]
-) -> list[Choice]:
-    """The scene's choice rows made to be `wanted`: a choice with an id changed in place, a new one
+    tx: Mutation, scene: SceneRecord, old: Sequence[ChoiceRecord], wanted: Sequence[ChoiceSpec]
+) -> list[ChoiceRecord]:
+    """The scene's choices made to be `wanted`: a choice with an id changed in place, a new one
     added with a new id, the rest removed."""
-    rows_by_id = {row.id: row for row in old}
-    rows: list[Choice] = []
+    kept = {choice.id: choice for choice in old}
+    written: list[ChoiceRecord] = []
     for position, choice in enumerate(wanted):
-        row = rows_by_id.pop(choice.id, None) if choice.id is not None else None
-        if row is None:
-            row = Choice(
+        was = kept.pop(choice.id, None) if choice.id is not None else None
+        if was is None:
+            now = ChoiceRecord(
                 id=new_id("cho"),
                 project_id=scene.project_id,
                 scene_id=scene.id,
                 position=position,
-                label=choice.label,
+                **choice.fields(),
             )
-            tx.session.add(row)
-        row.position = position
-        for field, value in choice.fields().items():
-            setattr(row, field, value)
-        rows.append(row)
-    for row in rows_by_id.values():
-        await tx.session.delete(row)
-    await tx.session.flush()
-    return rows
+            await tx.story.add_choice(now)
+        else:
+            now = replace(was, position=position, **choice.fields())
+            if now != was:
+                await tx.story.save_choice(now)
+        written.append(now)
+    for gone in kept.values():
+        await tx.story.remove_choice(gone.id)
+    return written
 
 
 def _unknown(choice_id: str) -> Exception:

@@ -36,7 +36,7 @@ class CopyService:
         async with self.store.write(actor) as tx:
             await tx.scene(scene_id)
             original = await _read(tx.story.scene(scene_id))
-            siblings = await tx.story.scenes_in_order(original.chapter_id)
+            siblings = await tx.story.scenes_of(original.chapter_id)
             copy, moved = _placed(
                 siblings,
                 _scene_copy(original, original.chapter_id, self._copy_title(original.title)),
@@ -52,7 +52,7 @@ class CopyService:
         async with self.store.write(actor) as tx:
             await tx.chapter(chapter_id)
             original = await _read(tx.story.chapter(chapter_id))
-            siblings = await tx.story.chapters_in_order(original.project_id)
+            siblings = await tx.story.chapters_of(original.project_id)
             now = utcnow()
             fresh = ChapterRecord(
                 id=new_id("chp"),
@@ -69,7 +69,7 @@ class CopyService:
                 await tx.story.save_chapter(sibling)
             await tx.story.add_chapter(copy)
             tx.record("chapter", copy.id, "created", None, snapshots.chapter(copy))
-            scenes = await tx.story.scenes_in_order(original.id)
+            scenes = await tx.story.scenes_of(original.id)
             copies = [_scene_copy(scene, copy.id, scene.title) for scene in scenes]
             targets = {scene.id: duplicate.id for scene, duplicate in zip(scenes, copies, strict=True)}
             for duplicate in copies:
@@ -127,7 +127,7 @@ async def _copy_contents(
         await tx.story.add_choice(choice)
     tx.record("scene", copy.id, "created", None, snapshots.scene(copy, choices))
     now = utcnow()
-    for line in await tx.story.lines_in_order(original.id):
+    for line in await tx.story.lines_of(original.id):
         duplicate: LineRecord = replace(
             line,
             id=new_id("lin"),

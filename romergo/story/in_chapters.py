@@ -11,10 +11,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from sqlmodel import col, or_, select
-
-from storage.tables import Chapter, DialogueLine, Scene
-
 if TYPE_CHECKING:
     from romergo.story.base import UnitOfWork
 
@@ -36,26 +32,9 @@ async def of_line(uow: UnitOfWork, line_id: str) -> frozenset[str]:
 
 
 async def speaking(uow: UnitOfWork, character_id: str) -> frozenset[str]:
-    statement = (
-        select(Scene.chapter_id)
-        .join(DialogueLine, col(DialogueLine.scene_id) == col(Scene.id))
-        .where(DialogueLine.character_id == character_id)
-    )
-    return frozenset((await uow.session.exec(statement)).all())
+    return frozenset(await uow.story.chapters_where_speaking(character_id))
 
 
 async def using_asset(uow: UnitOfWork, asset_id: str) -> frozenset[str]:
     asset = await uow.asset(asset_id, include_deleted=True)
-    chapter_slots = or_(Chapter.background_asset_id == asset_id, Chapter.music_asset_id == asset_id)
-    scene_slots = or_(Scene.background_asset_id == asset_id, Scene.music_asset_id == asset_id)
-    chapters = (
-        await uow.session.exec(
-            select(Chapter.id).where(Chapter.project_id == asset.project_id, chapter_slots)
-        )
-    ).all()
-    scenes = (
-        await uow.session.exec(
-            select(Scene.chapter_id).where(Scene.project_id == asset.project_id, scene_slots)
-        )
-    ).all()
-    return frozenset([*chapters, *scenes])
+    return frozenset(await uow.story.chapters_using(asset.project_id, asset_id))

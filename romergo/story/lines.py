@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
-
-from sqlmodel import col
 
 from romergo.common.actors import Actor
 from romergo.common.clock import utcnow
 from romergo.common.config import Limits
 from romergo.common.ids import new_id
 from romergo.story import snapshots, validation
-from romergo.story.base import Mutation, StoryStore, renumber
+from romergo.story.base import Mutation, StoryStore
 from romergo.story.based_on import based_on
+from romergo.story.ledger import LineRecord
+from romergo.story.positions import moved, placed, renumbered
 from romergo.story.state.variables import checked_condition, declared
-from storage.tables import DialogueLine
 
 
 class _Unchanged:
@@ -40,7 +39,7 @@ class LineService:
         character_id: str | None = None,
         position: int | None = None,
         condition: str | None = None,
-    ) -> DialogueLine:
+    ) -> LineRecord:
         """`condition`: the line shows only when it holds."""
         clean = validation.line_text(text, self.limits)
         position = validation.position(position)
@@ -50,9 +49,9 @@ class LineService:
             shown_when = checked_condition(
                 condition, await declared(tx, scene.project_id), "The line's condition"
             )
-            siblings = await tx.ordered(DialogueLine, col(DialogueLine.scene_id), scene.id)
+            siblings = await tx.story.lines_of(scene.id)
             now = utcnow()
-            line = DialogueLine(
+            new = LineRecord(
                 id=new_id("lin"),
                 project_id=scene.project_id,
                 scene_id=scene.id,
@@ -63,7 +62,10 @@ class LineService:
                 created_at=now,
                 updated_at=now,
             )
-            tx.place(siblings, line, position)
+            in_order = placed(siblings, new, position)
+            line = next(record for record in in_order if record.id == new.id)
+            await tx.story.add_line(line)
+            await _save_positions(tx, siblings, [r for r in in_order if r.id != line.id])
             tx.record("dialogue_line", line.id, "created", None, snapshots.line(line))
         return line
 
@@ -76,7 +78,7 @@ class LineService:
         condition: str | None = None,
         *,
         expected_revision: int | None = None,
-    ) -> DialogueLine:
+    ) -> LineRecord:
         """Only given fields change; `condition=""` clears the line's condition. With
         `expected_revision`, merged with what changed since (`romergo.story.based_on`)."""
         clean = None if text is None else validation.line_text(text, self.limits)
@@ -91,32 +93,38 @@ class LineService:
                 mine["condition"] = checked_condition(condition, types, "The line's condition")
             if not isinstance(character_id, _Unchanged):
                 mine["character_id"] = await _speaker(tx, character_id)
-            for field, value in (
-                await based_on(tx, "dialogue_line", line.id, before, mine, expected_revision)
-            ).items():
-                setattr(line, field, value)
-            tx.save("dialogue_line", line, before, snapshots.line(line))
+            merged = await based_on(tx, "dialogue_line", line.id, before, mine, expected_revision)
+            changed = replace(line, **merged, updated_at=utcnow())
+            if tx.changed("dialogue_line", line.id, before, snapshots.line(changed)):
+                await tx.story.save_line(changed)
+                line = changed
         return line
 
-    async def move_line(self, actor: Actor, line_id: str, position: int) -> DialogueLine:
+    async def move_line(self, actor: Actor, line_id: str, position: int) -> LineRecord:
         new_position = validation.position(position)
         async with self.store.write(actor) as tx:
             line = await tx.line(line_id)
-            before = snapshots.line(line)
-            siblings = await tx.ordered(DialogueLine, col(DialogueLine.scene_id), line.scene_id)
-            tx.place(siblings, line, new_position)
+            siblings = await tx.story.lines_of(line.scene_id)
+            in_order = placed(siblings, line, new_position)
             # A move is not an edit of the line: its `updated_at` stays.
-            tx.save("dialogue_line", line, before, snapshots.line(line), "moved", touch=False)
-        return line
+            now = next(record for record in in_order if record.id == line.id)
+            tx.changed("dialogue_line", line.id, snapshots.line(line), snapshots.line(now), "moved")
+            await _save_positions(tx, siblings, in_order)
+        return now
 
     async def delete_line(self, actor: Actor, line_id: str) -> None:
         async with self.store.write(actor) as tx:
             line = await tx.line(line_id)
-            before = snapshots.line(line)
-            await tx.session.delete(line)
-            await tx.session.flush()
-            renumber(await tx.ordered(DialogueLine, col(DialogueLine.scene_id), line.scene_id))
-            tx.record("dialogue_line", line.id, "deleted", before, None)
+            siblings = await tx.story.lines_of(line.scene_id)
+            await tx.story.remove_line(line.id)
+            await _save_positions(tx, siblings, renumbered([r for r in siblings if r.id != line.id]))
+            tx.record("dialogue_line", line.id, "deleted", snapshots.line(line), None)
+
+
+async def _save_positions(tx: Mutation, before: list[LineRecord], after: list[LineRecord]) -> None:
+    """The lines whose place changed take their new one (a renumbering is no change of theirs)."""
+    for record in moved(before, after):
+        await tx.story.save_line(record)
 
 
 async def _speaker(tx: Mutation, character_id: str | None) -> str | None:

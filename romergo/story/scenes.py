@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
-
-from sqlmodel import col, select
 
 from romergo.common.actors import Actor
 from romergo.common.clock import utcnow
@@ -14,7 +12,7 @@ from romergo.common.config import Limits
 from romergo.common.errors import RomergoError, invalid
 from romergo.common.ids import new_id
 from romergo.story import snapshots, validation
-from romergo.story.base import Mutation, StoryStore, renumber
+from romergo.story.base import Mutation, StoryStore
 from romergo.story.based_on import based_on
 from romergo.story.choice_lists import (
     ChoiceSpec,
@@ -27,12 +25,13 @@ from romergo.story.choice_lists import (
     write_choices,
 )
 from romergo.story.kinds import Action
-from romergo.story.media_rules import MediaSlot, put_in_slot
+from romergo.story.ledger import ChoiceRecord, SceneRecord
+from romergo.story.media_rules import MediaSlot
+from romergo.story.positions import moved, placed, renumbered
 from romergo.story.scene_view import read_scene_view
 from romergo.story.state.variables import checked_condition, checked_effects, declared
 from romergo.story.trees import delete_scene_rows, scene_tree
 from romergo.story.views import SceneView
-from storage.tables import Choice, Scene
 
 MAX_CHOICES = 20
 
@@ -47,28 +46,33 @@ class SceneService:
 
     async def add_scene(
         self, actor: Actor, chapter_id: str, title: str, position: int | None = None
-    ) -> Scene:
+    ) -> SceneRecord:
         """Adds a scene; the first scene of a project becomes its start scene."""
         clean = validation.title(title, self.limits, "Scene title")
         position = validation.position(position)
         async with self.store.write(actor) as tx:
             chapter = await tx.chapter(chapter_id)
-            siblings = await tx.ordered(Scene, col(Scene.chapter_id), chapter.id)
-            has_scenes = (
-                await tx.session.exec(select(Scene.id).where(Scene.project_id == chapter.project_id).limit(1))
-            ).first() is not None
+            siblings = await tx.story.scenes_of(chapter.id)
+            first = not await tx.story.has_scenes(chapter.project_id)
             now = utcnow()
-            scene = Scene(
+            new = SceneRecord(
                 id=new_id("scn"),
                 project_id=chapter.project_id,
                 chapter_id=chapter.id,
                 title=clean,
                 position=0,
-                is_start=not has_scenes,
+                is_start=first,
+                is_ending=False,
+                background_asset_id=None,
+                music_asset_id=None,
+                entry_effects=None,
                 created_at=now,
                 updated_at=now,
             )
-            tx.place(siblings, scene, position)
+            in_order = placed(siblings, new, position)
+            scene = next(record for record in in_order if record.id == new.id)
+            await tx.story.add_scene(scene)
+            await _save_positions(tx, siblings, [record for record in in_order if record.id != scene.id])
             tx.record("scene", scene.id, "created", None, snapshots.scene(scene, []))
         return scene
 
@@ -82,7 +86,7 @@ class SceneService:
         entry_effects: str | None = None,
         *,
         expected_revision: int | None = None,
-    ) -> Scene:
+    ) -> SceneRecord:
         """Only given fields change. A project has one start scene: marking one moves the mark
         (`out_of_scope` from a limited room when the mark would leave a scene outside it).
         `entry_effects` are applied when the player enters the scene; "" clears them. With
@@ -93,7 +97,8 @@ class SceneService:
                 raise invalid(f"{name} must be true or false.")
         async with self.store.write(actor) as tx:
             scene = await tx.scene(scene_id)
-            before = await _snapshot(tx, scene)
+            choices = await tx.story.choices_of(scene.id)
+            before = snapshots.scene(scene, choices)
             given: dict[str, Any] = {"title": clean, "is_ending": is_ending, "is_start": is_start}
             if entry_effects is not None:
                 types = await declared(tx, scene.project_id)
@@ -106,26 +111,23 @@ class SceneService:
             mine = await based_on(tx, "scene", scene.id, before, given, expected_revision)
             if mine.get("is_start"):
                 await _clear_other_starts(tx, scene, actor.reach)
-            for field, value in mine.items():
-                setattr(scene, field, value)
-            await _save(tx, scene, before)
+            scene = await _save(tx, scene, replace(scene, **mine), choices)
         return scene
 
-    async def move_scene(self, actor: Actor, scene_id: str, chapter_id: str, position: int) -> Scene:
+    async def move_scene(self, actor: Actor, scene_id: str, chapter_id: str, position: int) -> SceneRecord:
         new_position = validation.position(position)
         async with self.store.write(actor) as tx:
             scene = await tx.scene(scene_id)
             target = await tx.chapter(chapter_id)
-            before = await _snapshot(tx, scene)
-            old_chapter_id = scene.chapter_id
-            scene.chapter_id = target.id
-            siblings = await tx.ordered(Scene, col(Scene.chapter_id), target.id)
-            tx.place(siblings, scene, new_position)
-            if old_chapter_id != target.id:
-                await tx.session.flush()
-                left_behind = await tx.ordered(Scene, col(Scene.chapter_id), old_chapter_id)
-                renumber([row for row in left_behind if row.id != scene.id])
-            await _save(tx, scene, before, action="moved")
+            choices = await tx.story.choices_of(scene.id)
+            siblings = await tx.story.scenes_of(target.id)
+            in_order = placed(siblings, replace(scene, chapter_id=target.id), new_position)
+            await _save_positions(tx, siblings, [record for record in in_order if record.id != scene.id])
+            if scene.chapter_id != target.id:
+                left_behind = [s for s in await tx.story.scenes_of(scene.chapter_id) if s.id != scene.id]
+                await _save_positions(tx, left_behind, renumbered(left_behind))
+            now = next(record for record in in_order if record.id == scene.id)
+            scene = await _save(tx, scene, now, choices, action="moved")
         return scene
 
     async def delete_scene(self, actor: Actor, scene_id: str) -> None:
@@ -134,19 +136,19 @@ class SceneService:
             scene = await tx.scene(scene_id)
             before = await scene_tree(tx, scene)
             await delete_scene_rows(tx, scene)
-            await tx.session.flush()
-            renumber(await tx.ordered(Scene, col(Scene.chapter_id), scene.chapter_id))
+            rest = [s for s in await tx.story.scenes_of(scene.chapter_id) if s.id != scene.id]
+            await _save_positions(tx, rest, renumbered(rest))
             tx.record("scene", scene.id, "deleted", before, None)
 
     async def set_scene_background(
         self, actor: Actor, scene_id: str, asset_id: str | None, *, expected_revision: int | None = None
-    ) -> Scene:
+    ) -> SceneRecord:
         """None means: show the chapter's background in this scene."""
         return await self._set_media(actor, scene_id, "background", asset_id, expected_revision)
 
     async def set_scene_music(
         self, actor: Actor, scene_id: str, asset_id: str | None, *, expected_revision: int | None = None
-    ) -> Scene:
+    ) -> SceneRecord:
         """None means: play the chapter's music in this scene."""
         return await self._set_media(actor, scene_id, "music", asset_id, expected_revision)
 
@@ -157,7 +159,7 @@ class SceneService:
         choices: Sequence[ChoiceSpec],
         *,
         expected_revision: int | None = None,
-    ) -> list[Choice]:
+    ) -> list[ChoiceRecord]:
         """Replaces the scene's choices with these, in this order: a choice given with its id is
         that choice changed (its id kept), one without is new, the ones left out are removed.
         Targets stay in the project; conditions and effects must parse and name the story's
@@ -179,11 +181,11 @@ class SceneService:
                 )
                 for label, choice in zip(labels, choices, strict=True)
             ]
-            before = await _snapshot(tx, scene)
+            old = await tx.story.choices_of(scene.id)
+            before = snapshots.scene(scene, old)
             for choice in wanted:
                 if choice.target_scene_id is not None:
                     await tx.scene(choice.target_scene_id)
-            old = await tx.choices_of(scene.id)
             merged = await based_on(
                 tx,
                 "scene",
@@ -200,32 +202,28 @@ class SceneService:
             if unchanged(old, wanted):
                 # No change: keep the rows, so their ids still match the last revision's snapshot.
                 return old
-            rows = await write_choices(tx, scene, old, wanted)
-            after = snapshots.scene(scene, rows)
-            if before != after:
-                tx.save("scene", scene, before, after)
-        return rows
+            written = await write_choices(tx, scene, old, wanted)
+            if tx.changed("scene", scene.id, before, snapshots.scene(scene, written)):
+                await tx.story.save_scene(replace(scene, updated_at=utcnow()))
+        return written
 
     async def _set_media(
         self, actor: Actor, scene_id: str, slot: MediaSlot, asset_id: str | None, expected: int | None
-    ) -> Scene:
+    ) -> SceneRecord:
         async with self.store.write(actor) as tx:
             scene = await tx.scene(scene_id)
-            before = await _snapshot(tx, scene)
+            choices = await tx.story.choices_of(scene.id)
+            before = snapshots.scene(scene, choices)
             mine = {f"{slot}_asset_id": await tx.asset_id_of_kind(asset_id, (slot,))}
-            for value in (await based_on(tx, "scene", scene.id, before, mine, expected)).values():
-                put_in_slot(scene, slot, value)
-            await _save(tx, scene, before)
+            merged = await based_on(tx, "scene", scene.id, before, mine, expected)
+            scene = await _save(tx, scene, replace(scene, **merged), choices)
         return scene
 
 
-async def _clear_other_starts(tx: Mutation, scene: Scene, reach: frozenset[str] | None) -> None:
+async def _clear_other_starts(tx: Mutation, scene: SceneRecord, reach: frozenset[str] | None) -> None:
     """The start mark leaves the scenes that had it, all of them inside the actor's room: a room
     limited to some chapters never changes a scene outside them, not even by moving a mark."""
-    statement = select(Scene).where(
-        Scene.project_id == scene.project_id, col(Scene.is_start), Scene.id != scene.id
-    )
-    others = (await tx.session.exec(statement)).all()
+    others = [other for other in await tx.story.start_scenes(scene.project_id) if other.id != scene.id]
     if reach is not None and any(other.chapter_id not in reach for other in others):
         raise RomergoError(
             "out_of_scope",
@@ -234,14 +232,27 @@ async def _clear_other_starts(tx: Mutation, scene: Scene, reach: frozenset[str] 
             "or widen the room under Channel settings.",
         )
     for other in others:
-        before = await _snapshot(tx, other)
-        other.is_start = False
-        await _save(tx, other, before)
+        await _save(tx, other, replace(other, is_start=False), await tx.story.choices_of(other.id))
 
 
-async def _snapshot(tx: Mutation, scene: Scene) -> dict[str, Any]:
-    return snapshots.scene(scene, await tx.choices_of(scene.id))
+async def _save(
+    tx: Mutation,
+    scene: SceneRecord,
+    changed: SceneRecord,
+    choices: Sequence[ChoiceRecord],
+    action: Action = "updated",
+) -> SceneRecord:
+    """`changed` written, stamped as changed now, unless it says what `scene` said (a move too is
+    stamped: a scene's place is part of it). `choices`: the scene's, which its snapshots hold."""
+    before, after = snapshots.scene(scene, choices), snapshots.scene(changed, choices)
+    if not tx.changed("scene", scene.id, before, after, action):
+        return scene
+    stamped = replace(changed, updated_at=utcnow())
+    await tx.story.save_scene(stamped)
+    return stamped
 
 
-async def _save(tx: Mutation, scene: Scene, before: dict[str, Any], action: Action = "updated") -> None:
-    tx.save("scene", scene, before, await _snapshot(tx, scene), action)
+async def _save_positions(tx: Mutation, before: list[SceneRecord], after: list[SceneRecord]) -> None:
+    """The scenes whose place changed take their new one (a renumbering is no change of theirs)."""
+    for record in moved(before, after):
+        await tx.story.save_scene(record)

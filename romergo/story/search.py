@@ -31,13 +31,13 @@ from romergo.common.errors import RomergoError, invalid
 from romergo.story import bulk, snapshots, validation
 from romergo.story.base import Mutation, StoryStore
 from romergo.story.bulk import BulkUpdate
+from romergo.story.ledger import SceneRecord
 from romergo.story.pattern_workers import PatternWorkers
 from romergo.story.patterns import SearchQuery, checked_query, checked_replacement
 from romergo.story.reads import load_project, whole_project
 from romergo.story.revisions import latest_revisions, latest_revisions_in
 from romergo.story.views import ProjectData
 from storage.core_tables import DIALOGUE_LINES
-from storage.tables import Scene
 
 SearchField = Literal["scene_title", "line", "choice_label", "chapter_title", "character_name"]
 FIELDS: tuple[SearchField, ...] = ("scene_title", "line", "choice_label", "chapter_title", "character_name")
@@ -291,9 +291,9 @@ async def _apply(
             continue  # written below, as rows
         if hit.field == "chapter_title":
             chapter = await tx.chapter(hit.entity_id)
-            before = snapshots.chapter(chapter)
-            chapter.title = text
-            tx.save("chapter", chapter, before, snapshots.chapter(chapter))
+            retitled = copied(chapter, title=text, updated_at=utcnow())
+            if tx.changed("chapter", chapter.id, snapshots.chapter(chapter), snapshots.chapter(retitled)):
+                await tx.story.save_chapter(retitled)
         elif hit.field == "character_name":
             character = await tx.character(hit.entity_id)
             renamed = copied(character, name=text, updated_at=utcnow())
@@ -309,19 +309,19 @@ async def _apply(
     await bulk.updated_in_bulk(tx, "dialogue_line", DIALOGUE_LINES, line_changes)
 
 
-async def _apply_to_scene(tx: Mutation, scene: Scene, edits: list[tuple[Text, str]]) -> None:
+async def _apply_to_scene(tx: Mutation, scene: SceneRecord, edits: list[tuple[Text, str]]) -> None:
     """A scene's title and its choices' labels: one revision of the scene (choices are undone with it)."""
-    choices = await tx.choices_of(scene.id)
-    before = snapshots.scene(scene, choices)
+    choices = await tx.story.choices_of(scene.id)
     labels = {hit.entity_id: text for hit, text in edits if hit.field == "choice_label"}
-    for hit, text in edits:
-        if hit.field == "scene_title":
-            scene.title = text
-    for choice in choices:
-        if choice.id in labels:
-            choice.label = labels[choice.id]
-            tx.session.add(choice)
-    tx.save("scene", scene, before, snapshots.scene(scene, choices))
+    titles = [text for hit, text in edits if hit.field == "scene_title"]
+    retitled = copied(scene, title=titles[-1]) if titles else scene
+    relabeled = [copied(c, label=labels[c.id]) if c.id in labels else c for c in choices]
+    before, after = snapshots.scene(scene, choices), snapshots.scene(retitled, relabeled)
+    if tx.changed("scene", scene.id, before, after):
+        await tx.story.save_scene(copied(retitled, updated_at=utcnow()))
+        for was, now in zip(choices, relabeled, strict=True):
+            if now != was:
+                await tx.story.save_choice(now)
 
 
 def _checked(hit: Text, text: str, limits: Limits) -> str:

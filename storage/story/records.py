@@ -210,6 +210,18 @@ class VariableRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class ChapterRecord:
+    id: str
+    project_id: str
+    title: str
+    position: int
+    music_asset_id: str | None
+    background_asset_id: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class SceneRecord:
     id: str
     project_id: str
@@ -291,15 +303,3 @@ class AssetRecord:
     blob_id: str
     created_at: datetime
     deleted_at: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class ChapterRecord:
-    id: str
-    project_id: str
-    title: str
-    position: int
-    music_asset_id: str | None
-    background_asset_id: str | None
-    created_at: datetime
-    updated_at: datetime

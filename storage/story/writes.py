@@ -46,6 +46,9 @@ Record = TypeVar("Record")
 class SessionStoryTransaction:
     def __init__(self, session: Transaction) -> None:
         self.session = session
+        self._held: list[Any] = []
+        """The rows read here, held until the transaction ends: the session's identity map holds
+        them weakly, and a save of a record read here must find its row there, reading nothing."""
 
     async def character(self, character_id: str) -> CharacterRecord | None:
         return await self._get(Character, CharacterRecord, character_id)
@@ -106,8 +109,9 @@ class SessionStoryTransaction:
         return await self._get(Scene, SceneRecord, scene_id)
 
     async def choices_of(self, scene_id: str) -> list[ChoiceRecord]:
-        found = await self.session.exec(_CHOICES_OF, params={"scene_id": scene_id})
-        return [_record(ChoiceRecord, row) for row in found.all()]
+        rows = (await self.session.exec(_CHOICES_OF, params={"scene_id": scene_id})).all()
+        self._held += rows
+        return [_record(ChoiceRecord, row) for row in rows]
 
     async def save_scene(self, record: SceneRecord) -> None:
         await self._save(Scene, record)
@@ -117,6 +121,86 @@ class SessionStoryTransaction:
 
     async def save_choice(self, record: ChoiceRecord) -> None:
         await self._save(Choice, record)
+
+    # Lines, scenes, choices, chapters
+    async def line(self, line_id: str) -> LineRecord | None:
+        return await self._get(DialogueLine, LineRecord, line_id)
+
+    async def lines_of(self, scene_id: str) -> list[LineRecord]:
+        rows = (await self.session.exec(_LINES_OF, params={"scene_id": scene_id})).all()
+        self._held += rows
+        return [_record(LineRecord, row) for row in rows]
+
+    async def add_line(self, record: LineRecord) -> None:
+        self.session.add(DialogueLine(**_values(record)))
+
+    async def remove_line(self, line_id: str) -> None:
+        await self._remove(DialogueLine, line_id)
+
+    async def has_scenes(self, project_id: str) -> bool:
+        found = await self.session.exec(_ANY_SCENE, params={"project_id": project_id})
+        return found.first() is not None
+
+    async def start_scenes(self, project_id: str) -> list[SceneRecord]:
+        rows = (await self.session.exec(_START_SCENES, params={"project_id": project_id})).all()
+        self._held += rows
+        return [_record(SceneRecord, row) for row in rows]
+
+    async def add_scene(self, record: SceneRecord) -> None:
+        """Written at once: what is added into it in the same transaction comes after it."""
+        self.session.add(Scene(**_values(record)))
+        await self.session.flush()
+
+    async def add_choice(self, record: ChoiceRecord) -> None:
+        self.session.add(Choice(**_values(record)))
+
+    async def remove_choice(self, choice_id: str) -> None:
+        await self._remove(Choice, choice_id)
+
+    async def scenes_of(self, chapter_id: str) -> list[SceneRecord]:
+        rows = (await self.session.exec(_SCENES_OF, params={"chapter_id": chapter_id})).all()
+        self._held += rows
+        return [_record(SceneRecord, row) for row in rows]
+
+    async def remove_scene(self, scene_id: str) -> None:
+        """The scene with its lines and choices: those first, as their foreign keys want."""
+        for line in (await self.session.exec(_LINES_OF, params={"scene_id": scene_id})).all():
+            await self.session.delete(line)
+        for choice in (await self.session.exec(_CHOICES_OF, params={"scene_id": scene_id})).all():
+            await self.session.delete(choice)
+        await self.session.flush()
+        await self._remove(Scene, scene_id)
+
+    async def chapter(self, chapter_id: str) -> ChapterRecord | None:
+        return await self._get(Chapter, ChapterRecord, chapter_id)
+
+    async def chapters_of(self, project_id: str) -> list[ChapterRecord]:
+        rows = (await self.session.exec(_CHAPTERS_OF, params={"project_id": project_id})).all()
+        self._held += rows
+        return [_record(ChapterRecord, row) for row in rows]
+
+    async def add_chapter(self, record: ChapterRecord) -> None:
+        """Written at once: what is added into it in the same transaction comes after it."""
+        self.session.add(Chapter(**_values(record)))
+        await self.session.flush()
+
+    async def save_chapter(self, record: ChapterRecord) -> None:
+        await self._save(Chapter, record)
+
+    async def chapters_where_speaking(self, character_id: str) -> set[str]:
+        found = await self.session.exec(_CHAPTERS_WHERE_SPEAKING, params={"character_id": character_id})
+        return set(found.all())
+
+    async def chapters_using(self, project_id: str, asset_id: str) -> set[str]:
+        wanted = {"project_id": project_id, "asset_id": asset_id}
+        chapters = (await self.session.exec(_CHAPTERS_USING, params=wanted)).all()
+        scenes = (await self.session.exec(_SCENES_USING, params=wanted)).all()
+        return {*chapters, *scenes}
+
+    async def remove_chapter(self, chapter_id: str) -> None:
+        """The chapter alone: its scenes are removed first (`remove_scene`)."""
+        await self.session.flush()
+        await self._remove(Chapter, chapter_id)
 
     # Projects, publishing, assets, copies
     async def project(self, project_id: str) -> ProjectRecord | None:
@@ -178,39 +262,12 @@ class SessionStoryTransaction:
         found = await self.session.exec(select(Chapter).where(Chapter.project_id == project_id, using))
         return [_record(ChapterRecord, row) for row in found.all()]
 
-    async def save_chapter(self, record: ChapterRecord) -> None:
-        await self._save(Chapter, record)
-
-    async def chapter(self, chapter_id: str) -> ChapterRecord | None:
-        return await self._get(Chapter, ChapterRecord, chapter_id)
-
-    async def chapters_in_order(self, project_id: str) -> list[ChapterRecord]:
-        found = await self.session.exec(_CHAPTERS_IN_ORDER, params={"parent_id": project_id})
-        return [_record(ChapterRecord, row) for row in found.all()]
-
-    async def scenes_in_order(self, chapter_id: str) -> list[SceneRecord]:
-        found = await self.session.exec(_SCENES_IN_ORDER, params={"parent_id": chapter_id})
-        return [_record(SceneRecord, row) for row in found.all()]
-
-    async def lines_in_order(self, scene_id: str) -> list[LineRecord]:
-        found = await self.session.exec(_LINES_IN_ORDER, params={"parent_id": scene_id})
-        return [_record(LineRecord, row) for row in found.all()]
-
-    async def add_chapter(self, record: ChapterRecord) -> None:
-        self.session.add(Chapter(**_values(record)))
-
-    async def add_scene(self, record: SceneRecord) -> None:
-        self.session.add(Scene(**_values(record)))
-
-    async def add_line(self, record: LineRecord) -> None:
-        self.session.add(DialogueLine(**_values(record)))
-
-    async def add_choice(self, record: ChoiceRecord) -> None:
-        self.session.add(Choice(**_values(record)))
-
     async def _get(self, table: type[SQLModel], shape: type[Record], entity_id: str) -> Record | None:
         row = await self.session.get(table, entity_id) if isinstance(entity_id, str) and entity_id else None
-        return None if row is None else _record(shape, row)
+        if row is None:
+            return None
+        self._held.append(row)
+        return _record(shape, row)
 
     async def _save(self, table: type[SQLModel], record: Any) -> None:
         """The row takes the record's values (it is in the identity map when the record was read
@@ -250,6 +307,38 @@ _COUNT_CHARACTERS = (
 _CHOICES_OF = (
     select(Choice).where(col(Choice.scene_id) == bindparam("scene_id")).order_by(col(Choice.position))
 )
+_LINES_OF = (
+    select(DialogueLine)
+    .where(col(DialogueLine.scene_id) == bindparam("scene_id"))
+    .order_by(col(DialogueLine.position))
+)
+_SCENES_OF = (
+    select(Scene).where(col(Scene.chapter_id) == bindparam("chapter_id")).order_by(col(Scene.position))
+)
+_ANY_SCENE = select(Scene.id).where(col(Scene.project_id) == bindparam("project_id")).limit(1)
+_START_SCENES = select(Scene).where(col(Scene.project_id) == bindparam("project_id"), col(Scene.is_start))
+_CHAPTERS_WHERE_SPEAKING = (
+    select(Scene.chapter_id)
+    .join(DialogueLine, col(DialogueLine.scene_id) == col(Scene.id))
+    .where(col(DialogueLine.character_id) == bindparam("character_id"))
+)
+_CHAPTERS_USING = select(Chapter.id).where(
+    col(Chapter.project_id) == bindparam("project_id"),
+    or_(
+        col(Chapter.background_asset_id) == bindparam("asset_id"),
+        col(Chapter.music_asset_id) == bindparam("asset_id"),
+    ),
+)
+_SCENES_USING = select(Scene.chapter_id).where(
+    col(Scene.project_id) == bindparam("project_id"),
+    or_(
+        col(Scene.background_asset_id) == bindparam("asset_id"),
+        col(Scene.music_asset_id) == bindparam("asset_id"),
+    ),
+)
+_CHAPTERS_OF = (
+    select(Chapter).where(col(Chapter.project_id) == bindparam("project_id")).order_by(col(Chapter.position))
+)
 # In story order: chapter by chapter, scene by scene.
 _SCENES_WHERE_SPEAKING = (
     select(Scene.title)
@@ -273,15 +362,4 @@ _PUBLISHED_STORY = (
         col(Project.published),
         col(Project.deleted_at).is_(None),
     )
-)
-_CHAPTERS_IN_ORDER = (
-    select(Chapter).where(col(Chapter.project_id) == bindparam("parent_id")).order_by(col(Chapter.position))
-)
-_SCENES_IN_ORDER = (
-    select(Scene).where(col(Scene.chapter_id) == bindparam("parent_id")).order_by(col(Scene.position))
-)
-_LINES_IN_ORDER = (
-    select(DialogueLine)
-    .where(col(DialogueLine.scene_id) == bindparam("parent_id"))
-    .order_by(col(DialogueLine.position))
 )

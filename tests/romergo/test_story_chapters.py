@@ -178,6 +178,35 @@ async def test_move_reorders_and_records_one_moved_revision(services, actor):
     assert len(await written_since(services, project.id, seen)) == 2
 
 
+async def test_deleting_a_chapter_renumbers_the_rest_with_one_revision(services, actor):
+    project = await services.projects.create_project(actor, "Saga")
+    a = await services.chapters.add_chapter(actor, project.id, "A")
+    await services.chapters.add_chapter(actor, project.id, "B")
+    await services.chapters.add_chapter(actor, project.id, "C")
+    await services.scenes.add_scene(actor, a.id, "Opening")
+    seen = await log_size(services, project.id)
+
+    await services.chapters.delete_chapter(actor, a.id)
+
+    assert await titles_in_order(services, actor, project.id) == [("B", 0), ("C", 1)]
+    [revision] = await written_since(services, project.id, seen)
+    assert (revision.entity_id, revision.action) == (a.id, "deleted")
+    assert [scene["title"] for scene in revision.before["scenes"]] == ["Opening"]
+
+
+async def test_a_move_hands_back_the_chapter_as_it_is_now(services, actor):
+    project = await services.projects.create_project(actor, "Saga")
+    a = await services.chapters.add_chapter(actor, project.id, "A")
+    await services.chapters.add_chapter(actor, project.id, "B")
+
+    moved = await services.chapters.move_chapter(actor, a.id, 1)
+    stayed = await services.chapters.move_chapter(actor, a.id, 1)
+
+    assert (moved.position, moved.title) == (1, "A")
+    assert moved.updated_at >= a.updated_at
+    assert stayed == moved
+
+
 async def test_move_with_a_bad_position_changes_nothing(services, actor):
     story = await small_story(services, actor)
     before = await database_state(services)

@@ -164,24 +164,24 @@ async def test_added_chapters_scenes_lines_and_choices_are_read_back_in_order(se
         # added before it: the rows land in the order of their references.
         writes = ledger.within(session)
         await writes.add_chapter(chapter)
-        assert await writes.scenes_in_order(chapter.id) == []
+        assert await writes.scenes_of(chapter.id) == []
         for scene in (later, sooner):
             await writes.add_scene(scene)
         assert await writes.choices_of(sooner.id) == []
         await writes.add_choice(choice)
-        assert await writes.lines_in_order(sooner.id) == []
+        assert await writes.lines_of(sooner.id) == []
         for line in (second, first):
             await writes.add_line(line)
     async with services.db.read() as session:
         reads = ledger.within(session)
-        assert [c.id for c in await reads.chapters_in_order(story.project_id)] == [
+        assert [c.id for c in await reads.chapters_of(story.project_id)] == [
             story.chapter_id,
             chapter.id,
         ]
-        assert await reads.scenes_in_order(chapter.id) == [sooner, later]
-        assert await reads.lines_in_order(sooner.id) == [first, second]
+        assert await reads.scenes_of(chapter.id) == [sooner, later]
+        assert await reads.lines_of(sooner.id) == [first, second]
         assert await reads.choices_of(sooner.id) == [choice]
         assert await reads.chapter(chapter.id) == chapter
-        assert await reads.scenes_in_order("chp_missing") == []
-        assert await reads.lines_in_order("scn_missing") == []
+        assert await reads.scenes_of("chp_missing") == []
+        assert await reads.lines_of("scn_missing") == []
         assert await reads.chapter("chp_missing") is None

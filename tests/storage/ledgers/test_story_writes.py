@@ -11,7 +11,14 @@ import pytest
 
 from romergo.story import ChoiceSpec
 from storage.story.ledger import DatabaseStoryLedger
-from storage.story.records import CharacterRecord, VariableRecord
+from storage.story.records import (
+    ChapterRecord,
+    CharacterRecord,
+    ChoiceRecord,
+    LineRecord,
+    SceneRecord,
+    VariableRecord,
+)
 from storage.tables import Character
 from tests.support.story import small_story
 
@@ -164,3 +171,126 @@ async def test_what_mentions_a_variable_is_found_in_its_project_and_written_back
         assert [s.id for s in (await reads.variable_mentions(other.project_id, "gold")).scenes] == [
             other.second_scene_id
         ]
+
+
+async def test_lines_are_added_read_in_order_saved_and_removed_in_their_scene_only(services, actor):
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    first, second = (
+        LineRecord(f"lin_{n}", story.project_id, story.first_scene_id, n, None, f"Line {n}", None, WHEN, WHEN)
+        for n in (0, 1)
+    )
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        await writes.add_line(second)
+        await writes.add_line(first)
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        assert await writes.lines_of(story.first_scene_id) == [first, second]
+        assert await writes.lines_of(story.second_scene_id) == []
+        await writes.save_line(replace(first, position=1, character_id=story.hero_id))
+        await writes.save_line(replace(second, position=0, condition="gold > 1"))
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        assert [(line.id, line.position) for line in await writes.lines_of(story.first_scene_id)] == [
+            (second.id, 0),
+            (first.id, 1),
+        ]
+        assert await writes.line(first.id) == replace(first, position=1, character_id=story.hero_id)
+        await writes.remove_line(second.id)
+        await writes.remove_line("lin_missing")
+    async with services.db.read() as session:
+        reads = ledger.within(session)
+        assert await reads.line(second.id) is None
+        assert await reads.line("") is None
+        assert [line.id for line in await reads.lines_of(story.first_scene_id)] == [first.id]
+        with pytest.raises(LookupError):
+            await reads.save_line(second)
+
+
+async def test_chapters_are_added_read_in_order_saved_and_removed_with_their_scenes(services, actor):
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    epilogue = ChapterRecord("chp_epilogue", story.project_id, "Epilogue", 1, None, None, WHEN, WHEN)
+    line = LineRecord("lin_last", story.project_id, story.second_scene_id, 0, None, "Bye", None, WHEN, WHEN)
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        await writes.add_chapter(epilogue)
+        await writes.add_line(line)
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        first, second = await writes.chapters_of(story.project_id)
+        assert (first.id, second) == (story.chapter_id, epilogue)
+        assert [s.id for s in await writes.scenes_of(story.chapter_id)] == [
+            story.first_scene_id,
+            story.second_scene_id,
+        ]
+        await writes.save_chapter(replace(epilogue, position=0, title="Prologue", music_asset_id=None))
+        await writes.save_chapter(replace(first, position=1))
+        await writes.remove_scene(story.second_scene_id)
+        await writes.remove_scene("scn_missing")
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        assert [(c.id, c.title) for c in await writes.chapters_of(story.project_id)] == [
+            (epilogue.id, "Prologue"),
+            (story.chapter_id, first.title),
+        ]
+        assert await writes.scene(story.second_scene_id) is None
+        assert await writes.line(line.id) is None
+        assert await writes.chapters_of("prj_missing") == []
+        for scene in await writes.scenes_of(story.chapter_id):
+            await writes.remove_scene(scene.id)
+        await writes.remove_chapter(story.chapter_id)
+    async with services.db.read() as session:
+        reads = ledger.within(session)
+        assert await reads.chapter(story.chapter_id) is None
+        assert await reads.scenes_of(story.chapter_id) == []
+        assert [c.id for c in await reads.chapters_of(story.project_id)] == [epilogue.id]
+
+
+async def test_scenes_and_their_choices_are_added_marked_and_removed(services, actor):
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    side = SceneRecord(
+        "scn_side", story.project_id, story.chapter_id, "Side", 2, False, False, None, None, None, WHEN, WHEN
+    )
+    back = ChoiceRecord("cho_back", story.project_id, side.id, 0, "Back", story.first_scene_id, None, None)
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        assert await writes.has_scenes(story.project_id)
+        assert not await writes.has_scenes("prj_missing")
+        assert [s.id for s in await writes.start_scenes(story.project_id)] == [story.first_scene_id]
+        await writes.add_scene(replace(side, is_start=True))
+        await writes.add_choice(back)
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        starts = sorted(s.id for s in await writes.start_scenes(story.project_id))
+        assert starts == sorted([story.first_scene_id, side.id])
+        assert await writes.choices_of(side.id) == [back]
+        assert [s.id for s in await writes.scenes_of(story.chapter_id)][-1] == side.id
+        await writes.remove_choice(back.id)
+        await writes.remove_choice("cho_missing")
+    async with services.db.read() as session:
+        reads = ledger.within(session)
+        assert await reads.choices_of(side.id) == []
+        assert await reads.scene(side.id) == replace(side, is_start=True)
+
+
+async def test_the_chapters_where_a_character_speaks_or_an_asset_is_shown(services, actor):
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    line = LineRecord(
+        "lin_hero", story.project_id, story.second_scene_id, 0, story.hero_id, "Hi", None, WHEN, WHEN
+    )
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        assert await writes.chapters_where_speaking(story.hero_id) == set()
+        await writes.add_line(line)
+        assert await writes.chapters_where_speaking(story.hero_id) == {story.chapter_id}
+        assert await writes.chapters_where_speaking("chr_missing") == set()
+        assert await writes.chapters_using(story.project_id, "ast_music") == set()
+        scene = await writes.scene(story.second_scene_id)
+        assert scene is not None
+        await writes.save_scene(replace(scene, music_asset_id="ast_music"))
+        assert await writes.chapters_using(story.project_id, "ast_music") == {story.chapter_id}
+        assert await writes.chapters_using("prj_elsewhere", "ast_music") == set()
