@@ -15,6 +15,9 @@ from romergo.story import AssetService, StoryStore
 from tests.support import media
 from tests.support.story import TINY_PNG, TINY_WAV, database_state, revisions, small_story
 
+DATABASES = ("sqlite",)
+"""The database side is the story ledger's contract, run on both (tests/storage/ledgers/test_story_*.py)."""
+
 MB = 1024 * 1024
 
 

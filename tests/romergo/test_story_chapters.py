@@ -10,6 +10,9 @@ from romergo.common.errors import RomergoError
 from romergo.story import ChoiceSpec, StoryChanged
 from tests.support.story import TINY_PNG, TINY_WAV, database_state, revisions, small_story
 
+DATABASES = ("sqlite",)
+"""The database side is the story ledger's contract, run on both (tests/storage/ledgers/test_story_*.py)."""
+
 
 async def titles_in_order(services, actor, project_id):
     outline = await services.reads.outline(actor, project_id)

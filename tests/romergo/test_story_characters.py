@@ -9,6 +9,9 @@ from romergo.common.errors import RomergoError
 from romergo.story.characters import PALETTE
 from tests.support.story import database_state, revisions, small_story
 
+DATABASES = ("sqlite",)
+"""The database side is the story ledger's contract, run on both (tests/storage/ledgers/test_story_*.py)."""
+
 
 async def log_size(services, project_id):
     return len(await revisions(services, project_id))

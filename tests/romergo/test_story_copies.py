@@ -10,6 +10,9 @@ from romergo.story import ChoiceSpec
 from tests.support import media
 from tests.support.story import database_state, revisions, small_story
 
+DATABASES = ("sqlite",)
+"""The database side is the story ledger's contract, run on both (tests/storage/ledgers/test_story_*.py)."""
+
 
 async def furnished(services, actor):
     """The small story, with a line, a background and choices in and out of its chapter."""

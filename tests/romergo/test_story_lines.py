@@ -11,6 +11,9 @@ from romergo.common.errors import RomergoError
 from romergo.story import UNCHANGED
 from tests.support.story import database_state, revisions, small_story
 
+DATABASES = ("sqlite",)
+"""The database side is the story ledger's contract, run on both (tests/storage/ledgers/test_story_*.py)."""
+
 HINDI = "हिन्दी में लिखी गई कहानी, क्षितिज पर दीपक। "
 
 

@@ -9,6 +9,9 @@ from romergo.common.errors import RomergoError
 from tests.support.statements import counting
 from tests.support.story import database_state, revisions, small_story
 
+DATABASES = ("sqlite",)
+"""The database side is the story ledger's contract, run on both (tests/storage/ledgers/test_story_*.py)."""
+
 
 async def test_create_project_writes_one_created_revision(services, actor):
     project = await services.projects.create_project(actor, "  The Long Night  ")

@@ -9,6 +9,9 @@ from romergo.common.errors import RomergoError
 from romergo.story import ChoiceSpec
 from tests.support.story import TINY_PNG, TINY_WAV, database_state, revisions, small_story
 
+DATABASES = ("sqlite",)
+"""The database side is the story ledger's contract, run on both (tests/storage/ledgers/test_story_*.py)."""
+
 
 async def log_size(services, project_id):
     return len(await revisions(services, project_id))

@@ -10,6 +10,9 @@ from romergo.common.errors import RomergoError
 from romergo.story import ChoiceSpec
 from tests.support.story import database_state, revisions, small_story
 
+DATABASES = ("sqlite",)
+"""The database side is the story ledger's contract, run on both (tests/storage/ledgers/test_story_*.py)."""
+
 
 async def story_with_state(services, actor):
     story = await small_story(services, actor)
