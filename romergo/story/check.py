@@ -15,7 +15,7 @@ from romergo.story.media_rules import effective_media
 from romergo.story.media_types import sniff
 from romergo.story.problems import Problem, Severity
 from romergo.story.state.check import state_problems
-from romergo.story.views import ChoiceRow, ProjectData
+from romergo.story.views import ChoiceRecord, ProjectData
 from storage.tables import Scene
 
 __all__ = ["Problem", "Severity", "StoredMedia", "check_story"]
@@ -282,7 +282,7 @@ def _unreadable_media(story: _StoryIndex, media: Mapping[str, StoredMedia]) -> I
         yield Problem("unreadable_media", "error", f'{what} "{asset.name}" cannot be loaded: {why}.')
 
 
-def _edges(scenes: dict[str, Scene], choices: list[ChoiceRow]) -> dict[str, list[str]]:
+def _edges(scenes: dict[str, Scene], choices: list[ChoiceRecord]) -> dict[str, list[str]]:
     edges: dict[str, list[str]] = {scene_id: [] for scene_id in scenes}
     for choice in _in_scene_order(choices):
         if choice.scene_id in scenes and choice.target_scene_id in scenes:
@@ -290,5 +290,5 @@ def _edges(scenes: dict[str, Scene], choices: list[ChoiceRow]) -> dict[str, list
     return edges
 
 
-def _in_scene_order(choices: list[ChoiceRow]) -> list[ChoiceRow]:
+def _in_scene_order(choices: list[ChoiceRecord]) -> list[ChoiceRecord]:
     return sorted(choices, key=lambda c: (c.scene_id, c.position))

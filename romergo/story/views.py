@@ -8,11 +8,11 @@ from functools import cached_property
 from typing import Literal, TypeVar
 
 from romergo.story.media_rules import SlotSource
-from storage.story.records import ChoiceRow as ChoiceRow  # re-exported: whole-project reads carry them
+from storage.story.records import ChoiceRecord as ChoiceRecord  # re-exported: whole-project reads carry them
 from storage.story.records import LineRow as LineRow
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene, StoryVariable
 
-Row = TypeVar("Row", "Scene", "LineRow", "ChoiceRow")
+Row = TypeVar("Row", "Scene", "LineRow", "ChoiceRecord")
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class ProjectData:
     scenes: list[Scene]
     lines: list[LineRow]
     """Empty, like `choices`, when only the project's shape was loaded (`shape_only`)."""
-    choices: list[ChoiceRow]
+    choices: list[ChoiceRecord]
     characters: list[Character]
     assets: list[Asset]
     variables: list[StoryVariable] = field(default_factory=list)
@@ -50,7 +50,7 @@ class ProjectData:
     def lines_of(self, scene_id: str) -> list[LineRow]:
         return list(self._lines_by_scene.get(scene_id, ()))
 
-    def choices_of(self, scene_id: str) -> list[ChoiceRow]:
+    def choices_of(self, scene_id: str) -> list[ChoiceRecord]:
         return list(self._choices_by_scene.get(scene_id, ()))
 
     @cached_property
@@ -66,7 +66,7 @@ class ProjectData:
         return _ordered_groups(self.lines, lambda line: line.scene_id)
 
     @cached_property
-    def _choices_by_scene(self) -> dict[str, list[ChoiceRow]]:
+    def _choices_by_scene(self) -> dict[str, list[ChoiceRecord]]:
         return _ordered_groups(self.choices, lambda choice: choice.scene_id)
 
 

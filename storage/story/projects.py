@@ -10,7 +10,7 @@ from sqlalchemy import func, literal
 from sqlalchemy import select as sa_select
 from sqlmodel import col, select
 
-from storage.story.records import ChoiceRow, LineRow, MediaHead, ProjectRows
+from storage.story.records import ChoiceRecord, LineRow, MediaHead, ProjectRows
 from storage.story.transaction import ThreadRead, Transaction
 from storage.tables import (
     Asset,
@@ -98,9 +98,10 @@ def _line_rows(session: ThreadRead, project_id: str, with_text: bool) -> list[Li
     return [LineRow(*row) for row in _plain_rows(session, DialogueLine, project_id, columns)]
 
 
-def _choice_rows(session: ThreadRead, project_id: str) -> list[ChoiceRow]:
+def _choice_rows(session: ThreadRead, project_id: str) -> list[ChoiceRecord]:
     columns = [
         col(Choice.id),
+        col(Choice.project_id),
         col(Choice.scene_id),
         col(Choice.position),
         col(Choice.label),
@@ -108,7 +109,7 @@ def _choice_rows(session: ThreadRead, project_id: str) -> list[ChoiceRow]:
         col(Choice.condition),
         col(Choice.effects),
     ]
-    return [ChoiceRow(*row) for row in _plain_rows(session, Choice, project_id, columns)]
+    return [ChoiceRecord(*row) for row in _plain_rows(session, Choice, project_id, columns)]
 
 
 def _plain_rows(session: ThreadRead, table: Any, project_id: str, columns: list[Any]) -> list[Any]:

@@ -30,20 +30,6 @@ class LineRow:
     condition: str | None = None
 
 
-@dataclass(slots=True)
-class ChoiceRow:
-    """A choice as whole-project reads use it, plain values like `LineRow` (a long story has thousands;
-    not frozen for the same reason)."""
-
-    id: str
-    scene_id: str
-    position: int
-    label: str
-    target_scene_id: str | None
-    condition: str | None = None
-    effects: str | None = None
-
-
 @dataclass(frozen=True, slots=True)
 class ProjectRows:
     """A whole project but its asset bytes: one statement per table. `assets` holds the live ones."""
@@ -52,7 +38,7 @@ class ProjectRows:
     chapters: list[Chapter]
     scenes: list[Scene]
     lines: list[LineRow]
-    choices: list[ChoiceRow]
+    choices: list[ChoiceRecord]
     characters: list[Character]
     assets: list[Asset]
     variables: list[StoryVariable]

@@ -26,7 +26,7 @@ from romergo.story.state.evaluate import (
 )
 from romergo.story.state.expressions import Assignment, ExpressionError, Node, Value
 from romergo.story.state.numbers import RANGE_WORDS, in_range
-from romergo.story.views import ChoiceRow, ProjectData
+from romergo.story.views import ChoiceRecord, ProjectData
 
 MAX_STEPS = 200
 
@@ -211,8 +211,8 @@ def _ended(
 
 
 def _choose(
-    options: list[ChoiceRow], offered: list[Offered], given: list[str] | None, title: str
-) -> ChoiceRow | tuple[str, str]:
+    options: list[ChoiceRecord], offered: list[Offered], given: list[str] | None, title: str
+) -> ChoiceRecord | tuple[str, str]:
     """The choice to take: the next given one (a label, or its number among those shown), else the
     first shown; or why none can be taken, as (outcome, message)."""
     visible = [choice for choice, shown in zip(options, offered, strict=True) if shown.shown]
