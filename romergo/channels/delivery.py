@@ -130,7 +130,7 @@ class Delivery:
         # in parallel. On PostgreSQL the choice skips rows another claim has locked, so a claim
         # racing another takes the next command instead of none; SQLite's writers take turns.
         claim = {"channel": channel_id, "who": caller.client_id, "after": cursor, "at": tx.now()}
-        row = (await tx.session.exec(CLAIM, params=claim)).first()
+        row: Row[Any] | None = (await tx.session.exec(CLAIM, params=claim)).first()
         if row is None:
             return None
         # The claimed row as returned, not read again (nothing else in this transaction moves it),

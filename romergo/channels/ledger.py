@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
+from romergo.channels.event_ledger import EventLog
 from storage.channels.records import (
     CommandRecord,
     ConfirmationRecord,
@@ -45,6 +46,11 @@ class ChannelLedger(Protocol):
 
     def rooms(self, transaction: Any) -> RoomLedger:
         """Rooms, their members and commands inside `transaction` (a `ChannelTx`'s session)."""
+        ...
+
+    def events(self, transaction: Any) -> EventLog:
+        """The channel's events and the commands they move inside `transaction` (a `ChannelTx`'s
+        session)."""
         ...
 
     def confirmations(self, transaction: Any) -> ConfirmationLedger:

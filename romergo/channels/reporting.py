@@ -40,7 +40,6 @@ from romergo.channels.models import Caller
 from romergo.channels.store import ChannelStore, channel_topic, command_not_found, ensure_holder
 from romergo.channels.summary import Summary
 from romergo.channels.tx import (
-    MOVE_COMMAND_FROM,
     SYSTEM_ACTOR,
     NeedsOrmTransaction,
     command_moved,
@@ -51,6 +50,7 @@ from romergo.channels.vocabulary import REPORTABLE_STATES, CommandState, EventKi
 from romergo.channels.wait_check import NOT_MEMBER, agent_actor
 from romergo.common.errors import RomergoError
 from romergo.story.kinds import KINDS, Kind
+from storage.channels.event_log import move_on_driver
 from storage.channels.joins import CALLERS_MEMBERSHIP
 from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, REVISIONS, core_table
 from storage.driver import Writes
@@ -100,7 +100,7 @@ def _report(
     moved = command_moved(found, [(kind, report)], now)
     # The row cannot move under a SQLite write; on PostgreSQL another instance may have moved it
     # since the read above, and the ORM's transaction then reads it afresh.
-    if rows.run(MOVE_COMMAND_FROM, moved | {"from_state": found.state}) == 0:
+    if not move_on_driver(rows, moved, found.state):
         raise NeedsOrmTransaction
     write_event(
         rows,

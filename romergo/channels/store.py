@@ -129,10 +129,10 @@ class ChannelStore:
             tx = ChannelTx(
                 session,
                 self.clock,
+                self.ledger.events(session),
                 self.ledger.rooms(session),
                 self.ledger.confirmations(session),
                 pending_tool_events=self.pending_tool_events,
-                numbered_inserts=self.numbered_inserts,
             )
             yield tx
         for channel_id in tx.touched:

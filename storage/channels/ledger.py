@@ -15,6 +15,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.channels.confirmations import ConfirmationsInSession
+from storage.channels.event_log import EventLogInSession
 from storage.channels.presence import PRESENCE, RUN_OUT
 from storage.channels.room_reads import RoomReadsInSession
 from storage.channels.rooms import RoomsInSession
@@ -33,6 +34,11 @@ class DatabaseChannelLedger:
     def rooms(self, transaction: AsyncSession) -> RoomsInSession:
         """Rooms, their members and commands inside `transaction`, an open session of this database."""
         return RoomsInSession(transaction)
+
+    def events(self, transaction: AsyncSession) -> EventLogInSession:
+        """The channel's events and the commands they move inside `transaction`, an open write
+        session of this database."""
+        return EventLogInSession(transaction, numbered_inserts=self.db.data_modifying_ctes)
 
     def confirmations(self, transaction: AsyncSession) -> ConfirmationsInSession:
         """The owner's "Allow once" requests inside `transaction`, an open session of this database."""
