@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from romergo.channels.event_ledger import EventLog
+from romergo.channels.owned_ledger import OwnedReads
 from storage.channels.records import (
     CommandRecord,
     ConfirmationRecord,
@@ -51,6 +52,11 @@ class ChannelLedger(Protocol):
     def events(self, transaction: Any) -> EventLog:
         """The channel's events and the commands they move inside `transaction` (a `ChannelTx`'s
         session)."""
+        ...
+
+    def owned(self, transaction: Any) -> OwnedReads:
+        """The owner's rooms and commands inside `transaction` (a `ChannelTx`'s session, or a
+        read's)."""
         ...
 
     def confirmations(self, transaction: Any) -> ConfirmationLedger:

@@ -31,7 +31,6 @@ from romergo.channels.events import CommandPosted, Payload
 from romergo.channels.models import CommandView
 from romergo.channels.reach import scope_chapters
 from romergo.channels.store import (
-    NUMBERED_POST,
     ChannelStore,
     PostingRoom,
     channel_topic,
@@ -42,6 +41,7 @@ from romergo.channels.tx import EventActor, NeedsOrmTransaction, event_rows, wri
 from romergo.channels.vocabulary import CommandState, EventKind, next_state
 from romergo.common.ids import new_id
 from storage.channels.numbering import COLUMNS
+from storage.channels.owned import NUMBERED_POST
 from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS, made
 from storage.driver import Writes
 from storage.tables import Command

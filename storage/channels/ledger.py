@@ -16,6 +16,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.channels.confirmations import ConfirmationsInSession
 from storage.channels.event_log import EventLogInSession
+from storage.channels.owned import OwnedInSession
 from storage.channels.presence import PRESENCE, RUN_OUT
 from storage.channels.room_reads import RoomReadsInSession
 from storage.channels.rooms import RoomsInSession
@@ -39,6 +40,10 @@ class DatabaseChannelLedger:
         """The channel's events and the commands they move inside `transaction`, an open write
         session of this database."""
         return EventLogInSession(transaction, numbered_inserts=self.db.data_modifying_ctes)
+
+    def owned(self, transaction: AsyncSession) -> OwnedInSession:
+        """The owner's rooms and commands inside `transaction`, an open session of this database."""
+        return OwnedInSession(transaction)
 
     def confirmations(self, transaction: AsyncSession) -> ConfirmationsInSession:
         """The owner's "Allow once" requests inside `transaction`, an open session of this database."""
