@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
+from romergo.channels.delivery_ledger import DeliveryLedger
 from romergo.channels.event_ledger import EventLog
 from romergo.channels.owned_ledger import OwnedReads
 from storage.channels.records import (
@@ -25,6 +26,7 @@ from storage.channels.records import (
     RecordedRevision,
     RoomRecord,
 )
+from storage.channels.wait_checks import WaitStatements
 
 __all__ = [
     "ChannelLedger",
@@ -52,6 +54,11 @@ class ChannelLedger(Protocol):
     def events(self, transaction: Any) -> EventLog:
         """The channel's events and the commands they move inside `transaction` (a `ChannelTx`'s
         session)."""
+        ...
+
+    def deliveries(self, transaction: Any, waits: WaitStatements) -> DeliveryLedger:
+        """A wait's delivery inside `transaction` (a `ChannelTx`'s session), on the wait's
+        statements built for the service's states (`wait_check.STATEMENTS`)."""
         ...
 
     def owned(self, transaction: Any) -> OwnedReads:

@@ -17,6 +17,7 @@ from romergo.channels.pending_tool_events import PendingToolEvents, merged
 from romergo.channels.pending_writes import write_pending
 from romergo.channels.tx import ChannelTx, EventActor, NeedsOrmTransaction
 from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, CommandState, EventKind
+from romergo.channels.wait_statements import STATEMENTS
 from romergo.common.bus import EventBus
 from romergo.common.clock import Clock, SystemClock
 from romergo.common.config import Settings
@@ -127,6 +128,7 @@ class ChannelStore:
                 self.ledger.events(session),
                 self.ledger.rooms(session),
                 self.ledger.confirmations(session),
+                self.ledger.deliveries(session, STATEMENTS),
                 pending_tool_events=self.pending_tool_events,
             )
             yield tx

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from romergo.channels.delivery_ledger import DeliveryLedger
 from romergo.channels.event_ledger import EventLog
 from romergo.channels.events import NewEvents, Payload, dump
 from romergo.channels.ledger import ConfirmationLedger, RoomLedger
@@ -45,6 +46,8 @@ class ChannelTx:
     """Rooms, their members and commands, kept in this transaction."""
     confirmations: ConfirmationLedger
     """The owner's "Allow once" requests, kept in this transaction."""
+    deliveries: DeliveryLedger
+    """A wait's delivery: its room, the presence, the claim, kept in this transaction."""
     touched: set[str] = field(default_factory=set)
     rooms: set[str] = field(default_factory=set)
     """Projects whose rooms changed in this transaction (published as `rooms_topic` after it)."""

@@ -22,7 +22,8 @@ from romergo.channels.events import Claimed, Payload
 from romergo.channels.models import Caller, WaitResult
 from romergo.channels.store import channel_state, command_view
 from romergo.channels.tx import EventActor, NeedsOrmTransaction, event_rows, write_event
-from romergo.channels.vocabulary import HELD_STATES, REMOVED_BY_OWNER, CommandState, EventKind, next_state
+from romergo.channels.vocabulary import REMOVED_BY_OWNER, EventKind
+from romergo.channels.wait_statements import STATEMENTS
 from romergo.common.errors import RomergoError
 from storage.channels.wait_checks import (
     WaitRoom,
@@ -30,19 +31,12 @@ from storage.channels.wait_checks import (
     claim_on_driver,
     listening_on_driver,
     room_and_next_on_driver,
-    wait_statements,
 )
 from storage.database import Database
 from storage.driver import Writes
 
 NOT_MEMBER = "You are not a member of this channel. Join it with its code first."
 
-STATEMENTS = wait_statements(
-    CommandState.QUEUED.value,
-    next_state(CommandState.QUEUED, EventKind.CLAIMED).value,
-    tuple(state.value for state in HELD_STATES),
-)
-"""A wait's statements, for the states this service names (built once: every wait runs them)."""
 ROOM, ROOM_AND_NEXT, CLAIM = STATEMENTS.room, STATEMENTS.room_and_next, STATEMENTS.claim
 queued_for = STATEMENTS.queued_for
 Room = WaitRoom

@@ -15,11 +15,13 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.channels.confirmations import ConfirmationsInSession
+from storage.channels.deliveries import DeliveriesInSession
 from storage.channels.event_log import EventLogInSession
 from storage.channels.owned import OwnedInSession
 from storage.channels.presence import PRESENCE, RUN_OUT
 from storage.channels.room_reads import RoomReadsInSession
 from storage.channels.rooms import RoomsInSession
+from storage.channels.wait_checks import WaitStatements
 from storage.database import Database
 from storage.tables import Channel, Command
 
@@ -40,6 +42,10 @@ class DatabaseChannelLedger:
         """The channel's events and the commands they move inside `transaction`, an open write
         session of this database."""
         return EventLogInSession(transaction, numbered_inserts=self.db.data_modifying_ctes)
+
+    def deliveries(self, transaction: AsyncSession, waits: WaitStatements) -> DeliveriesInSession:
+        """A wait's delivery inside `transaction`, an open write session, on `waits`' statements."""
+        return DeliveriesInSession(transaction, waits)
 
     def owned(self, transaction: AsyncSession) -> OwnedInSession:
         """The owner's rooms and commands inside `transaction`, an open session of this database."""
