@@ -9,6 +9,7 @@ older parts still change in place.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from storage.tables import Channel, Command
@@ -38,6 +39,14 @@ class EventLog(Protocol):
     async def move_command(self, command: Command, moved: Row, *, from_state: str | None = None) -> bool:
         """The command moved as `command_moved` says, its object with it; with `from_state`, only
         if it still holds that state (False when it does not, and nothing changed)."""
+        ...
+
+    async def add_command(self, command: Command) -> None:
+        """A new command written as it is (numbered, in the state its `command` event leaves it)."""
+        ...
+
+    async def commands_of_room(self, channel_id: str, states: Sequence[str]) -> list[Command]:
+        """The room's commands in one of `states`, oldest first, as the transaction's objects."""
         ...
 
     async def command(self, command_id: str) -> Command:

@@ -29,6 +29,10 @@ class OwnedReads(Protocol):
         name; None, having changed nothing, when the room is not this owner's."""
         ...
 
+    async def rooms_of_project(self, user_id: str, project_id: str) -> list[Channel]:
+        """The owner's rooms on the project, newest first."""
+        ...
+
     async def username(self, user_id: str) -> str | None:
         """The account's name; None when there is no such account."""
         ...

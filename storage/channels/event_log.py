@@ -9,7 +9,7 @@ command's next state and each event's row; the statements here only write them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Integer, bindparam, func, insert, update
@@ -83,6 +83,20 @@ class EventLogInSession:
         set_committed_value(command, "last_activity_at", moved["at"])
         set_committed_value(command, "finished_at", moved["finished"])
         return True
+
+    async def add_command(self, command: Command) -> None:
+        """A new command written as it is, with one INSERT: it is not changed again in this
+        transaction, so it needs no unit-of-work flush (the flush cost more than the statement)."""
+        await self.session.exec(insert(COMMANDS), params=command.model_dump())
+
+    async def commands_of_room(self, channel_id: str, states: Sequence[str]) -> list[Command]:
+        """The room's commands in one of `states`, oldest first, as the session's objects."""
+        found = await self.session.exec(
+            select(Command)
+            .where(Command.channel_id == channel_id, col(Command.state).in_(states))
+            .order_by(col(Command.seq))
+        )
+        return list(found.all())
 
     async def command(self, command_id: str) -> Command:
         """A command this session read, without reading it again."""

@@ -45,6 +45,15 @@ class OwnedInSession:
         row = (await self.session.exec(NUMBERED_POST, params=params)).first()
         return None if row is None else PostingRoom._make(row)
 
+    async def rooms_of_project(self, user_id: str, project_id: str) -> list[Channel]:
+        """The owner's rooms on the project, newest first."""
+        rows = await self.session.exec(
+            select(Channel)
+            .where(Channel.user_id == user_id, Channel.project_id == project_id)
+            .order_by(col(Channel.created_at).desc())
+        )
+        return list(rows.all())
+
     async def username(self, user_id: str) -> str | None:
         user = await self.session.get(User, user_id)
         return None if user is None else user.username

@@ -195,3 +195,33 @@ async def test_on_the_driver_a_command_moves_only_from_the_state_it_holds(servic
     async with services.db.read() as session:
         stored = await session.get(Command, ident)
     assert stored is not None and stored.state == "working" and stored.finished_at is None
+
+
+async def test_a_new_command_is_written_as_it_is_and_a_rooms_commands_come_by_state_oldest_first(
+    services: Services,
+):
+    ledger, room = DatabaseChannelLedger(services.db), await a_room(services.db)
+    await a_command(services.db, room, 3, "working")
+    await a_command(services.db, room, 2, "done")
+    posted = Command(
+        id="cmd-posted",
+        channel_id=room.channel_id,
+        seq=1,
+        text="Tidy the opening",
+        state="queued",
+        created_at=NOW,
+        last_activity_at=NOW,
+    )
+    async with services.db.write() as session:
+        log = ledger.events(session)
+        await log.add_command(posted)
+        open_ones = await log.commands_of_room(room.channel_id, ("queued", "working"))
+        assert await log.commands_of_room("no-such-room", ("queued",)) == []
+
+    assert [(command.id, command.state) for command in open_ones] == [
+        ("cmd-posted", "queued"),
+        (f"cmd-{room.channel_id}-3", "working"),
+    ]
+    async with services.db.read() as session:
+        stored = await session.get(Command, "cmd-posted")
+    assert stored is not None and stored.text == "Tidy the opening" and stored.seq == 1

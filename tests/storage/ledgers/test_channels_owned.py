@@ -129,3 +129,30 @@ async def test_on_the_driver_a_command_comes_with_its_room_in_one_read(services:
         room.owner_id,
     )
     assert isinstance(channel, Channel) and channel.permissions == {"read": True}
+
+
+async def test_the_owners_rooms_on_a_project_come_newest_first(services: Services):
+    ledger = DatabaseChannelLedger(services.db)
+    room, other = await a_room(services.db), await a_room(services.db, "rival")
+    async with services.db.write() as session:
+        newer = await session.get(Channel, room.channel_id)
+        assert newer is not None
+        session.add(
+            Channel(
+                id="ch-older",
+                user_id=room.owner_id,
+                project_id=room.project_id,
+                code_hash="hash-older",
+                code_issued_at=NOW,
+                permissions={},
+                confirmation_mode="never",
+                created_at=NOW - timedelta(days=1),
+                expires_at=NOW,
+            )
+        )
+    async with services.db.read() as session:
+        owned = ledger.owned(session)
+        mine = await owned.rooms_of_project(room.owner_id, room.project_id)
+        assert await owned.rooms_of_project(other.owner_id, room.project_id) == []
+
+    assert [channel.id for channel in mine] == [room.channel_id, "ch-older"]
