@@ -6,7 +6,14 @@ ledger binds it to that transaction): where story entities lie, the project's ch
 the changes recorded for a command. `RoomLedger` keeps rooms, their members and their commands as
 a join, a leave, a report, the sweeper, a revocation and a removal read and change them;
 `ConfirmationLedger` keeps the owner's "Allow once" requests. Both live inside the transaction
-that writes the events they lead to.
+that writes the events they lead to, as do the transaction's `EventLog` (events numbered and
+written, the commands they move: `event_ledger.py`), `OwnedReads` (the owner's rooms and commands:
+`owned_ledger.py`) and `DeliveryLedger` (a wait's delivery: `delivery_ledger.py`).
+
+The busy path's writes on the database's driver (a post, a wait's check, a report, a tool call's
+rooms) call storage's functions for them directly (`storage.channels.posts`, `wait_checks`,
+`reports`, `agent_rooms`, `event_log`), each a statement or two built once; where a statement names
+command states, the core gives them once, as data (`wait_statements.py`, `memberships._HELD`).
 """
 
 from __future__ import annotations
