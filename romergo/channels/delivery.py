@@ -11,9 +11,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, bindparam
-from sqlmodel import col, select
-
 from romergo.channels.events import Nothing
 from romergo.channels.models import Caller, WaitResult
 from romergo.channels.store import ChannelStore, channel_topic, command_view
@@ -24,19 +21,14 @@ from romergo.channels.vocabulary import (
     EventKind,
 )
 from romergo.channels.wait_check import (
-    CLAIM,
     NOT_MEMBER,
-    ROOM,
     agent_actor,
     check_on_driver,
     claimed_payload,
-    queued_for,
     room_verdict,
 )
 from romergo.common.errors import RomergoError
-from storage.channels.joins import CALLERS_MEMBERSHIP
-from storage.channels.presence import PRESENCE
-from storage.tables import Channel, ChannelMember, Command
+from storage.tables import Channel, ChannelMember
 
 
 class Delivery:
@@ -64,9 +56,11 @@ class Delivery:
         # and bulk-update steps unless a command is handed over.
         async with self.store.tx() as tx:
             now = tx.now()
-            params = {"channel": channel_id, "who": caller.client_id}
+            deliveries = tx.deliveries
             found = (
-                (await tx.session.exec(ROOM, params=params)).first() if isinstance(channel_id, str) else None
+                await deliveries.wait_room(channel_id, caller.client_id)
+                if isinstance(channel_id, str)
+                else None
             )
             room, ended = room_verdict(found, caller, now)
             if ended is not None:
@@ -74,8 +68,7 @@ class Delivery:
             result = await self._deliver(tx, channel_id, caller, cursor, room.held)
             # Listening until the wait's window ends, unless this wait ends now with a command.
             until = None if result else listening_until
-            presence = {"channel": channel_id, "who": caller.client_id, "seen": now, "until": until}
-            await tx.session.exec(PRESENCE, params=presence)
+            await deliveries.listening(channel_id, caller.client_id, now, until)
             return result
 
     async def _deliver(
@@ -83,8 +76,7 @@ class Delivery:
     ) -> WaitResult | None:
         """The command this client still holds (again), else the next queued one it wins."""
         if held_id is not None:
-            held = await tx.session.get_one(Command, held_id)
-            held.deliveries += 1
+            held = await tx.deliveries.hand_again(held_id)
             await tx.command_event(
                 held, EventKind.CLAIMED, agent_actor(caller), claimed_payload(caller, True), redelivered=True
             )
@@ -95,42 +87,22 @@ class Delivery:
     async def join_cursor(self, tx: ChannelTx, channel: Channel, client_id: str) -> int:
         """Where a (re)joining client's waits start: after its last finished command, else just
         before the oldest command still queued for it, else at the end."""
-        finished = (
-            await tx.session.exec(
-                select(Command.seq)
-                .where(
-                    Command.channel_id == channel.id,
-                    Command.claimed_by == client_id,
-                    col(Command.state).in_(FINISHED_STATES),
-                )
-                .order_by(col(Command.seq).desc())
-                .limit(1)
-            )
-        ).first()
+        deliveries = tx.deliveries
+        finished = await deliveries.last_finished(channel.id, client_id, FINISHED_STATES)
         if finished is not None:
-            return int(finished)
-        oldest_queued = (
-            await tx.session.exec(
-                select(Command.seq)
-                .where(*queued_for(channel.id, client_id))
-                .order_by(col(Command.seq))
-                .limit(1)
-            )
-        ).first()
+            return finished
+        oldest_queued = await deliveries.oldest_queued(channel.id, client_id)
         if oldest_queued is not None:
-            return int(oldest_queued) - 1
+            return oldest_queued - 1
         return await self.store.latest_seq(tx.session, channel.id)
 
-    async def _claim_next(
-        self, tx: ChannelTx, channel_id: str, caller: Caller, cursor: int
-    ) -> Row[Any] | None:
+    async def _claim_next(self, tx: ChannelTx, channel_id: str, caller: Caller, cursor: int) -> Any | None:
         """The oldest queued command this client may take, claimed and moved to its new state by one
         conditional UPDATE, as the row it returned; None when there is none to take (the wait parks)."""
         # The condition on the state makes the claim atomic even where the database runs writers
         # in parallel. On PostgreSQL the choice skips rows another claim has locked, so a claim
         # racing another takes the next command instead of none; SQLite's writers take turns.
-        claim = {"channel": channel_id, "who": caller.client_id, "after": cursor, "at": tx.now()}
-        row = (await tx.session.exec(CLAIM, params=claim)).first()
+        row = await tx.deliveries.claim(channel_id, caller.client_id, cursor, tx.now())
         if row is None:
             return None
         # The claimed row as returned, not read again (nothing else in this transaction moves it),
@@ -148,10 +120,7 @@ async def channel_and_member(
     """The channel and this client's membership of it, in one statement."""
     if not isinstance(channel_id, str):
         return None, None
-    row = (
-        await tx.session.exec(_CHANNEL_AND_MEMBER, params={"channel": channel_id, "who": client_id})
-    ).first()
-    return (None, None) if row is None else (row[0], row[1])
+    return await tx.deliveries.room_and_member(channel_id, client_id)
 
 
 async def membership(
@@ -161,20 +130,13 @@ async def membership(
     if channel is None:
         channel, member = await channel_and_member(tx, channel_id, caller.client_id)
     else:
-        member = await tx.session.get(ChannelMember, (channel_id, caller.client_id))
+        member = await tx.deliveries.member(channel_id, caller.client_id)
     if channel is None or channel.user_id != caller.user_id or member is None or member.left_at is not None:
         raise RomergoError("not_member", NOT_MEMBER)
     return channel, member
 
 
 async def _mark_answered(tx: ChannelTx, question_id: str, caller: Caller) -> None:
-    question = await tx.session.get(Command, question_id)
+    question = await tx.deliveries.command(question_id)
     if question is not None and question.state == CommandState.AWAITING_ANSWER:
         await tx.command_event(question, EventKind.ANSWERED, agent_actor(caller), Nothing())
-
-
-_CHANNEL_AND_MEMBER = (
-    select(Channel, ChannelMember)
-    .outerjoin(ChannelMember, CALLERS_MEMBERSHIP)
-    .where(col(Channel.id) == bindparam("channel"))
-)

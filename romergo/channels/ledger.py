@@ -6,7 +6,14 @@ ledger binds it to that transaction): where story entities lie, the project's ch
 the changes recorded for a command. `RoomLedger` keeps rooms, their members and their commands as
 a join, a leave, a report, the sweeper, a revocation and a removal read and change them;
 `ConfirmationLedger` keeps the owner's "Allow once" requests. Both live inside the transaction
-that writes the events they lead to.
+that writes the events they lead to, as do the transaction's `EventLog` (events numbered and
+written, the commands they move: `event_ledger.py`), `OwnedReads` (the owner's rooms and commands:
+`owned_ledger.py`) and `DeliveryLedger` (a wait's delivery: `delivery_ledger.py`).
+
+The busy path's writes on the database's driver (a post, a wait's check, a report, a tool call's
+rooms) call storage's functions for them directly (`storage.channels.posts`, `wait_checks`,
+`reports`, `agent_rooms`, `event_log`), each a statement or two built once; where a statement names
+command states, the core gives them once, as data (`wait_statements.py`, `memberships._HELD`).
 """
 
 from __future__ import annotations
@@ -15,6 +22,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
+from romergo.channels.delivery_ledger import DeliveryLedger
+from romergo.channels.event_ledger import EventLog
+from romergo.channels.owned_ledger import OwnedReads
 from storage.channels.records import (
     CommandRecord,
     ConfirmationRecord,
@@ -23,6 +33,7 @@ from storage.channels.records import (
     RecordedRevision,
     RoomRecord,
 )
+from storage.channels.wait_checks import WaitStatements
 
 __all__ = [
     "ChannelLedger",
@@ -45,6 +56,21 @@ class ChannelLedger(Protocol):
 
     def rooms(self, transaction: Any) -> RoomLedger:
         """Rooms, their members and commands inside `transaction` (a `ChannelTx`'s session)."""
+        ...
+
+    def events(self, transaction: Any) -> EventLog:
+        """The channel's events and the commands they move inside `transaction` (a `ChannelTx`'s
+        session)."""
+        ...
+
+    def deliveries(self, transaction: Any, waits: WaitStatements) -> DeliveryLedger:
+        """A wait's delivery inside `transaction` (a `ChannelTx`'s session), on the wait's
+        statements built for the service's states (`wait_check.STATEMENTS`)."""
+        ...
+
+    def owned(self, transaction: Any) -> OwnedReads:
+        """The owner's rooms and commands inside `transaction` (a `ChannelTx`'s session, or a
+        read's)."""
         ...
 
     def confirmations(self, transaction: Any) -> ConfirmationLedger:

@@ -15,17 +15,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import bindparam, or_, union
-from sqlalchemy import select as sa_select
-
 from romergo.channels.events import ToolBlocked
 from romergo.channels.store import channel_state, owned_command_rows
 from romergo.channels.tx import ChannelTx, EventActor
 from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, REMOVED_BY_OWNER, EventKind
 from romergo.common.errors import RomergoError
-from storage.channels.joins import CALLERS_MEMBERSHIP
-from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, loaded, width
-from storage.driver import Found, Rows
+from storage.channels.agent_rooms import (
+    current_rooms_on_driver,
+    held_on_driver,
+    held_statement,
+    joined_rooms_on_driver,
+)
+from storage.driver import Rows
 from storage.tables import Channel, ChannelMember, Command
 
 MAX_RECORDED = 50
@@ -49,7 +50,7 @@ class Membership:
 
 def memberships(rows: Rows, user_id: str, client_id: str) -> list[Membership]:
     """Every room of this owner the client ever joined, newest first."""
-    return [_membership(row) for row in rows.all(_MEMBERSHIPS, {"client_id": client_id, "user_id": user_id})]
+    return [Membership(*joined) for joined in joined_rooms_on_driver(rows, user_id, client_id)]
 
 
 def current_rooms(
@@ -61,8 +62,9 @@ def current_rooms(
     joined before: a call's cost does not grow with the agent's history.
 
     Read on the driver (`Database.read_rows`), with whatever else the call's check reads."""
-    params = {"who": client_id, "user_id": user_id, "project_id": project_id, "now": now}
-    return [_membership(row) for row in rows.all(_CURRENT_ROOMS, params)]
+    return [
+        Membership(*joined) for joined in current_rooms_on_driver(rows, user_id, client_id, project_id, now)
+    ]
 
 
 def rooms_and_commands_of_call(
@@ -75,54 +77,12 @@ def rooms_and_commands_of_call(
     if command_id is not None:
         return joined, [], owned_command_rows(rows, user_id, command_id)
     held = [
-        loaded(Command, row)
+        command
         for room in joined
         if room.binds(now)
-        for row in rows.all(_HELD, {"channel_id": room.channel.id, "client_id": client_id})
+        for command in held_on_driver(rows, _HELD, room.channel.id, client_id)
     ]
     return joined, sorted(held, key=lambda command: command.seq), None
-
-
-def _membership(row: Found) -> Membership:
-    return Membership(loaded(Channel, row[:_CHANNEL_END]), loaded(ChannelMember, row[_CHANNEL_END:]))
-
-
-# Built once, on the tables' columns for the driver: every guarded tool call reads the caller's
-# rooms.
-_CHANNEL_END = width(Channel)
-_MINE = (CHANNEL_MEMBERS.c.client_id == bindparam("client_id"), CHANNELS.c.user_id == bindparam("user_id"))
-_NEWEST_FIRST = (CHANNELS.c.created_at.desc(), CHANNELS.c.id.desc())
-_MEMBERSHIPS = (
-    sa_select(CHANNELS, CHANNEL_MEMBERS)
-    .join(CHANNEL_MEMBERS, CHANNEL_MEMBERS.c.channel_id == CHANNELS.c.id)
-    .where(*_MINE)
-    .order_by(*_NEWEST_FIRST)
-)
-_NEWEST_ON_PROJECT = (
-    sa_select(CHANNELS.c.id)
-    .join(CHANNEL_MEMBERS, CALLERS_MEMBERSHIP)
-    .where(CHANNELS.c.user_id == bindparam("user_id"), CHANNELS.c.project_id == bindparam("project_id"))
-    .order_by(*_NEWEST_FIRST)
-    .limit(1)
-    .scalar_subquery()
-)
-_CURRENT_ROOM_IDS = union(
-    sa_select(CHANNELS.c.id).where(
-        CHANNELS.c.user_id == bindparam("user_id"),
-        CHANNELS.c.ended_at.is_(None),
-        CHANNELS.c.expires_at > bindparam("now"),
-    ),
-    sa_select(_NEWEST_ON_PROJECT),
-)
-_CURRENT_ROOMS = (
-    sa_select(CHANNELS, CHANNEL_MEMBERS)
-    .join(CHANNEL_MEMBERS, CALLERS_MEMBERSHIP)
-    .where(CHANNELS.c.id.in_(_CURRENT_ROOM_IDS))
-    .order_by(*_NEWEST_FIRST)
-)
-"""The rooms not yet ended or expired, and the newest on the project: found through the owner's
-rooms, each membership then by its key (`CALLERS_MEMBERSHIP`), so a client's earlier rooms are
-never walked."""
 
 
 def closed_on(rooms: list[Membership], project_id: str | None, now: datetime) -> Membership | None:
@@ -165,11 +125,6 @@ async def record_refusal(tx: ChannelTx, room: Membership, agent: EventActor, too
     return True
 
 
-# A call that names no command looks for the one it holds in each live room: the (channel, client,
-# state) index leads straight to the few held commands, however many the client took before
-# (tests/romergo/test_channels_history.py). Equalities, not IN: the driver takes no expanding list.
-_HELD = sa_select(COMMANDS).where(
-    COMMANDS.c.channel_id == bindparam("channel_id"),
-    COMMANDS.c.claimed_by == bindparam("client_id"),
-    or_(*(COMMANDS.c.state == state for state in ATTRIBUTABLE_STATES)),
-)
+_HELD = held_statement(tuple(state.value for state in ATTRIBUTABLE_STATES))
+"""What a call that names no command looks for in each live room: the commands it holds there
+(tests/romergo/test_channels_history.py: the cost does not grow with the client's history)."""

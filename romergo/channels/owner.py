@@ -10,9 +10,6 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import insert
-from sqlmodel import col, select
-
 from romergo.channels.confirmations import cancel_confirmations
 from romergo.channels.context import clean_context
 from romergo.channels.events import ChannelEnded, CommandUndone, SettingsChanged
@@ -38,7 +35,6 @@ from romergo.channels.vocabulary import (
 )
 from romergo.common.errors import RomergoError, invalid, project_not_found
 from romergo.common.ids import new_id, new_secret, sha256_hex
-from storage.core_tables import COMMANDS
 from storage.tables import Channel, Command, Project
 
 MAX_EVENTS_PAGE = 500
@@ -94,13 +90,7 @@ class OwnerSide:
 
     async def channels_of_project(self, user_id: str, project_id: str) -> list[ChannelView]:
         async with self.store.db.read() as session:
-            rows = (
-                await session.exec(
-                    select(Channel)
-                    .where(Channel.user_id == user_id, Channel.project_id == project_id)
-                    .order_by(col(Channel.created_at).desc())
-                )
-            ).all()
+            rows = await self.store.ledger.owned(session).rooms_of_project(user_id, project_id)
             return [await self.store.channel_view(session, row) for row in rows]
 
     async def update_settings(
@@ -308,9 +298,7 @@ class OwnerSide:
         """The numbered command, queued, and its `command` event under its number."""
         command.state = next_state(CommandState(command.state), EventKind.COMMAND)
         command.last_activity_at = tx.now()
-        # One Core INSERT of the row: the command is not changed again in this transaction, so it
-        # needs no unit-of-work flush (the flush cost more than the statement).
-        await tx.session.exec(insert(COMMANDS), params=command.model_dump())
+        await tx.log.add_command(command)
         posted = posted_payload(command)
         await tx.write_events(channel_id, [command.seq], owner, [(EventKind.COMMAND, posted)], command.id)
         return command_view(command)
@@ -329,13 +317,7 @@ async def finish_channel(tx: ChannelTx, channel: Channel, reason: str, actor: Ev
     tx.rooms.add(channel.project_id)
     tx.session.add(channel)
     await tx.session.flush()
-    open_commands = (
-        await tx.session.exec(
-            select(Command)
-            .where(Command.channel_id == channel.id, col(Command.state).in_(OPEN_STATES))
-            .order_by(col(Command.seq))
-        )
-    ).all()
+    open_commands = await tx.log.commands_of_room(channel.id, OPEN_STATES)
     for command in open_commands:
         await cancel(tx, command, actor if reason == "ended" else SYSTEM_ACTOR)
     await tx.event(

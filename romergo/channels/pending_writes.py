@@ -17,8 +17,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from romergo.channels.pending_tool_events import PendingEvents, merged
-from romergo.channels.tx import MOVE_COMMAND_FROM, NeedsOrmTransaction, command_moved, write_events
+from romergo.channels.tx import NeedsOrmTransaction, command_moved, write_events
 from romergo.channels.vocabulary import CommandState
+from storage.channels.event_log import move_on_driver
 from storage.driver import Writes
 
 
@@ -32,7 +33,7 @@ def write_pending(rows: Writes, taken: list[PendingEvents], now: datetime) -> se
         if read_state == CommandState.NEEDS_CONFIRMATION:
             raise NeedsOrmTransaction
         moved = command_moved(command, pending.new_events, now)
-        if rows.run(MOVE_COMMAND_FROM, moved | {"from_state": read_state.value}) == 0:
+        if not move_on_driver(rows, moved, read_state.value):
             raise NeedsOrmTransaction
         write_events(rows, command.channel_id, pending.actor, pending.new_events, command.id, now)
         touched.add(command.channel_id)

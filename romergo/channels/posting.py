@@ -12,37 +12,38 @@ around five statements; as one write on the driver (`Database.write_rows`) it co
 On PostgreSQL each statement, and the transaction's BEGIN and COMMIT, is a round trip (~150 µs
 here): the write above took six. There a post reads the room, checks it, and writes with one
 statement whose data-modifying CTEs take the number, write the command and its event and send the
-NOTIFY (`_POSTED_AT_ONCE`): two round trips, each statement atomic on its own, on one connection
-(`Database.statements_alone`). Its UPDATE repeats the room's checks (this owner's, not ended, not
+NOTIFY (`storage.channels.posts`): two round trips, each statement atomic on its own, on one
+connection (`Database.statements_alone`). Its UPDATE repeats the room's checks (this owner's, not ended, not
 expired), so a channel ended in between matches nothing, writes nothing, and the write above
 answers with the refusal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
-
-from sqlalchemy import Select, String, Table, bindparam, func, insert, select, update
 
 from romergo.channels.context import clean_context
 from romergo.channels.events import CommandPosted, Payload
 from romergo.channels.models import CommandView
 from romergo.channels.reach import scope_chapters
 from romergo.channels.store import (
-    NUMBERED_POST,
     ChannelStore,
     PostingRoom,
     channel_topic,
     command_view,
     posting_room,
 )
-from romergo.channels.tx import EventActor, NeedsOrmTransaction, event_rows, write_event
+from romergo.channels.tx import EventActor, NeedsOrmTransaction, event_rows
 from romergo.channels.vocabulary import CommandState, EventKind, next_state
 from romergo.common.ids import new_id
-from storage.channels.numbering import COLUMNS
-from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS, made
+from storage.channels.posts import (
+    numbered_room_on_driver,
+    post_at_once_on_driver,
+    posting_room_on_driver,
+    write_post_on_driver,
+)
+from storage.core_tables import made
 from storage.driver import Writes
 from storage.tables import Command
 
@@ -113,13 +114,13 @@ class _Post(NamedTuple):
     now: datetime
 
     @property
-    def room(self) -> dict[str, Any] | None:
-        """The parameters that find the owner's channel; None when `channel_id` cannot name one."""
+    def room(self) -> str | None:
+        """The channel the owner named; None when `channel_id` cannot name one."""
         if isinstance(self.channel_id, str) and self.channel_id:
-            return {"channel": self.channel_id, "owner": self.user_id}
+            return self.channel_id
         return None
 
-    def command_in(self, store: ChannelStore, found: Any) -> tuple[Command, EventActor]:
+    def command_in(self, store: ChannelStore, found: PostingRoom | None) -> tuple[Command, EventActor]:
         """The command posted in the room `found` (a `PostingRoom` row), with the owner as its
         actor; refusals raised, and `NeedsOrmTransaction` where the ORM must post it."""
         channel, owner = posting_room(found, self.user_id, self.channel_id)
@@ -134,12 +135,11 @@ def _post(
     rows: Writes, store: ChannelStore, post: _Post, notices: list[tuple[Any, dict[str, Any]]]
 ) -> CommandView:
     room = post.room
-    command, owner = post.command_in(store, None if room is None else rows.first(NUMBERED_POST, room))
-    rows.run(_INSERT_COMMAND, command.model_dump())
-    posted = posted_payload(command)
-    write_event(
-        rows, command.channel_id, owner, EventKind.COMMAND, posted, command.id, post.now, seq=command.seq
-    )
+    numbered = None if room is None else numbered_room_on_driver(rows, post.user_id, room)
+    command, owner = post.command_in(store, numbered)
+    happened: list[tuple[EventKind, Payload | None]] = [(EventKind.COMMAND, posted_payload(command))]
+    shared, [own] = event_rows(command.channel_id, owner, happened, command.id, post.now)
+    write_post_on_driver(rows, command.model_dump(), shared, own)
     for statement, params in notices:
         rows.first(statement, params)
     return command_view(command)
@@ -151,69 +151,12 @@ def _post_at_once(
     """The post as a read and one write, each on its own (PostgreSQL, see the module's docstring);
     None when the room changed in between (nothing was written)."""
     room = post.room
-    command, owner = post.command_in(store, None if room is None else rows.first(_POSTING_ROOM, room))
+    found = None if room is None else posting_room_on_driver(rows, post.user_id, room)
+    command, owner = post.command_in(store, found)
     happened: list[tuple[EventKind, Payload | None]] = [(EventKind.COMMAND, posted_payload(command))]
     shared, [own] = event_rows(command.channel_id, owner, happened, command.id, post.now)
-    params: dict[str, Any] = {"channel": command.channel_id, "owner": post.user_id, "now": post.now}
-    if notice is not None:
-        params |= {"notify_channel": notice["channel"], "notify_payload": notice["payload"]}
-    params |= {f"command_{name}": value for name, value in command.model_dump().items()}
-    params |= {f"event_{name}": value for name, value in (shared | own).items()}
-    written = rows.first(_POSTED_AT_ONCE[notice is not None], params)
-    if written is None:
+    seq = post_at_once_on_driver(rows, post.user_id, post.now, command.model_dump(), shared | own, notice)
+    if seq is None:
         return None
-    command.seq = int(written.last_seq)
+    command.seq = seq
     return command_view(command)
-
-
-# Built once, every column bound (the driver compiles a statement once, not per set of keys).
-_INSERT_COMMAND = insert(COMMANDS).values({column.name: bindparam(column.name) for column in COMMANDS.c})
-
-_POSTING_ROOM = select(*NUMBERED_POST.exported_columns).where(
-    CHANNELS.c.id == bindparam("channel"), CHANNELS.c.user_id == bindparam("owner")
-)
-"""`NUMBERED_POST`'s row read, without taking the number (PostgreSQL's post reads first)."""
-
-
-def _posted_at_once(notifying: bool) -> Select[Any]:
-    numbered = (
-        update(CHANNELS)
-        .where(
-            CHANNELS.c.id == bindparam("channel"),
-            CHANNELS.c.user_id == bindparam("owner"),
-            CHANNELS.c.ended_at.is_(None),
-            CHANNELS.c.expires_at > bindparam("now", type_=CHANNELS.c.expires_at.type),
-        )
-        .values(last_seq=CHANNELS.c.last_seq + 1)
-        .returning(CHANNELS.c.last_seq)
-        .cte("numbered")
-    )
-
-    def taking_the_number(table: Table, prefix: str, names: Sequence[str]) -> Select[Any]:
-        return select(
-            *(
-                numbered.c.last_seq
-                if name == "seq"
-                else bindparam(f"{prefix}_{name}", type_=table.c[name].type)
-                for name in names
-            )
-        ).select_from(numbered)
-
-    command_columns = [column.name for column in COMMANDS.c]
-    command = insert(COMMANDS).from_select(
-        command_columns, taking_the_number(COMMANDS, "command", command_columns)
-    )
-    event = insert(CHANNEL_EVENTS).from_select(COLUMNS, taking_the_number(CHANNEL_EVENTS, "event", COLUMNS))
-    notify = func.pg_notify(
-        bindparam("notify_channel", type_=String), bindparam("notify_payload", type_=String)
-    )
-    returned = (
-        select(numbered.c.last_seq, notify.label("notified")) if notifying else select(numbered.c.last_seq)
-    )
-    return returned.add_cte(command.cte("command")).add_cte(event.cte("event"))
-
-
-_POSTED_AT_ONCE = (_posted_at_once(notifying=False), _posted_at_once(notifying=True))
-"""The number taken, the command and its event written (and, where other processes listen, the
-NOTIFY sent), in one statement (PostgreSQL: SQLite has no data-modifying CTEs). It matches nothing
-when the channel is not this owner's live one."""

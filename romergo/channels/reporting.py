@@ -22,9 +22,7 @@ docs/performance.md).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
-
-from sqlalchemy import Row, Select, bindparam, select
+from typing import Protocol
 
 from romergo.channels.changes import (
     IN_A_SCENE,
@@ -35,12 +33,10 @@ from romergo.channels.changes import (
     what_was_recorded,
 )
 from romergo.channels.events import Report
-from romergo.channels.ledger import CommandRecord
 from romergo.channels.models import Caller
 from romergo.channels.store import ChannelStore, channel_topic, command_not_found, ensure_holder
 from romergo.channels.summary import Summary
 from romergo.channels.tx import (
-    MOVE_COMMAND_FROM,
     SYSTEM_ACTOR,
     NeedsOrmTransaction,
     command_moved,
@@ -50,11 +46,10 @@ from romergo.channels.tx import (
 from romergo.channels.vocabulary import REPORTABLE_STATES, CommandState, EventKind
 from romergo.channels.wait_check import NOT_MEMBER, agent_actor
 from romergo.common.errors import RomergoError
-from romergo.story.kinds import KINDS, Kind
-from storage.channels.joins import CALLERS_MEMBERSHIP
-from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, REVISIONS, core_table
+from romergo.story.kinds import KINDS
+from storage.channels.event_log import move_on_driver
+from storage.channels.reports import recorded_for_on_driver, reported_on_driver, scene_of, scene_of_on_driver
 from storage.driver import Writes
-from storage.tables import Command
 
 ENDING = (EventKind.REPLY, EventKind.ERROR)
 """Reports that end the command, with what was recorded for it."""
@@ -91,7 +86,7 @@ def _report(
     """The report as one write: returns (channel id, the command's new state)."""
     if store.pending_tool_events is not None and store.pending_tool_events.waiting(command_id):
         raise NeedsOrmTransaction  # its earlier calls' events go first (checked in the write turn)
-    found = rows.first(_REPORTED, {"command": command_id, "who": caller.client_id})
+    found = reported_on_driver(rows, command_id, caller.client_id)
     if found is None:
         raise command_not_found(command_id)
     refuse_unless_reportable(found, found.owner, found.member, found.left_at, caller)
@@ -100,7 +95,7 @@ def _report(
     moved = command_moved(found, [(kind, report)], now)
     # The row cannot move under a SQLite write; on PostgreSQL another instance may have moved it
     # since the read above, and the ORM's transaction then reads it afresh.
-    if rows.run(MOVE_COMMAND_FROM, moved | {"from_state": found.state}) == 0:
+    if not move_on_driver(rows, moved, found.state):
         raise NeedsOrmTransaction
     write_event(
         rows,
@@ -119,8 +114,21 @@ def _report(
     return found.channel_id, str(moved["to_state"])
 
 
+class Reportable(Protocol):
+    """What a report's refusals read of a command: its entity, its record or the report's read."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def state(self) -> str: ...
+
+    @property
+    def claimed_by(self) -> str | None: ...
+
+
 def refuse_unless_reportable(
-    command: Command | CommandRecord | Row[Any],
+    command: Reportable,
     owner: str,
     member: str | None,
     left_at: datetime | None,
@@ -144,41 +152,20 @@ def _record_changes(
 ) -> None:
     """After a reply or an error: the changes recorded for the command, and (a reply's) mismatch
     with its summary (`changes.what_was_recorded`), as the ORM's transaction writes them."""
-    changes = [recorded_change(row) for row in rows.all(_CHANGES, {"command": command_id})]
+    changes = [recorded_change(row) for row in recorded_for_on_driver(rows, command_id)]
     scenes = {entity: _scene_of(rows, entity) for entity in in_a_scene(summary)}
     write_events(rows, channel_id, SYSTEM_ACTOR, what_was_recorded(changes, summary, scenes), command_id, now)
 
 
 def _scene_of(rows: Writes, entity: EntityRef) -> str | None:
-    found = rows.first(_SCENE_OF[entity[0]], {"id": entity[1]})
-    return None if found is None else str(found.scene_id)
+    return scene_of_on_driver(rows, _SCENE_OF, entity[0], entity[1])
 
 
-def _scene_of_row(kind: Kind) -> Select[Any]:
-    assert kind.parent is not None
-    table = core_table(kind.table)
-    return select(table.c[kind.parent.column].label("scene_id")).where(table.c.id == bindparam("id"))
-
-
-# Built once: every report runs it.
-_REPORTED = (
-    select(
-        COMMANDS.c.id,
-        COMMANDS.c.channel_id,
-        COMMANDS.c.state,
-        COMMANDS.c.claimed_by,
-        COMMANDS.c.finished_at,
-        CHANNELS.c.user_id.label("owner"),
-        CHANNEL_MEMBERS.c.client_id.label("member"),
-        CHANNEL_MEMBERS.c.left_at,
+_SCENE_OF = scene_of(
+    tuple(
+        (kind, KINDS[kind].table, parent.column)
+        for kind in IN_A_SCENE
+        if (parent := KINDS[kind].parent) is not None
     )
-    .select_from(COMMANDS)
-    .join(CHANNELS, CHANNELS.c.id == COMMANDS.c.channel_id)
-    .outerjoin(CHANNEL_MEMBERS, CALLERS_MEMBERSHIP)
-    .where(COMMANDS.c.id == bindparam("command"))
 )
-"""The command with its channel's owner and the caller's membership, as the ORM's report reads
-them (`AgentSide._command_for_agent`), in columns."""
-_CHANGES = select(REVISIONS).where(REVISIONS.c.command_id == bindparam("command")).order_by(REVISIONS.c.id)
-_SCENE_OF: dict[str, Select[Any]] = {kind: _scene_of_row(KINDS[kind]) for kind in IN_A_SCENE}
-"""Where a line or a choice a reply's summary names lies (`changes.IN_A_SCENE`)."""
+"""Where a line or a choice a reply's summary names lies (`changes.IN_A_SCENE`), as its kind says."""

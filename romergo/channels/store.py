@@ -9,27 +9,26 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import Any, Literal, Protocol
 
-from sqlalchemy import Row, bindparam, update
-from sqlalchemy import select as sa_select
-from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
-
-from romergo.channels.ledger import ChannelLedger, CommandRecord, EventRecord, RoomReads
+from romergo.channels.ledger import ChannelLedger, EventRecord, RoomReads
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
 from romergo.channels.pending_tool_events import PendingToolEvents, merged
 from romergo.channels.pending_writes import write_pending
 from romergo.channels.tx import ChannelTx, EventActor, NeedsOrmTransaction
 from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, CommandState, EventKind
+from romergo.channels.wait_statements import STATEMENTS
 from romergo.common.bus import EventBus
 from romergo.common.clock import Clock, SystemClock
 from romergo.common.config import Settings
 from romergo.common.errors import RomergoError
 from storage import Database
-from storage.core_tables import CHANNELS, COMMANDS, USERS, loaded, width
+from storage.channels.owned import command_with_room_on_driver
+from storage.channels.records import PostingRoom
 from storage.driver import Rows, Writes
-from storage.tables import Channel, ChannelEvent, ChannelMember, Command, User
+from storage.tables import Channel, ChannelEvent, Command
+
+__all__ = ["PostingRoom"]  # the post's room, named where posting and its tests look for it
 
 
 def owned_command_rows(rows: Rows, user_id: str, command_id: object) -> tuple[Command, Channel] | None:
@@ -37,11 +36,8 @@ def owned_command_rows(rows: Rows, user_id: str, command_id: object) -> tuple[Co
     read on the driver (`Database.read_rows`), in one statement."""
     if not isinstance(command_id, str) or not command_id:
         return None
-    found = rows.first(_COMMAND_WITH_CHANNEL, {"command_id": command_id})
-    if found is None:
-        return None
-    command, channel = loaded(Command, found[:_COMMAND_END]), loaded(Channel, found[_COMMAND_END:])
-    return (command, channel) if channel.user_id == user_id else None
+    found = command_with_room_on_driver(rows, command_id)
+    return found if found is not None and found[1].user_id == user_id else None
 
 
 def channel_topic(channel_id: str) -> str:
@@ -119,7 +115,7 @@ class ChannelStore:
     def now(self) -> datetime:
         return self.clock.now()
 
-    def room_reads(self, session: AsyncSession) -> RoomReads:
+    def room_reads(self, session: Any) -> RoomReads:
         """What a room's rules read, inside this open transaction."""
         return self.ledger.room_reads(session)
 
@@ -129,10 +125,11 @@ class ChannelStore:
             tx = ChannelTx(
                 session,
                 self.clock,
+                self.ledger.events(session),
                 self.ledger.rooms(session),
                 self.ledger.confirmations(session),
+                self.ledger.deliveries(session, STATEMENTS),
                 pending_tool_events=self.pending_tool_events,
-                numbered_inserts=self.numbered_inserts,
             )
             yield tx
         for channel_id in tx.touched:
@@ -140,72 +137,59 @@ class ChannelStore:
         for project_id in tx.rooms:
             self.bus.publish(rooms_topic(project_id))
 
-    async def owned_channel(self, session: AsyncSession, user_id: str, channel_id: object) -> Channel:
+    async def owned_channel(self, session: Any, user_id: str, channel_id: object) -> Channel:
+        """The owner's channel in this open transaction; `not_found` when it is not theirs."""
         channel = (
-            await session.get(Channel, channel_id) if isinstance(channel_id, str) and channel_id else None
+            await self.ledger.owned(session).room(channel_id)
+            if isinstance(channel_id, str) and channel_id
+            else None
         )
         if channel is None or channel.user_id != user_id:
             raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
         return channel
 
     async def numbered_post(
-        self, session: AsyncSession, user_id: str, channel_id: object
+        self, session: Any, user_id: str, channel_id: object
     ) -> tuple[PostingRoom, EventActor]:
         """The owner's channel with the next event number taken for a posted command, and the owner
         as the event's actor: one `UPDATE … RETURNING` of the columns posting reads (the busy
         path). A channel that is not the owner's changes nothing and is `not_found`."""
         row = (
-            (await session.exec(NUMBERED_POST, params={"channel": channel_id, "owner": user_id})).first()
+            await self.ledger.owned(session).numbered_post(user_id, channel_id)
             if isinstance(channel_id, str) and channel_id
             else None
         )
         return posting_room(row, user_id, channel_id)
 
-    async def owned_command(
-        self, session: AsyncSession, user_id: str, command_id: object
-    ) -> tuple[Command, Channel]:
+    async def owned_command(self, session: Any, user_id: str, command_id: object) -> tuple[Command, Channel]:
         found = await self.find_owned_command(session, user_id, command_id)
         if found is None:
             raise command_not_found(command_id)
         return found
 
     async def find_owned_command(
-        self, session: AsyncSession, user_id: str, command_id: object
+        self, session: Any, user_id: str, command_id: object
     ) -> tuple[Command, Channel] | None:
         """The command with its channel, if the channel is this owner's."""
-        command = (
-            await session.get(Command, command_id) if isinstance(command_id, str) and command_id else None
-        )
-        channel = await session.get(Channel, command.channel_id) if command else None
-        if command is None or channel is None or channel.user_id != user_id:
+        if not isinstance(command_id, str) or not command_id:
             return None
-        return command, channel
+        found = await self.ledger.owned(session).command_with_room(command_id)
+        return found if found is not None and found[1].user_id == user_id else None
 
     async def project_of_command(self, user_id: str, command_id: object) -> str | None:
         """The project of a command in one of this owner's channels; None when there is none."""
         found = await self.db.read_rows(lambda rows: owned_command_rows(rows, user_id, command_id))
         return None if found is None else found[1].project_id
 
-    async def owner_actor(self, session: AsyncSession, user_id: str) -> EventActor:
-        user = await session.get(User, user_id)
-        return EventActor("user", user_id, user.username if user else user_id)
+    async def owner_actor(self, session: Any, user_id: str) -> EventActor:
+        name = await self.ledger.owned(session).username(user_id)
+        return EventActor("user", user_id, user_id if name is None else name)
 
-    async def channel_view(
-        self, session: AsyncSession, channel: Channel, code: str | None = None
-    ) -> ChannelView:
+    async def channel_view(self, session: Any, channel: Channel, code: str | None = None) -> ChannelView:
         now = self.now()
-        members = (
-            await session.exec(
-                select(ChannelMember)
-                .where(ChannelMember.channel_id == channel.id)
-                .order_by(col(ChannelMember.joined_at))
-            )
-        ).all()
-        held = (
-            await session.exec(
-                select(Command).where(Command.channel_id == channel.id, col(Command.state).in_(HELD_STATES))
-            )
-        ).all()
+        owned = self.ledger.owned(session)
+        members = await owned.members(channel.id)
+        held = await owned.commands_in(channel.id, HELD_STATES)
         active = {command.claimed_by: command.id for command in held}
         return ChannelView(
             channel_id=channel.id,
@@ -232,22 +216,12 @@ class ChannelStore:
             scope=channel.scope,
         )
 
-    async def latest_seq(self, session: AsyncSession, channel_id: str) -> int:
-        latest = (await session.exec(select(Channel.last_seq).where(Channel.id == channel_id))).one()
-        return int(latest)
+    async def latest_seq(self, session: Any, channel_id: str) -> int:
+        return await self.ledger.owned(session).latest_seq(channel_id)
 
-    async def events_after(
-        self, session: AsyncSession, channel_id: str, after: int, limit: int
-    ) -> list[EventView]:
-        rows = (
-            await session.exec(
-                select(ChannelEvent)
-                .where(ChannelEvent.channel_id == channel_id, ChannelEvent.seq > after)
-                .order_by(col(ChannelEvent.seq))
-                .limit(limit)
-            )
-        ).all()
-        return [event_view(row) for row in rows]
+    async def events_after(self, session: Any, channel_id: str, after: int, limit: int) -> list[EventView]:
+        events = await self.ledger.owned(session).events_after(channel_id, after, limit)
+        return [event_view(row) for row in events]
 
     def ensure_live(self, channel: Ending) -> None:
         if channel_state(channel, self.now()) != "live":
@@ -280,7 +254,45 @@ def command_not_found(command_id: object) -> RomergoError:
     return RomergoError("not_found", f'Command "{command_id}" does not exist.')
 
 
-def ensure_holder(command: Command | CommandRecord | Row[Any], client_id: str) -> None:
+class Holding(Protocol):
+    """Who holds a command and where it stands: its entity, its record, or a row of its columns."""
+
+    @property
+    def state(self) -> str: ...
+
+    @property
+    def claimed_by(self) -> str | None: ...
+
+
+class ShownCommand(Holding, Protocol):
+    """What a command shows: its entity, or a row of all its columns (the claim's `RETURNING`)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def channel_id(self) -> str: ...
+
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def in_reply_to(self) -> str | None: ...
+
+    @property
+    def retry_of(self) -> str | None: ...
+
+    @property
+    def created_at(self) -> datetime: ...
+
+    @property
+    def context(self) -> dict[str, Any] | None: ...
+
+
+def ensure_holder(command: Holding, client_id: str) -> None:
     """The agent may act on this command (its entity, or a row with its `state` and `claimed_by`):
     it holds it, and it is neither cancelled nor finished."""
     if command.state == CommandState.CANCELLED:
@@ -293,7 +305,7 @@ def ensure_holder(command: Command | CommandRecord | Row[Any], client_id: str) -
         )
 
 
-def command_view(command: Command | Row[Any], *, redelivered: bool = False) -> CommandView:
+def command_view(command: ShownCommand, *, redelivered: bool = False) -> CommandView:
     """A command as the agent and the panel see it, from its entity or a row of all its columns
     (the claim's `RETURNING`)."""
     return CommandView(
@@ -324,52 +336,10 @@ def event_view(row: ChannelEvent | EventRecord) -> EventView:
     )
 
 
-class PostingRoom(NamedTuple):
-    """The columns of the owner's channel that posting a command reads, and the number it took."""
-
-    id: str
-    project_id: str
-    scope: dict[str, Any] | None
-    ended_at: datetime | None
-    end_reason: str | None
-    expires_at: datetime
-    owner_name: str
-    seq: int
-    """The event number taken for the posted command."""
-
-
 def posting_room(row: Any, user_id: str, channel_id: object) -> tuple[PostingRoom, EventActor]:
-    """What `NUMBERED_POST` returned, with the owner as the posted command's actor; `not_found`
-    when it matched nothing (not a channel of this owner's)."""
+    """What `storage.channels.owned.NUMBERED_POST` returned, with the owner as the posted
+    command's actor; `not_found` when it matched nothing (not a channel of this owner's)."""
     if row is None:
         raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
-    room = PostingRoom._make(row)
+    room = row if isinstance(row, PostingRoom) else PostingRoom._make(row)
     return room, EventActor("user", user_id, room.owner_name)
-
-
-# Built once: posting a command runs it (building it cost about as much as running it).
-# The owner is bound, not correlated: SQLite's RETURNING drops table names from its columns.
-_OWNER_NAME = select(USERS.c.username).where(USERS.c.id == bindparam("owner")).scalar_subquery()
-NUMBERED_POST = (
-    update(CHANNELS)
-    .where(CHANNELS.c.id == bindparam("channel"), CHANNELS.c.user_id == bindparam("owner"))
-    .values(last_seq=CHANNELS.c.last_seq + 1)
-    .returning(
-        CHANNELS.c.id,
-        CHANNELS.c.project_id,
-        CHANNELS.c.scope,
-        CHANNELS.c.ended_at,
-        CHANNELS.c.end_reason,
-        CHANNELS.c.expires_at,
-        _OWNER_NAME,
-        CHANNELS.c.last_seq,
-    )
-)
-
-# A command and its channel, on the tables' columns for the driver (`owned_command_rows`).
-_COMMAND_END = width(Command)
-_COMMAND_WITH_CHANNEL = (
-    sa_select(COMMANDS, CHANNELS)
-    .join(CHANNELS, CHANNELS.c.id == COMMANDS.c.channel_id)
-    .where(COMMANDS.c.id == bindparam("command_id"))
-)

@@ -10,24 +10,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
-from sqlalchemy import Integer, Row, bindparam, func, insert, update
-from sqlalchemy.exc import NoResultFound
-from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
-
+from romergo.channels.delivery_ledger import DeliveryLedger
+from romergo.channels.event_ledger import EventLog
 from romergo.channels.events import NewEvents, Payload, dump
 from romergo.channels.ledger import ConfirmationLedger, RoomLedger
 from romergo.channels.pending_tool_events import PendingToolEvents, merged
 from romergo.channels.vocabulary import FINISHED_STATES, CommandState, EventKind, next_state
 from romergo.common.actors import ActorType
 from romergo.common.clock import Clock
-from storage.channels.numbering import COLUMNS, MAX_AT_ONCE, numbered_insert, numbered_params
-from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS
+from storage.channels.event_log import append_on_driver, append_one_on_driver
 from storage.driver import Writes
-from storage.tables import Channel, Command, Confirmation
+from storage.tables import Channel, Command
 
 
 @dataclass(frozen=True)
@@ -40,32 +35,25 @@ class EventActor:
 SYSTEM_ACTOR = EventActor("system", "romergo", "Romergo")
 
 
-# Built once: a tool call moves its command twice, and building the statement cost more than
-# running it.
-MOVE_COMMAND = (
-    update(COMMANDS)
-    .where(COMMANDS.c.id == bindparam("command_id"))
-    .values(state=bindparam("to_state"), last_activity_at=bindparam("at"), finished_at=bindparam("finished"))
-)
-MOVE_COMMAND_FROM = MOVE_COMMAND.where(COMMANDS.c.state == bindparam("from_state"))
-
-
 @dataclass
 class ChannelTx:
-    session: AsyncSession
+    session: Any
+    """The transaction's session, which the ledgers below are bound to."""
     clock: Clock
+    log: EventLog
+    """The channel's events and the commands they move, in this transaction."""
     room_ledger: RoomLedger
     """Rooms, their members and commands, kept in this transaction."""
     confirmations: ConfirmationLedger
     """The owner's "Allow once" requests, kept in this transaction."""
+    deliveries: DeliveryLedger
+    """A wait's delivery: its room, the presence, the claim, kept in this transaction."""
     touched: set[str] = field(default_factory=set)
     rooms: set[str] = field(default_factory=set)
     """Projects whose rooms changed in this transaction (published as `rooms_topic` after it)."""
     pending_tool_events: PendingToolEvents | None = None
     """Calls' tool events not written yet (SQLite): each command's go first
     (`channels.pending_tool_events`)."""
-    numbered_inserts: bool = False
-    """Number and write a run of events in one statement (PostgreSQL: `storage.channels.numbering`)."""
 
     def now(self) -> datetime:
         return self.clock.now()
@@ -73,19 +61,15 @@ class ChannelTx:
     async def command(self, command_id: str) -> Command:
         """A command this transaction read (through `room_ledger`), to write events about it:
         the session's own object, without reading it again."""
-        command = await self.session.get(Command, command_id)
-        assert command is not None  # commands are never deleted
-        return command
+        return await self.log.command(command_id)
 
     async def room(self, channel_id: str) -> Channel:
         """A room this transaction read (through `room_ledger`), to change and write events on."""
-        channel = await self.session.get(Channel, channel_id)
-        assert channel is not None  # rooms are never deleted
-        return channel
+        return await self.log.room(channel_id)
 
     async def fresh_command(self, command_id: str) -> Command | None:
         """The command as the database holds it now, for the events about it to move it from."""
-        return await self.session.get(Command, command_id, populate_existing=True)
+        return await self.log.fresh_command(command_id)
 
     async def event(
         self,
@@ -106,23 +90,14 @@ class ChannelTx:
     ) -> list[int]:
         """Write events in a row: one `UPDATE … RETURNING` takes their numbers, one INSERT writes them
         (on PostgreSQL both are one statement)."""
-        if self.numbered_inserts and len(new_events) <= MAX_AT_ONCE:
-            shared, own = self._rows(channel_id, actor, new_events, command_id)
-            taken = await self.session.exec(numbered_insert(len(own)), params=numbered_params(shared, own))
-            numbers = sorted(taken.scalars().all())
-            if len(numbers) != len(own):  # the channel is not there: as `numbers` would fail
-                raise NoResultFound(f"No channel {channel_id} to number events in.")
-            self.touched.add(channel_id)
-            return numbers
-        numbers = await self.numbers(channel_id, len(new_events))
-        await self.write_events(channel_id, numbers, actor, new_events, command_id)
+        shared, own = self._rows(channel_id, actor, new_events, command_id)
+        numbers = await self.log.append(channel_id, shared, own)
+        self.touched.add(channel_id)
         return numbers
 
     async def numbers(self, channel_id: str, count: int) -> list[int]:
         """The channel's next `count` event numbers, taken (one `UPDATE … RETURNING`)."""
-        taken = await self.session.exec(_TAKE_NUMBERS, params={"channel": channel_id, "count": count})
-        last: int = taken.scalar_one()
-        return list(range(last - count + 1, last + 1))
+        return await self.log.numbers(channel_id, count)
 
     async def write_events(
         self,
@@ -134,9 +109,7 @@ class ChannelTx:
     ) -> None:
         """The events under numbers taken with `numbers`, in one INSERT."""
         shared, own = self._rows(channel_id, actor, new_events, command_id)
-        rows = [shared | row | {"seq": seq} for seq, row in zip(numbers, own, strict=True)]
-        # The table, not the entity: a Core INSERT skips the ORM's bulk-insert path.
-        await self.session.exec(insert(CHANNEL_EVENTS), params=rows)
+        await self.log.write(numbers, shared, own)
         self.touched.add(channel_id)
 
     def _rows(
@@ -173,7 +146,7 @@ class ChannelTx:
         if self.pending_tool_events is not None and (earlier := self.pending_tool_events.take(command.id)):
             for pending in merged(earlier):
                 await self._tool_events(pending.command, pending.actor, pending.new_events)
-            await self.session.refresh(command)  # moved on by those calls' events
+            await self.log.refresh(command)  # moved on by those calls' events
         await self._move(command, new_events, redelivered=redelivered)
         return await self.events(command.channel_id, actor, new_events, command.id)
 
@@ -195,7 +168,7 @@ class ChannelTx:
 
     async def _tool_events(self, command: Command, actor: EventActor, new_events: NewEvents) -> list[int]:
         if not await self._move(command, new_events, expected=CommandState(command.state)):
-            fresh = await self.session.get(Command, command.id, populate_existing=True)
+            fresh = await self.log.fresh_command(command.id)
             assert fresh is not None  # commands are never deleted
             await self._move(fresh, new_events)
             command = fresh
@@ -213,27 +186,11 @@ class ChannelTx:
         the row's state is still that (False when it is not, and nothing changed)."""
         waiting = 0
         if command.state == CommandState.NEEDS_CONFIRMATION:  # else none can be waiting: skip the query
-            waiting = await self.session.scalar(  # type: ignore[assignment]  # count() is never None
-                select(func.count())
-                .select_from(Confirmation)
-                .where(col(Confirmation.command_id) == command.id, col(Confirmation.state) == "pending")
-            )
-        now = self.now()
-        values = command_moved(command, new_events, now, waiting=waiting or 0, redelivered=redelivered)
-        moved = {
-            "state": CommandState(values["to_state"]),
-            "last_activity_at": now,
-            "finished_at": values["finished"],
-        }
-        if expected is None:
-            await self.session.exec(MOVE_COMMAND, params=values)
-        else:
-            done = await self.session.exec(MOVE_COMMAND_FROM, params={**values, "from_state": expected.value})
-            if done.rowcount == 0:
-                return False
-        for name, value in moved.items():  # the object says what the row says, without a flush
-            set_committed_value(command, name, value)
-        return True
+            waiting = await self.log.pending_confirmations(command.id)
+        values = command_moved(command, new_events, self.now(), waiting=waiting, redelivered=redelivered)
+        return await self.log.move_command(
+            command, values, from_state=None if expected is None else expected.value
+        )
 
 
 class NeedsOrmTransaction(Exception):
@@ -242,8 +199,21 @@ class NeedsOrmTransaction(Exception):
     path instead."""
 
 
+class CommandNow(Protocol):
+    """What a command's next state is computed from: its entity, or a row of these columns."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def state(self) -> str: ...
+
+    @property
+    def finished_at(self) -> datetime | None: ...
+
+
 def command_moved(
-    command: Command | Row[Any],
+    command: CommandNow,
     new_events: NewEvents,
     now: datetime,
     *,
@@ -251,8 +221,7 @@ def command_moved(
     redelivered: bool = False,
 ) -> dict[str, Any]:
     """The command's row after `new_events` (`waiting`: its confirmations still pending), as
-    `MOVE_COMMAND`'s parameters. `command`: its entity, or a row with its `id`, `state` and
-    `finished_at`."""
+    the event log's move (`EventLog.move_command`)."""
     state = CommandState(command.state)
     for kind, _ in new_events:
         state = next_state(state, kind, redelivered=redelivered, waiting_confirmations=waiting)
@@ -298,18 +267,7 @@ def write_event(
     `numbered_inserts` (PostgreSQL) both in one statement. The caller publishes the channel after
     the commit."""
     shared, [own] = event_rows(channel_id, actor, [(kind, payload)], command_id, at)
-    if seq is None and numbered_inserts:
-        written = rows.first(numbered_insert(1), numbered_params(shared, [own]))
-        if written is None:
-            raise NoResultFound(f"No channel {channel_id} to number events in.")
-        return int(written.seq)
-    if seq is None:
-        taken = rows.first(_TAKE_NUMBERS, {"channel": channel_id, "count": 1})
-        if taken is None:
-            raise NoResultFound(f"No channel {channel_id} to number events in.")
-        seq = int(taken.last_seq)
-    rows.run(_INSERT_EVENT, shared | own | {"seq": seq})
-    return seq
+    return append_one_on_driver(rows, channel_id, shared, own, seq=seq, numbered_inserts=numbered_inserts)
 
 
 def write_events(
@@ -322,24 +280,5 @@ def write_events(
 ) -> list[int]:
     """A run of events written in a write on the database's driver: their numbers taken in one
     `UPDATE … RETURNING`, then each row. The caller publishes the channel after the commit."""
-    taken = rows.first(_TAKE_NUMBERS, {"channel": channel_id, "count": len(new_events)})
-    if taken is None:
-        raise NoResultFound(f"No channel {channel_id} to number events in.")
-    last = int(taken.last_seq)
-    numbers = list(range(last - len(new_events) + 1, last + 1))
     shared, own = event_rows(channel_id, actor, new_events, command_id, at)
-    each = [shared | event | {"seq": seq} for seq, event in zip(numbers, own, strict=True)]
-    rows.run_many(_INSERT_EVENT, each)
-    return numbers
-
-
-# Built once: every event is numbered by it (building it cost about as much as running it).
-# Core, on the table: the ORM's bulk-update path cost several times the statement, and nothing reads
-# a loaded channel's `last_seq` after its numbers are taken.
-_TAKE_NUMBERS = (
-    update(CHANNELS)
-    .where(CHANNELS.c.id == bindparam("channel"))
-    .values(last_seq=CHANNELS.c.last_seq + bindparam("count", type_=Integer))
-    .returning(CHANNELS.c.last_seq)
-)
-_INSERT_EVENT = insert(CHANNEL_EVENTS).values({name: bindparam(name) for name in COLUMNS})
+    return append_on_driver(rows, channel_id, shared, own)

@@ -15,9 +15,13 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.channels.confirmations import ConfirmationsInSession
+from storage.channels.deliveries import DeliveriesInSession
+from storage.channels.event_log import EventLogInSession
+from storage.channels.owned import OwnedInSession
 from storage.channels.presence import PRESENCE, RUN_OUT
 from storage.channels.room_reads import RoomReadsInSession
 from storage.channels.rooms import RoomsInSession
+from storage.channels.wait_checks import WaitStatements
 from storage.database import Database
 from storage.tables import Channel, Command
 
@@ -33,6 +37,19 @@ class DatabaseChannelLedger:
     def rooms(self, transaction: AsyncSession) -> RoomsInSession:
         """Rooms, their members and commands inside `transaction`, an open session of this database."""
         return RoomsInSession(transaction)
+
+    def events(self, transaction: AsyncSession) -> EventLogInSession:
+        """The channel's events and the commands they move inside `transaction`, an open write
+        session of this database."""
+        return EventLogInSession(transaction, numbered_inserts=self.db.data_modifying_ctes)
+
+    def deliveries(self, transaction: AsyncSession, waits: WaitStatements) -> DeliveriesInSession:
+        """A wait's delivery inside `transaction`, an open write session, on `waits`' statements."""
+        return DeliveriesInSession(transaction, waits)
+
+    def owned(self, transaction: AsyncSession) -> OwnedInSession:
+        """The owner's rooms and commands inside `transaction`, an open session of this database."""
+        return OwnedInSession(transaction)
 
     def confirmations(self, transaction: AsyncSession) -> ConfirmationsInSession:
         """The owner's "Allow once" requests inside `transaction`, an open session of this database."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,3 +106,18 @@ class EventRecord:
     actor_name: str
     data: dict[str, Any]
     at: datetime
+
+
+class PostingRoom(NamedTuple):
+    """The columns of the owner's channel that posting a command reads, and the number it took:
+    a row of `storage.channels.owned.NUMBERED_POST` (a tuple, made without a copy: the busy path)."""
+
+    id: str
+    project_id: str
+    scope: dict[str, Any] | None
+    ended_at: datetime | None
+    end_reason: str | None
+    expires_at: datetime
+    owner_name: str
+    seq: int
+    """The event number taken for the posted command."""

@@ -25,6 +25,7 @@ from sqlalchemy.engine import make_url
 
 from romergo.channels import memberships, wait_check
 from romergo.channels.vocabulary import CommandState
+from storage.channels import agent_rooms
 from storage.driver import Statements
 from tests.support.channels import open_room
 
@@ -125,9 +126,9 @@ async def test_a_calls_rooms_cost_the_same_after_hundreds_of_rooms(services, act
     with sqlite3.connect(make_url(services.db.url).database) as connection:
         await rooms_before(2)
         await services.channels.agent.join(agent, room.code)
-        new_agents = steps(connection, memberships._CURRENT_ROOMS, params)
+        new_agents = steps(connection, agent_rooms._CURRENT_ROOMS, params)
         await rooms_before(150)
-        long_used = steps(connection, memberships._CURRENT_ROOMS, params)
+        long_used = steps(connection, agent_rooms._CURRENT_ROOMS, params)
 
     assert long_used - new_agents <= SLACK, f"{new_agents} steps after 2 rooms, {long_used} after 152"
 

@@ -1,0 +1,128 @@
+"""The owner's rooms and commands as the channel service finds them, inside a transaction it opened
+(or a read): a room or a command checked for its owner, the owner's name for events, what a room's
+view shows, its events after a number, and the post's numbered room.
+
+A room or a command found here is the session's own object: the service's owner side still changes
+it in place and writes events about it in the same transaction. What a view shows goes up as
+frozen records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import bindparam, update
+from sqlalchemy import select as sa_select
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from storage.channels.records import CommandRecord, EventRecord, MembershipRecord, PostingRoom
+from storage.channels.rooms import command_record, event_record, membership_record
+from storage.core_tables import CHANNELS, COMMANDS, USERS, loaded, width
+from storage.driver import Rows
+from storage.tables import Channel, ChannelEvent, ChannelMember, Command, User
+
+
+class OwnedInSession:
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def room(self, channel_id: str) -> Channel | None:
+        """The room, as the session holds it (read once per transaction)."""
+        return await self.session.get(Channel, channel_id)
+
+    async def command_with_room(self, command_id: str) -> tuple[Command, Channel] | None:
+        """The command and its room, as the session holds them."""
+        command = await self.session.get(Command, command_id)
+        channel = await self.session.get(Channel, command.channel_id) if command else None
+        return None if command is None or channel is None else (command, channel)
+
+    async def numbered_post(self, user_id: str, channel_id: str) -> PostingRoom | None:
+        """The owner's room with the next event number taken for a posted command: one
+        `UPDATE … RETURNING` (`NUMBERED_POST`). None, having changed nothing, when the room is not
+        this owner's."""
+        params = {"channel": channel_id, "owner": user_id}
+        row = (await self.session.exec(NUMBERED_POST, params=params)).first()
+        return None if row is None else PostingRoom._make(row)
+
+    async def rooms_of_project(self, user_id: str, project_id: str) -> list[Channel]:
+        """The owner's rooms on the project, newest first."""
+        rows = await self.session.exec(
+            select(Channel)
+            .where(Channel.user_id == user_id, Channel.project_id == project_id)
+            .order_by(col(Channel.created_at).desc())
+        )
+        return list(rows.all())
+
+    async def username(self, user_id: str) -> str | None:
+        user = await self.session.get(User, user_id)
+        return None if user is None else user.username
+
+    async def members(self, channel_id: str) -> list[MembershipRecord]:
+        """The room's memberships, left ones too, in the order they joined."""
+        rows = await self.session.exec(
+            select(ChannelMember)
+            .where(ChannelMember.channel_id == channel_id)
+            .order_by(col(ChannelMember.joined_at))
+        )
+        return [membership_record(row) for row in rows.all()]
+
+    async def commands_in(self, channel_id: str, states: Sequence[str]) -> list[CommandRecord]:
+        """The room's commands in one of `states`."""
+        rows = await self.session.exec(
+            select(Command).where(Command.channel_id == channel_id, col(Command.state).in_(states))
+        )
+        return [command_record(row) for row in rows.all()]
+
+    async def latest_seq(self, channel_id: str) -> int:
+        """The room's last event number (0 before its first event); fails if the room is not there."""
+        latest = (await self.session.exec(select(Channel.last_seq).where(Channel.id == channel_id))).one()
+        return int(latest)
+
+    async def events_after(self, channel_id: str, after: int, limit: int) -> list[EventRecord]:
+        """Up to `limit` of the room's events numbered after `after`, in order."""
+        rows = await self.session.exec(
+            select(ChannelEvent)
+            .where(ChannelEvent.channel_id == channel_id, ChannelEvent.seq > after)
+            .order_by(col(ChannelEvent.seq))
+            .limit(limit)
+        )
+        return [event_record(row) for row in rows.all()]
+
+
+def command_with_room_on_driver(rows: Rows, command_id: str) -> tuple[Command, Channel] | None:
+    """The command with its room, in one statement of a read on the driver (`Database.read_rows`):
+    entities of no session, for reading."""
+    found = rows.first(_COMMAND_WITH_CHANNEL, {"command_id": command_id})
+    if found is None:
+        return None
+    return loaded(Command, found[:_COMMAND_END]), loaded(Channel, found[_COMMAND_END:])
+
+
+# Built once: posting a command runs it (building it cost about as much as running it).
+# The owner is bound, not correlated: SQLite's RETURNING drops table names from its columns.
+_OWNER_NAME = sa_select(USERS.c.username).where(USERS.c.id == bindparam("owner")).scalar_subquery()
+NUMBERED_POST = (
+    update(CHANNELS)
+    .where(CHANNELS.c.id == bindparam("channel"), CHANNELS.c.user_id == bindparam("owner"))
+    .values(last_seq=CHANNELS.c.last_seq + 1)
+    .returning(
+        CHANNELS.c.id,
+        CHANNELS.c.project_id,
+        CHANNELS.c.scope,
+        CHANNELS.c.ended_at,
+        CHANNELS.c.end_reason,
+        CHANNELS.c.expires_at,
+        _OWNER_NAME,
+        CHANNELS.c.last_seq,
+    )
+)
+"""The owner's room's next event number taken, returning a `PostingRoom`."""
+
+# A command and its channel, on the tables' columns for the driver (`command_with_room_on_driver`).
+_COMMAND_END = width(Command)
+_COMMAND_WITH_CHANNEL = (
+    sa_select(COMMANDS, CHANNELS)
+    .join(CHANNELS, CHANNELS.c.id == COMMANDS.c.channel_id)
+    .where(COMMANDS.c.id == bindparam("command_id"))
+)
