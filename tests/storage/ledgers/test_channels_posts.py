@@ -81,11 +81,10 @@ async def test_a_post_takes_the_rooms_next_number_and_writes_the_command_and_its
     assert unknown is None
 
 
-async def test_on_postgresql_a_post_at_once_writes_under_the_next_number_or_not_at_all(
-    services: Services, database: str
-):
-    if database != "postgresql":
-        pytest.skip("SQLite has no data-modifying CTEs: its post takes the statements above")
+@pytest.mark.parametrize(
+    "database", ["postgresql"]
+)  # SQLite has no data-modifying CTEs: its post takes the statements above
+async def test_on_postgresql_a_post_at_once_writes_under_the_next_number_or_not_at_all(services: Services):
     room = await a_room(services.db)
     shared, own = event_columns(room, "cmd-1")
 

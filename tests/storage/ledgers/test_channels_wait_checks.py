@@ -94,11 +94,10 @@ async def test_the_presence_is_kept_until_a_time_or_cleared(services: Services):
         assert member is not None and member.polling_until is None
 
 
-async def test_on_postgresql_a_claim_at_once_writes_its_event_and_ends_the_listening(
-    services: Services, database: str
-):
-    if database != "postgresql":
-        pytest.skip("SQLite has no data-modifying CTEs: its check claims with the statements above")
+@pytest.mark.parametrize(
+    "database", ["postgresql"]
+)  # SQLite has no data-modifying CTEs: its check claims with the statements above
+async def test_on_postgresql_a_claim_at_once_writes_its_event_and_ends_the_listening(services: Services):
     room = await a_room(services.db)
     first = await a_command(services.db, room, 1)
     answer = await a_command(services.db, room, 2, in_reply_to="cmd-question")
