@@ -10,6 +10,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.access.records import BrowserSession, User
 from storage.database import Database
+from storage.records import columns_of, record_of
 from storage.tables import SigninLink, WebSession
 from storage.tables import User as UserRow
 
@@ -133,18 +134,12 @@ async def _row_named(session: AsyncSession, username: str) -> UserRow | None:
 
 
 def _user(row: UserRow) -> User:
-    return User(row.id, row.username, row.password_hash, row.created_at, row.last_sign_in_at)
+    return record_of(User, row)
 
 
 def _row(user: User) -> UserRow:
-    return UserRow(
-        id=user.id,
-        username=user.username,
-        password_hash=user.password_hash,
-        created_at=user.created_at,
-        last_sign_in_at=user.last_sign_in_at,
-    )
+    return UserRow(**columns_of(user))
 
 
 def _browser(row: WebSession) -> BrowserSession:
-    return BrowserSession(row.token_hash, row.user_id, row.created_at, row.last_seen_at, row.expires_at)
+    return record_of(BrowserSession, row)

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from storage.access.records import AgentClientRecord
+from storage.records import record_of
 from storage.tables import AgentClient
 
 
 def client_record(row: AgentClient) -> AgentClientRecord:
-    return AgentClientRecord(
-        id=row.id,
-        name=row.name,
+    return record_of(
+        AgentClientRecord,
+        row,
         redirect_uris=tuple(row.redirect_uris),
         scopes=tuple(row.scopes),
         registration=dict(row.registration),
-        created_at=row.created_at,
     )

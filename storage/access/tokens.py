@@ -15,6 +15,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from storage.access.records import Bearer, CodeRecord, GrantRecord, Redemption, TokenPair, TokenRecord
 from storage.core_tables import AGENT_CLIENTS, AGENT_GRANTS, AGENT_TOKENS
 from storage.database import Database
+from storage.records import record_of
 from storage.tables import AgentClient, AgentCode, AgentGrant, AgentToken
 
 SingleUse = TypeVar("SingleUse", AgentCode, AgentToken)
@@ -230,16 +231,7 @@ def _issue(
 
 
 def _grant(row: AgentGrant) -> GrantRecord:
-    return GrantRecord(
-        id=row.id,
-        user_id=row.user_id,
-        client_id=row.client_id,
-        kind=row.kind,
-        scopes=tuple(row.scopes),
-        created_at=row.created_at,
-        expires_at=row.expires_at,
-        revoked_at=row.revoked_at,
-    )
+    return record_of(GrantRecord, row, scopes=tuple(row.scopes))
 
 
 # Built once: the bearer check runs on every MCP call, and building this join (a Core select of the

@@ -15,6 +15,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.channels.records import ConfirmationRecord
+from storage.records import record_of
 from storage.tables import Channel, Confirmation
 
 OPEN = ("pending", "granted")
@@ -121,17 +122,4 @@ class ConfirmationsInSession:
 
 
 def confirmation_record(row: Confirmation) -> ConfirmationRecord:
-    return ConfirmationRecord(
-        id=row.id,
-        channel_id=row.channel_id,
-        command_id=row.command_id,
-        client_id=row.client_id,
-        tool=row.tool,
-        arguments=dict(row.arguments),
-        fingerprint=row.fingerprint,
-        action=row.action,
-        state=row.state,
-        created_at=row.created_at,
-        expires_at=row.expires_at,
-        decided_at=row.decided_at,
-    )
+    return record_of(ConfirmationRecord, row, arguments=dict(row.arguments))

@@ -13,6 +13,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.channels.records import RecordedRevision
+from storage.records import record_of
 from storage.tables import Chapter, Revision
 
 
@@ -62,12 +63,4 @@ class RoomReadsInSession:
 
 def recorded_revision(row: Any) -> RecordedRevision:
     """A revision's columns the changes list shows, from its entity or a driver's row."""
-    return RecordedRevision(
-        entity_type=row.entity_type,
-        entity_id=row.entity_id,
-        action=row.action,
-        before=row.before,
-        after=row.after,
-        tool=row.tool,
-        created_at=row.created_at,
-    )
+    return record_of(RecordedRevision, row)

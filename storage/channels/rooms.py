@@ -18,6 +18,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.channels.joins import CALLERS_MEMBERSHIP
 from storage.channels.records import CommandRecord, EventRecord, MembershipRecord, RoomRecord
+from storage.records import record_of
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command, Project
 
 
@@ -186,64 +187,16 @@ _REPORTED = (
 
 
 def room_record(row: Channel) -> RoomRecord:
-    return RoomRecord(
-        id=row.id,
-        user_id=row.user_id,
-        project_id=row.project_id,
-        permissions=dict(row.permissions),
-        confirmation_mode=row.confirmation_mode,
-        scope=row.scope,
-        last_seq=row.last_seq,
-        code_issued_at=row.code_issued_at,
-        created_at=row.created_at,
-        expires_at=row.expires_at,
-        ended_at=row.ended_at,
-        end_reason=row.end_reason,
-    )
+    return record_of(RoomRecord, row, permissions=dict(row.permissions))
 
 
 def membership_record(row: ChannelMember) -> MembershipRecord:
-    return MembershipRecord(
-        channel_id=row.channel_id,
-        client_id=row.client_id,
-        agent_name=row.agent_name,
-        joined_at=row.joined_at,
-        left_at=row.left_at,
-        last_seen_at=row.last_seen_at,
-        polling_until=row.polling_until,
-        left_reason=row.left_reason,
-    )
+    return record_of(MembershipRecord, row)
 
 
 def command_record(row: Command) -> CommandRecord:
-    return CommandRecord(
-        id=row.id,
-        channel_id=row.channel_id,
-        seq=row.seq,
-        text=row.text,
-        context=row.context,
-        state=row.state,
-        claimed_by=row.claimed_by,
-        reserved_for=row.reserved_for,
-        in_reply_to=row.in_reply_to,
-        retry_of=row.retry_of,
-        deliveries=row.deliveries,
-        created_at=row.created_at,
-        claimed_at=row.claimed_at,
-        last_activity_at=row.last_activity_at,
-        finished_at=row.finished_at,
-    )
+    return record_of(CommandRecord, row)
 
 
 def event_record(row: ChannelEvent) -> EventRecord:
-    return EventRecord(
-        channel_id=row.channel_id,
-        seq=row.seq,
-        kind=row.kind,
-        command_id=row.command_id,
-        actor_type=row.actor_type,
-        actor_id=row.actor_id,
-        actor_name=row.actor_name,
-        data=dict(row.data),
-        at=row.at,
-    )
+    return record_of(EventRecord, row, data=dict(row.data))

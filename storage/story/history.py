@@ -13,6 +13,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.core_tables import core_table
 from storage.database import Database
+from storage.records import record_of
 from storage.story.entity_tables import TABLES
 from storage.story.records import (
     CommandRecord,
@@ -154,23 +155,7 @@ def _lying_in(entity_type: str, key: str, scene_id: str) -> Any:
 
 
 def _record(row: Revision) -> RevisionRecord:
-    return RevisionRecord(
-        id=row.id or 0,
-        project_id=row.project_id,
-        entity_type=row.entity_type,
-        entity_id=row.entity_id,
-        action=row.action,
-        before=row.before,
-        after=row.after,
-        actor_type=row.actor_type,
-        actor_id=row.actor_id,
-        client_id=row.client_id,
-        command_id=row.command_id,
-        tool=row.tool,
-        batch_id=row.batch_id,
-        reverts=row.reverts,
-        created_at=row.created_at,
-    )
+    return record_of(RevisionRecord, row, id=row.id or 0)
 
 
 async def _titles(

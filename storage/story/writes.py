@@ -9,12 +9,12 @@ that row, flushed with the others before the revisions are written.
 
 from __future__ import annotations
 
-from dataclasses import fields
-from typing import Any, TypeVar
+from typing import Any
 
 from sqlalchemy import bindparam, delete
 from sqlmodel import SQLModel, col, func, or_, select
 
+from storage.records import Record, columns_of, record_of
 from storage.story.records import (
     AssetRecord,
     ChapterRecord,
@@ -40,8 +40,6 @@ from storage.tables import (
     StoryVariable,
 )
 
-Record = TypeVar("Record")
-
 
 class SessionStoryTransaction:
     def __init__(self, session: Transaction) -> None:
@@ -55,7 +53,7 @@ class SessionStoryTransaction:
 
     async def characters(self, project_id: str) -> list[CharacterRecord]:
         statement = select(Character).where(col(Character.project_id) == project_id)
-        return [_record(CharacterRecord, row) for row in (await self.session.exec(statement)).all()]
+        return [record_of(CharacterRecord, row) for row in (await self.session.exec(statement)).all()]
 
     async def count_characters(self, project_id: str) -> int:
         return int((await self.session.exec(_COUNT_CHARACTERS, params={"project_id": project_id})).one())
@@ -65,7 +63,7 @@ class SessionStoryTransaction:
         return [str(title) for title in found.all()]
 
     async def add_character(self, record: CharacterRecord) -> None:
-        self.session.add(Character(**_values(record)))
+        self.session.add(Character(**columns_of(record)))
 
     async def save_character(self, record: CharacterRecord) -> None:
         await self._save(Character, record)
@@ -78,10 +76,10 @@ class SessionStoryTransaction:
 
     async def variables(self, project_id: str) -> list[VariableRecord]:
         statement = select(StoryVariable).where(col(StoryVariable.project_id) == project_id)
-        return [_record(VariableRecord, row) for row in (await self.session.exec(statement)).all()]
+        return [record_of(VariableRecord, row) for row in (await self.session.exec(statement)).all()]
 
     async def add_variable(self, record: VariableRecord) -> None:
-        self.session.add(StoryVariable(**_values(record)))
+        self.session.add(StoryVariable(**columns_of(record)))
 
     async def save_variable(self, record: VariableRecord) -> None:
         await self._save(StoryVariable, record)
@@ -92,15 +90,15 @@ class SessionStoryTransaction:
     async def variable_mentions(self, project_id: str, name: str) -> VariableMentions:
         return VariableMentions(
             scenes=[
-                _record(SceneRecord, r)
+                record_of(SceneRecord, r)
                 for r in await self._mentioning(Scene, project_id, name, "entry_effects")
             ],
             lines=[
-                _record(LineRecord, r)
+                record_of(LineRecord, r)
                 for r in await self._mentioning(DialogueLine, project_id, name, "condition")
             ],
             choices=[
-                _record(ChoiceRecord, r)
+                record_of(ChoiceRecord, r)
                 for r in await self._mentioning(Choice, project_id, name, "condition", "effects")
             ],
         )
@@ -111,7 +109,7 @@ class SessionStoryTransaction:
     async def choices_of(self, scene_id: str) -> list[ChoiceRecord]:
         rows = (await self.session.exec(_CHOICES_OF, params={"scene_id": scene_id})).all()
         self._held += rows
-        return [_record(ChoiceRecord, row) for row in rows]
+        return [record_of(ChoiceRecord, row) for row in rows]
 
     async def save_scene(self, record: SceneRecord) -> None:
         await self._save(Scene, record)
@@ -129,10 +127,10 @@ class SessionStoryTransaction:
     async def lines_of(self, scene_id: str) -> list[LineRecord]:
         rows = (await self.session.exec(_LINES_OF, params={"scene_id": scene_id})).all()
         self._held += rows
-        return [_record(LineRecord, row) for row in rows]
+        return [record_of(LineRecord, row) for row in rows]
 
     async def add_line(self, record: LineRecord) -> None:
-        self.session.add(DialogueLine(**_values(record)))
+        self.session.add(DialogueLine(**columns_of(record)))
 
     async def remove_line(self, line_id: str) -> None:
         await self._remove(DialogueLine, line_id)
@@ -144,15 +142,15 @@ class SessionStoryTransaction:
     async def start_scenes(self, project_id: str) -> list[SceneRecord]:
         rows = (await self.session.exec(_START_SCENES, params={"project_id": project_id})).all()
         self._held += rows
-        return [_record(SceneRecord, row) for row in rows]
+        return [record_of(SceneRecord, row) for row in rows]
 
     async def add_scene(self, record: SceneRecord) -> None:
         """Written at once: what is added into it in the same transaction comes after it."""
-        self.session.add(Scene(**_values(record)))
+        self.session.add(Scene(**columns_of(record)))
         await self.session.flush()
 
     async def add_choice(self, record: ChoiceRecord) -> None:
-        self.session.add(Choice(**_values(record)))
+        self.session.add(Choice(**columns_of(record)))
 
     async def remove_choice(self, choice_id: str) -> None:
         await self._remove(Choice, choice_id)
@@ -160,7 +158,7 @@ class SessionStoryTransaction:
     async def scenes_of(self, chapter_id: str) -> list[SceneRecord]:
         rows = (await self.session.exec(_SCENES_OF, params={"chapter_id": chapter_id})).all()
         self._held += rows
-        return [_record(SceneRecord, row) for row in rows]
+        return [record_of(SceneRecord, row) for row in rows]
 
     async def remove_scene(self, scene_id: str) -> None:
         """The scene with its lines and choices: those first, as their foreign keys want."""
@@ -177,11 +175,11 @@ class SessionStoryTransaction:
     async def chapters_of(self, project_id: str) -> list[ChapterRecord]:
         rows = (await self.session.exec(_CHAPTERS_OF, params={"project_id": project_id})).all()
         self._held += rows
-        return [_record(ChapterRecord, row) for row in rows]
+        return [record_of(ChapterRecord, row) for row in rows]
 
     async def add_chapter(self, record: ChapterRecord) -> None:
         """Written at once: what is added into it in the same transaction comes after it."""
-        self.session.add(Chapter(**_values(record)))
+        self.session.add(Chapter(**columns_of(record)))
         await self.session.flush()
 
     async def save_chapter(self, record: ChapterRecord) -> None:
@@ -208,11 +206,11 @@ class SessionStoryTransaction:
 
     async def projects_of(self, owner_id: str) -> list[ProjectRecord]:
         found = await self.session.exec(_PROJECTS_OF, params={"owner_id": owner_id})
-        return [_record(ProjectRecord, row) for row in found.all()]
+        return [record_of(ProjectRecord, row) for row in found.all()]
 
     async def add_project(self, record: ProjectRecord) -> None:
         """Written at once: the unit of work finds it in its identity map from here on."""
-        self.session.add(Project(**_values(record)))
+        self.session.add(Project(**columns_of(record)))
         await self.session.flush()
 
     async def save_project(self, record: ProjectRecord) -> None:
@@ -237,7 +235,7 @@ class SessionStoryTransaction:
         if kind:
             statement = statement.where(Asset.kind == kind)
         found = await self.session.exec(statement.order_by(col(Asset.name)))
-        return [_record(AssetRecord, row) for row in found.all()]
+        return [record_of(AssetRecord, row) for row in found.all()]
 
     async def asset_bytes(self, blob_id: str) -> bytes | None:
         blob = await self.session.get(AssetBlob, blob_id)
@@ -247,7 +245,7 @@ class SessionStoryTransaction:
         """The asset with its bytes; the bytes are written first, as the asset refers to them."""
         self.session.add(AssetBlob(id=record.blob_id, data=data))
         await self.session.flush()
-        self.session.add(Asset(**_values(record)))
+        self.session.add(Asset(**columns_of(record)))
 
     async def save_asset(self, record: AssetRecord) -> None:
         await self._save(Asset, record)
@@ -255,19 +253,19 @@ class SessionStoryTransaction:
     async def scenes_using_asset(self, project_id: str, asset_id: str) -> list[SceneRecord]:
         using = or_(Scene.background_asset_id == asset_id, Scene.music_asset_id == asset_id)
         found = await self.session.exec(select(Scene).where(Scene.project_id == project_id, using))
-        return [_record(SceneRecord, row) for row in found.all()]
+        return [record_of(SceneRecord, row) for row in found.all()]
 
     async def chapters_using_asset(self, project_id: str, asset_id: str) -> list[ChapterRecord]:
         using = or_(Chapter.background_asset_id == asset_id, Chapter.music_asset_id == asset_id)
         found = await self.session.exec(select(Chapter).where(Chapter.project_id == project_id, using))
-        return [_record(ChapterRecord, row) for row in found.all()]
+        return [record_of(ChapterRecord, row) for row in found.all()]
 
     async def _get(self, table: type[SQLModel], shape: type[Record], entity_id: str) -> Record | None:
         row = await self.session.get(table, entity_id) if isinstance(entity_id, str) and entity_id else None
         if row is None:
             return None
         self._held.append(row)
-        return _record(shape, row)
+        return record_of(shape, row)
 
     async def _save(self, table: type[SQLModel], record: Any) -> None:
         """The row takes the record's values (it is in the identity map when the record was read
@@ -275,7 +273,7 @@ class SessionStoryTransaction:
         row = await self.session.get(table, record.id)
         if row is None:
             raise LookupError(f"no {table.__name__} {record.id} to save")
-        for name, value in _values(record).items():
+        for name, value in columns_of(record).items():
             if getattr(row, name) != value:
                 setattr(row, name, value)
         self.session.add(row)
@@ -290,14 +288,6 @@ class SessionStoryTransaction:
         condition = wanted[0] if len(wanted) == 1 else wanted[0] | wanted[1]
         statement = select(table).where(table.project_id == project_id, condition)
         return list((await self.session.exec(statement)).all())
-
-
-def _record(shape: type[Record], row: Any) -> Record:
-    return shape(**{field.name: getattr(row, field.name) for field in fields(shape)})  # type: ignore[arg-type]
-
-
-def _values(record: Any) -> dict[str, Any]:
-    return {field.name: getattr(record, field.name) for field in fields(record)}
 
 
 # Prebuilt: the driver compiles each once.
