@@ -7,14 +7,18 @@ with a row the session may still change (a JSON column's dict or list) is given 
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import Field, fields
 from functools import cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
 
-Record = TypeVar("Record", bound="DataclassInstance")
+class DataclassInstance(Protocol):
+    """Any dataclass (what `dataclasses.fields` takes)."""
+
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+
+Record = TypeVar("Record", bound=DataclassInstance)
 
 
 def record_of(shape: type[Record], row: object, **given: Any) -> Record:
