@@ -31,7 +31,6 @@ from romergo.story.characters import PALETTE
 from romergo.story.media_types import decodes, sniff
 from romergo.story.state.variables import DEFAULTS
 from romergo.story.views import ProjectData
-from storage.core_tables import DIALOGUE_LINES
 from storage.tables import (
     Asset,
     AssetBlob,
@@ -140,7 +139,7 @@ async def create_project(tx: Mutation, document: StoryDocument) -> Project:
             await _written_so_far(tx)
     await tx.session.flush()
     # A long story's lines (tens of thousands) as rows, not entities: see `story.bulk`.
-    await bulk.created_in_bulk(tx, "dialogue_line", DIALOGUE_LINES, lines, snapshots.line)
+    await bulk.created_in_bulk(tx, "dialogue_line", lines, snapshots.line)
     return project
 
 

@@ -11,17 +11,12 @@ after the commit.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import cache
-from typing import Any, TypeVar
-
-from sqlalchemy import bindparam, insert, update
-from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import SQLModel, col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
+from datetime import datetime
+from typing import Any, Protocol, TypeVar, cast
 
 from romergo.common.actors import Actor
 from romergo.common.bus import EventBus, project_topic, user_topic
@@ -30,9 +25,11 @@ from romergo.common.errors import RomergoError, invalid, not_found, project_not_
 from romergo.common.ids import new_id
 from romergo.story.kinds import LABELS, Action, EntityType
 from romergo.story.ledger import (
+    AssetRecord,
     ChapterRecord,
     CharacterRecord,
     LineRecord,
+    ProjectRecord,
     SceneRecord,
     StoryLedger,
     StoryTransaction,
@@ -40,13 +37,33 @@ from romergo.story.ledger import (
 )
 from romergo.story.owners import readable_by
 from romergo.story.read_marks import remember_in
-from romergo.story.revisions import latest_revisions, note_written, wants_written
+from romergo.story.revisions import note_written, wants_written
 from storage import Database
-from storage.core_tables import PROJECTS, REVISIONS
-from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene, StoryVariable
+from storage.story.ordering import children_in_order, choice_rows_of
+from storage.story.transaction import Transaction
+from storage.tables import Choice
 
-Row = TypeVar("Row", bound=SQLModel)
-Found = TypeVar("Found", CharacterRecord, VariableRecord, LineRecord, ChapterRecord, SceneRecord)
+
+class BoundProject(Protocol):
+    """The project a unit of work is bound to: its record, or the row of a project an import is
+    creating."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def owner_id(self) -> str: ...
+    @property
+    def updated_at(self) -> datetime: ...
+
+
+class _InProject(Protocol):
+    @property
+    def project_id(self) -> str: ...
+
+
+Row = TypeVar("Row")
+"""A row of the services that still change rows themselves (each with an `id` and a `position`)."""
+Found = TypeVar("Found", bound=_InProject)
 
 
 @dataclass(frozen=True)
@@ -96,44 +113,39 @@ def collect_batches() -> Iterator[list[str]]:
 class UnitOfWork:
     """One transaction on behalf of one actor, bound to one project once something is loaded."""
 
-    def __init__(self, session: AsyncSession, actor: Actor, story: StoryTransaction) -> None:
+    def __init__(self, session: Transaction, actor: Actor, story: StoryTransaction) -> None:
         self.session = session
         self.actor = actor
         self.story = story
         """The story ledger's reads and writes in this transaction, in records."""
-        self.project: Project | None = None
+        self.project: BoundProject | None = None
 
-    async def project_by_id(self, project_id: str) -> Project:
-        row = await self.session.get(Project, project_id) if isinstance(project_id, str) else None
-        project = owned(row, self.actor.user_id, project_id)
+    async def project_by_id(self, project_id: str) -> ProjectRecord:
+        found = await self.story.project(project_id) if isinstance(project_id, str) else None
+        project = owned(found, self.actor.user_id, project_id)
         self._bind(project)
         return project
 
     async def chapter(self, chapter_id: str) -> ChapterRecord:
-        row = await self._owned(Chapter, chapter_id, "chapter")
-        return await self._record(self.story.chapter(chapter_id), row)
+        return await self._owned("chapter", chapter_id, self.story.chapter)
 
     async def scene(self, scene_id: str) -> SceneRecord:
-        row = await self._owned(Scene, scene_id, "scene")
-        return await self._record(self.story.scene(scene_id), row)
+        return await self._owned("scene", scene_id, self.story.scene)
 
     async def line(self, line_id: str) -> LineRecord:
-        row = await self._owned(DialogueLine, line_id, "dialogue_line")
-        return await self._record(self.story.line(line_id), row)
+        return await self._owned("dialogue_line", line_id, self.story.line)
 
     async def character(self, character_id: str) -> CharacterRecord:
-        row = await self._owned(Character, character_id, "character")
-        return await self._record(self.story.character(character_id), row)
+        return await self._owned("character", character_id, self.story.character)
 
     async def variable(self, variable_id: str) -> VariableRecord:
-        row = await self._owned(StoryVariable, variable_id, "variable")
-        return await self._record(self.story.variable(variable_id), row)
+        return await self._owned("variable", variable_id, self.story.variable)
 
-    async def asset(self, asset_id: str, *, include_deleted: bool = False) -> Asset:
-        row = await self._owned(Asset, asset_id, "asset")
-        if row.deleted_at is not None and not include_deleted:
+    async def asset(self, asset_id: str, *, include_deleted: bool = False) -> AssetRecord:
+        asset = await self._owned("asset", asset_id, self.story.asset)
+        if asset.deleted_at is not None and not include_deleted:
             raise not_found(LABELS["asset"], asset_id)
-        return row
+        return asset
 
     async def asset_id_of_kind(self, asset_id: str | None, kinds: tuple[str, ...]) -> str | None:
         """Resolve an asset reference for a slot that takes only `kinds`; None clears the slot."""
@@ -146,74 +158,45 @@ class UnitOfWork:
         return asset.id
 
     async def ordered(self, model: type[Row], parent_column: Any, parent_id: str) -> list[Row]:
-        statement = _children_in_order(model, parent_column.key)
-        return list((await self.session.exec(statement, params={"parent_id": parent_id})).all())
+        return await children_in_order(self.session, model, parent_column.key, parent_id)
 
     async def choices_of(self, scene_id: str) -> list[Choice]:
-        return await self.ordered(Choice, col(Choice.scene_id), scene_id)
+        return await choice_rows_of(self.session, scene_id)
 
-    async def _owned(self, model: type[Row], entity_id: str, entity_type: EntityType) -> Row:
+    async def _owned(
+        self, entity_type: EntityType, entity_id: str, read: Callable[[str], Awaitable[Found | None]]
+    ) -> Found:
         kind = LABELS[entity_type]
         if not isinstance(entity_id, str) or not entity_id:
             raise not_found(kind, str(entity_id))
-        if self.project is not None:
-            row = await self.session.get(model, entity_id)
-            if row is None or row.project_id != self.project.id:  # type: ignore[attr-defined]
+        if self.project is None:
+            # The first lookup of a unit of work reads the entity and its project in one
+            # statement; the read of its record that follows reads nothing more.
+            project = await self.story.project_holding(entity_type, entity_id)
+            if project is None or not readable_by(project, self.actor.user_id):
                 raise not_found(kind, entity_id)
-            return row
-        # The first lookup of a unit of work reads the row and its project in one statement.
-        statement = _with_project(model)
-        found = (await self.session.exec(statement, params={"entity_id": entity_id})).first()
-        if found is None:
+            self._bind(project)
+        found = await read(entity_id)
+        if found is None or self.project is None or found.project_id != self.project.id:
             raise not_found(kind, entity_id)
-        row, project = found
-        if not readable_by(project, self.actor.user_id):
-            raise not_found(kind, entity_id)
-        self._bind(project)
-        owned: Row = row
-        return owned
-
-    @staticmethod
-    async def _record(read: Awaitable[Found | None], row: object) -> Found:
-        """The record of the `row` `_owned` just found, from the identity map (which holds `row`
-        only while it is referenced), so the first lookup stays one statement."""
-        found = await read
-        del row
-        assert found is not None, "read in this transaction a moment ago"
         return found
 
-    def _bind(self, project: Project) -> None:
+    def _bind(self, project: ProjectRecord) -> None:
         if self.project is not None and self.project.id != project.id:
             raise RomergoError("invalid_argument", "One change can only touch one project.")
         self.project = project
 
 
-# Built once per model: these run in nearly every story call, and building a statement (coercing
-# its parts, computing its cache key) cost about as much as running it.
-@cache
-def _children_in_order(model: type[Row], parent: str) -> Any:
-    return select(model).where(getattr(model, parent) == bindparam("parent_id")).order_by(col(model.position))  # type: ignore[attr-defined]
-
-
-@cache
-def _with_project(model: type[Row]) -> Any:
-    return (
-        select(model, Project)
-        .join(Project, col(Project.id) == model.project_id)  # type: ignore[attr-defined]
-        .where(col(model.id) == bindparam("entity_id"))  # type: ignore[attr-defined]
-    )
-
-
 class Mutation(UnitOfWork):
-    def __init__(self, session: AsyncSession, actor: Actor, story: StoryTransaction) -> None:
+    def __init__(self, session: Transaction, actor: Actor, story: StoryTransaction) -> None:
         super().__init__(session, actor, story)
         self.changes: list[EntityChange] = []
         self.batch_id = new_id("bat")
         self.reverts: str | None = None
         """Set by an undo: what its revisions take back (`command:<id>` or `batch:<id>`)."""
         self._revisions: list[dict[str, Any]] = []
-        """Recorded, written at the end: as Core rows, not `Revision` entities, whose construction
-        and flush cost about as much as the change itself."""
+        """Recorded, written at the end: as plain columns, not entities, whose construction and
+        flush cost about as much as the change itself."""
 
     def record(
         self,
@@ -230,8 +213,7 @@ class Mutation(UnitOfWork):
         """The revisions recorded so far, then `more` (a bulk write's, from `revision_values`), in
         one INSERT: their ids follow the order of the changes. `finish` writes what is left."""
         rows, self._revisions = [*self._revisions, *more], []
-        if rows:
-            await self.session.exec(_INSERT_REVISIONS, params=rows)
+        await self.story.write_revisions(rows)
 
     def revision_values(
         self,
@@ -312,9 +294,7 @@ class Mutation(UnitOfWork):
         """The project stamped as changed, and the revisions written (the changed rows are flushed
         before the first statement)."""
         if self.changes and self.project is not None:
-            now = utcnow()
-            await self.session.exec(_TOUCH_PROJECT, params={"project_id": self.project.id, "at": now})
-            set_committed_value(self.project, "updated_at", now)
+            self.project = await self.story.touch_project(self.project.id, utcnow())
             await self.write_revisions()
             if wants_written():
                 await self._note_written()
@@ -326,14 +306,8 @@ class Mutation(UnitOfWork):
         for change in self.changes:
             by_type.setdefault(change.entity_type, set()).add(change.entity_id)
         for entity_type, ids in by_type.items():
-            found = await latest_revisions(self.session, self.project.id, (entity_type,), ids)
+            found = await self.story.latest_revisions(self.project.id, (entity_type,), ids)
             note_written({(entity_type, entity_id): number for entity_id, number in found.items()})
-
-
-_INSERT_REVISIONS = insert(REVISIONS)
-_TOUCH_PROJECT = (
-    update(PROJECTS).where(PROJECTS.c.id == bindparam("project_id")).values(updated_at=bindparam("at"))
-)
 
 
 class StoryStore:
@@ -362,7 +336,7 @@ class StoryStore:
             yield UnitOfWork(session, actor, self.ledger.within(session))
 
     @asynccontextmanager
-    async def read_public(self) -> AsyncIterator[AsyncSession]:
+    async def read_public(self) -> AsyncIterator[Transaction]:
         """A read on behalf of nobody: what a share link may show, never checked against an owner."""
         async with self.db.read() as session:
             yield session
@@ -376,7 +350,7 @@ class StoryStore:
             self.bus.publish(user_topic(tx.project.owner_id), event)
 
 
-def owned(project: Project | None, user_id: str, project_id: object) -> Project:
+def owned(project: ProjectRecord | None, user_id: str, project_id: object) -> ProjectRecord:
     """The project if `user_id` owns it and it is not deleted, else `not_found` (the same words
     whether it is missing, someone else's or deleted)."""
     if project is None or not readable_by(project, user_id):
@@ -386,14 +360,15 @@ def owned(project: Project | None, user_id: str, project_id: object) -> Project:
 
 def place(rows: Sequence[Row], row: Row, position: int | None) -> list[Row]:
     """Put `row` at `position` (clamped; None = at the end) and renumber the list 0..n-1."""
-    others = [r for r in rows if r.id != row.id]  # type: ignore[attr-defined]
+    placed: Any = row
+    others = [r for r in rows if cast(Any, r).id != placed.id]
     index = len(others) if position is None else max(0, min(position, len(others)))
     ordered = [*others[:index], row, *others[index:]]
     renumber(ordered)
     return ordered
 
 
-def renumber(rows: Sequence[SQLModel]) -> None:
+def renumber(rows: Sequence[Any]) -> None:
     for index, row in enumerate(rows):
-        if row.position != index:  # type: ignore[attr-defined]
+        if row.position != index:
             row.position = index

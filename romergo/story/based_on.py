@@ -29,14 +29,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlmodel import col, select
-
 from romergo.common.clock import iso
 from romergo.common.errors import RomergoError, invalid
 from romergo.story.base import Mutation
 from romergo.story.kinds import LABELS
+from romergo.story.ledger import RevisionRecord
 from romergo.story.read_marks import read_since
-from storage.tables import Revision
 
 T = TypeVar("T")
 
@@ -212,7 +210,7 @@ async def _tell_if_replacing(
     if replaced is None or client_id is None:
         return
     assert tx.project is not None
-    read = await read_since(tx.session, client_id, tx.project.id, entity_type, entity_id)
+    read = await read_since(tx.story, client_id, tx.project.id, entity_type, entity_id)
     if read is None:
         return  # not changed since this agent's last read (or never read: nothing to compare)
     newest = await _newest(tx, entity_type, entity_id)
@@ -225,7 +223,7 @@ async def _tell_if_replacing(
         replaced.append(ReplacedChange(entity_type, entity_id, _changed_by(newest), fields))
 
 
-def _changed_by(newest: Revision) -> ChangedBy:
+def _changed_by(newest: RevisionRecord) -> ChangedBy:
     return ChangedBy(
         newest.actor_type,
         newest.actor_id,
@@ -245,38 +243,16 @@ def lost_changes(base: Mapping[str, Any], theirs: Mapping[str, Any], mine: Mappi
     ]
 
 
-async def _newest(tx: Mutation, entity_type: str, entity_id: str) -> Revision | None:
+async def _newest(tx: Mutation, entity_type: str, entity_id: str) -> RevisionRecord | None:
     assert tx.project is not None
-    statement = (
-        select(Revision)
-        .where(
-            Revision.project_id == tx.project.id,
-            Revision.entity_type == entity_type,
-            Revision.entity_id == entity_id,
-        )
-        .order_by(col(Revision.id).desc())
-        .limit(1)
-    )
-    return (await tx.session.exec(statement)).first()
+    return await tx.story.newest_revision(tx.project.id, entity_type, entity_id)
 
 
 async def _base(tx: Mutation, entity_type: str, entity_id: str, expected: int) -> dict[str, Any]:
-    """The entity as it was at `expected`: the `before` of its first later change (empty when it
-    did not exist then: every field then counts as changed since)."""
+    """The entity as it was at `expected` (empty when it did not exist then: every field then
+    counts as changed since)."""
     assert tx.project is not None
-    statement = (
-        select(Revision.before)
-        .where(
-            Revision.project_id == tx.project.id,
-            Revision.entity_type == entity_type,
-            Revision.entity_id == entity_id,
-            col(Revision.id) > expected,
-        )
-        .order_by(col(Revision.id))
-        .limit(1)
-    )
-    before = (await tx.session.exec(statement)).first()
-    return dict(before or {})
+    return dict(await tx.story.snapshot_at(tx.project.id, entity_type, entity_id, expected) or {})
 
 
 def _message(conflict: EditConflict) -> str:

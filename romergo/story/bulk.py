@@ -1,4 +1,4 @@
-"""Many rows of one table written at once, each with the revision `Mutation.record` would write.
+"""Many entities of one type written at once, each with the revision `Mutation.record` would write.
 
 For the writes that may touch every line of a long story (an import, a replace across the whole
 story): making an ORM object of each of 50,000 lines and of each revision took 10-30 s of the event
@@ -14,8 +14,6 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
-
-from sqlalchemy import Table, bindparam, insert, update
 
 from romergo.story.base import EntityChange, Mutation
 from romergo.story.kinds import Action, EntityType
@@ -38,33 +36,22 @@ class BulkUpdate:
 async def created_in_bulk(
     tx: Mutation,
     entity_type: EntityType,
-    table: Table,
     rows: list[dict[str, Any]],
     after: Callable[[dict[str, Any]], dict[str, Any]],
 ) -> None:
-    """New rows of `table` (each with an "id"), each with its "created" revision (`after(row)`)."""
+    """New entities of `entity_type` (their columns, each with an "id"), each with its "created"
+    revision (`after(row)`)."""
     for part in _batches(rows):
-        await tx.session.exec(insert(table), params=part)
+        await tx.story.insert_rows(entity_type, part)
         await _revisions(tx, entity_type, "created", [(row["id"], None, after(row)) for row in part])
 
 
-async def updated_in_bulk(
-    tx: Mutation, entity_type: EntityType, table: Table, changes: list[BulkUpdate]
-) -> None:
-    """Rows of `table` changed, each with its "updated" revision. A change whose snapshot stays the
-    same is not written, as with `Mutation.save`. Every change sets the same columns."""
+async def updated_in_bulk(tx: Mutation, entity_type: EntityType, changes: list[BulkUpdate]) -> None:
+    """Entities of `entity_type` changed, each with its "updated" revision. A change whose snapshot
+    stays the same is not written, as with `Mutation.save`. Every change sets the same columns."""
     changes = [change for change in changes if change.after != change.before]
-    if not changes:
-        return
-    columns = sorted(changes[0].values)
-    statement = (
-        update(table)
-        .where(table.c.id == bindparam("bulk_id"))
-        .values({column: bindparam(f"bulk_{column}") for column in columns})
-    )
     for part in _batches(changes):
-        params = [{"bulk_id": c.entity_id, **{f"bulk_{k}": c.values[k] for k in columns}} for c in part]
-        await tx.session.exec(statement, params=params)
+        await tx.story.update_rows(entity_type, [{**c.values, "id": c.entity_id} for c in part])
         await _revisions(tx, entity_type, "updated", [(c.entity_id, c.before, c.after) for c in part])
 
 

@@ -10,6 +10,7 @@ The implementation lives in `storage.story`.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from datetime import datetime
 from typing import Any, Protocol
 
 from storage.story.records import (
@@ -154,6 +155,59 @@ class StoryLedger(Protocol):
 class StoryTransaction(Protocol):
     """One unit of work's reads and writes, in records. Nothing here checks who asks: the unit of
     work checks ownership on what it reads, and records the revisions of what it writes."""
+
+    # What the unit of work itself reads and writes around a service's changes
+    async def project_holding(self, entity_type: str, entity_id: str) -> ProjectRecord | None:
+        """The project the entity lies in, whoever owns it (None when there is no such entity), read
+        with the entity in one statement: reading the entity's record next reads nothing."""
+        ...
+
+    async def touch_project(self, project_id: str, at: datetime) -> ProjectRecord:
+        """The project stamped as changed `at`, as it now is."""
+        ...
+
+    async def write_revisions(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Revisions (their columns, as the unit of work makes them) in one statement, their
+        numbers in the order given."""
+        ...
+
+    async def latest_revisions(
+        self, project_id: str, types: Collection[str], ids: Collection[str] | None = None
+    ) -> dict[str, int]:
+        """The newest revision of each entity of these types (of `ids`, or all), by id, as this
+        transaction sees them; an entity never changed is missing."""
+        ...
+
+    async def newest_revision(
+        self, project_id: str, entity_type: str, entity_id: str
+    ) -> RevisionRecord | None:
+        """The entity's newest change; None when it never changed."""
+        ...
+
+    async def snapshot_at(
+        self, project_id: str, entity_type: str, entity_id: str, revision: int
+    ) -> dict[str, Any] | None:
+        """The entity as it was at `revision`: the `before` of its first later change (None when
+        there is none, or when the entity did not exist then)."""
+        ...
+
+    async def mark_and_newest(
+        self, client_id: str, project_id: str, entity_type: str, entity_id: str
+    ) -> tuple[int | None, int | None]:
+        """The revision of the entity the agent's read mark holds, and the entity's newest, in
+        one statement (None for either that is not there)."""
+        ...
+
+    async def insert_rows(self, entity_type: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """New entities of `entity_type` (their columns) in one statement."""
+        ...
+
+    async def update_rows(self, entity_type: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Entities of `entity_type` changed in one statement: each row names its "id" and sets
+        the same columns as the first."""
+        ...
+
+    # Characters and variables
 
     async def character(self, character_id: str) -> CharacterRecord | None: ...
     async def characters(self, project_id: str) -> list[CharacterRecord]: ...

@@ -14,9 +14,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from romergo.story.ledger import StoryLedger
+from romergo.story.ledger import StoryLedger, StoryTransaction
 from storage import Database
-from storage.story.read_marks import mark_and_newest, store_marks
+from storage.story.read_marks import store_marks
 from storage.story.transaction import Transaction
 
 
@@ -76,11 +76,11 @@ async def remember_in(db: Database, session: Transaction, client_id: str | None)
 
 
 async def read_since(
-    session: Transaction, client_id: str, project_id: str, entity_type: str, entity_id: str
+    story: StoryTransaction, client_id: str, project_id: str, entity_type: str, entity_id: str
 ) -> int | None:
     """The revision of the entity this agent last saw (in an earlier call, or in this one), when
     the entity has changed since; None when it has not, or the agent never read it. One query."""
-    stored, newest = await mark_and_newest(session, client_id, project_id, entity_type, entity_id)
+    stored, newest = await story.mark_and_newest(client_id, project_id, entity_type, entity_id)
     seen = [number for number in (stored, read_in_this_call(entity_id)) if number is not None]
     if not seen or newest is None or newest <= max(seen):
         return None

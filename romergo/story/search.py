@@ -37,7 +37,6 @@ from romergo.story.patterns import SearchQuery, checked_query, checked_replaceme
 from romergo.story.reads import load_project, whole_project
 from romergo.story.revisions import latest_revisions, latest_revisions_in
 from romergo.story.views import ProjectData
-from storage.core_tables import DIALOGUE_LINES
 
 SearchField = Literal["scene_title", "line", "choice_label", "chapter_title", "character_name"]
 FIELDS: tuple[SearchField, ...] = ("scene_title", "line", "choice_label", "chapter_title", "character_name")
@@ -306,7 +305,7 @@ async def _apply(
             scenes.setdefault(scene_id, []).append((hit, text))
     for scene_id, scene_edits in scenes.items():
         await _apply_to_scene(tx, await tx.scene(scene_id), scene_edits)
-    await bulk.updated_in_bulk(tx, "dialogue_line", DIALOGUE_LINES, line_changes)
+    await bulk.updated_in_bulk(tx, "dialogue_line", line_changes)
 
 
 async def _apply_to_scene(tx: Mutation, scene: SceneRecord, edits: list[tuple[Text, str]]) -> None:

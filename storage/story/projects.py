@@ -10,7 +10,7 @@ from sqlalchemy import func, literal
 from sqlalchemy import select as sa_select
 from sqlmodel import col, select
 
-from storage.story.records import ChoiceRecord, LineRow, MediaHead, ProjectRows
+from storage.story.records import ChoiceRecord, LineRow, MediaHead, ProjectRecord, ProjectRows
 from storage.story.transaction import ThreadRead, Transaction
 from storage.tables import (
     Asset,
@@ -60,9 +60,15 @@ def project_rows(session: ThreadRead, project: Project, shape_only: bool, with_t
 
 
 async def project_rows_within(
-    transaction: Transaction, project: Project, shape_only: bool, with_text: bool
+    transaction: Transaction, project: Project | ProjectRecord, shape_only: bool, with_text: bool
 ) -> ProjectRows:
     """`project_rows` inside a unit of work's transaction (a change that reads the story it changes)."""
+    if isinstance(project, ProjectRecord):
+        # Read in this transaction already (the unit of work's ownership check): reads nothing.
+        row = await transaction.get(Project, project.id)
+        if row is None:
+            raise LookupError(f"no project {project.id}")
+        project = row
     sync = transaction.sync_session  # the session run_sync hands over, as sqlmodel types it
     return await transaction.run_sync(lambda _: project_rows(sync, project, shape_only, with_text))
 

@@ -15,6 +15,7 @@ from sqlalchemy import bindparam, delete
 from sqlmodel import SQLModel, col, func, or_, select
 
 from storage.records import Record, columns_of, record_of
+from storage.story.bookkeeping import Bookkeeping
 from storage.story.records import (
     AssetRecord,
     ChapterRecord,
@@ -26,7 +27,6 @@ from storage.story.records import (
     VariableMentions,
     VariableRecord,
 )
-from storage.story.transaction import Transaction
 from storage.tables import (
     Asset,
     AssetBlob,
@@ -41,13 +41,7 @@ from storage.tables import (
 )
 
 
-class SessionStoryTransaction:
-    def __init__(self, session: Transaction) -> None:
-        self.session = session
-        self._held: list[Any] = []
-        """The rows read here, held until the transaction ends: the session's identity map holds
-        them weakly, and a save of a record read here must find its row there, reading nothing."""
-
+class SessionStoryTransaction(Bookkeeping):
     async def character(self, character_id: str) -> CharacterRecord | None:
         return await self._get(Character, CharacterRecord, character_id)
 
