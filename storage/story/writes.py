@@ -26,6 +26,7 @@ from storage.story.records import (
     VariableMentions,
     VariableRecord,
 )
+from storage.story.restoring import RestoringTransaction
 from storage.story.transaction import Transaction
 from storage.tables import (
     Asset,
@@ -41,7 +42,7 @@ from storage.tables import (
 )
 
 
-class SessionStoryTransaction:
+class SessionStoryTransaction(RestoringTransaction):
     def __init__(self, session: Transaction) -> None:
         self.session = session
         self._held: list[Any] = []
