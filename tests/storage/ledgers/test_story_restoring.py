@@ -43,6 +43,7 @@ async def test_an_entity_saved_by_its_type_takes_the_records_values(services, ac
     async with services.db.write() as session:
         writes = ledger.within(session)
         scene = await writes.entity("scene", story.first_scene_id)
+        assert isinstance(scene, SceneRecord)
         await writes.save_entity("scene", replace(scene, title="Dawn", is_ending=True))
     async with services.db.read() as session:
         saved = await ledger.within(session).entity("scene", story.first_scene_id)
