@@ -20,11 +20,9 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from romergo.story import in_chapters, snapshots
 from romergo.story import restore_moves as moves
-from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene, StoryVariable
+from storage.story.entity_tables import TABLES
 
 if TYPE_CHECKING:
-    from sqlmodel import SQLModel
-
     from romergo.story.in_chapters import Chapters
     from romergo.story.restore_moves import PutList, Recreate, Remove, Snapshot
 
@@ -86,7 +84,6 @@ class Kind:
     """What errors and the room's refusals call it (`Scene "…" does not exist`)."""
     word: str
     """Its word in sentences for people ("line" for a dialogue line)."""
-    table: type[SQLModel]
     title_key: str
     """The snapshot field that names it to a person."""
     snapshot: Snapshot
@@ -123,6 +120,11 @@ class Kind:
     reach: Reach | None = None
     """None: a room with some chapters neither places it nor limits it (the project, a variable)."""
 
+    @property
+    def table(self) -> type[Any]:
+        """The table storage keeps it in, for the room's reads that still name one."""
+        return TABLES[self.entity_type]
+
     def title(self, snapshot: Mapping[str, Any]) -> str:
         value = snapshot.get(self.title_key)
         return value if isinstance(value, str) else ""
@@ -138,7 +140,6 @@ _ALL = (
         "project",
         label="Project",
         word="story",
-        table=Project,
         title_key="title",
         snapshot=moves.plain(snapshots.project),
         remove=None,
@@ -153,7 +154,6 @@ _ALL = (
         "chapter",
         label="Chapter",
         word="chapter",
-        table=Chapter,
         title_key="title",
         snapshot=moves.chapter_snapshot,
         remove=moves.delete_chapter,
@@ -170,7 +170,6 @@ _ALL = (
         "scene",
         label="Scene",
         word="scene",
-        table=Scene,
         title_key="title",
         snapshot=moves.scene_snapshot,
         remove=moves.delete_scene,
@@ -195,10 +194,9 @@ _ALL = (
         "dialogue_line",
         label="Dialogue line",
         word="line",
-        table=DialogueLine,
         title_key="text",
         snapshot=moves.plain(snapshots.line),
-        remove=moves.delete_row,
+        remove=moves.delete_line,
         recreate=moves.line_from,
         parent=Parent("scene_id", "scene"),
         review_fields=(
@@ -213,7 +211,6 @@ _ALL = (
         "choice",
         label="Choice",
         word="choice",
-        table=Choice,
         title_key="label",
         snapshot=moves.plain(snapshots.choice),
         remove=None,
@@ -225,11 +222,10 @@ _ALL = (
         "character",
         label="Character",
         word="character",
-        table=Character,
         title_key="name",
         snapshot=moves.plain(snapshots.character),
         remove=moves.delete_silent_character,
-        recreate=moves.from_fields(Character),
+        recreate=moves.character_from,
         review_fields=(NAME, ReviewField("color", "Colour", "color")),
         named_by_id=True,
         on_cards=True,
@@ -239,7 +235,6 @@ _ALL = (
         "asset",
         label="Asset",
         word="asset",
-        table=Asset,
         title_key="name",
         snapshot=moves.plain(snapshots.asset),
         remove=moves.hide_asset,
@@ -253,11 +248,10 @@ _ALL = (
         "variable",
         label="Variable",
         word="variable",
-        table=StoryVariable,
         title_key="name",
         snapshot=moves.plain(snapshots.variable),
-        remove=moves.delete_row,
-        recreate=moves.from_fields(StoryVariable),
+        remove=moves.delete_variable,
+        recreate=moves.variable_from,
         review_fields=(
             NAME,
             ReviewField("initial", "Starts as", reads="value"),

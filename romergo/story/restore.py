@@ -2,25 +2,31 @@
 
 `changed_entities` folds a change set's revisions into one entry per entity (its state before the
 set's first change and after its last). `Restorer` brings each entity back to its `before` inside
-one Mutation, recording a revision for every entity it touches: rows the set created are removed,
-rows it deleted come back with their ids and children, and for the rest only the fields the set
-changed are written back (positions by re-placing the row among its current siblings). How a kind
+one Mutation, recording a revision for every entity it touches: entities the set created are
+removed, ones it deleted come back with their ids and children, and for the rest only the fields
+the set changed are written back (positions by re-placing the record among its current siblings).
+It reads and writes records through the story ledger's transaction, naming each kind by its type. How a kind
 is removed, brought back and snapshotted is its entry's in the registry (`romergo.story.kinds`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Protocol
 
+from romergo.common.clock import utcnow
 from romergo.common.errors import RomergoError
-from romergo.story.base import Mutation, place, renumber
 from romergo.story.kinds import KINDS, Action, EntityType, Kind
+from romergo.story.positions import placed, renumbered
+from romergo.story.restore_moves import save_moved
+
+if TYPE_CHECKING:
+    from romergo.story.base import Mutation
 
 NOT_FIELDS = frozenset({"id", "position", "choices", "lines", "scenes", "deleted", "share_id", "published"})
-"""Snapshot keys that are not columns written back as they were (positions are re-placed, lists
-put back row by row, publishing is kept)."""
+"""Snapshot keys that are not fields written back as they were (positions are re-placed, lists
+put back one by one, publishing is kept)."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +53,7 @@ class ChangedEntity:
 
 
 class Recorded(Protocol):
-    """A recorded change: a `Revision` row, or the history's record of one."""
+    """A recorded change: a revision's record, as the ledger or the history holds it."""
 
     @property
     def id(self) -> int | None: ...
@@ -88,7 +94,6 @@ class Restorer:
 
     def __init__(self, tx: Mutation) -> None:
         self.tx = tx
-        self.session = tx.session
         self.restored = 0
         self.kept: list[str] = []
 
@@ -96,89 +101,95 @@ class Restorer:
         kind = KINDS[entity.entity_type]
         if kind.inside is not None:
             return  # it travels inside the snapshot of its owner (a scene's choices)
-        row = await self.session.get(kind.table, entity.entity_id)
-        exists = row is not None and not _is_deleted(row)  # a deleted asset keeps its row
+        record = await self.tx.story.entity(kind.entity_type, entity.entity_id)
+        exists = record is not None and not _is_deleted(record)  # a deleted asset is still there
         if entity.before is None:
             if exists:
-                await self._remove(kind, row)
+                await self._remove(kind, record)
         elif not exists:
             if entity.after is None:
                 await self._recreate(kind, entity)
         else:
-            await self._revert_fields(kind, entity, row)
+            await self._revert_fields(kind, entity, record)
 
     # ---- the three moves -------------------------------------------------------------------------
 
-    async def _remove(self, kind: Kind, row: Any) -> None:
+    async def _remove(self, kind: Kind, record: Any) -> None:
         if kind.remove is None:
             self.kept.append(kind.kept_created)
             return
-        before = await kind.snapshot(self.tx, row, True)
-        await kind.remove(self.tx, row)
-        await self.session.flush()
-        await self._renumber_siblings(kind, row)
-        self.tx.record(kind.entity_type, row.id, "deleted", before, None)
+        before = await kind.snapshot(self.tx, record, True)
+        await kind.remove(self.tx, record)
+        if kind.parent is not None:
+            column = kind.parent.column
+            rest = await self.tx.story.lying_in(kind.entity_type, column, getattr(record, column))
+            await save_moved(self.tx, kind.entity_type, rest, renumbered(rest))
+        self.tx.record(kind.entity_type, record.id, "deleted", before, None)
         self.restored += 1
 
     async def _recreate(self, kind: Kind, entity: ChangedEntity) -> None:
         if kind.recreate is None:
             self.kept.append(kind.kept_deleted)
             return
-        row = await kind.recreate(self.tx, entity.entity_id, entity.to_recreate)
-        await self.session.flush()
-        after = await kind.snapshot(self.tx, row, True)
+        record = await kind.recreate(self.tx, entity.entity_id, entity.to_recreate)
+        after = await kind.snapshot(self.tx, record, True)
         self.tx.record(kind.entity_type, entity.entity_id, "created", None, after)
         self.restored += 1
 
-    async def _revert_fields(self, kind: Kind, entity: ChangedEntity, row: Any) -> None:
+    async def _revert_fields(self, kind: Kind, entity: ChangedEntity, record: Any) -> None:
         target = entity.before or {}
         changed = entity.changed_fields
         if changed & kind.kept_fields:
             self.kept.append(kind.kept_fields_note)
         parent = kind.parent.column if kind.parent else ""
-        before = await kind.snapshot(self.tx, row, False)
-        for name in changed - NOT_FIELDS - {parent}:
-            if name in target and hasattr(row, name):
-                setattr(row, name, target[name])
+        before = await kind.snapshot(self.tx, record, False)
+        written = {
+            name: target[name]
+            for name in changed - NOT_FIELDS - {parent}
+            if name in target and hasattr(record, name)
+        }
+        reverted = replace(record, **written)
         moved = bool(changed & {"position", parent}) and kind.parent is not None
         if moved:
-            await self._move(kind, row, target)
+            reverted = await self._move(kind, reverted, target)
         for key, put_back in kind.lists.items():
             if key in changed:
-                await put_back(self.tx, row, target.get(key, []))
-        self.session.add(row)
-        await self.session.flush()
-        after = await kind.snapshot(self.tx, row, False)
+                await put_back(self.tx, reverted, target.get(key, []))
+        after = await kind.snapshot(self.tx, reverted, False)
         only_moved = moved and not (changed - {"position", parent})
         action: Action = "moved" if only_moved else "updated"
-        if self.tx.save(kind.entity_type, row, before, after, action, touch=hasattr(row, "updated_at")):
+        if self.tx.changed(kind.entity_type, record.id, before, after, action):
+            if hasattr(reverted, "updated_at"):
+                reverted = replace(reverted, updated_at=utcnow())
+            await self.tx.story.save_entity(kind.entity_type, reverted)
             self.restored += 1
 
     # ---- helpers ---------------------------------------------------------------------------------
 
-    async def _move(self, kind: Kind, row: Any, target: dict[str, Any]) -> None:
+    async def _move(self, kind: Kind, record: Any, target: dict[str, Any]) -> Any:
+        """`record` back under the parent and at the place `target` gives, its siblings there and
+        where it leaves renumbered."""
         assert kind.parent is not None
-        parent = kind.parent.column
-        old_parent = getattr(row, parent)
-        new_parent = target.get(parent, old_parent)
-        home = KINDS[kind.parent.kind].table
-        if new_parent != old_parent and await self.session.get(home, new_parent) is None:
+        column = kind.parent.column
+        old_parent = getattr(record, column)
+        new_parent = target.get(column, old_parent)
+        if new_parent != old_parent and await self.tx.story.entity(kind.parent.kind, new_parent) is None:
             title = kind.title(target)
             raise RomergoError("conflict", f'"{title}" cannot go back: where it was no longer exists.')
-        setattr(row, parent, new_parent)
-        table = kind.table
-        siblings = await self.tx.ordered(table, getattr(table, parent), new_parent)
-        self.session.add_all(place(siblings, row, target.get("position")))
+        record = replace(record, **{column: new_parent})
+        siblings = await self.tx.story.lying_in(kind.entity_type, column, new_parent)
+        in_order = placed(siblings, record, target.get("position"))
+        others = [sibling for sibling in in_order if sibling.id != record.id]
+        await save_moved(self.tx, kind.entity_type, siblings, others)
         if new_parent != old_parent:
-            await self.session.flush()
-            rows: list[Any] = await self.tx.ordered(table, getattr(table, parent), old_parent)
-            renumber([r for r in rows if r.id != row.id])
+            left = [
+                r
+                for r in await self.tx.story.lying_in(kind.entity_type, column, old_parent)
+                if r.id != record.id
+            ]
+            await save_moved(self.tx, kind.entity_type, left, renumbered(left))
+        return next(sibling for sibling in in_order if sibling.id == record.id)
 
-    async def _renumber_siblings(self, kind: Kind, row: Any) -> None:
-        if kind.parent is not None:
-            table, parent = kind.table, kind.parent.column
-            renumber(await self.tx.ordered(table, getattr(table, parent), getattr(row, parent)))
 
-
-def _is_deleted(row: Any) -> bool:
-    return getattr(row, "deleted_at", None) is not None
+def _is_deleted(record: Any) -> bool:
+    return getattr(record, "deleted_at", None) is not None

@@ -17,17 +17,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
-
-from sqlmodel import col, select
 
 from romergo.common.actors import Actor
 from romergo.common.errors import RomergoError
 from romergo.story.base import Mutation, StoryStore
 from romergo.story.kinds import KINDS, Held
+from romergo.story.ledger import RevisionRecord, StoryTransaction
 from romergo.story.restore import ChangedEntity, Restorer, changed_entities
-from storage.core_tables import core_table
-from storage.tables import Revision
 
 
 @dataclass(frozen=True)
@@ -73,11 +69,12 @@ class UndoService:
 
     async def status(self, actor: Actor, key: str) -> SetStatus:
         async with self.store.read(actor) as uow:
-            rows = await _revisions(uow.session, key)
-            if rows:
-                await uow.project_by_id(rows[0].project_id)
-            head, steps = await _head(uow.session, key)
-            return SetStatus(key, head, steps, len({(r.entity_type, r.entity_id) for r in rows}))
+            revisions = await _revisions(uow.story, key)
+            if revisions:
+                await uow.project_by_id(revisions[0].project_id)
+            head, steps = await _head(uow.story, key)
+            changes = len({(r.entity_type, r.entity_id) for r in revisions})
+            return SetStatus(key, head, steps, changes)
 
     async def undo(self, actor: Actor, key: str, *, force: bool = False, redo: bool = False) -> UndoOutcome:
         """Take back the set `key` (`command:<id>` / `batch:<id>`); with `redo`, take back its undo.
@@ -85,15 +82,15 @@ class UndoService:
         Refused with `conflict` when the set is already in the wanted state or changed nothing.
         """
         async with self.store.write(actor) as tx:
-            head, steps = await _head(tx.session, key)
+            head, steps = await _head(tx.story, key)
             if steps % 2 == (0 if redo else 1):
                 raise RomergoError("conflict", "Nothing to redo." if redo else "This was already undone.")
-            rows = await _revisions(tx.session, head)
-            if not rows:
+            revisions = await _revisions(tx.story, head)
+            if not revisions:
                 raise RomergoError("conflict", "Nothing to undo: it changed nothing in the story.")
-            await tx.project_by_id(rows[0].project_id)
-            entities = changed_entities(rows)
-            conflicts = await _conflicts(tx, rows, entities)
+            await tx.project_by_id(revisions[0].project_id)
+            entities = changed_entities(revisions)
+            conflicts = await _conflicts(tx, revisions, entities)
             if conflicts and not force:
                 return UndoOutcome(reverted=0, conflicts=conflicts)
             tx.reverts = head
@@ -108,49 +105,35 @@ class UndoService:
 # ---- change sets ---------------------------------------------------------------------------------
 
 
-async def _revisions(session: Any, key: str) -> list[Revision]:
+async def _revisions(story: StoryTransaction, key: str) -> list[RevisionRecord]:
     kind, _, ident = key.partition(":")
-    if kind == "command":
-        where = col(Revision.command_id) == ident
-    elif kind == "batch":
-        where = col(Revision.batch_id) == ident
-    else:
+    if kind not in ("command", "batch"):
         raise RomergoError("invalid_argument", f'"{key}" names no set of changes.')
-    return list((await session.exec(select(Revision).where(where).order_by(col(Revision.id)))).all())
+    return await story.change_set(kind, ident)
 
 
-async def _head(session: Any, key: str) -> tuple[str, int]:
+async def _head(story: StoryTransaction, key: str) -> tuple[str, int]:
     """The newest step of the undo/redo chain that starts at `key`, and how many steps it has."""
     head, steps = key, 0
     while True:
-        statement = (
-            select(Revision.batch_id)
-            .where(Revision.reverts == head)
-            .order_by(col(Revision.id).desc())
-            .limit(1)
-        )
-        batch = (await session.exec(statement)).first()
+        batch = await story.reverted_by(head)
         if batch is None:
             return head, steps
         head, steps = f"batch:{batch}", steps + 1
 
 
-async def _conflicts(tx: Mutation, rows: list[Revision], entities: list[ChangedEntity]) -> list[Conflict]:
-    own = {row.id for row in rows}
+async def _conflicts(
+    tx: Mutation, revisions: list[RevisionRecord], entities: list[ChangedEntity]
+) -> list[Conflict]:
+    own = {revision.id for revision in revisions}
+    project_id = revisions[0].project_id
     created = {e.entity_id for e in entities if e.before is None}
     found: list[Conflict] = []
     for entity in entities:
-        statement = (
-            select(Revision)
-            .where(
-                Revision.project_id == rows[0].project_id,
-                Revision.entity_type == entity.entity_type,
-                Revision.entity_id == entity.entity_id,
-                col(Revision.id) > entity.last_revision_id,
-            )
-            .order_by(col(Revision.id))
+        since = await tx.story.changes_after(
+            project_id, entity.entity_type, entity.entity_id, entity.last_revision_id
         )
-        later = [row for row in (await tx.session.exec(statement)).all() if row.id not in own]
+        later = [revision for revision in since if revision.id not in own]
         if later:
             found.append(_conflict(entity, later[-1]))
         elif entity.before is None:
@@ -173,12 +156,10 @@ async def _held_since(tx: Mutation, entity: ChangedEntity, created: set[str]) ->
 async def _held_ids(tx: Mutation, owner_id: str, held: Held) -> list[str]:
     child = KINDS[held.kind]
     assert child.parent is not None, f"{held.kind} lies in no other entity"
-    rows = core_table(child.table)
-    statement = select(rows.c.id).where(rows.c[child.parent.column] == owner_id)
-    return list((await tx.session.exec(statement)).all())
+    return [record.id for record in await tx.story.lying_in(held.kind, child.parent.column, owner_id)]
 
 
-def _conflict(entity: ChangedEntity, later: Revision) -> Conflict:
+def _conflict(entity: ChangedEntity, later: RevisionRecord) -> Conflict:
     snapshot = later.after or later.before or entity.before or entity.after or {}
     return Conflict(
         entity_type=entity.entity_type,

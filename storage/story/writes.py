@@ -27,6 +27,7 @@ from storage.story.records import (
     VariableMentions,
     VariableRecord,
 )
+from storage.story.restoring import RestoringTransaction
 from storage.tables import (
     Asset,
     AssetBlob,
@@ -41,7 +42,7 @@ from storage.tables import (
 )
 
 
-class SessionStoryTransaction(Bookkeeping):
+class SessionStoryTransaction(RestoringTransaction, Bookkeeping):
     async def character(self, character_id: str) -> CharacterRecord | None:
         return await self._get(Character, CharacterRecord, character_id)
 

@@ -12,6 +12,7 @@ from romergo.channels.vocabulary import ENTITY_TYPES as CHANNEL_ENTITY_TYPES
 from romergo.common.errors import RomergoError
 from romergo.story import ChoiceSpec
 from romergo.story.kinds import ENTITY_TYPES, KINDS, EntityType, Kind, field_label, within
+from storage.story.entity_tables import TABLES
 from tests.support.story import TINY_PNG, small_story
 
 
@@ -24,7 +25,7 @@ def test_every_entity_type_has_one_entry_under_its_own_name():
 
 @pytest.mark.parametrize("kind", KINDS.values(), ids=list(KINDS))
 def test_an_entry_names_columns_of_its_table_and_kinds_of_the_registry(kind: Kind):
-    columns = set(kind.table.model_fields)
+    columns = set(TABLES[kind.entity_type].model_fields)
     assert kind.title_key in columns
     assert {shown.key for shown in kind.review_fields} <= columns
     if kind.worded is not None:
@@ -101,24 +102,22 @@ async def test_a_removed_entity_comes_back_as_its_snapshot_describes_it(
     store = services.projects.store
     async with store.write(actor) as tx:
         await tx.project_by_id(entities.project_id)
-        row = await tx.session.get(kind.table, entity_id)
-        snapshot = await kind.snapshot(tx, row, True)
-        await kind.remove(tx, row)
-        await tx.session.flush()
+        record = await tx.story.entity(entity_type, entity_id)
+        snapshot = await kind.snapshot(tx, record, True)
+        await kind.remove(tx, record)
 
     async with store.read(actor) as uow:
-        gone = await uow.session.get(kind.table, entity_id)
-        assert gone is None or gone.deleted_at is not None  # an asset keeps its row, marked deleted
+        gone = await uow.story.entity(entity_type, entity_id)
+        assert gone is None or gone.deleted_at is not None  # an asset stays, marked deleted
 
     async with store.write(actor) as tx:
         await tx.project_by_id(entities.project_id)
         back = await kind.recreate(tx, entity_id, snapshot)
-        await tx.session.flush()
         assert await kind.snapshot(tx, back, True) == snapshot
 
     async with store.write(actor) as tx:  # as a later transaction reads it from the database
         await tx.project_by_id(entities.project_id)
-        assert await kind.snapshot(tx, await tx.session.get(kind.table, entity_id), True) == snapshot
+        assert await kind.snapshot(tx, await tx.story.entity(entity_type, entity_id), True) == snapshot
     assert snapshot.get("id") == entity_id
     assert kind.title(snapshot)
 
@@ -131,7 +130,7 @@ async def test_a_character_who_speaks_lines_is_not_removed(services, actor):
     with pytest.raises(RomergoError) as refused:
         async with services.projects.store.write(actor) as tx:
             await tx.project_by_id(story.project_id)
-            await kind.remove(tx, await tx.session.get(kind.table, story.hero_id))
+            await kind.remove(tx, await tx.story.entity("character", story.hero_id))
     assert refused.value.code == "conflict"
     data = await services.reads.project_data(actor, story.project_id)
     assert [c.name for c in data.characters] == ["Hero"]
