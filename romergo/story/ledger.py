@@ -260,3 +260,12 @@ class StoryTransaction(Protocol):
     async def chapters_using_asset(self, project_id: str, asset_id: str) -> list[ChapterRecord]:
         """The project's chapters whose own slots name the asset."""
         ...
+
+    # A new story's many rows (an import)
+    async def add_scenes(self, records: Sequence[SceneRecord]) -> None:
+        """Scenes written at once, as `add_scene` writes one: into chapters already written."""
+        ...
+
+    async def add_choices(self, records: Sequence[ChoiceRecord]) -> None:
+        """Choices written at once, of scenes already written."""
+        ...

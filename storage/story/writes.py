@@ -15,6 +15,7 @@ from sqlalchemy import bindparam, delete
 from sqlmodel import SQLModel, col, func, or_, select
 
 from storage.records import Record, columns_of, record_of
+from storage.story.imports import StoryImports
 from storage.story.records import (
     AssetRecord,
     ChapterRecord,
@@ -41,7 +42,7 @@ from storage.tables import (
 )
 
 
-class SessionStoryTransaction:
+class SessionStoryTransaction(StoryImports):
     def __init__(self, session: Transaction) -> None:
         self.session = session
         self._held: list[Any] = []
