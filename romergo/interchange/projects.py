@@ -2,7 +2,8 @@
 
 Keys in a document made here are the entities' ids (unique by construction); a project made from a
 document gets new ids. Creating writes a "created" revision per entity, like any other write, so
-the history shows the import and undo could take it back.
+the history shows the import and undo could take it back. The project is written through the story
+ledger's transaction in records; a long story's scenes and choices many at once, its lines as rows.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from romergo.common.clock import utcnow
 from romergo.common.errors import invalid
@@ -28,22 +29,22 @@ from romergo.interchange.document import (
 from romergo.story import bulk, snapshots
 from romergo.story.base import Mutation
 from romergo.story.characters import PALETTE
+from romergo.story.ledger import (
+    AssetRecord,
+    ChapterRecord,
+    CharacterRecord,
+    ChoiceRecord,
+    ProjectRecord,
+    SceneRecord,
+    VariableRecord,
+)
 from romergo.story.media_types import decodes, sniff
 from romergo.story.state.variables import DEFAULTS
 from romergo.story.views import ProjectData
-from storage.tables import (
-    Asset,
-    AssetBlob,
-    Chapter,
-    Character,
-    Choice,
-    Project,
-    Scene,
-    StoryVariable,
-)
 
 SCENES_PER_FLUSH = 100
-"""How many scenes' choices an import writes before it lets the event loop go (`_written_so_far`)."""
+"""How many scenes (and then their choices) an import writes before it lets the event loop go
+(`_let_the_loop_go`)."""
 
 
 def document_of(data: ProjectData, blobs: Mapping[str, bytes]) -> StoryDocument:
@@ -77,7 +78,26 @@ def document_of(data: ProjectData, blobs: Mapping[str, bytes]) -> StoryDocument:
     )
 
 
-def _scene_doc(data: ProjectData, scene: Scene, speakers: dict[str, str]) -> SceneDoc:
+class StoredScene(Protocol):
+    """What a scene's document reads of the stored scene."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def is_start(self) -> bool: ...
+    @property
+    def is_ending(self) -> bool: ...
+    @property
+    def background_asset_id(self) -> str | None: ...
+    @property
+    def music_asset_id(self) -> str | None: ...
+    @property
+    def entry_effects(self) -> str | None: ...
+
+
+def _scene_doc(data: ProjectData, scene: StoredScene, speakers: dict[str, str]) -> SceneDoc:
     return SceneDoc(
         key=scene.id,
         title=scene.title,
@@ -97,73 +117,95 @@ def _scene_doc(data: ProjectData, scene: Scene, speakers: dict[str, str]) -> Sce
     )
 
 
-async def create_project(tx: Mutation, document: StoryDocument) -> Project:
+async def create_project(tx: Mutation, document: StoryDocument) -> ProjectRecord:
     """A new project of the actor's holding everything in `document` (checked beforehand with
     `check_document`); dangling choices stay dangling."""
     now = utcnow()
-    project = Project(
-        id=new_id("prj"), owner_id=tx.actor.user_id, title=document.title, created_at=now, updated_at=now
+    project = ProjectRecord(
+        id=new_id("prj"),
+        owner_id=tx.actor.user_id,
+        title=document.title,
+        created_at=now,
+        updated_at=now,
+        published=False,
+        share_id=None,
+        published_at=None,
+        deleted_at=None,
     )
-    tx.session.add(project)
-    tx.project = project
-    await tx.session.flush()
+    await tx.story.add_project(project)
+    await tx.project_by_id(project.id)
     tx.record("project", project.id, "created", None, snapshots.project(project))
-    assets = await _add_assets(tx, document.assets)
-    characters = _add_characters(tx, document.characters)
-    _add_variables(tx, document.variables)
+    assets = await _add_assets(tx, project.id, document.assets)
+    characters = await _add_characters(tx, project.id, document.characters)
+    await _add_variables(tx, project.id, document.variables)
     scene_ids = {scene.key: new_id("scn") for scene in document.scenes()}
-    contents: list[tuple[Scene, SceneDoc]] = []
-    for position, chapter_doc in enumerate(document.chapters):
-        chapter = Chapter(
-            id=new_id("chp"),
-            project_id=project.id,
-            title=chapter_doc.title,
-            position=position,
-            background_asset_id=assets.get(chapter_doc.background or ""),
-            music_asset_id=assets.get(chapter_doc.music or ""),
-            created_at=now,
-            updated_at=now,
-        )
-        tx.session.add(chapter)
-        tx.record("chapter", chapter.id, "created", None, snapshots.chapter(chapter))
-        contents += [
-            (_add_scene(tx, chapter, index, scene_doc, scene_ids, assets), scene_doc)
-            for index, scene_doc in enumerate(chapter_doc.scenes)
-        ]
-        await _written_so_far(tx)
-    # Every scene exists before any choice points at one (the flush orders no rows by their keys).
+    scenes = await _add_chapters(tx, project.id, document.chapters, scene_ids, assets)
+    # Every scene exists before any choice points at one.
     lines: list[dict[str, Any]] = []
-    for done, (scene, scene_doc) in enumerate(contents, start=1):
-        lines += _add_contents(tx, scene, scene_doc, scene_ids, characters)
-        if done % SCENES_PER_FLUSH == 0:
-            await _written_so_far(tx)
-    await tx.session.flush()
+    for part in _parts(scenes):
+        choices: list[ChoiceRecord] = []
+        for scene, scene_doc in part:
+            choices += _recorded_choices(tx, scene, scene_doc, scene_ids)
+            lines += _line_rows(scene, scene_doc, characters)
+        await tx.story.add_choices(choices)
+        await _let_the_loop_go()
     # A long story's lines (tens of thousands) as rows, not entities: see `story.bulk`.
     await bulk.created_in_bulk(tx, "dialogue_line", lines, snapshots.line)
     return project
 
 
-async def _written_so_far(tx: Mutation) -> None:
-    """Write what was added so far, and let the event loop serve other calls before going on.
+async def _let_the_loop_go() -> None:
+    """Let the event loop serve other calls before the import goes on.
 
-    SQLite runs on the loop's thread, so one flush of a long story (2,000 scenes, ~4,000 choices)
-    held every other call for a second. Other writers wait their turn meanwhile, as for any write
-    transaction (`WriteTurns`); readers see the story once the import commits."""
-    await tx.session.flush()
+    SQLite runs on the loop's thread, so writing a long story (2,000 scenes, ~4,000 choices) at
+    once held every other call for a second. Other writers wait their turn meanwhile, as for any
+    write transaction (`WriteTurns`); readers see the story once the import commits."""
     await asyncio.sleep(0)
 
 
-def _add_scene(
+def _parts(scenes: list[tuple[SceneRecord, SceneDoc]]) -> list[list[tuple[SceneRecord, SceneDoc]]]:
+    return [scenes[start : start + SCENES_PER_FLUSH] for start in range(0, len(scenes), SCENES_PER_FLUSH)]
+
+
+async def _add_chapters(
     tx: Mutation,
-    chapter: Chapter,
-    position: int,
-    doc: SceneDoc,
+    project_id: str,
+    documents: Sequence[ChapterDoc],
     scene_ids: dict[str, str],
     assets: dict[str, str],
-) -> Scene:
+) -> list[tuple[SceneRecord, SceneDoc]]:
+    """The chapters, then their scenes (each with the document it was made from)."""
     now = utcnow()
-    scene = Scene(
-        id=scene_ids[doc.key],
+    scenes: list[tuple[SceneRecord, SceneDoc]] = []
+    for position, chapter_doc in enumerate(documents):
+        chapter = ChapterRecord(
+            id=new_id("chp"),
+            project_id=project_id,
+            title=chapter_doc.title,
+            position=position,
+            music_asset_id=assets.get(chapter_doc.music or ""),
+            background_asset_id=assets.get(chapter_doc.background or ""),
+            created_at=now,
+            updated_at=now,
+        )
+        await tx.story.add_chapter(chapter)
+        tx.record("chapter", chapter.id, "created", None, snapshots.chapter(chapter))
+        scenes += [
+            (_scene(chapter, index, scene_doc, scene_ids[scene_doc.key], assets), scene_doc)
+            for index, scene_doc in enumerate(chapter_doc.scenes)
+        ]
+    for part in _parts(scenes):
+        await tx.story.add_scenes([scene for scene, _ in part])
+        await _let_the_loop_go()
+    return scenes
+
+
+def _scene(
+    chapter: ChapterRecord, position: int, doc: SceneDoc, scene_id: str, assets: dict[str, str]
+) -> SceneRecord:
+    now = utcnow()
+    return SceneRecord(
+        id=scene_id,
         project_id=chapter.project_id,
         chapter_id=chapter.id,
         title=doc.title,
@@ -176,17 +218,14 @@ def _add_scene(
         created_at=now,
         updated_at=now,
     )
-    tx.session.add(scene)
-    return scene
 
 
-def _add_contents(
-    tx: Mutation, scene: Scene, doc: SceneDoc, scene_ids: dict[str, str], characters: dict[str, str]
-) -> list[dict[str, Any]]:
-    """The scene's choices (recorded with it: they are undone with it), and its lines' rows."""
-    now = utcnow()
+def _recorded_choices(
+    tx: Mutation, scene: SceneRecord, doc: SceneDoc, scene_ids: dict[str, str]
+) -> list[ChoiceRecord]:
+    """The scene's choices, recorded with it: they are undone with it."""
     choices = [
-        Choice(
+        ChoiceRecord(
             id=new_id("cho"),
             project_id=scene.project_id,
             scene_id=scene.id,
@@ -198,8 +237,12 @@ def _add_contents(
         )
         for index, choice in enumerate(doc.choices)
     ]
-    tx.session.add_all(choices)
     tx.record("scene", scene.id, "created", None, snapshots.scene(scene, choices))
+    return choices
+
+
+def _line_rows(scene: SceneRecord, doc: SceneDoc, characters: dict[str, str]) -> list[dict[str, Any]]:
+    now = utcnow()
     return [
         {
             "id": new_id("lin"),
@@ -216,62 +259,57 @@ def _add_contents(
     ]
 
 
-async def _add_assets(tx: Mutation, documents: Sequence[AssetDoc]) -> dict[str, str]:
+async def _add_assets(tx: Mutation, project_id: str, documents: Sequence[AssetDoc]) -> dict[str, str]:
     """Asset key → new id, each file decoded whole first, as an upload is."""
-    assert tx.project is not None
     ids: dict[str, str] = {}
     for doc in documents:
         mime = sniff(doc.data)
         if mime is None or not decodes(mime, doc.data):
             raise invalid(f"Asset {doc.name!r} does not decode: the file is damaged or incomplete.")
-        blob = AssetBlob(id=new_id("blb"), data=doc.data)
-        asset = Asset(
+        asset = AssetRecord(
             id=new_id("ast"),
-            project_id=tx.project.id,
+            project_id=project_id,
             kind=doc.kind,
             name=doc.name,
             tags=list(doc.tags),
             mime=mime,
             size=len(doc.data),
             sha256=hashlib.sha256(doc.data).hexdigest(),
-            blob_id=blob.id,
+            blob_id=new_id("blb"),
             created_at=utcnow(),
+            deleted_at=None,
         )
-        tx.session.add(blob)
-        await tx.session.flush()  # the asset row refers to its blob
-        tx.session.add(asset)
+        await tx.story.add_asset(asset, doc.data)
         tx.record("asset", asset.id, "created", None, snapshots.asset(asset))
         ids[doc.key] = asset.id
     return ids
 
 
-def _add_characters(tx: Mutation, documents: Sequence[CharacterDoc]) -> dict[str, str]:
+async def _add_characters(tx: Mutation, project_id: str, documents: Sequence[CharacterDoc]) -> dict[str, str]:
     """Character name (case folded) → new id."""
-    assert tx.project is not None
     ids: dict[str, str] = {}
     now = utcnow()
     for index, doc in enumerate(documents):
-        character = Character(
+        character = CharacterRecord(
             id=new_id("chr"),
-            project_id=tx.project.id,
+            project_id=project_id,
             name=doc.name,
             color=(doc.color or PALETTE[index % len(PALETTE)]).lower(),
             created_at=now,
             updated_at=now,
         )
-        tx.session.add(character)
+        await tx.story.add_character(character)
         tx.record("character", character.id, "created", None, snapshots.character(character))
         ids[doc.name.casefold()] = character.id
     return ids
 
 
-def _add_variables(tx: Mutation, documents: Sequence[VariableDoc]) -> None:
-    assert tx.project is not None
+async def _add_variables(tx: Mutation, project_id: str, documents: Sequence[VariableDoc]) -> None:
     now = utcnow()
     for doc in documents:
-        row = StoryVariable(
+        variable = VariableRecord(
             id=new_id("var"),
-            project_id=tx.project.id,
+            project_id=project_id,
             name=doc.name,
             type=doc.type,
             initial=DEFAULTS[doc.type] if doc.initial is None else doc.initial,
@@ -279,5 +317,5 @@ def _add_variables(tx: Mutation, documents: Sequence[VariableDoc]) -> None:
             created_at=now,
             updated_at=now,
         )
-        tx.session.add(row)
-        tx.record("variable", row.id, "created", None, snapshots.variable(row))
+        await tx.story.add_variable(variable)
+        tx.record("variable", variable.id, "created", None, snapshots.variable(variable))

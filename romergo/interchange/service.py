@@ -22,9 +22,9 @@ from romergo.interchange.bounds import check_counts, check_text_lines
 from romergo.interchange.document import StoryDocument, check_document
 from romergo.interchange.projects import create_project, document_of
 from romergo.story.base import StoryStore
-from romergo.story.ledger import StoryLedger
+from romergo.story.ledger import ProjectRecord, StoryLedger
+from romergo.story.projects import as_written
 from romergo.story.reads import project_data_of
-from storage.tables import Project
 
 Format = Literal["archive", "twee", "yarn"]
 FORMATS: tuple[Format, ...] = ("archive", "twee", "yarn")
@@ -52,7 +52,7 @@ class Exported:
 
 @dataclass(frozen=True)
 class Imported:
-    project: Project
+    project: ProjectRecord
     format: Format
     scenes: int
     notes: list[str] = field(default_factory=list)
@@ -83,7 +83,7 @@ class InterchangeService:
         document = await asyncio.to_thread(_checked_document, chosen, data, filename, self.limits)
         async with self.store.write(actor) as tx:
             project = await create_project(tx, document)
-        return Imported(project, chosen, len(document.scenes()), _shown(document.notes))
+        return Imported(as_written(tx, project), chosen, len(document.scenes()), _shown(document.notes))
 
 
 def _written(document: StoryDocument, chosen: Format) -> Exported:

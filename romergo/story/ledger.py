@@ -343,4 +343,12 @@ class StoryTransaction(Protocol):
         self, project_id: str, entity_type: str, entity_id: str, revision_id: int
     ) -> list[RevisionRecord]:
         """The entity's revisions newer than `revision_id`, oldest first."""
+
+    # A new story's many rows (an import)
+    async def add_scenes(self, records: Sequence[SceneRecord]) -> None:
+        """Scenes written at once, as `add_scene` writes one: into chapters already written."""
+        ...
+
+    async def add_choices(self, records: Sequence[ChoiceRecord]) -> None:
+        """Choices written at once, of scenes already written."""
         ...

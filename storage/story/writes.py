@@ -16,6 +16,7 @@ from sqlmodel import SQLModel, col, func, or_, select
 
 from storage.records import Record, columns_of, record_of
 from storage.story.bookkeeping import Bookkeeping
+from storage.story.imports import StoryImports
 from storage.story.records import (
     AssetRecord,
     ChapterRecord,
@@ -42,7 +43,7 @@ from storage.tables import (
 )
 
 
-class SessionStoryTransaction(RestoringTransaction, Bookkeeping):
+class SessionStoryTransaction(RestoringTransaction, StoryImports, Bookkeeping):
     async def character(self, character_id: str) -> CharacterRecord | None:
         return await self._get(Character, CharacterRecord, character_id)
 
