@@ -29,6 +29,7 @@ from romergo.story import bulk, snapshots
 from romergo.story.base import Mutation
 from romergo.story.characters import PALETTE
 from romergo.story.media_types import decodes, sniff
+from romergo.story.records import SceneRecord
 from romergo.story.state.variables import DEFAULTS
 from romergo.story.views import ProjectData
 from storage.core_tables import DIALOGUE_LINES
@@ -78,7 +79,7 @@ def document_of(data: ProjectData, blobs: Mapping[str, bytes]) -> StoryDocument:
     )
 
 
-def _scene_doc(data: ProjectData, scene: Scene, speakers: dict[str, str]) -> SceneDoc:
+def _scene_doc(data: ProjectData, scene: SceneRecord, speakers: dict[str, str]) -> SceneDoc:
     return SceneDoc(
         key=scene.id,
         title=scene.title,
