@@ -14,7 +14,7 @@ from romergo.story.ledger import StoryLedger
 from romergo.story.media_rules import MediaSlot, effective_media
 from romergo.story.read_marks import note_read
 from romergo.story.records import AssetRecord, ChapterRecord, CharacterRecord, LineRecord, SceneRecord
-from romergo.story.views import AssetSlot, ChoiceView, LineView, SceneView
+from romergo.story.views import AssetSlot, LineView, SceneView
 
 
 async def read_scene_view(ledger: StoryLedger, actor: Actor, scene_id: str) -> SceneView:
@@ -33,7 +33,7 @@ async def read_scene_view(ledger: StoryLedger, actor: Actor, scene_id: str) -> S
         background=_slot(scene, chapter, "background", assets),
         music=_slot(scene, chapter, "music", assets),
         lines=[_line_view(line, people) for line in found.lines],
-        choices=[ChoiceView(c.choice, c.target_title, c.target_chapter_id) for c in found.choices],
+        choices=found.choices,
         characters=sorted(people.values(), key=lambda c: c.name.casefold()),
         revisions=dict(found.revisions),
     )

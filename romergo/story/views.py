@@ -13,6 +13,7 @@ from romergo.story.records import (
     ChapterRecord,
     CharacterRecord,
     ChoiceRecord,
+    ChoiceWithTarget,
     LineRecord,
     LineRow,
     ProjectRecord,
@@ -119,13 +120,6 @@ class LineView:
 
 
 @dataclass(frozen=True)
-class ChoiceView:
-    choice: ChoiceRecord
-    target_title: str | None
-    target_chapter_id: str | None
-
-
-@dataclass(frozen=True)
 class SceneView:
     project: ProjectRecord
     chapter: ChapterRecord
@@ -133,7 +127,7 @@ class SceneView:
     background: AssetSlot
     music: AssetSlot
     lines: list[LineView]
-    choices: list[ChoiceView]
+    choices: list[ChoiceWithTarget]
     characters: list[CharacterRecord] = field(default_factory=list)
     revisions: dict[str, int] = field(default_factory=dict)
     """The revision of the scene (which covers its choices, media and entry effects) and of each

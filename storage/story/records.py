@@ -60,6 +60,9 @@ class ProjectOwner:
 
 @dataclass(frozen=True, slots=True)
 class ChoiceWithTarget:
+    """A scene's choice with the title and chapter of the scene it leads to (None when it leads
+    nowhere, or the target is gone): what the scene view lists."""
+
     choice: ChoiceRecord
     target_title: str | None
     target_chapter_id: str | None
