@@ -78,6 +78,7 @@ async def project_rows_within(
     transaction: Transaction, project: Project, shape_only: bool, with_text: bool
 ) -> ProjectRows:
     """`project_rows` inside a unit of work's transaction (a change that reads the story it changes)."""
+    await transaction.flush()  # its reads go to the connection, past the session's pending changes
     sync = transaction.sync_session  # the session run_sync hands over, as sqlmodel types it
     return await transaction.run_sync(lambda _: project_rows(sync, project, shape_only, with_text))
 

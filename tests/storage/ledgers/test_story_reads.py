@@ -3,6 +3,8 @@ hands up, in what order, and that a stranger, a deleted project or a missing id 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from romergo.common.actors import user_actor
 from romergo.story import ChoiceSpec
 from storage.story.ledger import DatabaseStoryLedger
@@ -203,3 +205,20 @@ async def test_a_whole_project_is_the_same_records_inside_a_transaction_and_enti
     assert whole == one_by_one
     assert (shape.lines, shape.choices, shape.variables) == ([], [], [])
     assert shape.scenes == inside.scenes
+
+
+async def test_a_whole_project_inside_a_transaction_holds_what_the_transaction_changed(services, actor):
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        assert await writes.project(story.project_id) is not None  # as a change reads it first
+        scene = await writes.scene(story.first_scene_id)
+        hero = await writes.character(story.hero_id)
+        assert scene is not None and hero is not None
+        await writes.save_scene(replace(scene, title="Renamed"))
+        await writes.add_character(replace(hero, id="chr_new", name="Newcomer"))
+        found = await writes.whole_project(story.project_id, shape_only=True, with_text=True)
+
+    assert "Renamed" in {scene.title for scene in found.scenes}
+    assert "Newcomer" in {character.name for character in found.characters}
