@@ -17,7 +17,7 @@ from romergo.common.config import Settings
 from romergo.common.errors import RomergoError
 
 if TYPE_CHECKING:
-    from romergo.entities import User
+    from romergo.access.accounts.ledger import User
     from romergo.services import Services
 
 T = TypeVar("T")

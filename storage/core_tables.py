@@ -6,12 +6,14 @@ goes through; the busy path's prebuilt statements are written on these (docs/per
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import fields
 from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import Table, inspect
 from sqlalchemy.orm import ClassManager
 
+from storage.records import Record
 from storage.tables import (
     AgentActivity,
     AgentClient,
@@ -69,6 +71,17 @@ def loaded(model: type[M], values: Sequence[Any]) -> M:
     entity: M = shape.manager.new_instance()
     entity.__dict__.update(zip(shape.keys, values, strict=True))
     return entity
+
+
+def record_maker(shape: type[Record], model: type[Any]) -> Callable[[Sequence[Any]], Record]:
+    """What makes a `shape` record from a row of `model`'s table's columns, in table order (`select(
+    core_table(model))`): the record's fields are the columns, in the same order (checked here, once).
+
+    For reads that hand records up: a plain dataclass costs less to make than an entity."""
+    names = tuple(field.name for field in fields(shape))
+    if names != _shape(model).keys:
+        raise TypeError(f"{shape.__name__}'s fields are not {model.__name__}'s columns in order")
+    return lambda values: shape(*values)
 
 
 def made(model: type[M], **values: Any) -> M:

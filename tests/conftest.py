@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from romergo.access.accounts.ledger import User
 from romergo.common.actors import Actor, user_actor
 from romergo.common.config import Settings
-from romergo.entities import User
 from romergo.services import Services, build_services
 from storage.migrate import upgrade
 from tests.support.clock import MovableClock

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from romergo.access import csrf
+from romergo.access.accounts.ledger import User
 from romergo.common.actors import Actor, user_actor
-from romergo.entities import User
 from romergo.services import Services
 from ui.edits import EditHistory
 from ui.place import Place

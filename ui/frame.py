@@ -18,7 +18,7 @@ from nicegui import ui
 
 from romergo.common.bus import project_topic
 from romergo.common.errors import RomergoError
-from romergo.entities import Project, ProjectRecord
+from romergo.story.records import ProjectRecord
 from ui.components.not_found import not_found
 from ui.components.project_nav import NavEntry, project_nav
 from ui.context import PageContext
@@ -32,7 +32,7 @@ class OfProject(Protocol):
     """What a project page loads: it knows the project it belongs to (for the project bar)."""
 
     @property
-    def project(self) -> Project | ProjectRecord: ...
+    def project(self) -> ProjectRecord: ...
 
 
 T = TypeVar("T", bound=OfProject)
@@ -42,7 +42,7 @@ T = TypeVar("T", bound=OfProject)
 class Listing(Generic[Item]):
     """A project and one list read with it (its assets, its problems, its latest changes)."""
 
-    project: Project | ProjectRecord
+    project: ProjectRecord
     items: list[Item]
 
 
@@ -64,7 +64,7 @@ class ProjectPage(ABC, Generic[T]):
         """Lives as long as the page: dialogs are made here, out of reach of any redraw."""
         self.current: T | None = None
         self._shown: Shown = "nothing"
-        self._bar: Section[Project | ProjectRecord] | None = None
+        self._bar: Section[ProjectRecord] | None = None
         self._reloading = asyncio.Lock()
 
     async def open(self) -> None:
@@ -129,7 +129,7 @@ class ProjectPage(ABC, Generic[T]):
 
     # ---- the frame's own parts -----------------------------------------------------------------
 
-    def _draw_bar(self, project: Project | ProjectRecord) -> None:
+    def _draw_bar(self, project: ProjectRecord) -> None:
         project_nav(project, self.nav)
 
     def _not_found(self) -> None:

@@ -6,9 +6,9 @@ from urllib.parse import urlsplit
 
 from fastapi import Request, Response
 
+from romergo.access.accounts.ledger import User
 from romergo.access.accounts.service import SESSION_COOKIE
 from romergo.common import urls
-from romergo.entities import User
 from romergo.services import Services
 
 

@@ -29,7 +29,7 @@ from mcp_tools.tools.common import (
 )
 from romergo.common.config import MIB
 from romergo.common.errors import invalid
-from romergo.entities import AssetRecord
+from romergo.story.records import AssetRecord
 from romergo.story.views import AssetView
 
 Kind = Literal["background", "music", "sound"]

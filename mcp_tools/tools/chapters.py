@@ -30,7 +30,7 @@ from mcp_tools.tools.common import (
     SceneItem,
     revised,
 )
-from romergo.entities import Scene
+from romergo.story.records import SceneRecord
 from romergo.story.revisions import collect_written
 
 Title = Annotated[str, Field(description="The chapter's title: one line, at most 200 characters.")]
@@ -66,7 +66,7 @@ async def romergo_get_chapter(
     chapter = ChapterEntity.model_validate(outline.chapter).model_dump(exclude={"entity_type"})
     revisions = outline.revisions
 
-    def build(scenes: Sequence[Scene]) -> ChapterData:
+    def build(scenes: Sequence[SceneRecord]) -> ChapterData:
         return ChapterData(
             **chapter,
             revision=revisions.get(outline.chapter.id, 0),

@@ -22,7 +22,7 @@ from mcp_tools.tools.common import (
     room_note,
 )
 from romergo.common.clock import iso
-from romergo.entities import Chapter, Character, Scene
+from romergo.story.records import ChapterRecord, CharacterRecord, SceneRecord
 
 
 class ProjectSummary(BaseModel):
@@ -68,9 +68,9 @@ class OutlineData(RoomListing):
 
 
 Unit = (
-    tuple[Literal["chapter"], Chapter]
-    | tuple[Literal["scene"], Scene]
-    | tuple[Literal["character"], Character]
+    tuple[Literal["chapter"], ChapterRecord]
+    | tuple[Literal["scene"], SceneRecord]
+    | tuple[Literal["character"], CharacterRecord]
 )
 tools = Toolbox()
 
@@ -135,13 +135,16 @@ async def romergo_get_project_outline(
 
 
 def _outline_page(
-    project: ProjectRef, units: Sequence[Unit], chapters: dict[str, Chapter], revisions: Mapping[str, int]
+    project: ProjectRef,
+    units: Sequence[Unit],
+    chapters: dict[str, ChapterRecord],
+    revisions: Mapping[str, int],
 ) -> OutlineData:
     """Rebuild the nested outline from a slice of its flattened units."""
     out: list[OutlineChapter] = []
     characters: list[CharacterItem] = []
 
-    def open_chapter(chapter: Chapter) -> None:
+    def open_chapter(chapter: ChapterRecord) -> None:
         out.append(
             OutlineChapter(
                 id=chapter.id,

@@ -8,7 +8,7 @@ from pydantic import BaseModel
 from mcp_tools.declare import Call, Toolbox
 from mcp_tools.tools.common import REPLACES, CommandId, ProjectEntity, ProjectId
 from romergo.common import urls
-from romergo.entities import ProjectRecord
+from romergo.story.records import ProjectRecord
 
 
 class Published(BaseModel):

@@ -30,8 +30,9 @@ from mcp_tools.tools.common import (
     SceneId,
     revised,
 )
+from romergo.story.records import ChoiceWithTarget
 from romergo.story.revisions import collect_written
-from romergo.story.views import AssetSlot, ChoiceView, LineView
+from romergo.story.views import AssetSlot, LineView
 
 Title = Annotated[str, Field(description="The scene's title: one line, at most 200 characters.")]
 
@@ -93,7 +94,7 @@ class ChoiceItem(BaseModel):
     effects: str | None
 
     @classmethod
-    def of(cls, view: ChoiceView) -> ChoiceItem:
+    def of(cls, view: ChoiceWithTarget) -> ChoiceItem:
         choice = view.choice
         return cls(
             id=choice.id,

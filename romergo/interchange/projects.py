@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from romergo.common.clock import utcnow
 from romergo.common.errors import invalid
@@ -78,26 +78,7 @@ def document_of(data: ProjectData, blobs: Mapping[str, bytes]) -> StoryDocument:
     )
 
 
-class StoredScene(Protocol):
-    """What a scene's document reads of the stored scene."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def is_start(self) -> bool: ...
-    @property
-    def is_ending(self) -> bool: ...
-    @property
-    def background_asset_id(self) -> str | None: ...
-    @property
-    def music_asset_id(self) -> str | None: ...
-    @property
-    def entry_effects(self) -> str | None: ...
-
-
-def _scene_doc(data: ProjectData, scene: StoredScene, speakers: dict[str, str]) -> SceneDoc:
+def _scene_doc(data: ProjectData, scene: SceneRecord, speakers: dict[str, str]) -> SceneDoc:
     return SceneDoc(
         key=scene.id,
         title=scene.title,

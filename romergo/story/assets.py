@@ -23,7 +23,6 @@ from romergo.story.media_rules import MEDIA_SLOTS, asset_in_slot
 from romergo.story.media_types import ASSET_KINDS, AssetKind, accepted_types, decodes, describe, sniff
 from romergo.story.reads import whole_project
 from romergo.story.views import AssetUse, AssetView, ProjectData
-from storage.tables import Chapter, Scene
 
 Cleared = TypeVar("Cleared", SceneRecord, ChapterRecord)
 
@@ -145,11 +144,11 @@ def asset_usage(data: ProjectData, reach: frozenset[str] | None = None) -> dict[
     """Asset id → the chapters and scenes that name it in a slot (their own slots, no fallback);
     with a room's `reach`, only those in the chapters it covers."""
     usage: dict[str, list[AssetUse]] = {}
-    rows: list[Chapter | Scene] = [*data.chapters, *data.scenes]
+    rows: list[ChapterRecord | SceneRecord] = [*data.chapters, *data.scenes]
     for row in rows:
-        if reach is not None and (row.id if isinstance(row, Chapter) else row.chapter_id) not in reach:
+        if reach is not None and (row.id if isinstance(row, ChapterRecord) else row.chapter_id) not in reach:
             continue
-        entity_type: Literal["chapter", "scene"] = "chapter" if isinstance(row, Chapter) else "scene"
+        entity_type: Literal["chapter", "scene"] = "chapter" if isinstance(row, ChapterRecord) else "scene"
         for slot in MEDIA_SLOTS:
             asset_id = asset_in_slot(row, slot)
             if asset_id:

@@ -14,9 +14,9 @@ from romergo.story.graph import cycles, reach, reverse
 from romergo.story.media_rules import effective_media
 from romergo.story.media_types import sniff
 from romergo.story.problems import Problem, Severity
+from romergo.story.records import ChoiceRecord, SceneRecord
 from romergo.story.state.check import state_problems
-from romergo.story.views import ChoiceRecord, ProjectData
-from storage.tables import Scene
+from romergo.story.views import ProjectData
 
 __all__ = ["Problem", "Severity", "StoredMedia", "check_story"]
 
@@ -61,8 +61,8 @@ class _StoryIndex:
     """The scene graph and lookups the checks share, built once in O(scenes + choices + lines)."""
 
     data: ProjectData
-    scenes: dict[str, Scene]
-    in_order: list[Scene]
+    scenes: dict[str, SceneRecord]
+    in_order: list[SceneRecord]
     edges: dict[str, list[str]]
     """Scene id → the scenes its choices lead to (existing targets only)."""
     has_choices: set[str]
@@ -114,7 +114,7 @@ def _no_start_scene(story: _StoryIndex) -> Iterator[Problem]:
         yield Problem("no_start_scene", "error", "No scene is marked as the start of the story.")
 
 
-def _unreachable_scene(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+def _unreachable_scene(story: _StoryIndex, scene: SceneRecord) -> Iterator[Problem]:
     # Without a start every scene is unreachable; `no_start_scene` already says so, once.
     if story.has_start and scene.id not in story.reachable:
         yield Problem(
@@ -125,7 +125,7 @@ def _unreachable_scene(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
         )
 
 
-def _blank_scene(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+def _blank_scene(story: _StoryIndex, scene: SceneRecord) -> Iterator[Problem]:
     if _is_blank(story, scene):
         yield Problem(
             "blank_scene",
@@ -135,11 +135,11 @@ def _blank_scene(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
         )
 
 
-def _is_blank(story: _StoryIndex, scene: Scene) -> bool:
+def _is_blank(story: _StoryIndex, scene: SceneRecord) -> bool:
     return scene.id not in story.has_choices and not story.data.lines_of(scene.id)
 
 
-def _dead_end(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+def _dead_end(story: _StoryIndex, scene: SceneRecord) -> Iterator[Problem]:
     # A blank scene is one problem (blank_scene), not three.
     if not scene.is_ending and scene.id not in story.has_choices and not _is_blank(story, scene):
         yield Problem(
@@ -150,7 +150,7 @@ def _dead_end(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
         )
 
 
-def _missing_background(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+def _missing_background(story: _StoryIndex, scene: SceneRecord) -> Iterator[Problem]:
     chapter = story.data.chapter_of(scene)
     if effective_media(scene, chapter, "background", story.live_assets).asset_id is None:
         yield Problem(
@@ -158,7 +158,7 @@ def _missing_background(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
         )
 
 
-def _missing_music(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+def _missing_music(story: _StoryIndex, scene: SceneRecord) -> Iterator[Problem]:
     chapter = story.data.chapter_of(scene)
     if effective_media(scene, chapter, "music", story.live_assets).asset_id is None:
         yield Problem(
@@ -169,14 +169,14 @@ def _missing_music(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
         )
 
 
-def _empty_scene(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+def _empty_scene(story: _StoryIndex, scene: SceneRecord) -> Iterator[Problem]:
     if not story.data.lines_of(scene.id) and not _is_blank(story, scene):
         yield Problem(
             "empty_scene", "warning", f'Scene "{scene.title}" has no dialogue.', *story.at(scene.id)
         )
 
 
-def _unknown_speaker(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+def _unknown_speaker(story: _StoryIndex, scene: SceneRecord) -> Iterator[Problem]:
     for line in story.data.lines_of(scene.id):
         if line.character_id is not None and line.character_id not in story.characters:
             yield Problem(
@@ -188,7 +188,7 @@ def _unknown_speaker(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
             )
 
 
-def _choice_labels(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+def _choice_labels(story: _StoryIndex, scene: SceneRecord) -> Iterator[Problem]:
     seen: set[str] = set()
     for choice in story.data.choices_of(scene.id):
         label = choice.label.strip()
@@ -210,7 +210,7 @@ def _choice_labels(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
         seen.add(label.casefold())
 
 
-_SCENE_CHECKS: tuple[Callable[[_StoryIndex, Scene], Iterator[Problem]], ...] = (
+_SCENE_CHECKS: tuple[Callable[[_StoryIndex, SceneRecord], Iterator[Problem]], ...] = (
     _unreachable_scene,
     _blank_scene,
     _dead_end,
@@ -239,7 +239,7 @@ def _loops_without_exit(story: _StoryIndex, reach: frozenset[str] | None) -> Ite
         )
 
 
-def _loop_names(named: list[Scene], outside: int) -> str:
+def _loop_names(named: list[SceneRecord], outside: int) -> str:
     """ "The scenes "A", "B"", or in a limited room "The scene "A" and 2 scenes outside this room"."""
     names = ", ".join(f'"{scene.title}"' for scene in named)
     if not outside:
@@ -282,7 +282,7 @@ def _unreadable_media(story: _StoryIndex, media: Mapping[str, StoredMedia]) -> I
         yield Problem("unreadable_media", "error", f'{what} "{asset.name}" cannot be loaded: {why}.')
 
 
-def _edges(scenes: dict[str, Scene], choices: list[ChoiceRecord]) -> dict[str, list[str]]:
+def _edges(scenes: dict[str, SceneRecord], choices: list[ChoiceRecord]) -> dict[str, list[str]]:
     edges: dict[str, list[str]] = {scene_id: [] for scene_id in scenes}
     for choice in _in_scene_order(choices):
         if choice.scene_id in scenes and choice.target_scene_id in scenes:

@@ -147,6 +147,16 @@ class StoryLedger(Protocol):
         the caller asks `owner_of` first)."""
         ...
 
+    async def published_story(self, share_id: str) -> dict[str, Any] | None:
+        """The public copy behind a share link (`StoryTransaction.published_story`), read on
+        behalf of nobody."""
+        ...
+
+    async def asset_file(self, asset_id: str) -> tuple[AssetRecord, bytes] | None:
+        """An asset, deleted or not, with its bytes, in one read on behalf of nobody: the caller
+        says which a share link may show."""
+        ...
+
     async def remember_reads(self, client_id: str, marks: Mapping[str, int]) -> None:
         """Store the revisions an agent saw, in a write of their own, never moving a mark back."""
         ...
@@ -288,6 +298,11 @@ class StoryTransaction(Protocol):
 
     async def add_project(self, record: ProjectRecord) -> None: ...
     async def save_project(self, record: ProjectRecord) -> None: ...
+    async def whole_project(self, project_id: str, *, shape_only: bool, with_text: bool) -> ProjectRows:
+        """The whole project this transaction has read (`StoryLedger.whole_project` says what the
+        flags leave out), as the transaction sees it."""
+        ...
+
     async def put_published_story(self, project_id: str, snapshot: dict[str, Any] | None) -> None:
         """The project's public copy becomes `snapshot`; None takes it down."""
         ...

@@ -10,7 +10,7 @@ from collections.abc import Container
 from dataclasses import dataclass
 from typing import Literal
 
-from storage.tables import Chapter, Scene
+from romergo.story.records import ChapterRecord, SceneRecord
 
 MediaSlot = Literal["background", "music"]
 MEDIA_SLOTS: tuple[MediaSlot, ...] = ("background", "music")
@@ -28,7 +28,7 @@ NO_MEDIA = EffectiveMedia(None, None)
 
 
 def effective_media(
-    scene: Scene, chapter: Chapter | None, slot: MediaSlot, live_assets: Container[str]
+    scene: SceneRecord, chapter: ChapterRecord | None, slot: MediaSlot, live_assets: Container[str]
 ) -> EffectiveMedia:
     """The scene's own asset for `slot`, else its chapter's, else none.
 
@@ -45,13 +45,6 @@ def effective_media(
     return NO_MEDIA
 
 
-def asset_in_slot(row: Scene | Chapter, slot: MediaSlot) -> str | None:
+def asset_in_slot(row: SceneRecord | ChapterRecord, slot: MediaSlot) -> str | None:
     """What the row itself puts in `slot`, deleted or not (no chapter fallback)."""
     return row.background_asset_id if slot == "background" else row.music_asset_id
-
-
-def put_in_slot(row: Scene | Chapter, slot: MediaSlot, asset_id: str | None) -> None:
-    if slot == "background":
-        row.background_asset_id = asset_id
-    else:
-        row.music_asset_id = asset_id

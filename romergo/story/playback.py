@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from romergo.story.media_rules import effective_media
+from romergo.story.records import CharacterRecord, LineRow
 from romergo.story.state.evaluate import VariableType, apply_effects, check_condition, check_effects, holds
 from romergo.story.state.expressions import Assignment, ExpressionError, Literal_, Node, Value
-from romergo.story.views import LineRow, ProjectData
-from storage.tables import Character
+from romergo.story.views import ProjectData
 
 NEVER = Literal_(False, 0)
 """What a condition that no longer checks becomes: it never holds."""
@@ -211,7 +211,7 @@ def _snapshot_variables(found: object) -> list[PlayVariable]:
     return variables
 
 
-def _play_line(line: LineRow, characters: dict[str, Character], rules: _Compiler) -> PlayLine:
+def _play_line(line: LineRow, characters: dict[str, CharacterRecord], rules: _Compiler) -> PlayLine:
     speaker = characters.get(line.character_id) if line.character_id else None
     return PlayLine(
         speaker.name if speaker else None,

@@ -19,8 +19,8 @@ from romergo.story.ledger import AssetRecord, ProjectRecord
 from romergo.story.media_rules import effective_media
 from romergo.story.projects import as_written, project_record
 from romergo.story.reads import load_project
+from romergo.story.records import ChapterRecord, SceneRecord
 from romergo.story.views import ProjectData
-from storage.tables import Chapter, Scene
 
 
 @dataclass(frozen=True)
@@ -48,21 +48,14 @@ class PublishingService:
         """The public, read-only story behind a share link; None when there is none."""
         if not isinstance(share_id, str) or not share_id:
             return None
-        async with self.store.read_public() as session:
-            return await self.store.ledger.within(session).published_story(share_id)
+        return await self.store.ledger.published_story(share_id)
 
     async def published_asset_content(self, share_id: str, asset_id: str) -> tuple[AssetRecord, bytes] | None:
         """Bytes of an asset that the published snapshot behind `share_id` really uses."""
         snapshot = await self.published_snapshot(share_id)
         if not snapshot or asset_id not in snapshot.get("asset_ids", []):
             return None
-        async with self.store.read_public() as session:
-            story = self.store.ledger.within(session)
-            asset = await story.asset(asset_id)
-            if asset is None:
-                return None
-            data = await story.asset_bytes(asset.blob_id)
-            return None if data is None else (asset, data)
+        return await self.store.ledger.asset_file(asset_id)
 
 
 def published_story(data: ProjectData) -> dict[str, Any]:
@@ -88,7 +81,9 @@ def published_story(data: ProjectData) -> dict[str, Any]:
     return published
 
 
-def _published_scene(data: ProjectData, chapter: Chapter, scene: Scene, live: set[str]) -> dict[str, Any]:
+def _published_scene(
+    data: ProjectData, chapter: ChapterRecord, scene: SceneRecord, live: set[str]
+) -> dict[str, Any]:
     return {
         "id": scene.id,
         "title": scene.title,

@@ -16,7 +16,6 @@ from romergo.story.read_marks import note_read
 from romergo.story.state.playthrough import Playthrough, StateRules, simulate
 from romergo.story.story_map import MapLayouts, StoryMap
 from romergo.story.views import ChapterOutline, Outline, ProjectData
-from storage.story.projects import project_rows_within
 
 OUTLINE_TYPES = ("chapter", "scene", "character")
 
@@ -133,7 +132,9 @@ async def load_project(
     `with_text=False`: every line, but its text left empty (the story check looks only at where
     lines are and who speaks them; 50,000 texts were a third of its time)."""
     project = await uow.project_by_id(project_id)
-    return project_data_of(await project_rows_within(uow.session, project, shape_only, with_text))
+    return project_data_of(
+        await uow.story.whole_project(project.id, shape_only=shape_only, with_text=with_text)
+    )
 
 
 def project_data_of(rows: ProjectRows) -> ProjectData:

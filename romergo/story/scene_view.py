@@ -13,8 +13,8 @@ from romergo.story.kinds import LABELS
 from romergo.story.ledger import StoryLedger
 from romergo.story.media_rules import MediaSlot, effective_media
 from romergo.story.read_marks import note_read
-from romergo.story.views import AssetSlot, ChoiceView, LineView, SceneView
-from storage.tables import Asset, Chapter, Character, DialogueLine, Scene
+from romergo.story.records import AssetRecord, ChapterRecord, CharacterRecord, LineRecord, SceneRecord
+from romergo.story.views import AssetSlot, LineView, SceneView
 
 
 async def read_scene_view(ledger: StoryLedger, actor: Actor, scene_id: str) -> SceneView:
@@ -33,17 +33,19 @@ async def read_scene_view(ledger: StoryLedger, actor: Actor, scene_id: str) -> S
         background=_slot(scene, chapter, "background", assets),
         music=_slot(scene, chapter, "music", assets),
         lines=[_line_view(line, people) for line in found.lines],
-        choices=[ChoiceView(c.choice, c.target_title, c.target_chapter_id) for c in found.choices],
+        choices=found.choices,
         characters=sorted(people.values(), key=lambda c: c.name.casefold()),
         revisions=dict(found.revisions),
     )
 
 
-def _slot(scene: Scene, chapter: Chapter, slot: MediaSlot, media: dict[str, Asset]) -> AssetSlot:
+def _slot(
+    scene: SceneRecord, chapter: ChapterRecord, slot: MediaSlot, media: dict[str, AssetRecord]
+) -> AssetSlot:
     chosen = effective_media(scene, chapter, slot, media)
     return AssetSlot(media[chosen.asset_id], chosen.source) if chosen.asset_id else AssetSlot(None, None)
 
 
-def _line_view(line: DialogueLine, characters: dict[str, Character]) -> LineView:
+def _line_view(line: LineRecord, characters: dict[str, CharacterRecord]) -> LineView:
     speaker = characters.get(line.character_id) if line.character_id else None
     return LineView(line, speaker.name if speaker else None, speaker.color if speaker else None)

@@ -19,6 +19,7 @@ from romergo.story.ledger import (
     SceneRecord,
     VariableRecord,
 )
+from romergo.story.records import LineRow
 from romergo.story.shapes import (
     AssetSnapshot,
     ChapterEntity,
@@ -30,7 +31,6 @@ from romergo.story.shapes import (
     VariableEntity,
     snapshot,
 )
-from romergo.story.views import LineRow
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene, StoryVariable
 
 

@@ -1,4 +1,4 @@
-"""Read models: what pages, tools and the API show. Plain dataclasses over the stored rows."""
+"""Read models: what pages, tools and the API show. Plain dataclasses over the story's records."""
 
 from __future__ import annotations
 
@@ -8,11 +8,20 @@ from functools import cached_property
 from typing import Literal, TypeVar
 
 from romergo.story.media_rules import SlotSource
-from storage.story.records import ChoiceRecord as ChoiceRecord  # re-exported: whole-project reads carry them
-from storage.story.records import LineRow as LineRow
-from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene, StoryVariable
+from romergo.story.records import (
+    AssetRecord,
+    ChapterRecord,
+    CharacterRecord,
+    ChoiceRecord,
+    ChoiceWithTarget,
+    LineRecord,
+    LineRow,
+    ProjectRecord,
+    SceneRecord,
+    VariableRecord,
+)
 
-Row = TypeVar("Row", "Scene", "LineRow", "ChoiceRecord")
+Row = TypeVar("Row", SceneRecord, LineRow, ChoiceRecord)
 
 
 @dataclass(frozen=True)
@@ -22,27 +31,27 @@ class ProjectData:
     `assets` holds the live assets only. The `*_of` lookups use indexes built once, on first use.
     """
 
-    project: Project
-    chapters: list[Chapter]
-    scenes: list[Scene]
+    project: ProjectRecord
+    chapters: list[ChapterRecord]
+    scenes: list[SceneRecord]
     lines: list[LineRow]
     """Empty, like `choices`, when only the project's shape was loaded (`shape_only`)."""
     choices: list[ChoiceRecord]
-    characters: list[Character]
-    assets: list[Asset]
-    variables: list[StoryVariable] = field(default_factory=list)
+    characters: list[CharacterRecord]
+    assets: list[AssetRecord]
+    variables: list[VariableRecord] = field(default_factory=list)
     """The story's variables, by name; empty when only the shape was loaded."""
 
-    def chapters_in_order(self) -> list[Chapter]:
+    def chapters_in_order(self) -> list[ChapterRecord]:
         return sorted(self.chapters, key=lambda c: c.position)
 
-    def chapter_of(self, scene: Scene) -> Chapter | None:
+    def chapter_of(self, scene: SceneRecord) -> ChapterRecord | None:
         return self._chapters.get(scene.chapter_id)
 
-    def scenes_of(self, chapter_id: str) -> list[Scene]:
+    def scenes_of(self, chapter_id: str) -> list[SceneRecord]:
         return list(self._scenes_by_chapter.get(chapter_id, ()))
 
-    def scenes_in_order(self) -> list[Scene]:
+    def scenes_in_order(self) -> list[SceneRecord]:
         """Chapter by chapter, scene by scene (scenes of a vanished chapter sort as position 0)."""
         order = {chapter.id: chapter.position for chapter in self.chapters}
         return sorted(self.scenes, key=lambda s: (order.get(s.chapter_id, 0), s.position))
@@ -54,11 +63,11 @@ class ProjectData:
         return list(self._choices_by_scene.get(scene_id, ()))
 
     @cached_property
-    def _chapters(self) -> dict[str, Chapter]:
+    def _chapters(self) -> dict[str, ChapterRecord]:
         return {chapter.id: chapter for chapter in self.chapters}
 
     @cached_property
-    def _scenes_by_chapter(self) -> dict[str, list[Scene]]:
+    def _scenes_by_chapter(self) -> dict[str, list[SceneRecord]]:
         return _ordered_groups(self.scenes, lambda scene: scene.chapter_id)
 
     @cached_property
@@ -72,17 +81,17 @@ class ProjectData:
 
 @dataclass(frozen=True)
 class ChapterOutline:
-    chapter: Chapter
-    scenes: list[Scene]
+    chapter: ChapterRecord
+    scenes: list[SceneRecord]
     revisions: dict[str, int] = field(default_factory=dict)
     """The chapter's and its scenes' revisions by id (`romergo.story.revisions`; missing: 0)."""
 
 
 @dataclass(frozen=True)
 class Outline:
-    project: Project
+    project: ProjectRecord
     chapters: list[ChapterOutline]
-    characters: list[Character]
+    characters: list[CharacterRecord]
     revisions: dict[str, int] = field(default_factory=dict)
     """Chapters', scenes' and characters' revisions by id (`romergo.story.revisions`; missing: 0)."""
 
@@ -98,35 +107,28 @@ class Outline:
 class AssetSlot:
     """A scene's effective background or music, and whether it is its own or the chapter's."""
 
-    asset: Asset | None
+    asset: AssetRecord | None
     source: SlotSource | None
 
 
 @dataclass(frozen=True)
 class LineView:
-    line: DialogueLine
+    line: LineRecord
     speaker: str | None
     """The character's name; None for narration (or a speaker that no longer exists)."""
     speaker_color: str | None = None
 
 
 @dataclass(frozen=True)
-class ChoiceView:
-    choice: Choice
-    target_title: str | None
-    target_chapter_id: str | None
-
-
-@dataclass(frozen=True)
 class SceneView:
-    project: Project
-    chapter: Chapter
-    scene: Scene
+    project: ProjectRecord
+    chapter: ChapterRecord
+    scene: SceneRecord
     background: AssetSlot
     music: AssetSlot
     lines: list[LineView]
-    choices: list[ChoiceView]
-    characters: list[Character] = field(default_factory=list)
+    choices: list[ChoiceWithTarget]
+    characters: list[CharacterRecord] = field(default_factory=list)
     revisions: dict[str, int] = field(default_factory=dict)
     """The revision of the scene (which covers its choices, media and entry effects) and of each
     line, by id (`romergo.story.revisions`; missing: 0)."""
@@ -142,7 +144,7 @@ class AssetUse:
 
 @dataclass(frozen=True)
 class AssetView:
-    asset: Asset
+    asset: AssetRecord
     used_by: list[AssetUse]
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from sqlalchemy import String, bindparam, func, or_, select, union_all
 
-from storage.core_tables import REVISIONS, core_table, loaded, width
+from storage.core_tables import REVISIONS, core_table, record_maker, width
 from storage.database import Database
 from storage.driver import Rows
-from storage.story.records import ChapterRows
+from storage.story.records import ChapterRecord, ChapterRows, ProjectRecord, SceneRecord
 from storage.tables import Chapter, Project, Scene
 
 
@@ -26,15 +26,17 @@ def _chapter_rows(rows: Rows, reader_id: str, chapter_id: str) -> ChapterRows | 
     head = rows.first(_HEAD, {"chapter_id": chapter_id})
     if head is None:
         return None
-    project = loaded(Project, head[_CHAPTER_END:])
+    project = _project(head[_CHAPTER_END:])
     if project.owner_id != reader_id or project.deleted_at is not None:
         return None
-    chapter = loaded(Chapter, head[:_CHAPTER_END])
-    scenes = [loaded(Scene, values) for values in rows.all(_SCENES_IN_ORDER, {"chapter_id": chapter.id})]
+    chapter = _chapter(head[:_CHAPTER_END])
+    scenes = [_scene(values) for values in rows.all(_SCENES_IN_ORDER, {"chapter_id": chapter.id})]
     return ChapterRows(chapter, project, scenes, {entity_id: number for entity_id, number in revisions})
 
 
 _CHAPTERS, _PROJECTS, _SCENES = core_table(Chapter), core_table(Project), core_table(Scene)
+_project, _chapter = record_maker(ProjectRecord, Project), record_maker(ChapterRecord, Chapter)
+_scene = record_maker(SceneRecord, Scene)
 _CHAPTER_END = width(Chapter)
 _HEAD = (
     select(_CHAPTERS, _PROJECTS)

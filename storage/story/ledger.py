@@ -5,12 +5,14 @@ by their type ("scene", "character"); which table holds each is this package's (
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
 from storage.database import Database
 from storage.story import history, owners, projects, revisions
 from storage.story.chapter_rows import chapter_rows
 from storage.story.read_marks import store_marks
 from storage.story.records import (
+    AssetRecord,
     ChapterRows,
     HistoryQuery,
     HistoryRows,
@@ -124,6 +126,17 @@ class DatabaseStoryLedger:
 
     async def last_change(self, project_id: str, entity_type: str, entity_id: str) -> LastChangeRecord | None:
         return await history.last_change(self.db, project_id, entity_type, entity_id)
+
+    async def published_story(self, share_id: str) -> dict[str, Any] | None:
+        async with self.db.read() as session:
+            return await SessionStoryTransaction(session).published_story(share_id)
+
+    async def asset_file(self, asset_id: str) -> tuple[AssetRecord, bytes] | None:
+        async with self.db.read() as session:
+            story = SessionStoryTransaction(session)
+            asset = await story.asset(asset_id)
+            data = None if asset is None else await story.asset_bytes(asset.blob_id)
+            return None if asset is None or data is None else (asset, data)
 
     async def remember_reads(self, client_id: str, marks: Mapping[str, int]) -> None:
         if marks:

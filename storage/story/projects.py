@@ -1,16 +1,30 @@
 """A whole project in one statement per table: the check, the map, search, a play-through, an
 export and the project page read it. A long story has 2,000 scenes and 50,000 lines, so lines and
-choices come as the driver returns them, never as ORM objects."""
+choices come as the driver returns them, the other tables as records, never as ORM objects."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import func, literal
 from sqlalchemy import select as sa_select
 from sqlmodel import col, select
 
-from storage.story.records import ChoiceRecord, LineRow, MediaHead, ProjectRecord, ProjectRows
+from storage.core_tables import core_table, record_maker
+from storage.records import Record, record_of
+from storage.story.records import (
+    AssetRecord,
+    ChapterRecord,
+    CharacterRecord,
+    ChoiceRecord,
+    LineRow,
+    MediaHead,
+    ProjectRecord,
+    ProjectRows,
+    SceneRecord,
+    VariableRecord,
+)
 from storage.story.transaction import ThreadRead, Transaction
 from storage.tables import (
     Asset,
@@ -43,32 +57,28 @@ def project_rows(session: ThreadRead, project: Project, shape_only: bool, with_t
     were a third of its time)."""
     project_id = project.id
 
-    def rows(model: Any) -> list[Any]:
-        return list(session.exec(select(model).where(model.project_id == project_id)).all())
+    def records(table: Any, make: Callable[[Sequence[Any]], Record]) -> list[Record]:
+        return _records(session, table, make, project_id)
 
-    assets = [a for a in rows(Asset) if a.deleted_at is None]
+    assets = [asset for asset in records(Asset, _asset) if asset.deleted_at is None]
+    variables = [] if shape_only else records(StoryVariable, _variable)
     return ProjectRows(
-        project=project,
-        chapters=rows(Chapter),
-        scenes=rows(Scene),
+        project=record_of(ProjectRecord, project),
+        chapters=records(Chapter, _chapter),
+        scenes=records(Scene, _scene),
         lines=[] if shape_only else _line_rows(session, project_id, with_text),
         choices=[] if shape_only else _choice_rows(session, project_id),
-        characters=rows(Character),
+        characters=records(Character, _character),
         assets=assets,
-        variables=[] if shape_only else sorted(rows(StoryVariable), key=lambda v: v.name.casefold()),
+        variables=sorted(variables, key=lambda v: v.name.casefold()),
     )
 
 
 async def project_rows_within(
-    transaction: Transaction, project: Project | ProjectRecord, shape_only: bool, with_text: bool
+    transaction: Transaction, project: Project, shape_only: bool, with_text: bool
 ) -> ProjectRows:
     """`project_rows` inside a unit of work's transaction (a change that reads the story it changes)."""
-    if isinstance(project, ProjectRecord):
-        # Read in this transaction already (the unit of work's ownership check): reads nothing.
-        row = await transaction.get(Project, project.id)
-        if row is None:
-            raise LookupError(f"no project {project.id}")
-        project = row
+    await transaction.flush()  # its reads go to the connection, past the session's pending changes
     sync = transaction.sync_session  # the session run_sync hands over, as sqlmodel types it
     return await transaction.run_sync(lambda _: project_rows(sync, project, shape_only, with_text))
 
@@ -116,6 +126,20 @@ def _choice_rows(session: ThreadRead, project_id: str) -> list[ChoiceRecord]:
         col(Choice.effects),
     ]
     return [ChoiceRecord(*row) for row in _plain_rows(session, Choice, project_id, columns)]
+
+
+def _records(
+    session: ThreadRead, table: Any, make: Callable[[Sequence[Any]], Record], project_id: str
+) -> list[Record]:
+    """The project's rows of `table` as records: the driver's values go through the columns' types
+    (dates, flags, JSON), but no ORM object is made."""
+    statement = sa_select(core_table(table)).where(col(table.project_id) == project_id)
+    return [make(row) for row in session.connection().execute(statement)]
+
+
+_chapter, _scene = record_maker(ChapterRecord, Chapter), record_maker(SceneRecord, Scene)
+_character, _asset = record_maker(CharacterRecord, Character), record_maker(AssetRecord, Asset)
+_variable = record_maker(VariableRecord, StoryVariable)
 
 
 def _plain_rows(session: ThreadRead, table: Any, project_id: str, columns: list[Any]) -> list[Any]:

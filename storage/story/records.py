@@ -1,8 +1,7 @@
 """What the story ledger's reads hand up: plain records, made from rows in storage.
 
-`ProjectRows`, `SceneRows` and `ChapterRows` still carry the story's entities (`storage.tables`)
-as they were loaded: the pages, tools and the story check read those fields everywhere, and the
-records only replace the queries' own shapes for now.
+Each entity's record names its fields as its table names its columns, in the same order, so the
+pages, the tools and the story check read a record as they would read a row.
 """
 
 from __future__ import annotations
@@ -10,8 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-
-from storage.tables import Asset, Chapter, Character, Choice, Project, Scene, StoryVariable
 
 
 @dataclass(slots=True)
@@ -34,14 +31,14 @@ class LineRow:
 class ProjectRows:
     """A whole project but its asset bytes: one statement per table. `assets` holds the live ones."""
 
-    project: Project
-    chapters: list[Chapter]
-    scenes: list[Scene]
+    project: ProjectRecord
+    chapters: list[ChapterRecord]
+    scenes: list[SceneRecord]
     lines: list[LineRow]
     choices: list[ChoiceRecord]
-    characters: list[Character]
-    assets: list[Asset]
-    variables: list[StoryVariable]
+    characters: list[CharacterRecord]
+    assets: list[AssetRecord]
+    variables: list[VariableRecord]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +60,10 @@ class ProjectOwner:
 
 @dataclass(frozen=True, slots=True)
 class ChoiceWithTarget:
-    choice: Choice
+    """A scene's choice with the title and chapter of the scene it leads to (None when it leads
+    nowhere, or the target is gone): what the scene view lists."""
+
+    choice: ChoiceRecord
     target_title: str | None
     target_chapter_id: str | None
 
@@ -74,14 +74,13 @@ class SceneRows:
     characters, the live assets its and its chapter's slots name, and the newest revision of the
     scene and each of its lines by id."""
 
-    scene: Scene
-    chapter: Chapter
-    project: Project
-    lines: list[Any]
-    """The scene's `DialogueLine`s in order."""
+    scene: SceneRecord
+    chapter: ChapterRecord
+    project: ProjectRecord
+    lines: list[LineRecord]
     choices: list[ChoiceWithTarget]
-    characters: list[Character]
-    media: list[Asset]
+    characters: list[CharacterRecord]
+    media: list[AssetRecord]
     revisions: dict[str, int]
 
 
@@ -89,9 +88,9 @@ class SceneRows:
 class ChapterRows:
     """A chapter with its project, its scenes in order and the newest revision of each by id."""
 
-    chapter: Chapter
-    project: Project
-    scenes: list[Scene]
+    chapter: ChapterRecord
+    project: ProjectRecord
+    scenes: list[SceneRecord]
     revisions: dict[str, int]
 
 

@@ -1,17 +1,27 @@
 """One scene with what the editor and the tools show of it, read on the driver
 (`Database.read_rows`): a scene view runs on every `romergo_get_scene` and every editor refresh,
 and through the ORM its five statements cost ~0.8 ms of SQLAlchemy for ~0.05 ms of SQLite
-(docs/performance.md). The statements are built once, on the tables' columns; the entities are
-made from their rows for reading."""
+(docs/performance.md). The statements are built once, on the tables' columns; the records are
+made from their rows."""
 
 from __future__ import annotations
 
 from sqlalchemy import String, and_, bindparam, func, or_, select, union_all
 
-from storage.core_tables import REVISIONS, core_table, loaded, width
+from storage.core_tables import REVISIONS, core_table, record_maker, width
 from storage.database import Database
 from storage.driver import Found, Rows
-from storage.story.records import ChoiceWithTarget, SceneRows
+from storage.story.records import (
+    AssetRecord,
+    ChapterRecord,
+    CharacterRecord,
+    ChoiceRecord,
+    ChoiceWithTarget,
+    LineRecord,
+    ProjectRecord,
+    SceneRecord,
+    SceneRows,
+)
 from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene
 
 MEDIA_COLUMNS = ("background_asset_id", "music_asset_id")
@@ -32,11 +42,11 @@ def _scene_rows(rows: Rows, reader_id: str, scene_id: str) -> SceneRows | None:
     head = rows.first(_HEAD, {"scene_id": scene_id})
     if head is None:
         return None
-    project = loaded(Project, head[_CHAPTER_END:])
+    project = _project(head[_CHAPTER_END:])
     if project.owner_id != reader_id or project.deleted_at is not None:
         return None
-    scene = loaded(Scene, head[:_SCENE_END])
-    chapter = loaded(Chapter, head[_SCENE_END:_CHAPTER_END])
+    scene = _scene(head[:_SCENE_END])
+    chapter = _chapter(head[_SCENE_END:_CHAPTER_END])
     named = [getattr(row, column) for row in (scene, chapter) for column in MEDIA_COLUMNS]
     of_scene, of_project = {"scene_id": scene.id}, {"project_id": project.id}
     media = (
@@ -48,17 +58,23 @@ def _scene_rows(rows: Rows, reader_id: str, scene_id: str) -> SceneRows | None:
         scene=scene,
         chapter=chapter,
         project=project,
-        lines=[loaded(DialogueLine, values) for values in rows.all(_LINES, of_scene)],
-        choices=[_choice(values) for values in rows.all(_CHOICES, of_scene)],
-        characters=[loaded(Character, values) for values in rows.all(_CHARACTERS, of_project)],
-        media=[loaded(Asset, values) for values in media],
+        lines=[_line(values) for values in rows.all(_LINES, of_scene)],
+        choices=[_with_target(values) for values in rows.all(_CHOICES, of_scene)],
+        characters=[_character(values) for values in rows.all(_CHARACTERS, of_project)],
+        media=[_asset(values) for values in media],
         revisions={entity_id: number for entity_id, number in revisions},
     )
 
 
-def _choice(values: Found) -> ChoiceWithTarget:
+def _with_target(values: Found) -> ChoiceWithTarget:
     title, chapter_id = values[_CHOICE_END], values[_CHOICE_END + 1]
-    return ChoiceWithTarget(loaded(Choice, values[:_CHOICE_END]), title, chapter_id)
+    return ChoiceWithTarget(_choice(values[:_CHOICE_END]), title, chapter_id)
+
+
+_project, _chapter = record_maker(ProjectRecord, Project), record_maker(ChapterRecord, Chapter)
+_scene, _line = record_maker(SceneRecord, Scene), record_maker(LineRecord, DialogueLine)
+_choice, _character = record_maker(ChoiceRecord, Choice), record_maker(CharacterRecord, Character)
+_asset = record_maker(AssetRecord, Asset)
 
 
 # Built once, on the tables' columns: the driver compiles each once (storage.sqlite_driver).

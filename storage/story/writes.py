@@ -17,6 +17,7 @@ from sqlmodel import SQLModel, col, func, or_, select
 from storage.records import Record, columns_of, record_of
 from storage.story.bookkeeping import Bookkeeping
 from storage.story.imports import StoryImports
+from storage.story.projects import project_rows_within
 from storage.story.records import (
     AssetRecord,
     ChapterRecord,
@@ -24,6 +25,7 @@ from storage.story.records import (
     ChoiceRecord,
     LineRecord,
     ProjectRecord,
+    ProjectRows,
     SceneRecord,
     VariableMentions,
     VariableRecord,
@@ -211,6 +213,12 @@ class SessionStoryTransaction(RestoringTransaction, StoryImports, Bookkeeping):
 
     async def save_project(self, record: ProjectRecord) -> None:
         await self._save(Project, record)
+
+    async def whole_project(self, project_id: str, *, shape_only: bool, with_text: bool) -> ProjectRows:
+        """The project, which this transaction holds already (its owner was checked), with its story."""
+        project = await self.session.get(Project, project_id)
+        assert project is not None, "read in this transaction before"
+        return await project_rows_within(self.session, project, shape_only, with_text)
 
     async def put_published_story(self, project_id: str, snapshot: dict[str, Any] | None) -> None:
         # The old copy is deleted unread: loading megabytes only to replace them would cost what

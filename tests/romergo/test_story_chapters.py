@@ -368,8 +368,8 @@ async def test_a_change_is_announced_after_the_commit_and_a_refusal_is_not(servi
     assert event.actor == actor
 
 
-async def test_a_chapter_outline_carries_the_rows_the_orm_would_load(services, actor):
-    """Read on the driver: the chapter and its scenes in order, as the ORM loads them."""
+async def test_a_chapter_outline_carries_the_records_a_transaction_reads(services, actor):
+    """Read on the driver: the chapter and its scenes in order, as a transaction reads them."""
     story = await small_story(services, actor)
     await services.scenes.update_scene(actor, story.second_scene_id, is_ending=True)
 
@@ -377,9 +377,9 @@ async def test_a_chapter_outline_carries_the_rows_the_orm_would_load(services, a
 
     assert [scene.id for scene in outline.scenes] == [story.first_scene_id, story.second_scene_id]
     async with services.db.read() as session:
-        for entity in (outline.chapter, *outline.scenes):
-            stored = await session.get(type(entity), entity.id)
-            assert stored is not None and stored.model_dump() == entity.model_dump()
+        story_reads = services.reads.ledger.within(session)
+        assert await story_reads.chapter(story.chapter_id) == outline.chapter
+        assert await story_reads.scenes_of(story.chapter_id) == outline.scenes
     assert outline.scenes[1].is_ending is True and outline.chapter.updated_at.tzinfo is not None
 
 

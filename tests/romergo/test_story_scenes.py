@@ -505,9 +505,9 @@ async def test_bad_choice_labels_change_nothing(services, actor):
     assert await database_state(services) == before
 
 
-async def test_a_scene_view_carries_the_rows_the_orm_would_load(services, actor):
-    """The view is read on the driver: its entities hold what the ORM loads, value for
-    value and type for type, with speakers, choice targets and the chapter's inherited music."""
+async def test_a_scene_view_carries_the_records_a_transaction_reads(services, actor):
+    """The view is read on the driver: its records hold what a transaction reads of each entity,
+    value for value, with speakers, choice targets and the chapter's inherited music."""
     story = await small_story(services, actor)
     line = await services.lines.add_line(actor, story.first_scene_id, "Hello.", story.hero_id)
     await services.lines.add_line(actor, story.first_scene_id, "Narration.")
@@ -523,10 +523,15 @@ async def test_a_scene_view_carries_the_rows_the_orm_would_load(services, actor)
     view = await services.scenes.scene_view(actor, story.first_scene_id)
 
     async with services.db.read() as session:
-        for entity in (view.project, view.chapter, view.scene, *view.characters, view.background.asset):
-            stored = await session.get(type(entity), entity.id)
-            assert stored is not None
-            assert stored.model_dump() == entity.model_dump()  # values and their types
+        story_reads = services.reads.ledger.within(session)
+        stored = (
+            await story_reads.project(view.project.id),
+            await story_reads.chapter(view.chapter.id),
+            await story_reads.scene(view.scene.id),
+            *[await story_reads.character(character.id) for character in view.characters],
+            await story_reads.asset(backdrop.id),
+        )
+    assert stored == (view.project, view.chapter, view.scene, *view.characters, view.background.asset)
     assert view.scene.is_ending is True and view.scene.created_at.tzinfo is not None
     assert [(lv.line.text, lv.speaker) for lv in view.lines] == [("Hello.", "Hero"), ("Narration.", None)]
     assert view.lines[0].line.id == line.id

@@ -1,4 +1,5 @@
-"""Entities made without their constructor (`storage.core_tables.made` / `loaded`), for the busy path."""
+"""Entities made without their constructor (`storage.core_tables.made` / `loaded`), for the busy path,
+and records made from a table's row (`record_maker`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import pytest
 from sqlalchemy import create_engine, inspect, select
 from sqlalchemy.orm import Session
 
-from storage.core_tables import core_table, loaded, made, width
+from storage.core_tables import core_table, loaded, made, record_maker, width
+from storage.story.records import ChapterRecord, SceneRecord
 from storage.tables import ChannelEvent, Command, Scene
 
 AT = datetime(2026, 12, 6, 21, 0, tzinfo=UTC)
@@ -72,3 +74,16 @@ def test_made_and_loaded_entities_carry_the_orm_state_a_session_needs():
         session.commit()
         stored = session.scalars(select(Command)).one()
     assert (stored.id, stored.seq, stored.state) == ("cmd_x", 3, "queued")
+
+
+def test_a_record_is_made_from_a_row_of_its_tables_columns_in_order():
+    values = ("scn_1", "prj_1", "chp_1", "Opening", 0, True, False, None, "ast_1", None, AT, AT)
+    scene = record_maker(SceneRecord, Scene)(values)
+
+    assert scene == SceneRecord(*values)
+    assert (scene.title, scene.is_start, scene.music_asset_id) == ("Opening", True, "ast_1")
+
+
+def test_a_record_whose_fields_are_not_the_tables_columns_is_refused():
+    with pytest.raises(TypeError, match="ChapterRecord's fields are not Scene's columns"):
+        record_maker(ChapterRecord, Scene)

@@ -12,7 +12,7 @@ from nicegui import Client, ui
 
 from romergo.common.bus import EventBus, project_topic
 from romergo.common.errors import RomergoError
-from romergo.entities import Project
+from romergo.story.records import ProjectRecord
 from tests.support.waiting import until
 from tests.ui.tabs import Fakes
 from ui.context import PageContext
@@ -23,7 +23,7 @@ GONE = RomergoError("not_found", "gone")
 
 @dataclass
 class Story:
-    project: Project
+    project: ProjectRecord
     lines: tuple[str, ...] = ()
 
 
@@ -70,9 +70,19 @@ class WordsPage(ListingPage[str]):
         ui.label(",".join(loaded.items))
 
 
-def project(title: str = "My story") -> Project:
+def project(title: str = "My story") -> ProjectRecord:
     now = datetime.now(UTC)
-    return Project(id="prj_1", owner_id="usr_1", title=title, created_at=now, updated_at=now)
+    return ProjectRecord(
+        id="prj_1",
+        owner_id="usr_1",
+        title=title,
+        created_at=now,
+        updated_at=now,
+        published=False,
+        share_id=None,
+        published_at=None,
+        deleted_at=None,
+    )
 
 
 def texts(tab: Client) -> list[str]:
@@ -210,7 +220,7 @@ async def test_a_change_on_the_bus_reloads_the_page(client: Client) -> None:
 async def test_a_listing_page_reads_the_project_with_its_list(client: Client) -> None:
     with client:
 
-        async def get_project(actor: object, project_id: str) -> Project:
+        async def get_project(actor: object, project_id: str) -> ProjectRecord:
             return project()
 
         fakes = Fakes(stories=SimpleNamespace(get_project=get_project))

@@ -14,7 +14,7 @@ import pytest
 from nicegui import Client
 from nicegui.page import page as nicegui_page
 
-from romergo.entities import User
+from romergo.access.accounts.ledger import User
 from romergo.services import Services
 from tests.support.big_story import big_story
 from tests.support.statements import counting

@@ -13,8 +13,8 @@ from pathlib import Path
 from nicegui import ui
 from nicegui.events import UploadEventArguments
 
-from romergo.entities import AssetRecord
 from romergo.story.media_types import AssetKind, guess_kind
+from romergo.story.records import AssetRecord
 from ui.actions import act
 from ui.context import PageContext
 

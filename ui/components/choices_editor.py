@@ -20,7 +20,8 @@ from romergo.common import urls
 from romergo.story import ChoiceSpec
 from romergo.story.choice_lists import in_choice
 from romergo.story.ordering import Direction
-from romergo.story.views import ChoiceView, Outline, SceneView
+from romergo.story.records import ChoiceWithTarget
+from romergo.story.views import Outline, SceneView
 from ui.components.buttons import icon_button
 from ui.components.choice_conflicts import settle_choices
 from ui.context import PageContext
@@ -74,7 +75,7 @@ class ChoicesEditor:
             for number, choice in enumerate(choices, start=1):
                 self._choice(choice, number, last=number == len(choices))
 
-    def _choice(self, choice: ChoiceView, number: int, *, last: bool) -> None:
+    def _choice(self, choice: ChoiceWithTarget, number: int, *, last: bool) -> None:
         with (
             ui.row()
             .classes("w-full items-center gap-2 px-2")

@@ -20,9 +20,9 @@ from typing import Any
 from nicegui import ui
 from nicegui.events import ValueChangeEventArguments
 
-from romergo.entities import Character
 from romergo.story import UNCHANGED
 from romergo.story.ordering import Direction, list_step
+from romergo.story.records import CharacterRecord
 from romergo.story.views import LineView, SceneView
 from ui.actions import act
 from ui.components.buttons import icon_button
@@ -322,7 +322,7 @@ def _key(view: SceneView, drafted: Collection[str] = ()) -> tuple[object, ...]:
     return (lines, _cast(view))
 
 
-def _speakers(characters: list[Character]) -> dict[str, str]:
+def _speakers(characters: list[CharacterRecord]) -> dict[str, str]:
     return {NARRATION: "Narration", **{c.id: c.name for c in characters}}
 
 

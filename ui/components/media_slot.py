@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol
 from nicegui import ui
 
 from romergo.common import urls
-from romergo.entities import AssetRecord
+from romergo.story.records import AssetRecord
 from ui.components.asset_upload import asset_upload
 from ui.context import PageContext
 

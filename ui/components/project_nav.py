@@ -7,12 +7,12 @@ from typing import Literal
 from nicegui import ui
 
 from romergo.common import urls
-from romergo.entities import Project, ProjectRecord
+from romergo.story.records import ProjectRecord
 
 NavEntry = Literal["story", "map", "characters", "variables", "assets", "check", "search", "history", "play"]
 
 
-def project_nav(project: Project | ProjectRecord, active: NavEntry | None) -> None:
+def project_nav(project: ProjectRecord, active: NavEntry | None) -> None:
     entries: list[tuple[NavEntry, str, str]] = [
         ("story", "Story", urls.project(project.id)),
         ("map", "Map", urls.story_map(project.id)),

@@ -6,13 +6,13 @@ from nicegui import ui
 
 from romergo.common import urls
 from romergo.common.errors import RomergoError
-from romergo.entities import Project
+from romergo.story.records import ProjectRecord
 from ui.actions import act
 from ui.components.dialogs import confirm
 from ui.context import PageContext
 
 
-def publish_card(ctx: PageContext, project: Project) -> None:
+def publish_card(ctx: PageContext, project: ProjectRecord) -> None:
     host = ui.element("div")
     """Where the confirmation dialog lives, outside the card that redraws."""
 
@@ -57,7 +57,7 @@ def publish_card(ctx: PageContext, project: Project) -> None:
             ui.button("Publish", on_click=publish).props("unelevated color=primary")
 
 
-async def _what_goes_public(ctx: PageContext, project: Project) -> str:
+async def _what_goes_public(ctx: PageContext, project: ProjectRecord) -> str:
     """What publishing shows to anyone with the link, counted from the story as it is now."""
     try:
         outline = await ctx.services.reads.outline(ctx.actor, project.id)

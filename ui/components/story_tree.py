@@ -21,8 +21,8 @@ from typing import Any
 from nicegui import ui
 
 from romergo.common import urls
-from romergo.entities import Chapter, Scene
 from romergo.story.ordering import Direction, list_step, scene_step
+from romergo.story.records import ChapterRecord, SceneRecord
 from romergo.story.views import ChapterOutline, Outline
 from ui.actions import act
 from ui.components.buttons import icon_button, show_more_button
@@ -195,7 +195,7 @@ class _Tree:
         self.state.shown[chapter_id] = self.state.limit(chapter_id) + SCENES_AT_ONCE
         refill()
 
-    def scene(self, scene: Scene, *, top: bool, bottom: bool) -> None:
+    def scene(self, scene: SceneRecord, *, top: bool, bottom: bool) -> None:
         row = ui.row().classes(
             "w-full items-center gap-1 px-2 rounded hover:bg-grey-2 focus:bg-blue-1 outline-none"
         )
@@ -226,7 +226,7 @@ class _Tree:
                 "more_vert", f"More actions for {scene.title}", lambda: self._scene_menu(more, scene)
             )
 
-    def _scene_menu(self, anchor: ui.button, scene: Scene) -> None:
+    def _scene_menu(self, anchor: ui.button, scene: SceneRecord) -> None:
         """Built on the first click: a menu in every row of a long story is thousands of elements."""
         if anchor.default_slot.children:
             return  # built before: Quasar opens it itself
@@ -247,7 +247,7 @@ class _Tree:
             _menu_item("Delete", lambda: self.delete_scene(scene)).classes("text-negative")
         menu.open()
 
-    def _mover(self, scene: Scene, target: ChapterOutline) -> Callable[[], Awaitable[None]]:
+    def _mover(self, scene: SceneRecord, target: ChapterOutline) -> Callable[[], Awaitable[None]]:
         """Moves the scene to the end of `target`."""
         return lambda: self.move_scene_id(scene.id, target.chapter.id, len(target.scenes))
 
@@ -272,7 +272,7 @@ class _Tree:
             ADD_CHAPTER, lambda text: self.services.chapters.add_chapter(self.ctx.actor, project_id, text)
         )
 
-    async def add_scene(self, chapter: Chapter) -> None:
+    async def add_scene(self, chapter: ChapterRecord) -> None:
         question = replace(ADD_SCENE, title=f"Add a scene to “{chapter.title}”")
         entry = self._entry(chapter.id)
         self.state.reveal(chapter.id, len(entry.scenes) if entry else 0)
@@ -284,21 +284,21 @@ class _Tree:
         chapters = self.state.outline.chapters if self.state.outline else []
         return next((entry for entry in chapters if entry.chapter.id == chapter_id), None)
 
-    async def rename_chapter(self, chapter: Chapter) -> None:
+    async def rename_chapter(self, chapter: ChapterRecord) -> None:
         await self._ask(
             RENAME_CHAPTER,
             lambda text: self.services.chapters.update_chapter(self.ctx.actor, chapter.id, text),
             chapter.title,
         )
 
-    async def rename_scene(self, scene: Scene) -> None:
+    async def rename_scene(self, scene: SceneRecord) -> None:
         await self._ask(
             RENAME_SCENE,
             lambda text: self.services.scenes.update_scene(self.ctx.actor, scene.id, title=text),
             scene.title,
         )
 
-    async def move_chapter(self, chapter: Chapter, direction: Direction) -> None:
+    async def move_chapter(self, chapter: ChapterRecord, direction: Direction) -> None:
         outline = self.state.outline
         ids = [entry.chapter.id for entry in outline.chapters] if outline else []
         position = list_step(ids, chapter.id, direction)
@@ -307,7 +307,7 @@ class _Tree:
         self.state.focus = f'[data-chapter-row="{chapter.id}"]'
         await act(self.ctx, lambda: self.services.chapters.move_chapter(self.ctx.actor, chapter.id, position))
 
-    async def step_scene(self, scene: Scene, direction: Direction) -> None:
+    async def step_scene(self, scene: SceneRecord, direction: Direction) -> None:
         step = scene_step(self.state.outline, scene.id, direction) if self.state.outline else None
         if step is not None:
             await self.move_scene_id(scene.id, step.chapter_id, step.position)
@@ -320,7 +320,7 @@ class _Tree:
         )
 
     async def mark(
-        self, scene: Scene, *, is_start: bool | None = None, is_ending: bool | None = None
+        self, scene: SceneRecord, *, is_start: bool | None = None, is_ending: bool | None = None
     ) -> None:
         await act(
             self.ctx,
@@ -329,13 +329,13 @@ class _Tree:
             ),
         )
 
-    async def duplicate_scene(self, scene: Scene) -> None:
+    async def duplicate_scene(self, scene: SceneRecord) -> None:
         await act(self.ctx, lambda: self.services.copies.duplicate_scene(self.ctx.actor, scene.id))
 
-    async def duplicate_chapter(self, chapter: Chapter) -> None:
+    async def duplicate_chapter(self, chapter: ChapterRecord) -> None:
         await act(self.ctx, lambda: self.services.copies.duplicate_chapter(self.ctx.actor, chapter.id))
 
-    async def delete_scene(self, scene: Scene) -> None:
+    async def delete_scene(self, scene: SceneRecord) -> None:
         if await confirm_scene_deletion(self.host, scene.title):
             await act(self.ctx, lambda: self.services.scenes.delete_scene(self.ctx.actor, scene.id))
 

@@ -13,7 +13,7 @@ from typing import Any
 from nicegui import ui
 
 from romergo.common import urls
-from romergo.entities import AssetRecord, Project
+from romergo.story.records import AssetRecord, ProjectRecord
 from romergo.story.views import ChapterOutline, Outline
 from ui.actions import act
 from ui.components.buttons import icon_button
@@ -32,7 +32,7 @@ class Loaded:
     assets: list[AssetRecord]
 
     @property
-    def project(self) -> Project:
+    def project(self) -> ProjectRecord:
         return self.outline.project
 
 

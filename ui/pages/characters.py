@@ -9,7 +9,7 @@ from typing import Any
 from nicegui import ui
 
 from romergo.common import urls
-from romergo.entities import Character
+from romergo.story.records import CharacterRecord
 from romergo.story.views import Outline
 from ui.actions import act
 from ui.components.buttons import icon_button
@@ -68,7 +68,7 @@ class _CharactersPage(SectionPage[Outline]):
     def key(self, outline: Outline) -> object:
         return tuple((c.id, c.name, c.color) for c in outline.characters)
 
-    def _character_row(self, character: Character) -> None:
+    def _character_row(self, character: CharacterRecord) -> None:
         with (
             ui.card().classes("w-full py-2").props(f'role="listitem" data-testid="character-{character.id}"'),
             ui.row().classes("w-full items-center gap-3"),
@@ -82,7 +82,7 @@ class _CharactersPage(SectionPage[Outline]):
 
     # ---- changes -------------------------------------------------------------------------------
 
-    async def edit(self, character: Character) -> None:
+    async def edit(self, character: CharacterRecord) -> None:
         """Saved on the character's revision when the form opened (ui/drafts.py), which says at once
         when the character changes meanwhile."""
         revision = self.current.revisions.get(character.id, 0) if self.current else 0
@@ -112,7 +112,7 @@ class _CharactersPage(SectionPage[Outline]):
 
         await form.run(save)
 
-    async def delete(self, character: Character) -> None:
+    async def delete(self, character: CharacterRecord) -> None:
         """Refused, naming the scenes, while any line is spoken by the character."""
         if await confirm(
             self.host,

@@ -16,12 +16,12 @@ from nicegui import ui
 from nicegui.elements.mixins.text_element import TextElement
 
 from romergo.access import csrf
+from romergo.access.accounts.ledger import User
 from romergo.access.agents import PendingAuthorization
 from romergo.access.agents.scopes import CONSENT_PRESELECTED, DESCRIPTIONS, LABELS, READ
 from romergo.common import urls
 from romergo.common.errors import RomergoError
 from romergo.common.ids import sha256_hex
-from romergo.entities import User
 from romergo.services import Services
 from ui.web_session import same_origin, session_token, signed_in_user
 

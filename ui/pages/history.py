@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from nicegui import ui
 
 from romergo.common import urls
-from romergo.entities import ProjectRecord
 from romergo.story import HistoryFilter
 from romergo.story.history import HistoryEntry, HistoryPage
+from romergo.story.records import ProjectRecord
 from ui.components.change_review import change_review
 from ui.context import PageContext
 from ui.frame import SectionPage

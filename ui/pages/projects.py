@@ -7,7 +7,7 @@ from nicegui import ui
 
 from romergo.common import urls
 from romergo.common.bus import user_topic
-from romergo.entities import ProjectRecord
+from romergo.story.records import ProjectRecord
 from ui.actions import act
 from ui.components.buttons import icon_button
 from ui.components.dialogs import RENAME_STORY, ask_for_change, confirm

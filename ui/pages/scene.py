@@ -16,7 +16,7 @@ from typing import Any
 from nicegui import background_tasks, ui
 
 from romergo.common import urls
-from romergo.entities import AssetRecord, Project
+from romergo.story.records import AssetRecord, ProjectRecord
 from romergo.story.views import Outline, SceneView
 from ui.actions import act
 from ui.components.buttons import icon_button
@@ -39,7 +39,7 @@ class Loaded:
     assets: list[AssetRecord]
 
     @property
-    def project(self) -> Project:
+    def project(self) -> ProjectRecord:
         return self.view.project
 
 

@@ -18,8 +18,8 @@ from nicegui import ui
 
 from romergo.common import urls
 from romergo.common.errors import RomergoError
-from romergo.entities import ProjectRecord
 from romergo.story.patterns import MAX_QUERY_CHARS, MAX_REPLACEMENT_CHARS, SearchQuery
+from romergo.story.records import ProjectRecord
 from romergo.story.search import Hit, SceneHits, SearchResults, Target
 from ui.actions import act
 from ui.components.buttons import show_more_button

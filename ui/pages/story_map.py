@@ -18,7 +18,7 @@ from nicegui import ui
 from nicegui.events import EChartPointClickEventArguments, Handler
 
 from romergo.common import urls
-from romergo.entities import ProjectRecord
+from romergo.story.records import ProjectRecord
 from romergo.story.story_map import MapNode, StoryMap
 from ui.context import PageContext
 from ui.frame import SectionPage

@@ -12,7 +12,7 @@ from typing import Any
 from nicegui import ui
 
 from romergo.common import urls
-from romergo.entities import VariableRecord
+from romergo.story.records import VariableRecord
 from romergo.story.state.variables import UNSET
 from ui.actions import act
 from ui.components.buttons import icon_button

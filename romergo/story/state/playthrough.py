@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import cast
 
 from romergo.common.errors import invalid
+from romergo.story.records import ChoiceRecord
 from romergo.story.state.evaluate import (
     VariableType,
     apply_effects,
@@ -26,7 +27,7 @@ from romergo.story.state.evaluate import (
 )
 from romergo.story.state.expressions import Assignment, ExpressionError, Node, Value
 from romergo.story.state.numbers import RANGE_WORDS, in_range
-from romergo.story.views import ChoiceRecord, ProjectData
+from romergo.story.views import ProjectData
 
 MAX_STEPS = 200
 

@@ -185,3 +185,25 @@ async def test_added_chapters_scenes_lines_and_choices_are_read_back_in_order(se
         assert await reads.scenes_of("chp_missing") == []
         assert await reads.lines_of("scn_missing") == []
         assert await reads.chapter("chp_missing") is None
+
+
+async def test_a_public_read_finds_the_copy_behind_a_link_and_any_assets_file(services, actor):
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    sky = asset("ast_sky", story.project_id, "background", "Sky")
+    png = media.png()
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        found = await writes.project(story.project_id)
+        assert found is not None
+        await writes.save_project(replace(found, published=True, share_id="link", published_at=WHEN))
+        await writes.put_published_story(story.project_id, {"title": "First"})
+        await writes.add_asset(sky, png)
+
+    assert await ledger.published_story("link") == {"title": "First"}
+    assert await ledger.published_story("other") is None
+    assert await ledger.asset_file(sky.id) == (sky, png)
+    assert await ledger.asset_file("ast_missing") is None
+    async with services.db.write() as session:
+        await ledger.within(session).save_asset(replace(sky, deleted_at=WHEN))
+    assert await ledger.asset_file(sky.id) == (replace(sky, deleted_at=WHEN), png), "the caller decides"

@@ -3,6 +3,8 @@ hands up, in what order, and that a stranger, a deleted project or a missing id 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from romergo.common.actors import user_actor
 from romergo.story import ChoiceSpec
 from storage.story.ledger import DatabaseStoryLedger
@@ -173,3 +175,50 @@ async def test_an_outline_is_the_revisions_of_its_types_and_the_projects_shape(s
     assert (shape.lines, shape.choices, shape.variables) == ([], [], [])
     stranger = await services.accounts.create_user("stranger")
     assert await ledger.outline(stranger.id, story.project_id, ("scene",)) is None
+
+
+async def test_a_whole_project_is_the_same_records_inside_a_transaction_and_entity_by_entity(services, actor):
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    await services.lines.add_line(actor, story.first_scene_id, "Hello", story.hero_id)
+    await services.scenes.set_choices(actor, story.first_scene_id, [ChoiceSpec("On", story.second_scene_id)])
+    await services.variables.add_variable(actor, story.project_id, "gold", "number", 3)
+    await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
+
+    own = await ledger.whole_project(actor.user_id, story.project_id)
+    async with services.db.read() as session:
+        reads = ledger.within(session)
+        inside = await reads.whole_project(story.project_id, shape_only=False, with_text=True)
+        shape = await reads.whole_project(story.project_id, shape_only=True, with_text=True)
+        one_by_one = (
+            await reads.project(story.project_id),
+            await reads.chapters_of(story.project_id),
+            await reads.scenes_of(story.chapter_id),
+            await reads.characters(story.project_id),
+            await reads.live_assets(story.project_id),
+            await reads.variables(story.project_id),
+        )
+
+    assert inside == own
+    in_order = sorted(inside.scenes, key=lambda scene: scene.position)
+    whole = (inside.project, inside.chapters, in_order, inside.characters, inside.assets, inside.variables)
+    assert whole == one_by_one
+    assert (shape.lines, shape.choices, shape.variables) == ([], [], [])
+    assert shape.scenes == inside.scenes
+
+
+async def test_a_whole_project_inside_a_transaction_holds_what_the_transaction_changed(services, actor):
+    story = await small_story(services, actor)
+    ledger = DatabaseStoryLedger(services.db)
+    async with services.db.write() as session:
+        writes = ledger.within(session)
+        assert await writes.project(story.project_id) is not None  # as a change reads it first
+        scene = await writes.scene(story.first_scene_id)
+        hero = await writes.character(story.hero_id)
+        assert scene is not None and hero is not None
+        await writes.save_scene(replace(scene, title="Renamed"))
+        await writes.add_character(replace(hero, id="chr_new", name="Newcomer"))
+        found = await writes.whole_project(story.project_id, shape_only=True, with_text=True)
+
+    assert "Renamed" in {scene.title for scene in found.scenes}
+    assert "Newcomer" in {character.name for character in found.characters}
