@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 from romergo.common.actors import Actor
 from romergo.common.clock import utcnow
@@ -19,11 +19,10 @@ from romergo.common.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Mutation, StoryStore
 from romergo.story.ledger import AssetRecord, ChapterRecord, SceneRecord
-from romergo.story.media_rules import MEDIA_SLOTS, asset_in_slot
+from romergo.story.media_rules import MEDIA_SLOTS, Furnished, asset_in_slot
 from romergo.story.media_types import ASSET_KINDS, AssetKind, accepted_types, decodes, describe, sniff
 from romergo.story.reads import whole_project
 from romergo.story.views import AssetUse, AssetView, ProjectData
-from storage.tables import Chapter, Scene
 
 Cleared = TypeVar("Cleared", SceneRecord, ChapterRecord)
 
@@ -145,16 +144,29 @@ def asset_usage(data: ProjectData, reach: frozenset[str] | None = None) -> dict[
     """Asset id → the chapters and scenes that name it in a slot (their own slots, no fallback);
     with a room's `reach`, only those in the chapters it covers."""
     usage: dict[str, list[AssetUse]] = {}
-    rows: list[Chapter | Scene] = [*data.chapters, *data.scenes]
-    for row in rows:
-        if reach is not None and (row.id if isinstance(row, Chapter) else row.chapter_id) not in reach:
-            continue
-        entity_type: Literal["chapter", "scene"] = "chapter" if isinstance(row, Chapter) else "scene"
-        for slot in MEDIA_SLOTS:
-            asset_id = asset_in_slot(row, slot)
-            if asset_id:
-                usage.setdefault(asset_id, []).append(AssetUse(entity_type, row.id, row.title, slot))
+    for chapter in data.chapters:
+        if reach is None or chapter.id in reach:
+            _note_slots(usage, "chapter", chapter)
+    for scene in data.scenes:
+        if reach is None or scene.chapter_id in reach:
+            _note_slots(usage, "scene", scene)
     return usage
+
+
+class _Titled(Furnished, Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+
+
+def _note_slots(
+    usage: dict[str, list[AssetUse]], entity_type: Literal["chapter", "scene"], holder: _Titled
+) -> None:
+    for slot in MEDIA_SLOTS:
+        asset_id = asset_in_slot(holder, slot)
+        if asset_id:
+            usage.setdefault(asset_id, []).append(AssetUse(entity_type, holder.id, holder.title, slot))
 
 
 async def _asset_record(tx: Mutation, asset_id: str) -> AssetRecord:

@@ -7,16 +7,16 @@ scene and should be able to reach an ending from everywhere it can go.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from romergo.story.graph import cycles, reach, reverse
-from romergo.story.media_rules import effective_media
+from romergo.story.media_rules import Furnished, effective_media
 from romergo.story.media_types import sniff
 from romergo.story.problems import Problem, Severity
 from romergo.story.state.check import state_problems
 from romergo.story.views import ChoiceRecord, ProjectData
-from storage.tables import Scene
 
 __all__ = ["Problem", "Severity", "StoredMedia", "check_story"]
 
@@ -56,13 +56,29 @@ def check_story(
     return [problem for problem in problems if problem.chapter_id is None or problem.chapter_id in reach]
 
 
+class _Scene(Furnished, Protocol):
+    """What the checks read of a scene."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def chapter_id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def is_start(self) -> bool: ...
+    @property
+    def is_ending(self) -> bool: ...
+
+
 @dataclass(frozen=True)
 class _StoryIndex:
     """The scene graph and lookups the checks share, built once in O(scenes + choices + lines)."""
 
     data: ProjectData
-    scenes: dict[str, Scene]
-    in_order: list[Scene]
+    scenes: dict[str, _Scene]
+    in_order: Sequence[_Scene]
+    chapters: Mapping[str, Furnished]
     edges: dict[str, list[str]]
     """Scene id → the scenes its choices lead to (existing targets only)."""
     has_choices: set[str]
@@ -73,12 +89,13 @@ class _StoryIndex:
 
     @classmethod
     def of(cls, data: ProjectData) -> _StoryIndex:
-        scenes = {scene.id: scene for scene in data.scenes}
+        scenes: dict[str, _Scene] = {scene.id: scene for scene in data.scenes}
         edges = _edges(scenes, data.choices)
         return cls(
             data=data,
             scenes=scenes,
             in_order=data.scenes_in_order(),
+            chapters={chapter.id: chapter for chapter in data.chapters},
             edges=edges,
             has_choices={choice.scene_id for choice in data.choices},
             reachable=reach(edges, [scene.id for scene in data.scenes if scene.is_start]),
@@ -114,7 +131,7 @@ def _no_start_scene(story: _StoryIndex) -> Iterator[Problem]:
         yield Problem("no_start_scene", "error", "No scene is marked as the start of the story.")
 
 
-def _unreachable_scene(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+def _unreachable_scene(story: _StoryIndex, scene: _Scene) -> Iterator[Problem]:
     # Without a start every scene is unreachable; `no_start_scene` already says so, once.
     if story.has_start and scene.id not in story.reachable:
         yield Problem(
@@ -125,7 +142,7 @@ def _unreachable_scene(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
         )
 
 
-def _blank_scene(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+def _blank_scene(story: _StoryIndex, scene: _Scene) -> Iterator[Problem]:
     if _is_blank(story, scene):
         yield Problem(
             "blank_scene",
@@ -135,11 +152,11 @@ def _blank_scene(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
         )
 
 
-def _is_blank(story: _StoryIndex, scene: Scene) -> bool:
+def _is_blank(story: _StoryIndex, scene: _Scene) -> bool:
     return scene.id not in story.has_choices and not story.data.lines_of(scene.id)
 
 
-def _dead_end(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+def _dead_end(story: _StoryIndex, scene: _Scene) -> Iterator[Problem]:
     # A blank scene is one problem (blank_scene), not three.
     if not scene.is_ending and scene.id not in story.has_choices and not _is_blank(story, scene):
         yield Problem(
@@ -150,16 +167,16 @@ def _dead_end(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
         )
 
 
-def _missing_background(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
-    chapter = story.data.chapter_of(scene)
+def _missing_background(story: _StoryIndex, scene: _Scene) -> Iterator[Problem]:
+    chapter = story.chapters.get(scene.chapter_id)
     if effective_media(scene, chapter, "background", story.live_assets).asset_id is None:
         yield Problem(
             "missing_background", "warning", f'Scene "{scene.title}" has no background.', *story.at(scene.id)
         )
 
 
-def _missing_music(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
-    chapter = story.data.chapter_of(scene)
+def _missing_music(story: _StoryIndex, scene: _Scene) -> Iterator[Problem]:
+    chapter = story.chapters.get(scene.chapter_id)
     if effective_media(scene, chapter, "music", story.live_assets).asset_id is None:
         yield Problem(
             "missing_music",
@@ -169,14 +186,14 @@ def _missing_music(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
         )
 
 
-def _empty_scene(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+def _empty_scene(story: _StoryIndex, scene: _Scene) -> Iterator[Problem]:
     if not story.data.lines_of(scene.id) and not _is_blank(story, scene):
         yield Problem(
             "empty_scene", "warning", f'Scene "{scene.title}" has no dialogue.', *story.at(scene.id)
         )
 
 
-def _unknown_speaker(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+def _unknown_speaker(story: _StoryIndex, scene: _Scene) -> Iterator[Problem]:
     for line in story.data.lines_of(scene.id):
         if line.character_id is not None and line.character_id not in story.characters:
             yield Problem(
@@ -188,7 +205,7 @@ def _unknown_speaker(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
             )
 
 
-def _choice_labels(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
+def _choice_labels(story: _StoryIndex, scene: _Scene) -> Iterator[Problem]:
     seen: set[str] = set()
     for choice in story.data.choices_of(scene.id):
         label = choice.label.strip()
@@ -210,7 +227,7 @@ def _choice_labels(story: _StoryIndex, scene: Scene) -> Iterator[Problem]:
         seen.add(label.casefold())
 
 
-_SCENE_CHECKS: tuple[Callable[[_StoryIndex, Scene], Iterator[Problem]], ...] = (
+_SCENE_CHECKS: tuple[Callable[[_StoryIndex, _Scene], Iterator[Problem]], ...] = (
     _unreachable_scene,
     _blank_scene,
     _dead_end,
@@ -239,7 +256,7 @@ def _loops_without_exit(story: _StoryIndex, reach: frozenset[str] | None) -> Ite
         )
 
 
-def _loop_names(named: list[Scene], outside: int) -> str:
+def _loop_names(named: list[_Scene], outside: int) -> str:
     """ "The scenes "A", "B"", or in a limited room "The scene "A" and 2 scenes outside this room"."""
     names = ", ".join(f'"{scene.title}"' for scene in named)
     if not outside:
@@ -282,7 +299,7 @@ def _unreadable_media(story: _StoryIndex, media: Mapping[str, StoredMedia]) -> I
         yield Problem("unreadable_media", "error", f'{what} "{asset.name}" cannot be loaded: {why}.')
 
 
-def _edges(scenes: dict[str, Scene], choices: list[ChoiceRecord]) -> dict[str, list[str]]:
+def _edges(scenes: dict[str, _Scene], choices: list[ChoiceRecord]) -> dict[str, list[str]]:
     edges: dict[str, list[str]] = {scene_id: [] for scene_id in scenes}
     for choice in _in_scene_order(choices):
         if choice.scene_id in scenes and choice.target_scene_id in scenes:

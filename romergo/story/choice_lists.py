@@ -22,7 +22,6 @@ from romergo.common.ids import new_id
 from romergo.story.base import Mutation
 from romergo.story.based_on import FieldConflict, merge_fields
 from romergo.story.ledger import ChoiceRecord, SceneRecord
-from storage.tables import Choice
 
 FIELDS = ("label", "target_scene_id", "condition", "effects")
 
@@ -41,7 +40,7 @@ class ChoiceSpec:
     """One of the scene's choices, changed in place (its id kept); None: a new choice."""
 
     @classmethod
-    def of(cls, row: Choice | ChoiceRecord | Mapping[str, Any]) -> ChoiceSpec:
+    def of(cls, row: ChoiceRecord | Mapping[str, Any]) -> ChoiceSpec:
         if isinstance(row, Mapping):
             return cls(
                 row["label"], row["target_scene_id"], row.get("condition"), row.get("effects"), row["id"]

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Container
 from dataclasses import dataclass
-from typing import Literal
-
-from storage.tables import Chapter, Scene
+from typing import Literal, Protocol
 
 MediaSlot = Literal["background", "music"]
 MEDIA_SLOTS: tuple[MediaSlot, ...] = ("background", "music")
@@ -27,8 +25,17 @@ class EffectiveMedia:
 NO_MEDIA = EffectiveMedia(None, None)
 
 
+class Furnished(Protocol):
+    """What the rule reads of a scene or a chapter: the assets its own slots name."""
+
+    @property
+    def background_asset_id(self) -> str | None: ...
+    @property
+    def music_asset_id(self) -> str | None: ...
+
+
 def effective_media(
-    scene: Scene, chapter: Chapter | None, slot: MediaSlot, live_assets: Container[str]
+    scene: Furnished, chapter: Furnished | None, slot: MediaSlot, live_assets: Container[str]
 ) -> EffectiveMedia:
     """The scene's own asset for `slot`, else its chapter's, else none.
 
@@ -45,13 +52,6 @@ def effective_media(
     return NO_MEDIA
 
 
-def asset_in_slot(row: Scene | Chapter, slot: MediaSlot) -> str | None:
-    """What the row itself puts in `slot`, deleted or not (no chapter fallback)."""
-    return row.background_asset_id if slot == "background" else row.music_asset_id
-
-
-def put_in_slot(row: Scene | Chapter, slot: MediaSlot, asset_id: str | None) -> None:
-    if slot == "background":
-        row.background_asset_id = asset_id
-    else:
-        row.music_asset_id = asset_id
+def asset_in_slot(holder: Furnished, slot: MediaSlot) -> str | None:
+    """What the scene or chapter itself puts in `slot`, deleted or not (no chapter fallback)."""
+    return holder.background_asset_id if slot == "background" else holder.music_asset_id
