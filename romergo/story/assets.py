@@ -154,6 +154,8 @@ def asset_usage(data: ProjectData, reach: frozenset[str] | None = None) -> dict[
 
 
 class _Titled(Furnished, Protocol):
+    """A chapter or a scene, as asset usage names it."""
+
     @property
     def id(self) -> str: ...
     @property
