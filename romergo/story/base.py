@@ -4,9 +4,8 @@ Each service gets one `StoryStore` (composition, not inheritance). A service met
 `store.write(actor)`, loads what it touches through the unit of work (which refuses anything
 outside the actor's projects with `not_found`, revealing nothing), and states each change: as a
 record written through the story ledger's transaction (`tx.story.save_character(...)`, then
-`tx.changed(...)`), or, in the services not moved yet, as a changed row and `record(...)` (or
-`save(...)`). The Revisions land in the same transaction; the change event is published only
-after the commit.
+`tx.changed(...)`, or `record(...)` for a creation or a deletion). The Revisions land in the same
+transaction; the change event is published only after the commit.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Protocol, TypeVar
 
 from romergo.common.actors import Actor
 from romergo.common.bus import EventBus, project_topic, user_topic
@@ -39,9 +38,7 @@ from romergo.story.owners import readable_by
 from romergo.story.read_marks import remember_in
 from romergo.story.revisions import note_written, wants_written
 from storage import Database
-from storage.story.ordering import children_in_order, choice_rows_of
 from storage.story.transaction import Transaction
-from storage.tables import Choice
 
 
 class BoundProject(Protocol):
@@ -61,8 +58,6 @@ class _InProject(Protocol):
     def project_id(self) -> str: ...
 
 
-Row = TypeVar("Row")
-"""A row of the services that still change rows themselves (each with an `id` and a `position`)."""
 Found = TypeVar("Found", bound=_InProject)
 
 
@@ -157,12 +152,6 @@ class UnitOfWork:
             raise invalid(f'Asset "{asset.name}" is a {asset.kind} asset; this needs a {wanted} asset.')
         return asset.id
 
-    async def ordered(self, model: type[Row], parent_column: Any, parent_id: str) -> list[Row]:
-        return await children_in_order(self.session, model, parent_column.key, parent_id)
-
-    async def choices_of(self, scene_id: str) -> list[Choice]:
-        return await choice_rows_of(self.session, scene_id)
-
     async def _owned(
         self, entity_type: EntityType, entity_id: str, read: Callable[[str], Awaitable[Found | None]]
     ) -> Found:
@@ -249,10 +238,6 @@ class Mutation(UnitOfWork):
         if collected is not None:
             collected.append(change)
 
-    def place(self, siblings: Sequence[Row], row: Row, position: int | None) -> None:
-        """Put `row` among `siblings` at `position` (None = at the end) and stage every renumbered row."""
-        self.session.add_all(place(siblings, row, position))
-
     def changed(
         self,
         entity_type: EntityType,
@@ -266,28 +251,6 @@ class Mutation(UnitOfWork):
         if after == before:
             return False
         self.record(entity_type, entity_id, action, before, after)
-        return True
-
-    def save(
-        self,
-        entity_type: EntityType,
-        row: Any,
-        before: dict[str, Any],
-        after: dict[str, Any],
-        action: Action = "updated",
-        *,
-        touch: bool = True,
-    ) -> bool:
-        """Record `row` as changed unless its snapshot stayed the same; False when nothing changed.
-
-        `touch` stamps `updated_at` (rows without one, and line moves, pass False).
-        """
-        if after == before:
-            return False
-        if touch:
-            row.updated_at = utcnow()
-        self.session.add(row)
-        self.record(entity_type, row.id, action, before, after)
         return True
 
     async def finish(self) -> None:
@@ -356,19 +319,3 @@ def owned(project: ProjectRecord | None, user_id: str, project_id: object) -> Pr
     if project is None or not readable_by(project, user_id):
         raise project_not_found(project_id)
     return project
-
-
-def place(rows: Sequence[Row], row: Row, position: int | None) -> list[Row]:
-    """Put `row` at `position` (clamped; None = at the end) and renumber the list 0..n-1."""
-    placed: Any = row
-    others = [r for r in rows if cast(Any, r).id != placed.id]
-    index = len(others) if position is None else max(0, min(position, len(others)))
-    ordered = [*others[:index], row, *others[index:]]
-    renumber(ordered)
-    return ordered
-
-
-def renumber(rows: Sequence[Any]) -> None:
-    for index, row in enumerate(rows):
-        if row.position != index:
-            row.position = index

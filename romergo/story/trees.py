@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Any
 
 from romergo.story import snapshots
 from romergo.story.ledger import SceneRecord
-from storage.tables import Scene
 
 if TYPE_CHECKING:
     # For types only: undo's moves use these, and the registry of kinds they belong to is read
@@ -14,12 +13,12 @@ if TYPE_CHECKING:
     from romergo.story.base import UnitOfWork
 
 
-async def scene_tree(uow: UnitOfWork, scene: Scene | SceneRecord) -> dict[str, Any]:
+async def scene_tree(uow: UnitOfWork, scene: SceneRecord) -> dict[str, Any]:
     """The scene, its choices and its lines: what a delete must remember for undo."""
     tree = snapshots.scene(scene, await uow.story.choices_of(scene.id))
     tree["lines"] = [snapshots.line(line) for line in await uow.story.lines_of(scene.id)]
     return tree
 
 
-async def delete_scene_rows(uow: UnitOfWork, scene: Scene | SceneRecord) -> None:
+async def delete_scene_rows(uow: UnitOfWork, scene: SceneRecord) -> None:
     await uow.story.remove_scene(scene.id)
