@@ -41,6 +41,7 @@ from romergo.story.state.variables import VariableService
 from storage import Database
 from storage.access.accounts import Accounts
 from storage.access.activity import StoredActivity
+from storage.access.clients import StoredClients
 from storage.access.consent import StoredConsent
 from storage.access.expiry import AccessExpiry
 from storage.access.grants import StoredGrants
@@ -195,6 +196,7 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
 
 def agent_ledgers(db: Database) -> AgentLedgers:
     return AgentLedgers(
+        clients=StoredClients(db),
         grants=StoredGrants(db),
         activity=StoredActivity(db),
         expiry=AccessExpiry(db),

@@ -7,8 +7,9 @@ from datetime import datetime
 from sqlmodel import select
 
 from storage.access.grants import grant_row
+from storage.access.tokens import token_row
 from storage.database import Database
-from storage.tables import AgentClient, AgentToken, User
+from storage.tables import AgentClient, User
 
 
 class StoredPersonalTokens:
@@ -44,27 +45,16 @@ class StoredPersonalTokens:
                 )
             )
             await session.flush()
-            session.add(
-                grant_row(
-                    grant_id=grant_id,
-                    user_id=user.id,
-                    client_id=client_id,
-                    kind="personal",
-                    scopes=scopes,
-                    now=created_at,
-                    expires_at=expires_at,
-                )
+            grant = grant_row(
+                grant_id=grant_id,
+                user_id=user.id,
+                client_id=client_id,
+                kind="personal",
+                scopes=scopes,
+                now=created_at,
+                expires_at=expires_at,
             )
+            session.add(grant)
             await session.flush()
-            session.add(
-                AgentToken(
-                    token_hash=token_hash,
-                    kind="personal",
-                    grant_id=grant_id,
-                    client_id=client_id,
-                    scopes=scopes,
-                    created_at=created_at,
-                    expires_at=expires_at,
-                )
-            )
+            session.add(token_row(token_hash, "personal", grant, scopes, created_at, expires_at))
             return True

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import Select, bindparam, or_, update
+from sqlalchemy import ColumnElement, Select, bindparam, or_, update
 from sqlalchemy import select as sa_select
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -19,6 +19,7 @@ from storage.records import record_of
 from storage.tables import AgentClient, AgentCode, AgentGrant, AgentToken
 
 SingleUse = TypeVar("SingleUse", AgentCode, AgentToken)
+Held = TypeVar("Held", CodeRecord, TokenRecord)
 
 
 class _Undone(Exception):
@@ -36,82 +37,26 @@ class StoredTokens:
         """An access or personal token with its grant and client: one prebuilt statement, read on
         the database's driver without a transaction (it runs on every MCP call)."""
         found = await self.db.first_row(_BEARER, {"token_hash": token_hash})
-        if found is None:
-            return None
-        return Bearer(
-            scopes=tuple(found.scopes),
-            expires_at=found.expires_at,
-            resource=found.resource,
-            grant_id=found.grant_id,
-            grant_kind=found.grant_kind,
-            grant_last_used_at=found.last_used_at,
-            grant_expires_at=found.grant_expires_at,
-            revoked_at=found.revoked_at,
-            user_id=found.user_id,
-            client_id=found.client_id,
-            client_name=found.client_name,
-        )
+        return None if found is None else record_of(Bearer, found, scopes=tuple(found.scopes))
 
     async def held_code(self, code_hash: str, client_id: str) -> tuple[CodeRecord, GrantRecord | None] | None:
         """The code if this client holds it (used or not), with its grant if that still exists."""
-        found = await self._held(AgentCode, code_hash, client_id)
-        if found is None:
-            return None
-        row, grant = found
-        code = CodeRecord(
-            client_id=row.client_id,
-            grant_id=row.grant_id,
-            scopes=tuple(row.scopes),
-            redirect_uri=row.redirect_uri,
-            redirect_uri_explicit=row.redirect_uri_explicit,
-            code_challenge=row.code_challenge,
-            resource=row.resource,
-            expires_at=row.expires_at,
-            used_at=row.used_at,
-        )
-        return code, grant
+        return await self._held(AgentCode, CodeRecord, code_hash, client_id)
 
     async def held_token(
         self, token_hash: str, client_id: str
     ) -> tuple[TokenRecord, GrantRecord | None] | None:
         """The token if this client holds it (used or not), with its grant if that still exists."""
-        found = await self._held(AgentToken, token_hash, client_id)
-        if found is None:
-            return None
-        row, grant = found
-        token = TokenRecord(
-            kind=row.kind,
-            client_id=row.client_id,
-            grant_id=row.grant_id,
-            scopes=tuple(row.scopes),
-            resource=row.resource,
-            expires_at=row.expires_at,
-            used_at=row.used_at,
-        )
-        return token, grant
+        return await self._held(AgentToken, TokenRecord, token_hash, client_id)
 
     async def redeem_code(self, code_hash: str, client_id: str, now: datetime, pair: TokenPair) -> Redemption:
         """Uses the code (unused, unexpired, this client's) and issues `pair` with its scopes and
         resource, in one transaction; nothing changes unless it is `issued`."""
         try:
             async with self.db.write() as session:
-                result = await session.exec(
-                    update(AgentCode)  # type: ignore[call-overload]
-                    .where(
-                        col(AgentCode.code_hash) == code_hash,
-                        col(AgentCode.client_id) == client_id,
-                        col(AgentCode.used_at).is_(None),
-                        col(AgentCode.expires_at) > now,
-                    )
-                    .values(used_at=now)
-                    .returning(AgentCode.grant_id, AgentCode.scopes, AgentCode.resource)
+                grant_id, scopes, resource = await _use(
+                    session, AgentCode, code_hash, client_id, now, col(AgentCode.code_hash) == code_hash
                 )
-                consumed = result.first()
-                if consumed is None:
-                    return Redemption(
-                        "refused", replayed_grant_id=await _used_grant(session, AgentCode, code_hash)
-                    )
-                grant_id, scopes, resource = consumed
                 grant = await _live_grant(session, grant_id)
                 _issue(session, grant, pair, list(scopes), list(scopes), resource)
                 return Redemption("issued", access_scopes=tuple(scopes))
@@ -126,24 +71,15 @@ class StoredTokens:
         (all of them when none are). Asking for one it does not carry changes nothing."""
         try:
             async with self.db.write() as session:
-                result = await session.exec(
-                    update(AgentToken)  # type: ignore[call-overload]
-                    .where(
-                        col(AgentToken.token_hash) == token_hash,
-                        col(AgentToken.kind) == "refresh",
-                        col(AgentToken.client_id) == client_id,
-                        col(AgentToken.used_at).is_(None),
-                        or_(col(AgentToken.expires_at).is_(None), col(AgentToken.expires_at) > now),
-                    )
-                    .values(used_at=now)
-                    .returning(AgentToken.grant_id, AgentToken.scopes, AgentToken.resource)
+                grant_id, carried, resource = await _use(
+                    session,
+                    AgentToken,
+                    token_hash,
+                    client_id,
+                    now,
+                    col(AgentToken.token_hash) == token_hash,
+                    col(AgentToken.kind) == "refresh",
                 )
-                consumed = result.first()
-                if consumed is None:
-                    return Redemption(
-                        "refused", replayed_grant_id=await _used_grant(session, AgentToken, token_hash)
-                    )
-                grant_id, carried, resource = consumed
                 if any(scope not in carried for scope in requested):
                     raise _Undone(Redemption("scopes_not_granted"))
                 grant = await _live_grant(session, grant_id)
@@ -181,14 +117,15 @@ class StoredTokens:
         return None if row is None else row.grant_id
 
     async def _held(
-        self, table: type[SingleUse], key: str, client_id: str
-    ) -> tuple[SingleUse, GrantRecord | None] | None:
+        self, table: type[SingleUse], shape: type[Held], key: str, client_id: str
+    ) -> tuple[Held, GrantRecord | None] | None:
         async with self.db.read() as session:
             row = await session.get(table, key)
             if row is None or row.client_id != client_id:
                 return None
             grant = await session.get(AgentGrant, row.grant_id)
-        return row, None if grant is None else _grant(grant)
+        held = record_of(shape, row, scopes=tuple(row.scopes))
+        return held, None if grant is None else _grant(grant)
 
 
 async def _live_grant(session: AsyncSession, grant_id: str) -> AgentGrant:
@@ -196,6 +133,35 @@ async def _live_grant(session: AsyncSession, grant_id: str) -> AgentGrant:
     if grant is None or grant.revoked_at is not None:
         raise _Undone(Redemption("grant_revoked"))
     return grant
+
+
+async def _use(
+    session: AsyncSession,
+    table: type[SingleUse],
+    key: str,
+    client_id: str,
+    now: datetime,
+    *named: ColumnElement[bool],
+) -> tuple[str, list[str], str | None]:
+    """Marks the code or token `named` used if it is unused, unexpired and this client's: its grant
+    id, scopes and resource. Otherwise it undoes the redemption, naming the grant of one used
+    before (a replay)."""
+    result = await session.exec(
+        update(table)  # type: ignore[call-overload]
+        .where(
+            *named,
+            col(table.client_id) == client_id,
+            col(table.used_at).is_(None),
+            or_(col(table.expires_at).is_(None), col(table.expires_at) > now),
+        )
+        .values(used_at=now)
+        .returning(table.grant_id, table.scopes, table.resource)
+    )
+    consumed = result.first()
+    if consumed is None:
+        raise _Undone(Redemption("refused", replayed_grant_id=await _used_grant(session, table, key)))
+    grant_id, scopes, resource = consumed
+    return grant_id, list(scopes), resource
 
 
 async def _used_grant(session: AsyncSession, table: type[SingleUse], key: str) -> str | None:
@@ -216,18 +182,29 @@ def _issue(
         (pair.access_hash, "access", access_scopes, pair.access_expires_at),
         (pair.refresh_hash, "refresh", refresh_scopes, pair.refresh_expires_at),
     ):
-        session.add(
-            AgentToken(
-                token_hash=token_hash,
-                kind=kind,
-                grant_id=grant.id,
-                client_id=grant.client_id,
-                scopes=scopes,
-                resource=resource,
-                created_at=pair.created_at,
-                expires_at=expires_at,
-            )
-        )
+        session.add(token_row(token_hash, kind, grant, scopes, pair.created_at, expires_at, resource))
+
+
+def token_row(
+    token_hash: str,
+    kind: str,
+    grant: AgentGrant,
+    scopes: list[str],
+    created_at: datetime,
+    expires_at: datetime,
+    resource: str | None = None,
+) -> AgentToken:
+    """A token issued under `grant` (to its client), to add in the caller's transaction."""
+    return AgentToken(
+        token_hash=token_hash,
+        kind=kind,
+        grant_id=grant.id,
+        client_id=grant.client_id,
+        scopes=scopes,
+        resource=resource,
+        created_at=created_at,
+        expires_at=expires_at,
+    )
 
 
 def _grant(row: AgentGrant) -> GrantRecord:
@@ -242,7 +219,7 @@ _BEARER: Select[*tuple[Any, ...]] = (
         AGENT_TOKENS.c.expires_at,
         AGENT_TOKENS.c.resource,
         AGENT_GRANTS.c.id.label("grant_id"),
-        AGENT_GRANTS.c.last_used_at,
+        AGENT_GRANTS.c.last_used_at.label("grant_last_used_at"),
         AGENT_GRANTS.c.kind.label("grant_kind"),
         AGENT_GRANTS.c.user_id,
         AGENT_GRANTS.c.revoked_at,

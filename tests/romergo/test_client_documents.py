@@ -12,8 +12,9 @@ import pytest
 from romergo.access.agents import client_documents
 from romergo.access.agents.client_documents import ClientDocuments
 from romergo.access.agents.document_fetch import Fetched, fetch_from
+from romergo.access.agents.trusted_documents import TrustedDocuments
 from romergo.common.errors import RomergoError
-from romergo.services import Services
+from romergo.services import Services, agent_ledgers
 from tests.support.pages_server import serving
 
 DATABASES = ("sqlite",)
@@ -48,8 +49,16 @@ async def public_lookup(host: str, port: int) -> list[str]:
     return ["93.184.215.14"]
 
 
+def resolver_of(services: Services, **options: Any) -> ClientDocuments:
+    """A resolver on the services' database, with its own cache and no documents trusted."""
+    ledgers = agent_ledgers(services.db)
+    return ClientDocuments(
+        ledgers.clients, trusted=TrustedDocuments(ledgers.trusted_documents, ledgers.clients), **options
+    )
+
+
 def documents(services: Services, site: Site, allow_private: bool = True) -> ClientDocuments:
-    return ClientDocuments(services.db, allow_private=allow_private, fetch=site, lookup=public_lookup)
+    return resolver_of(services, allow_private=allow_private, fetch=site, lookup=public_lookup)
 
 
 async def test_a_good_document_becomes_a_client_shown_by_its_host(services):
@@ -102,7 +111,7 @@ async def test_urls_that_are_no_document_address_are_refused_before_any_fetch(se
 )
 async def test_private_and_loopback_addresses_are_never_fetched_by_default(services, url: str):
     site = Site({**GOOD, "client_id": url})
-    resolver = ClientDocuments(services.db, allow_private=False, fetch=site)
+    resolver = resolver_of(services, allow_private=False, fetch=site)
     with pytest.raises(RomergoError) as refused:
         await resolver.resolve(url)
     assert "Romergo does not fetch those" in refused.value.message and site.asked == 0
@@ -123,7 +132,7 @@ async def test_the_document_is_believed_as_long_as_its_cache_headers_say(service
 
 async def test_a_document_over_5_kb_or_a_redirect_is_refused_by_the_real_fetch(services):
     async with serving({"/big.json": (200, b"{" + b" " * 6000 + b"}"), "/moved.json": (302, b"")}) as base:
-        resolver = ClientDocuments(services.db, allow_private=True)
+        resolver = resolver_of(services, allow_private=True)
         for path in ("/big.json", "/moved.json"):
             with pytest.raises(RomergoError) as refused:
                 await resolver.resolve(base + path)
@@ -139,7 +148,7 @@ async def test_the_fetch_goes_to_the_address_that_was_checked_and_looks_the_name
         return next(answers)
 
     site = Site(cache_control="no-store")
-    resolver = ClientDocuments(services.db, allow_private=False, fetch=site, lookup=rebinding)
+    resolver = resolver_of(services, allow_private=False, fetch=site, lookup=rebinding)
     await resolver.resolve(URL)
     assert lookups == ["agent.example"] and site.addresses == ["93.184.215.14"]
 
@@ -181,7 +190,7 @@ async def test_a_fetch_that_never_ends_is_given_up_at_the_deadline(services, mon
         await asyncio.Event().wait()
         raise AssertionError("never answered")
 
-    resolver = ClientDocuments(services.db, allow_private=False, fetch=endless, lookup=public_lookup)
+    resolver = resolver_of(services, allow_private=False, fetch=endless, lookup=public_lookup)
     with pytest.raises(RomergoError) as refused:
         await resolver.resolve(URL)
     assert "could not be fetched" in refused.value.message
@@ -198,7 +207,7 @@ async def test_only_so_many_documents_are_fetched_at_once(services):
         await release.wait()
         return Fetched(404, b"", "")
 
-    resolver = ClientDocuments(services.db, allow_private=False, fetch=held, lookup=public_lookup)
+    resolver = resolver_of(services, allow_private=False, fetch=held, lookup=public_lookup)
     urls = [f"https://agent{n}.example/client.json" for n in range(client_documents.MAX_FETCHES_AT_ONCE)]
     running = [asyncio.create_task(resolver.resolve(url)) for url in urls]
     await all_started.wait()

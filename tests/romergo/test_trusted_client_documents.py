@@ -9,8 +9,7 @@ import pytest
 
 from romergo.access.agents.client_documents import ClientDocuments, UnreachableDocument
 from romergo.access.agents.trusted_documents import TrustedDocuments
-from romergo.services import Services
-from storage.access.trusted_documents import StoredTrustedDocuments
+from romergo.services import Services, agent_ledgers
 from tests.romergo.test_client_documents import GOOD, URL, Site, public_lookup
 
 DATABASES = ("sqlite",)
@@ -19,9 +18,10 @@ DATABASES = ("sqlite",)
 
 async def test_a_trusted_document_is_used_instead_of_fetching_until_untrusted(services: Services):
     site = Site({**GOOD, "client_name": "What the URL says"}, cache_control="no-store")
-    trusted = TrustedDocuments(StoredTrustedDocuments(services.db), services.db)
+    ledgers = agent_ledgers(services.db)
+    trusted = TrustedDocuments(ledgers.trusted_documents, ledgers.clients)
     resolver = ClientDocuments(
-        services.db, allow_private=False, fetch=site, lookup=public_lookup, trusted=trusted
+        ledgers.clients, allow_private=False, fetch=site, lookup=public_lookup, trusted=trusted
     )
     await trusted.trust(URL, json.dumps({**GOOD, "client_name": "What the file says"}).encode())
 
@@ -36,9 +36,10 @@ async def test_a_trusted_document_is_used_instead_of_fetching_until_untrusted(se
 
 async def test_a_document_trusted_while_its_fetch_is_remembered_as_failed_is_used_at_once(services: Services):
     site = Site(status=404)
-    trusted = TrustedDocuments(StoredTrustedDocuments(services.db), services.db)
+    ledgers = agent_ledgers(services.db)
+    trusted = TrustedDocuments(ledgers.trusted_documents, ledgers.clients)
     resolver = ClientDocuments(
-        services.db, allow_private=False, fetch=site, lookup=public_lookup, trusted=trusted
+        ledgers.clients, allow_private=False, fetch=site, lookup=public_lookup, trusted=trusted
     )
     with pytest.raises(UnreachableDocument, match="could not be fetched"):
         await resolver.resolve(URL)  # and the failure is remembered for a while

@@ -45,13 +45,12 @@ from romergo.access.agents.document_rules import (
     keep_client,
     url_problem,
 )
+from romergo.access.agents.ledger import ClientLedger
 from romergo.access.agents.public_addresses import may_fetch_from
 from romergo.access.agents.records import RegisteredClient
 from romergo.access.agents.trusted_documents import TrustedDocuments
 from romergo.access.ratelimit import LocalRateLimit, RateLimit
 from romergo.common.errors import RomergoError, invalid
-from storage import Database
-from storage.access.trusted_documents import StoredTrustedDocuments
 
 __all__ = ["MAX_URL_CHARS", "ClientDocuments", "UnreachableDocument", "is_document_url"]
 
@@ -89,16 +88,16 @@ class UnreachableDocument(RomergoError):
 class ClientDocuments:
     def __init__(
         self,
-        db: Database,
+        clients: ClientLedger,
         *,
+        trusted: TrustedDocuments,
         allow_private: bool,
         fetches: RateLimit | None = None,
         fetch: Fetch | None = None,
         lookup: Lookup | None = None,
-        trusted: TrustedDocuments | None = None,
     ) -> None:
-        self.db = db
-        self.trusted = trusted or TrustedDocuments(StoredTrustedDocuments(db), db)
+        self.clients = clients
+        self.trusted = trusted
         """Documents an administrator stored from files; they win over fetching."""
         self.allow_private = allow_private
         self.fetches = fetches or LocalRateLimit(limit=FETCHES_PER_MINUTE, window_seconds=60)
@@ -134,7 +133,7 @@ class ClientDocuments:
             raise _again(failed)
         try:
             fetched = await self._fetch_once(url)
-            client = await keep_client(self.db, url, _document(url, fetched))
+            client = await keep_client(self.clients, url, _document(url, fetched))
         except RomergoError as refused:
             if refused.code == "invalid_argument":
                 _remember(self._failed, url, (time.monotonic() + FAILED_SECONDS, _again(refused)))

@@ -8,20 +8,19 @@ from romergo.access.agents import redirects
 from romergo.access.agents.base import client_name
 from romergo.access.agents.client_documents import ClientDocuments
 from romergo.access.agents.document_rules import is_document_url
+from romergo.access.agents.ledger import AgentClientRecord, ClientLedger
 from romergo.access.agents.records import RegisteredClient, registered_client
 from romergo.access.agents.scopes import OAUTH_SCOPES, ordered
 from romergo.access.ratelimit import RateLimit
 from romergo.common.clock import utcnow
 from romergo.common.errors import RomergoError, invalid
-from storage import Database
-from storage.tables import AgentClient
 
 MAX_CLIENT_ID_CHARS = 100
 
 
 class Clients:
-    def __init__(self, db: Database, *, registrations: RateLimit, documents: ClientDocuments) -> None:
-        self.db = db
+    def __init__(self, ledger: ClientLedger, *, registrations: RateLimit, documents: ClientDocuments) -> None:
+        self.ledger = ledger
         self.documents = documents
         """Clients that name themselves by the URL of their metadata document instead of registering."""
         self.registrations = registrations
@@ -43,20 +42,17 @@ class Clients:
             raise invalid(f"Agents can ask only for {', '.join(OAUTH_SCOPES)}; not {', '.join(unknown)}.")
         if not client_id or len(client_id) > MAX_CLIENT_ID_CHARS:
             raise invalid(f"A client id has 1 to {MAX_CLIENT_ID_CHARS} characters.")
-        row = AgentClient(
+        client = AgentClientRecord(
             id=client_id,
-            kind="oauth",
             name=clean_name,
-            redirect_uris=uris,
-            scopes=ordered(scopes or list(OAUTH_SCOPES)),
+            redirect_uris=tuple(uris),
+            scopes=tuple(ordered(scopes or list(OAUTH_SCOPES))),
             registration=registration,
             created_at=utcnow(),
         )
-        async with self.db.write() as session:
-            if await session.get(AgentClient, client_id) is not None:
-                raise RomergoError("conflict", "This client id is taken.")
-            session.add(row)
-        return registered_client(row)
+        if not await self.ledger.register(client):
+            raise RomergoError("conflict", "This client id is taken.")
+        return registered_client(client)
 
     async def get(self, client_id: str) -> RegisteredClient | None:
         """An OAuth client; personal-token clients are not OAuth clients and are never returned."""
@@ -71,6 +67,5 @@ class Clients:
             return await self.documents.resolve(client_id)
         if not isinstance(client_id, str) or not client_id or len(client_id) > MAX_CLIENT_ID_CHARS:
             return None
-        async with self.db.read() as session:
-            row = await session.get(AgentClient, client_id)
-        return registered_client(row) if row is not None and row.kind == "oauth" else None
+        client = await self.ledger.oauth_client(client_id)
+        return registered_client(client) if client is not None else None

@@ -1,7 +1,7 @@
 """What makes a client's metadata document usable, whether Romergo fetched it or an administrator
 trusted it from a file: the URL that names it, the document's own checks (its `client_id` is that
 URL, redirect URIs follow the rules of `/register`, a public client, at most `MAX_DOCUMENT_BYTES`),
-and the agent client row kept for it so grants can name it.
+and the agent client kept for it so grants can name it.
 """
 
 from __future__ import annotations
@@ -14,12 +14,11 @@ from urllib.parse import urlsplit
 from romergo.access.agents import redirects
 from romergo.access.agents.base import client_name
 from romergo.access.agents.document_fetch import MAX_DOCUMENT_BYTES
+from romergo.access.agents.ledger import AgentClientRecord, ClientLedger
 from romergo.access.agents.records import RegisteredClient, registered_client
 from romergo.access.agents.scopes import OAUTH_SCOPES, ordered
 from romergo.common.clock import utcnow
 from romergo.common.errors import RomergoError, invalid
-from storage import Database
-from storage.tables import AgentClient
 
 MAX_URL_CHARS = 500
 TOO_LARGE = f"A client's metadata document has at most {MAX_DOCUMENT_BYTES // 1024} KB."
@@ -45,28 +44,21 @@ def url_problem(url: str, *, allow_private: bool) -> str | None:
     return None
 
 
-async def keep_client(db: Database, url: str, document: dict[str, Any]) -> RegisteredClient:
-    """Store (or refresh) the client row of a document, so its grants and codes can name it."""
-    row = AgentClient(
-        id=url,
-        kind="cimd",
-        name=client_name(document.get("client_name") or urlsplit(url).hostname),
-        redirect_uris=list(document["redirect_uris"]),
-        scopes=ordered(_scopes(document)),
-        registration=document,
-        created_at=utcnow(),
+async def keep_client(clients: ClientLedger, url: str, document: dict[str, Any]) -> RegisteredClient:
+    """Store (or refresh) the client of a document, so its grants and codes can name it."""
+    kept = await clients.keep_document_client(
+        AgentClientRecord(
+            id=url,
+            name=client_name(document.get("client_name") or urlsplit(url).hostname),
+            redirect_uris=tuple(document["redirect_uris"]),
+            scopes=tuple(ordered(_scopes(document))),
+            registration=document,
+            created_at=utcnow(),
+        )
     )
-    async with db.write() as session:
-        existing = await session.get(AgentClient, url)
-        if existing is not None and existing.kind != "cimd":
-            raise RomergoError("conflict", "This client id is taken.")
-        if existing is None:
-            session.add(row)
-        else:
-            existing.name, existing.redirect_uris = row.name, row.redirect_uris
-            existing.scopes, existing.registration = row.scopes, row.registration
-            row = existing
-    return registered_client(row)
+    if kept is None:
+        raise RomergoError("conflict", "This client id is taken.")
+    return registered_client(kept)
 
 
 def checked_document(url: str, body: bytes) -> dict[str, Any]:

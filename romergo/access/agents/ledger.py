@@ -1,5 +1,5 @@
-"""What agents' access needs kept: grants and their last use, each agent's last calls, personal
-tokens, trusted client documents, and the forgetting of what expired.
+"""What agents' access needs kept: registered clients, grants and their last use, each agent's last
+calls, personal tokens, trusted client documents, and the forgetting of what expired.
 
 Implemented in `storage.access` (one module per topic); the records are storage's
 (`storage.access.records`), re-exported here for the core's callers. Codes, tokens and consent
@@ -21,6 +21,7 @@ __all__ = [
     "AgentCalls",
     "AgentClientRecord",
     "AgentLedgers",
+    "ClientLedger",
     "ExpiryLedger",
     "GrantLedger",
     "PersonalTokenLedger",
@@ -28,6 +29,23 @@ __all__ = [
     "TrustedDocumentRecord",
     "UsableGrant",
 ]
+
+
+class ClientLedger(Protocol):
+    async def register(self, client: AgentClientRecord) -> bool:
+        """Keeps a new OAuth client; False (and nothing kept) if its id is taken."""
+        ...
+
+    async def oauth_client(self, client_id: str) -> AgentClientRecord | None:
+        """The OAuth client of that id; None if there is none, or it is a personal token's or a
+        metadata document's."""
+        ...
+
+    async def keep_document_client(self, client: AgentClientRecord) -> AgentClientRecord | None:
+        """Keeps the client of a metadata document (its id is the document's URL), or refreshes its
+        name, redirect URIs, scopes and registration (its creation stays); None (nothing kept) if a
+        client of another kind holds the id."""
+        ...
 
 
 class GrantLedger(Protocol):
@@ -111,6 +129,7 @@ class TrustedDocumentLedger(Protocol):
 class AgentLedgers:
     """Every ledger the agent service keeps its state in (`romergo.services` builds them)."""
 
+    clients: ClientLedger
     grants: GrantLedger
     activity: ActivityLedger
     expiry: ExpiryLedger

@@ -10,7 +10,6 @@ from urllib.parse import urlsplit
 from romergo.access.agents.identity import AgentKind
 from romergo.access.agents.scopes import OAUTH_SCOPES, READ, ordered
 from storage.access.records import AgentClientRecord
-from storage.tables import AgentClient
 
 
 @dataclass(frozen=True)
@@ -100,12 +99,12 @@ class Connection:
     expires_at: datetime | None
 
 
-def registered_client(row: AgentClient | AgentClientRecord) -> RegisteredClient:
+def registered_client(client: AgentClientRecord) -> RegisteredClient:
     return RegisteredClient(
-        client_id=row.id,
-        name=row.name,
-        redirect_uris=tuple(row.redirect_uris),
-        scopes=tuple(row.scopes),
-        registration=dict(row.registration),
-        created_at=row.created_at,
+        client_id=client.id,
+        name=client.name,
+        redirect_uris=client.redirect_uris,
+        scopes=client.scopes,
+        registration=dict(client.registration),
+        created_at=client.created_at,
     )

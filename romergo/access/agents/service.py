@@ -42,14 +42,14 @@ class AgentService:
         self.site = OAuthSite.from_settings(settings)
         self.housekeeping = Housekeeping(ledgers.expiry, ledgers.rate_counts)
         self.grants = Grants(ledgers.grants)
-        self.trusted_documents = TrustedDocuments(ledgers.trusted_documents, db)
+        self.trusted_documents = TrustedDocuments(ledgers.trusted_documents, ledgers.clients)
         self.clients = Clients(
-            db,
+            ledgers.clients,
             registrations=rate_limit(
                 settings, db, "registrations", limit=settings.registrations_per_minute, window_seconds=60
             ),
             documents=ClientDocuments(
-                db,
+                ledgers.clients,
                 allow_private=settings.cimd_allow_private,
                 trusted=self.trusted_documents,
                 fetches=rate_limit(

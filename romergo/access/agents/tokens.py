@@ -7,18 +7,27 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-from typing import NoReturn
+from datetime import timedelta
+from typing import NoReturn, TypeVar
 
 from romergo.access.agents.base import TOUCH_EVERY, expired, new_token
 from romergo.access.agents.grants import Grants
 from romergo.access.agents.identity import AgentIdentity, AgentKind, VerifiedToken
 from romergo.access.agents.records import CodeInfo, IssuedTokens, RefreshInfo
 from romergo.access.agents.scopes import ordered
-from romergo.access.agents.token_ledger import GrantRecord, Redemption, TokenLedger, TokenPair
+from romergo.access.agents.token_ledger import (
+    CodeRecord,
+    GrantRecord,
+    Redemption,
+    TokenLedger,
+    TokenPair,
+    TokenRecord,
+)
 from romergo.common.clock import utcnow
 from romergo.common.errors import RomergoError, invalid
 from romergo.common.ids import plausible_secret, sha256_hex
+
+Held = TypeVar("Held", CodeRecord, TokenRecord)
 
 
 class Tokens:
@@ -37,15 +46,13 @@ class Tokens:
 
         Presenting an already-used code revokes everything its first exchange issued.
         """
-        if not plausible_secret(code):
+        code_hash = _hash(code)
+        if code_hash is None:
             return None
-        found = await self.ledger.held_code(sha256_hex(code), client_id)
-        if found is None:
+        usable = await self._usable(await self.ledger.held_code(code_hash, client_id))
+        if usable is None:
             return None
-        row, grant = found
-        if not await self._still_live(row.used_at, row.grant_id, grant):
-            return None
-        assert grant is not None
+        row, grant = usable
         return CodeInfo(
             client_id=row.client_id,
             user_id=grant.user_id,
@@ -69,15 +76,13 @@ class Tokens:
 
     async def load_refresh(self, client_id: str, token: str) -> RefreshInfo | None:
         """A refresh token this client may use; presenting a used one revokes its family."""
-        if not plausible_secret(token):
+        token_hash = _hash(token)
+        if token_hash is None:
             return None
-        found = await self.ledger.held_token(sha256_hex(token), client_id)
-        if found is None:
+        usable = await self._usable(await self.ledger.held_token(token_hash, client_id))
+        if usable is None or usable[0].kind != "refresh":
             return None
-        row, grant = found
-        if not await self._still_live(row.used_at, row.grant_id, grant) or row.kind != "refresh":
-            return None
-        assert grant is not None
+        row, grant = usable
         return RefreshInfo(
             client_id=row.client_id,
             user_id=grant.user_id,
@@ -105,10 +110,9 @@ class Tokens:
 
         Records its use at most once a minute per token (for the settings page).
         """
-        if not plausible_secret(token):
-            return None
+        token_hash = _hash(token)
         now = utcnow()
-        found = await self.ledger.bearer(sha256_hex(token))
+        found = None if token_hash is None else await self.ledger.bearer(token_hash)
         if found is None:
             return None
         if (
@@ -121,26 +125,24 @@ class Tokens:
             # The grant's stamp is what the settings page shows (one row per client); a client's
             # tokens of one grant share it. Written with others' a moment later (`last_use`).
             self.grants.last_uses.note(found.grant_id, now)
-        kind: AgentKind = "personal" if found.grant_kind == "personal" else "oauth"
         identity = AgentIdentity(
             user_id=found.user_id,
             client_id=found.client_id,
             client_name=found.client_name,
             scopes=frozenset(found.scopes),
-            kind=kind,
+            kind=_agent_kind(found.grant_kind),
         )
         return VerifiedToken(identity=identity, expires_at=found.expires_at, resource=found.resource)
 
     async def revoked_identity(self, token: str) -> AgentIdentity | None:
         """Whose token this was, when it was refused because the owner revoked its grant: the
         refusal is then recorded for the owner to see. None for anything else."""
-        if not plausible_secret(token):
-            return None
-        found = await self.ledger.revoked_bearer(sha256_hex(token))
+        token_hash = _hash(token)
+        found = None if token_hash is None else await self.ledger.revoked_bearer(token_hash)
         if found is None:
             return None
         grant, client_name = found
-        kind: AgentKind = "personal" if grant.kind == "personal" else "oauth"
+        kind = _agent_kind(grant.kind)
         return AgentIdentity(grant.user_id, grant.client_id, client_name, frozenset(), kind)
 
     async def identity(self, token: str) -> AgentIdentity | None:
@@ -149,24 +151,28 @@ class Tokens:
 
     async def revoke(self, token: str) -> bool:
         """Revoke the grant any of its tokens belongs to (access, refresh or personal)."""
-        if not plausible_secret(token):
-            return False
-        grant_id = await self.ledger.grant_of(sha256_hex(token))
+        token_hash = _hash(token)
+        grant_id = None if token_hash is None else await self.ledger.grant_of(token_hash)
         if grant_id is None:
             return False
         return await self.grants.revoke([grant_id]) > 0
 
     # -- helpers ---------------------------------------------------------------------------------
 
-    async def _still_live(self, used_at: datetime | None, grant_id: str, grant: GrantRecord | None) -> bool:
-        """Whether a code or refresh token this client holds may still be used.
+    async def _usable(self, held: tuple[Held, GrantRecord | None] | None) -> tuple[Held, GrantRecord] | None:
+        """A code or token this client holds, with its grant, if it may still be used.
 
         A used one presented again was stolen or replayed: its whole grant is revoked.
         """
-        if used_at is not None:
-            await self.grants.revoke([grant_id])
-            return False
-        return grant is not None and grant.revoked_at is None
+        if held is None:
+            return None
+        secret, grant = held
+        if secret.used_at is not None:
+            await self.grants.revoke([secret.grant_id])
+            return None
+        if grant is None or grant.revoked_at is not None:
+            return None
+        return secret, grant
 
     def _pair(self, access: str, refresh: str) -> TokenPair:
         now = utcnow()
@@ -195,3 +201,12 @@ class Tokens:
         if replayed_grant is not None:
             await self.grants.revoke([replayed_grant])
         raise RomergoError("unauthorized", message)
+
+
+def _hash(secret: str) -> str | None:
+    """What a presented code or token is known by, or None if it cannot be one of Romergo's."""
+    return sha256_hex(secret) if plausible_secret(secret) else None
+
+
+def _agent_kind(grant_kind: str) -> AgentKind:
+    return "personal" if grant_kind == "personal" else "oauth"

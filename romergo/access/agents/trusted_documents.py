@@ -19,11 +19,10 @@ from urllib.parse import urlsplit
 
 from romergo.access.agents.base import client_name
 from romergo.access.agents.document_rules import checked_document, keep_client, url_problem
-from romergo.access.agents.ledger import TrustedDocumentLedger, TrustedDocumentRecord
+from romergo.access.agents.ledger import ClientLedger, TrustedDocumentLedger, TrustedDocumentRecord
 from romergo.access.agents.records import RegisteredClient, registered_client
 from romergo.common.clock import utcnow
 from romergo.common.errors import RomergoError, invalid
-from storage import Database
 
 
 @dataclass(frozen=True)
@@ -34,9 +33,9 @@ class TrustedDocument:
 
 
 class TrustedDocuments:
-    def __init__(self, ledger: TrustedDocumentLedger, db: Database) -> None:
+    def __init__(self, ledger: TrustedDocumentLedger, clients: ClientLedger) -> None:
         self.ledger = ledger
-        self.db = db
+        self.clients = clients
         """Where `keep_client` keeps the client a trusted document describes."""
 
     async def trust(self, url: str, body: bytes) -> TrustedDocument:
@@ -45,7 +44,7 @@ class TrustedDocuments:
         if problem is not None:
             raise invalid(problem)
         document = checked_document(url, body)
-        client = await keep_client(self.db, url, document)
+        client = await keep_client(self.clients, url, document)
         trusted_at = utcnow()
         await self.ledger.keep(url, document, trusted_at)
         return TrustedDocument(url, client.name, trusted_at)
@@ -65,7 +64,7 @@ class TrustedDocuments:
         trusted, kept = found
         if kept is not None and kept.registration == trusted.document:
             return registered_client(kept)
-        return await keep_client(self.db, url, trusted.document)
+        return await keep_client(self.clients, url, trusted.document)
 
 
 def _name(row: TrustedDocumentRecord) -> str:

@@ -1,5 +1,5 @@
 """What the access ledgers' tests start from: a user with a registered agent, and a consent request
-for it (made through the ledgers themselves where they can)."""
+for it, made through the ledgers themselves."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from datetime import datetime, timedelta
 
 from romergo.common.clock import utcnow
 from romergo.services import Services
+from storage.access.clients import StoredClients
 from storage.access.consent import StoredConsent
-from storage.access.records import AuthorizationRequest, TokenPair
-from storage.tables import AgentClient
+from storage.access.records import AgentClientRecord, AuthorizationRequest, TokenPair
 
 CLIENT = "agt_agent"
 SCOPES = ["romergo:read", "romergo:edit", "romergo:media"]
@@ -18,18 +18,16 @@ SCOPES = ["romergo:read", "romergo:edit", "romergo:media"]
 async def user_with_agent(services: Services) -> str:
     """`ada`'s id; her agent `CLIENT` is registered."""
     ada = await services.accounts.create_user("ada")
-    async with services.db.write() as session:
-        session.add(
-            AgentClient(
-                id=CLIENT,
-                kind="oauth",
-                name="Agent",
-                redirect_uris=["http://127.0.0.1:9/cb"],
-                scopes=SCOPES,
-                registration={"client_name": "Agent"},
-                created_at=utcnow(),
-            )
+    assert await StoredClients(services.db).register(
+        AgentClientRecord(
+            id=CLIENT,
+            name="Agent",
+            redirect_uris=("http://127.0.0.1:9/cb",),
+            scopes=tuple(SCOPES),
+            registration={"client_name": "Agent"},
+            created_at=utcnow(),
         )
+    )
     return ada.id
 
 
