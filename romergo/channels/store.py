@@ -148,19 +148,6 @@ class ChannelStore:
             raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
         return channel
 
-    async def numbered_post(
-        self, session: Any, user_id: str, channel_id: object
-    ) -> tuple[PostingRoom, EventActor]:
-        """The owner's channel with the next event number taken for a posted command, and the owner
-        as the event's actor: one `UPDATE … RETURNING` of the columns posting reads (the busy
-        path). A channel that is not the owner's changes nothing and is `not_found`."""
-        row = (
-            await self.ledger.owned(session).numbered_post(user_id, channel_id)
-            if isinstance(channel_id, str) and channel_id
-            else None
-        )
-        return posting_room(row, user_id, channel_id)
-
     async def owned_command(self, session: Any, user_id: str, command_id: object) -> tuple[Command, Channel]:
         found = await self.find_owned_command(session, user_id, command_id)
         if found is None:

@@ -16,7 +16,7 @@ from sqlalchemy import select as sa_select
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from storage.channels.records import CommandRecord, EventRecord, MembershipRecord, PostingRoom
+from storage.channels.records import CommandRecord, EventRecord, MembershipRecord
 from storage.channels.rooms import command_record, event_record, membership_record
 from storage.core_tables import CHANNELS, COMMANDS, USERS, loaded, width
 from storage.driver import Rows
@@ -36,14 +36,6 @@ class OwnedInSession:
         command = await self.session.get(Command, command_id)
         channel = await self.session.get(Channel, command.channel_id) if command else None
         return None if command is None or channel is None else (command, channel)
-
-    async def numbered_post(self, user_id: str, channel_id: str) -> PostingRoom | None:
-        """The owner's room with the next event number taken for a posted command: one
-        `UPDATE … RETURNING` (`NUMBERED_POST`). None, having changed nothing, when the room is not
-        this owner's."""
-        params = {"channel": channel_id, "owner": user_id}
-        row = (await self.session.exec(NUMBERED_POST, params=params)).first()
-        return None if row is None else PostingRoom._make(row)
 
     async def rooms_of_project(self, user_id: str, project_id: str) -> list[Channel]:
         """The owner's rooms on the project, newest first."""

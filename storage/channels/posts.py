@@ -20,9 +20,10 @@ from sqlalchemy import Select, String, Table, bindparam, func, insert, select, u
 from storage.channels.event_log import append_one_on_driver
 from storage.channels.numbering import COLUMNS
 from storage.channels.owned import NUMBERED_POST
-from storage.channels.records import PostingRoom
+from storage.channels.records import CommandRecord, PostingRoom
 from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS
 from storage.driver import Rows, Writes
+from storage.records import record_of
 
 Row = dict[str, Any]
 
@@ -39,6 +40,12 @@ def posting_room_on_driver(rows: Rows, user_id: str, channel_id: str) -> Posting
     (`seq` is the room's last); None when it is not this owner's."""
     found = rows.first(_POSTING_ROOM, {"channel": channel_id, "owner": user_id})
     return None if found is None else PostingRoom._make(found)
+
+
+def command_on_driver(rows: Rows, command_id: str) -> CommandRecord | None:
+    """A command as the write sees it (the question a post answers); None when there is none."""
+    found = rows.first(_COMMAND, {"command": command_id})
+    return None if found is None else record_of(CommandRecord, found)
 
 
 def write_post_on_driver(rows: Writes, command: Row, shared: Row, own: Row) -> None:
@@ -69,6 +76,8 @@ def post_at_once_on_driver(
 
 # Built once, every column bound (the driver compiles a statement once, not per set of keys).
 _INSERT_COMMAND = insert(COMMANDS).values({column.name: bindparam(column.name) for column in COMMANDS.c})
+
+_COMMAND = select(*COMMANDS.c).where(COMMANDS.c.id == bindparam("command"))
 
 _POSTING_ROOM = select(*NUMBERED_POST.exported_columns).where(
     CHANNELS.c.id == bindparam("channel"), CHANNELS.c.user_id == bindparam("owner")

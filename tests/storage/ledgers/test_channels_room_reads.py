@@ -1,5 +1,6 @@
 """What a room's rules read inside a transaction, on SQLite and PostgreSQL: chapters in story
-order, a command's revisions, and where an entity lies now or last lay."""
+order, a command's revisions, and where an entity lies now or last lay (in a session, and in a
+write on the driver)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from romergo.services import Services
 from storage.channels import DatabaseChannelLedger, RecordedRevision
+from storage.channels.places import PlacesOnDriver
 from storage.tables import DialogueLine, Scene
 from tests.storage.ledgers.channel_rows import NOW, a_command, a_revision, a_room, a_scene
 
@@ -89,6 +91,14 @@ async def test_a_deleted_entity_lies_where_its_last_revision_put_it(services: Se
 
     assert found == {"harbour": "early-writer", "cliff": "late-writer", "gone": "late-writer"}
 
+    ids = {"harbour", "cliff", "gone", "never-was"}
+    on_driver = await services.db.write_rows(
+        lambda rows: PlacesOnDriver(rows).parents_now_or_recorded(
+            room.project_id, Scene, "scene", ids, "chapter_id"
+        )
+    )
+    assert on_driver == found  # a post reads them inside its write, one by one
+
 
 async def test_another_projects_entity_is_not_found_in_this_one(services: Services):
     ledger = DatabaseChannelLedger(services.db)
@@ -99,5 +109,10 @@ async def test_another_projects_entity_is_not_found_in_this_one(services: Servic
         found = await ledger.room_reads(session).parents_now_or_recorded(
             room.project_id, Scene, "scene", {"their-scene"}, "chapter_id"
         )
+    on_driver = await services.db.write_rows(
+        lambda rows: PlacesOnDriver(rows).parents_now_or_recorded(
+            room.project_id, Scene, "scene", {"their-scene"}, "chapter_id"
+        )
+    )
 
-    assert found == {}
+    assert found == on_driver == {}
