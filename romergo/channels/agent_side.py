@@ -19,13 +19,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from romergo.access.ratelimit import rate_limit
-from romergo.channels.changes import (
-    command_changes,
-    compared_summary,
-    in_a_scene,
-    scenes_of,
-    what_was_recorded,
-)
 from romergo.channels.delivery import Delivery, membership
 from romergo.channels.events import AgentPresence, Report
 from romergo.channels.ledger import MembershipRecord
@@ -33,17 +26,16 @@ from romergo.channels.models import Caller, JoinResult, WaitResult
 from romergo.channels.parking import Heartbeat, park
 from romergo.channels.presence import Presence
 from romergo.channels.reach import chapters_words
-from romergo.channels.reporting import ENDING, refuse_unless_reportable, report_on_driver
+from romergo.channels.reporting import report_on_driver
 from romergo.channels.room_view import conversation_in_reach, keep_to_reach
 from romergo.channels.store import (
     ChannelStore,
     channel_topic,
-    command_not_found,
     event_view,
     presence_topic,
 )
 from romergo.channels.summary import Summary
-from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx
+from romergo.channels.tx import ChannelTx
 from romergo.channels.vocabulary import (
     MAX_REPORT_CHARS,
     REPORT_KINDS,
@@ -53,7 +45,7 @@ from romergo.channels.wait_check import agent_actor
 from romergo.channels.waiting import EVENT_NUMBER_RANGE, MAX_EVENT_NUMBER, MIN_WAIT, longest_wait
 from romergo.common.errors import RomergoError, invalid
 from romergo.common.ids import sha256_hex
-from storage.tables import Channel, Command
+from storage.tables import Channel
 
 log = logging.getLogger(__name__)
 CONVERSATION_EVENTS = 50
@@ -137,15 +129,7 @@ class AgentSide:
             )
         event_kind = EventKind(kind)
         report = Report(text=text.strip(), summary=summary)
-        reported = await report_on_driver(self.store, caller, command_id, event_kind, report)
-        if reported is not None:
-            return reported
-        async with self.store.tx() as tx:
-            command, channel = await self._command_for_agent(tx, caller, command_id)
-            await tx.command_event(command, event_kind, agent_actor(caller), report)
-            if event_kind in ENDING:
-                await self._record_changes(tx, channel.id, command.id, compared_summary(event_kind, summary))
-            return command.id, command.state
+        return await report_on_driver(self.store, caller, command_id, event_kind, report)
 
     async def leave(self, caller: Caller, channel_id: str) -> None:
         """Stops delivery to this client. The room still binds its calls on the project."""
@@ -258,32 +242,6 @@ class AgentSide:
                 self.presence.timed_out(channel_id, client_id, slot.listening_until)
             else:
                 await asyncio.shield(self.presence.stopped(channel_id, client_id))
-
-    async def _record_changes(
-        self, tx: ChannelTx, channel_id: str, command_id: str, summary: Summary | None
-    ) -> None:
-        reads = self.store.room_reads(tx.session)
-        changes = await command_changes(reads, command_id)
-        scenes = await scenes_of(reads, in_a_scene(summary))
-        await tx.events(channel_id, SYSTEM_ACTOR, what_was_recorded(changes, summary, scenes), command_id)
-
-    async def _command_for_agent(
-        self, tx: ChannelTx, caller: Caller, command_id: str
-    ) -> tuple[Command, Channel]:
-        """The command with its channel and the caller's membership in one statement, refused as the
-        driver's report refuses (`reporting.refuse_unless_reportable`)."""
-        found = (
-            await tx.room_ledger.reported(command_id, caller.client_id)
-            if isinstance(command_id, str) and command_id
-            else None
-        )
-        if found is None:
-            raise command_not_found(command_id)
-        command, channel, member = found
-        joined, left_at = (None, None) if member is None else (member.client_id, member.left_at)
-        refuse_unless_reportable(command, channel.user_id, joined, left_at, caller)
-        # The transaction's own objects, read just now: the events move them.
-        return await tx.command(command.id), await tx.room(channel.id)
 
 
 @dataclass

@@ -13,9 +13,9 @@ from typing import Any, Literal, Protocol
 
 from romergo.channels.ledger import ChannelLedger, EventRecord, RoomReads
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
-from romergo.channels.pending_tool_events import PendingToolEvents, merged
+from romergo.channels.pending_tool_events import PendingToolEvents
 from romergo.channels.pending_writes import write_pending
-from romergo.channels.tx import ChannelTx, EventActor, NeedsOrmTransaction
+from romergo.channels.tx import ChannelTx, EventActor
 from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, CommandState, EventKind
 from romergo.channels.wait_statements import STATEMENTS
 from romergo.common.bus import EventBus
@@ -25,7 +25,7 @@ from romergo.common.errors import RomergoError
 from storage import Database
 from storage.channels.owned import command_with_room_on_driver
 from storage.channels.records import PostingRoom
-from storage.driver import Rows, Writes
+from storage.driver import Rows
 from storage.tables import Channel, ChannelEvent, Command
 
 __all__ = ["PostingRoom"]  # the post's room, named where posting and its tests look for it
@@ -82,30 +82,16 @@ class ChannelStore:
             self.pending_tool_events.write = self.write_pending_tool_events
 
     async def write_pending_tool_events(self) -> None:
-        """Every event calls left pending, in one transaction: on the database's driver, unless a
-        command needs the ORM's (`channels.pending_writes`)."""
+        """Every event calls left pending, in one write on the database's driver
+        (`channels.pending_writes`)."""
         pending_tool_events = self.pending_tool_events
         assert pending_tool_events is not None
-
-        def on_driver(rows: Writes) -> set[str]:
-            taken = pending_tool_events.take_all()  # taken in the write turn: order kept
-            try:
-                return write_pending(rows, taken, self.now())
-            except NeedsOrmTransaction:
-                pending_tool_events.restore(taken)  # nothing ran since they were taken: still first in line
-                raise
-
-        try:
-            touched = await self.db.write_rows(on_driver)
-        except NeedsOrmTransaction:
-            pass
-        else:
-            for channel_id in touched:
-                self.bus.publish(channel_topic(channel_id))
-            return
-        async with self.tx() as tx:
-            for pending in merged(pending_tool_events.take_all()):  # taken in the write turn: order kept
-                await tx.tool_events(pending.command, pending.actor, pending.new_events)
+        # Taken in the write turn: order kept.
+        touched = await self.db.write_rows(
+            lambda rows: write_pending(rows, pending_tool_events.take_all(), self.now())
+        )
+        for channel_id in touched:
+            self.bus.publish(channel_topic(channel_id))
 
     async def settled(self) -> None:
         """Every call's tool events written (before stopping; tests that read events next)."""

@@ -121,3 +121,11 @@ class PostingRoom(NamedTuple):
     owner_name: str
     seq: int
     """The event number taken for the posted command."""
+
+
+class MovingCommand(NamedTuple):
+    """What a command's next state is computed from, as a write on the driver reads it now."""
+
+    id: str
+    state: str
+    finished_at: datetime | None

@@ -12,7 +12,7 @@ import pytest
 from romergo.services import Services
 from storage.channels import DatabaseChannelLedger, RecordedRevision
 from storage.channels.places import PlacesOnDriver
-from storage.tables import DialogueLine, Scene
+from storage.tables import Scene
 from tests.storage.ledgers.channel_rows import NOW, a_command, a_revision, a_room, a_scene
 
 
@@ -51,20 +51,6 @@ async def test_a_command_without_revisions_has_none(services: Services):
     ledger, room = DatabaseChannelLedger(services.db), await a_room(services.db)
     async with services.db.read() as session:
         assert await ledger.room_reads(session).command_revisions(await a_command(services.db, room, 1)) == []
-
-
-async def test_an_entitys_parent_is_read_as_it_is_now_inside_the_transaction(services: Services):
-    ledger, room = DatabaseChannelLedger(services.db), await a_room(services.db)
-    await a_scene(services.db, room, "harbour", "early-writer")
-
-    async with services.db.write() as session:
-        reads = ledger.room_reads(session)
-        assert await reads.parent_of(Scene, "harbour", "chapter_id") == "early-writer"
-        scene = await session.get(Scene, "harbour")
-        assert scene is not None
-        scene.chapter_id = "late-writer"  # moved in this transaction, not yet written
-        assert await reads.parent_of(Scene, "harbour", "chapter_id") == "late-writer"
-        assert await reads.parent_of(DialogueLine, "no-such-line", "scene_id") is None
 
 
 async def test_a_deleted_entity_lies_where_its_last_revision_put_it(services: Services):
