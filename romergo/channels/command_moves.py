@@ -62,9 +62,11 @@ def moved_on_driver(
     return moved if move_on_driver(rows, moved, command.state) else None
 
 
-def moved_from_now(rows: Writes, command: CommandNow, new_events: NewEvents, now: datetime) -> dict[str, Any]:
+def moved_from_now(
+    rows: Writes, command: CommandNow, new_events: NewEvents, now: datetime, *, redelivered: bool = False
+) -> dict[str, Any]:
     """`moved_on_driver`, and where the row moved since it was read, moved on from its state now."""
-    while (moved := moved_on_driver(rows, command, new_events, now)) is None:
+    while (moved := moved_on_driver(rows, command, new_events, now, redelivered=redelivered)) is None:
         fresh = command_now_on_driver(rows, command.id)
         assert fresh is not None  # commands are never deleted
         command = fresh

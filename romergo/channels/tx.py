@@ -194,12 +194,6 @@ class ChannelTx:
         )
 
 
-class NeedsOrmTransaction(Exception):
-    """Raised inside a write on the driver (`Database.write_rows`) that met a case only the ORM's
-    transaction handles: the write rolls back, having changed nothing, and the caller takes its ORM
-    path instead."""
-
-
 def event_rows(
     channel_id: str,
     actor: EventActor,

@@ -100,6 +100,22 @@ def claim_at_once_on_driver(
     return rows.first(statements.claimed_at_once, params | named)
 
 
+def hand_again_on_driver(rows: Writes, command_id: str) -> Found:
+    """The command its agent still holds, counted delivered once more: a row of all its columns as
+    they were before its `claimed` event moves it."""
+    found = rows.first(_HAND_AGAIN, {"command": command_id})
+    assert found is not None  # commands are never deleted
+    return found
+
+
+_HAND_AGAIN = (
+    sa_update(COMMANDS)
+    .where(COMMANDS.c.id == bindparam("command"))
+    .values(deliveries=COMMANDS.c.deliveries + 1)
+    .returning(*COMMANDS.c)
+)
+
+
 def listening_on_driver(rows: Writes, params: dict[str, Any], seen: datetime, until: datetime | None) -> None:
     """The caller seen at `seen` and listening until `until` (None: no longer listening)."""
     rows.run(PRESENCE, params | {"seen": seen, "until": until})
