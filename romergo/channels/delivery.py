@@ -14,9 +14,7 @@ from datetime import datetime
 from romergo.channels.models import Caller, WaitResult
 from romergo.channels.store import ChannelStore, channel_topic
 from romergo.channels.tx import ChannelTx
-from romergo.channels.vocabulary import (
-    FINISHED_STATES,
-)
+from romergo.channels.vocabulary import FINISHED_STATES, CommandState
 from romergo.channels.wait_check import NOT_MEMBER, Check, check_on_driver
 from romergo.common.errors import RomergoError
 from storage.tables import Channel, ChannelMember
@@ -45,7 +43,7 @@ class Delivery:
         finished = await deliveries.last_finished(channel.id, client_id, FINISHED_STATES)
         if finished is not None:
             return finished
-        oldest_queued = await deliveries.oldest_queued(channel.id, client_id)
+        oldest_queued = await deliveries.oldest_queued(channel.id, client_id, CommandState.QUEUED.value)
         if oldest_queued is not None:
             return oldest_queued - 1
         return await self.store.latest_seq(tx.session, channel.id)

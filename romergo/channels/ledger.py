@@ -33,7 +33,6 @@ from storage.channels.records import (
     RecordedRevision,
     RoomRecord,
 )
-from storage.channels.wait_checks import WaitStatements
 
 __all__ = [
     "ChannelLedger",
@@ -63,9 +62,9 @@ class ChannelLedger(Protocol):
         session)."""
         ...
 
-    def deliveries(self, transaction: Any, waits: WaitStatements) -> DeliveryLedger:
-        """A wait's delivery inside `transaction` (a `ChannelTx`'s session), on the wait's
-        statements built for the service's states (`wait_check.STATEMENTS`)."""
+    def deliveries(self, transaction: Any) -> DeliveryLedger:
+        """Where a joining agent's waits start, and memberships, inside `transaction` (a
+        `ChannelTx`'s session)."""
         ...
 
     def owned(self, transaction: Any) -> OwnedReads:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
+from romergo.channels.actors import SYSTEM_ACTOR, EventActor
 from romergo.channels.confirmations import cancel_confirmations
 from romergo.channels.events import ChannelEnded, CommandUndone, SettingsChanged
 from romergo.channels.models import ChannelView, CommandView, EventView
@@ -19,7 +20,7 @@ from romergo.channels.reach import clean_scope
 from romergo.channels.revocation import end_memberships, remove_member
 from romergo.channels.settings_tag import SettingsChangedError, matches, settings_tag
 from romergo.channels.store import ChannelStore, channel_topic, command_view
-from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx, EventActor
+from romergo.channels.tx import ChannelTx
 from romergo.channels.vocabulary import (
     DEFAULT_PERMISSIONS,
     MAX_COMMAND_CHARS,

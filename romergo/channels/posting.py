@@ -25,6 +25,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, NamedTuple
 
+from romergo.channels.actors import EventActor
 from romergo.channels.context import clean_context
 from romergo.channels.events import CommandPosted, Payload
 from romergo.channels.models import CommandView
@@ -37,7 +38,7 @@ from romergo.channels.store import (
     command_view,
     posting_room,
 )
-from romergo.channels.tx import EventActor, event_rows
+from romergo.channels.tx import event_rows
 from romergo.channels.vocabulary import CommandState, EventKind, next_state
 from romergo.common.errors import RomergoError
 from romergo.common.ids import new_id

@@ -23,6 +23,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Protocol
 
+from romergo.channels.actors import SYSTEM_ACTOR
 from romergo.channels.changes import (
     IN_A_SCENE,
     EntityRef,
@@ -37,7 +38,7 @@ from romergo.channels.models import Caller
 from romergo.channels.pending_writes import write_pending
 from romergo.channels.store import ChannelStore, channel_topic, command_not_found, ensure_holder
 from romergo.channels.summary import Summary
-from romergo.channels.tx import SYSTEM_ACTOR, write_event, write_events
+from romergo.channels.tx import write_event, write_events
 from romergo.channels.vocabulary import REPORTABLE_STATES, EventKind
 from romergo.channels.wait_check import NOT_MEMBER, agent_actor
 from romergo.common.errors import RomergoError

@@ -11,13 +11,13 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
+from romergo.channels.actors import EventActor
 from romergo.channels.ledger import ChannelLedger, EventRecord, RoomReads
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
 from romergo.channels.pending_tool_events import PendingToolEvents
 from romergo.channels.pending_writes import write_pending
-from romergo.channels.tx import ChannelTx, EventActor
+from romergo.channels.tx import ChannelTx
 from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, CommandState, EventKind
-from romergo.channels.wait_statements import STATEMENTS
 from romergo.common.bus import EventBus
 from romergo.common.clock import Clock, SystemClock
 from romergo.common.config import Settings
@@ -114,7 +114,7 @@ class ChannelStore:
                 self.ledger.events(session),
                 self.ledger.rooms(session),
                 self.ledger.confirmations(session),
-                self.ledger.deliveries(session, STATEMENTS),
+                self.ledger.deliveries(session),
                 pending_tool_events=self.pending_tool_events,
             )
             yield tx

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from romergo.channels.actors import EventActor
 from romergo.channels.command_moves import command_moved
 from romergo.channels.delivery_ledger import DeliveryLedger
 from romergo.channels.event_ledger import EventLog
@@ -19,21 +20,10 @@ from romergo.channels.events import NewEvents, Payload, dump
 from romergo.channels.ledger import ConfirmationLedger, RoomLedger
 from romergo.channels.pending_tool_events import PendingToolEvents, merged
 from romergo.channels.vocabulary import CommandState, EventKind
-from romergo.common.actors import ActorType
 from romergo.common.clock import Clock
 from storage.channels.event_log import append_on_driver, append_one_on_driver
 from storage.driver import Writes
 from storage.tables import Channel, Command
-
-
-@dataclass(frozen=True)
-class EventActor:
-    type: ActorType
-    id: str
-    name: str
-
-
-SYSTEM_ACTOR = EventActor("system", "romergo", "Romergo")
 
 
 @dataclass

@@ -23,13 +23,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, NamedTuple
 
+from romergo.channels.actors import EventActor
 from romergo.channels.command_moves import moved_from_now
 from romergo.channels.events import Claimed, Nothing, Payload
 from romergo.channels.models import Caller, WaitResult
 from romergo.channels.pending_tool_events import PendingToolEvents
 from romergo.channels.pending_writes import write_pending
 from romergo.channels.store import channel_state, command_view
-from romergo.channels.tx import EventActor, event_rows, write_event
+from romergo.channels.tx import event_rows, write_event
 from romergo.channels.vocabulary import REMOVED_BY_OWNER, CommandState, EventKind
 from romergo.channels.wait_statements import STATEMENTS
 from romergo.common.errors import RomergoError
@@ -47,8 +48,7 @@ from storage.driver import Writes
 
 NOT_MEMBER = "You are not a member of this channel. Join it with its code first."
 
-ROOM, ROOM_AND_NEXT, CLAIM = STATEMENTS.room, STATEMENTS.room_and_next, STATEMENTS.claim
-queued_for = STATEMENTS.queued_for
+ROOM_AND_NEXT = STATEMENTS.room_and_next
 Room = WaitRoom
 
 
