@@ -310,7 +310,7 @@ def event_view(row: ChannelEvent | EventRecord) -> EventView:
 
 
 def posting_room(row: Any, user_id: str, channel_id: object) -> tuple[PostingRoom, EventActor]:
-    """What `storage.channels.owned.NUMBERED_POST` returned, with the owner as the posted
+    """What `storage.channels.posts.NUMBERED_POST` returned, with the owner as the posted
     command's actor; `not_found` when it matched nothing (not a channel of this owner's)."""
     if row is None:
         raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')

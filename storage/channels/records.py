@@ -110,7 +110,7 @@ class EventRecord:
 
 class PostingRoom(NamedTuple):
     """The columns of the owner's channel that posting a command reads, and the number it took:
-    a row of `storage.channels.owned.NUMBERED_POST` (a tuple, made without a copy: the busy path)."""
+    a row of `storage.channels.posts.NUMBERED_POST` (a tuple, made without a copy: the busy path)."""
 
     id: str
     project_id: str
