@@ -36,17 +36,17 @@ class Delivery:
             store.bus.publish(channel_topic(channel_id))  # its `claimed` event
         return checked
 
-    async def join_cursor(self, tx: ChannelTx, channel: Channel, client_id: str) -> int:
+    async def join_cursor(self, tx: ChannelTx, channel_id: str, client_id: str) -> int:
         """Where a (re)joining client's waits start: after its last finished command, else just
         before the oldest command still queued for it, else at the end."""
         deliveries = tx.deliveries
-        finished = await deliveries.last_finished(channel.id, client_id, FINISHED_STATES)
+        finished = await deliveries.last_finished(channel_id, client_id, FINISHED_STATES)
         if finished is not None:
             return finished
-        oldest_queued = await deliveries.oldest_queued(channel.id, client_id, CommandState.QUEUED.value)
+        oldest_queued = await deliveries.oldest_queued(channel_id, client_id, CommandState.QUEUED.value)
         if oldest_queued is not None:
             return oldest_queued - 1
-        return await self.store.latest_seq(tx.session, channel.id)
+        return await self.store.latest_seq(tx.session, channel_id)
 
 
 async def channel_and_member(

@@ -6,7 +6,7 @@ events); waiters are woken after the commit, on the channel's own topic only.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -158,7 +158,7 @@ class ChannelStore:
         name = await self.ledger.owned(session).username(user_id)
         return EventActor("user", user_id, user_id if name is None else name)
 
-    async def channel_view(self, session: Any, channel: Channel, code: str | None = None) -> ChannelView:
+    async def channel_view(self, session: Any, channel: ShownRoom, code: str | None = None) -> ChannelView:
         now = self.now()
         owned = self.ledger.owned(session)
         members = await owned.members(channel.id)
@@ -212,6 +212,25 @@ class Ending(Protocol):
 
     @property
     def expires_at(self) -> datetime: ...
+
+
+class ShownRoom(Ending, Protocol):
+    """What a room's view shows of it: its record (`RoomRecord`), or the owner's row it changes."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def project_id(self) -> str: ...
+
+    @property
+    def permissions(self) -> Mapping[str, bool]: ...
+
+    @property
+    def confirmation_mode(self) -> str: ...
+
+    @property
+    def scope(self) -> dict[str, Any] | None: ...
 
 
 def channel_state(channel: Ending, now: datetime) -> Literal["live", "ended", "expired"]:
