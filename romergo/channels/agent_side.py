@@ -19,31 +19,23 @@ from typing import Any
 from pydantic import ValidationError
 
 from romergo.access.ratelimit import rate_limit
-from romergo.channels.changes import (
-    command_changes,
-    compared_summary,
-    in_a_scene,
-    scenes_of,
-    what_was_recorded,
-)
 from romergo.channels.delivery import Delivery, membership
 from romergo.channels.events import AgentPresence, Report
-from romergo.channels.ledger import MembershipRecord
+from romergo.channels.ledger import MembershipRecord, RoomRecord
 from romergo.channels.models import Caller, JoinResult, WaitResult
 from romergo.channels.parking import Heartbeat, park
 from romergo.channels.presence import Presence
 from romergo.channels.reach import chapters_words
-from romergo.channels.reporting import ENDING, refuse_unless_reportable, report_on_driver
+from romergo.channels.reporting import report_on_driver
 from romergo.channels.room_view import conversation_in_reach, keep_to_reach
 from romergo.channels.store import (
     ChannelStore,
     channel_topic,
-    command_not_found,
     event_view,
     presence_topic,
 )
 from romergo.channels.summary import Summary
-from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx
+from romergo.channels.tx import ChannelTx
 from romergo.channels.vocabulary import (
     MAX_REPORT_CHARS,
     REPORT_KINDS,
@@ -53,7 +45,6 @@ from romergo.channels.wait_check import agent_actor
 from romergo.channels.waiting import EVENT_NUMBER_RANGE, MAX_EVENT_NUMBER, MIN_WAIT, longest_wait
 from romergo.common.errors import RomergoError, invalid
 from romergo.common.ids import sha256_hex
-from storage.tables import Channel, Command
 
 log = logging.getLogger(__name__)
 CONVERSATION_EVENTS = 50
@@ -137,15 +128,7 @@ class AgentSide:
             )
         event_kind = EventKind(kind)
         report = Report(text=text.strip(), summary=summary)
-        reported = await report_on_driver(self.store, caller, command_id, event_kind, report)
-        if reported is not None:
-            return reported
-        async with self.store.tx() as tx:
-            command, channel = await self._command_for_agent(tx, caller, command_id)
-            await tx.command_event(command, event_kind, agent_actor(caller), report)
-            if event_kind in ENDING:
-                await self._record_changes(tx, channel.id, command.id, compared_summary(event_kind, summary))
-            return command.id, command.state
+        return await report_on_driver(self.store, caller, command_id, event_kind, report)
 
     async def leave(self, caller: Caller, channel_id: str) -> None:
         """Stops delivery to this client. The room still binds its calls on the project."""
@@ -186,34 +169,33 @@ class AgentSide:
             room = await tx.room_ledger.room_by_code(sha256_hex(code.strip()))
             if room is None or room.user_id != caller.user_id:
                 raise refused
-            channel = await tx.room(room.id)
-            self.store.ensure_live(channel)
-            await self._admit(tx, channel, caller)
+            self.store.ensure_live(room)
+            await self._admit(tx, room, caller)
             await tx.event(
-                channel.id,
+                room.id,
                 EventKind.AGENT_JOINED,
                 agent_actor(caller),
                 AgentPresence(client_id=caller.client_id, agent_name=caller.client_name),
             )
-            cursor = await self.delivery.join_cursor(tx, channel, caller.client_id)
-            project_title = await tx.room_ledger.project_title(channel.project_id)
-            recent = await tx.room_ledger.latest_events(channel.id, CONVERSATION_EVENTS)
-            chapters = await self.store.room_reads(tx.session).chapter_order(channel.project_id)
+            cursor = await self.delivery.join_cursor(tx, room.id, caller.client_id)
+            project_title = await tx.room_ledger.project_title(room.project_id)
+            recent = await tx.room_ledger.latest_events(room.id, CONVERSATION_EVENTS)
+            chapters = await self.store.room_reads(tx.session).chapter_order(room.project_id)
             return JoinResult(
-                channel=await self.store.channel_view(tx.session, channel),
+                channel=await self.store.channel_view(tx.session, room),
                 cursor=cursor,
                 project_title=project_title or "",
                 conversation=await conversation_in_reach(
-                    self.store.room_reads(tx.session), channel, [event_view(row) for row in reversed(recent)]
+                    self.store.room_reads(tx.session), room, [event_view(row) for row in reversed(recent)]
                 ),
-                reach=chapters_words(channel.scope, chapters),
+                reach=chapters_words(room.scope, chapters),
             )
 
-    async def _admit(self, tx: ChannelTx, channel: Channel, caller: Caller) -> None:
+    async def _admit(self, tx: ChannelTx, room: RoomRecord, caller: Caller) -> None:
         """A member again, or a new one while the code still admits new agents."""
         now = tx.now()
-        member = await tx.room_ledger.member(channel.id, caller.client_id)
-        if _removed_before_code(channel, member):
+        member = await tx.room_ledger.member(room.id, caller.client_id)
+        if _removed_before_code(room, member):
             raise RomergoError(
                 "code_invalid",
                 "The owner removed this agent from the channel; it can join again only with a new "
@@ -221,14 +203,14 @@ class AgentSide:
             )
         if member is None:
             minutes = self.store.settings.join_code_minutes
-            if now - channel.code_issued_at > timedelta(minutes=minutes):
+            if now - room.code_issued_at > timedelta(minutes=minutes):
                 raise RomergoError(
                     "code_invalid",
                     f"This join code no longer admits new agents (a code does for {minutes} minutes). "
                     "Ask the owner for a new code.",
                 )
         await tx.room_ledger.admit(
-            channel.id, caller.client_id, caller.client_name, now, joined_before=member is not None
+            room.id, caller.client_id, caller.client_name, now, joined_before=member is not None
         )
 
     @asynccontextmanager
@@ -259,32 +241,6 @@ class AgentSide:
             else:
                 await asyncio.shield(self.presence.stopped(channel_id, client_id))
 
-    async def _record_changes(
-        self, tx: ChannelTx, channel_id: str, command_id: str, summary: Summary | None
-    ) -> None:
-        reads = self.store.room_reads(tx.session)
-        changes = await command_changes(reads, command_id)
-        scenes = await scenes_of(reads, in_a_scene(summary))
-        await tx.events(channel_id, SYSTEM_ACTOR, what_was_recorded(changes, summary, scenes), command_id)
-
-    async def _command_for_agent(
-        self, tx: ChannelTx, caller: Caller, command_id: str
-    ) -> tuple[Command, Channel]:
-        """The command with its channel and the caller's membership in one statement, refused as the
-        driver's report refuses (`reporting.refuse_unless_reportable`)."""
-        found = (
-            await tx.room_ledger.reported(command_id, caller.client_id)
-            if isinstance(command_id, str) and command_id
-            else None
-        )
-        if found is None:
-            raise command_not_found(command_id)
-        command, channel, member = found
-        joined, left_at = (None, None) if member is None else (member.client_id, member.left_at)
-        refuse_unless_reportable(command, channel.user_id, joined, left_at, caller)
-        # The transaction's own objects, read just now: the events move them.
-        return await tx.command(command.id), await tx.room(channel.id)
-
 
 @dataclass
 class WaitSlot:
@@ -304,11 +260,11 @@ class WaitSlot:
             self.announced = True
 
 
-def _removed_before_code(channel: Channel, member: MembershipRecord | None) -> bool:
+def _removed_before_code(room: RoomRecord, member: MembershipRecord | None) -> bool:
     """The owner removed this agent after the current code was made: that code no longer admits it."""
     if member is None or member.left_reason != "removed" or member.left_at is None:
         return False
-    return channel.code_issued_at <= member.left_at
+    return room.code_issued_at <= member.left_at
 
 
 def _summary(summary: Summary | dict[str, Any] | None) -> Summary | None:

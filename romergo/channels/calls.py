@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from romergo.access.ratelimit import rate_limit
+from romergo.channels.actors import EventActor
 from romergo.channels.at_work import AtWork
 from romergo.channels.changes import command_changes
 from romergo.channels.confirmations import Confirmations, needs_confirmation
@@ -44,7 +45,7 @@ from romergo.channels.reach import Locator, Target, check_reach, scope_chapters
 from romergo.channels.room_view import changes_in_reach
 from romergo.channels.shown_arguments import redact
 from romergo.channels.store import ChannelStore, command_not_found, ensure_holder
-from romergo.channels.tx import ChannelTx, EventActor
+from romergo.channels.tx import ChannelTx
 from romergo.channels.vocabulary import FINISHED_STATES, EventKind
 from romergo.common.errors import RomergoError
 from romergo.story.base import EntityChange, collect_changes

@@ -2,8 +2,9 @@
 what the agent says it changed (the reply's summary).
 
 A reply or an error ends its command with the events `what_was_recorded` makes of both. The
-ORM's transaction reads their inputs with the functions here, the driver's write
-(`channels.reporting`) with its own statements; what the events say is decided here, once.
+report's write (`channels.reporting`) reads their inputs with its statements; the room's view and
+a call's changes read a command's changes with `command_changes`; what the events say is decided
+here, once.
 """
 
 from __future__ import annotations
@@ -75,10 +76,6 @@ def in_a_scene(summary: Summary | None) -> list[EntityRef]:
     return sorted({(e.type, e.id) for e in summary.changed_entities if e.type in IN_A_SCENE})
 
 
-async def scenes_of(reads: RoomReads, entities: list[EntityRef]) -> dict[EntityRef, str | None]:
-    return {(kind, ident): await _scene_of(reads, kind, ident) for kind, ident in entities}
-
-
 def summary_mismatch(
     recorded: list[dict[str, Any]], summary: Summary, scenes: Mapping[EntityRef, str | None]
 ) -> SummaryMismatch | None:
@@ -111,13 +108,6 @@ def _scene_of_change(change: dict[str, Any]) -> str | None:
     snapshot = change.get("after") or change.get("before") or {}
     scene = snapshot.get(_scene_column(kind))
     return scene if isinstance(scene, str) else None
-
-
-async def _scene_of(reads: RoomReads, entity_type: str, ident: str) -> str | None:
-    kind = _in_a_scene(entity_type)
-    if kind is None:
-        return None
-    return await reads.parent_of(kind.table, ident, _scene_column(kind))
 
 
 def _in_a_scene(entity_type: str) -> Kind | None:

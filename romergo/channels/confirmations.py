@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from romergo.channels.actors import SYSTEM_ACTOR, EventActor
 from romergo.channels.events import ConfirmationDecided, ConfirmationRequested
 from romergo.channels.ledger import ConfirmationLedger, ConfirmationRecord
 from romergo.channels.models import Caller
 from romergo.channels.parking import park
 from romergo.channels.store import ChannelStore, channel_topic
-from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx, EventActor
+from romergo.channels.tx import ChannelTx
 from romergo.channels.vocabulary import CONFIRMED_CATEGORIES, ConfirmationMode, Decision, EventKind
 from romergo.common.clock import iso
 from romergo.common.errors import RomergoError, invalid

@@ -4,7 +4,7 @@
 `RoomReads` is what a room's rules read inside a transaction the service already opened (the
 ledger binds it to that transaction): where story entities lie, the project's chapters in order,
 the changes recorded for a command. `RoomLedger` keeps rooms, their members and their commands as
-a join, a leave, a report, the sweeper, a revocation and a removal read and change them;
+a join, a leave, the sweeper, a revocation and a removal read and change them;
 `ConfirmationLedger` keeps the owner's "Allow once" requests. Both live inside the transaction
 that writes the events they lead to, as do the transaction's `EventLog` (events numbered and
 written, the commands they move: `event_ledger.py`), `OwnedReads` (the owner's rooms and commands:
@@ -33,7 +33,6 @@ from storage.channels.records import (
     RecordedRevision,
     RoomRecord,
 )
-from storage.channels.wait_checks import WaitStatements
 
 __all__ = [
     "ChannelLedger",
@@ -63,9 +62,9 @@ class ChannelLedger(Protocol):
         session)."""
         ...
 
-    def deliveries(self, transaction: Any, waits: WaitStatements) -> DeliveryLedger:
-        """A wait's delivery inside `transaction` (a `ChannelTx`'s session), on the wait's
-        statements built for the service's states (`wait_check.STATEMENTS`)."""
+    def deliveries(self, transaction: Any) -> DeliveryLedger:
+        """Where a joining agent's waits start, and memberships, inside `transaction` (a
+        `ChannelTx`'s session)."""
         ...
 
     def owned(self, transaction: Any) -> OwnedReads:
@@ -102,10 +101,6 @@ class RoomReads(Protocol):
         """What the server recorded for a command, oldest first."""
         ...
 
-    async def parent_of(self, table: type[Any], ident: str, parent_column: str) -> str | None:
-        """The parent (`parent_column`) of an entity of `table` as it is now; None if it is gone."""
-        ...
-
     async def parents_now_or_recorded(
         self, project_id: str, table: type[Any], entity_type: str, ids: set[str], parent_column: str
     ) -> dict[str, str]:
@@ -127,12 +122,6 @@ class RoomLedger(Protocol):
 
     async def latest_events(self, channel_id: str, limit: int) -> list[EventRecord]:
         """The room's last `limit` events, newest first."""
-        ...
-
-    async def reported(
-        self, command_id: str, client_id: str
-    ) -> tuple[CommandRecord, RoomRecord, MembershipRecord | None] | None:
-        """A command with its room and the client's membership of it (None if it never joined)."""
         ...
 
     async def admit(

@@ -10,11 +10,11 @@ import asyncio
 import logging
 from datetime import timedelta
 
+from romergo.channels.actors import SYSTEM_ACTOR
 from romergo.channels.confirmations import Confirmations
 from romergo.channels.events import Stalled
 from romergo.channels.owner import finish_channel
 from romergo.channels.store import ChannelStore
-from romergo.channels.tx import SYSTEM_ACTOR
 from romergo.channels.vocabulary import LEASED_STATES, EventKind
 
 log = logging.getLogger(__name__)

@@ -15,9 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from romergo.channels.actors import EventActor
 from romergo.channels.events import ToolBlocked
 from romergo.channels.store import channel_state, owned_command_rows
-from romergo.channels.tx import ChannelTx, EventActor
+from romergo.channels.tx import ChannelTx
 from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, REMOVED_BY_OWNER, EventKind
 from romergo.common.errors import RomergoError
 from storage.channels.agent_rooms import (

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from storage.channels.records import CommandRecord, EventRecord, MembershipRecord, PostingRoom
+from storage.channels.records import CommandRecord, EventRecord, MembershipRecord
 from storage.tables import Channel, Command
 
 
@@ -22,11 +22,6 @@ class OwnedReads(Protocol):
 
     async def command_with_room(self, command_id: str) -> tuple[Command, Channel] | None:
         """The command and its room, whoever owns them; None when there is none."""
-        ...
-
-    async def numbered_post(self, user_id: str, channel_id: str) -> PostingRoom | None:
-        """The owner's room with the next event number taken for a posted command, and the owner's
-        name; None, having changed nothing, when the room is not this owner's."""
         ...
 
     async def rooms_of_project(self, user_id: str, project_id: str) -> list[Channel]:

@@ -10,18 +10,17 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
+from romergo.channels.actors import SYSTEM_ACTOR, EventActor
 from romergo.channels.confirmations import cancel_confirmations
-from romergo.channels.context import clean_context
 from romergo.channels.events import ChannelEnded, CommandUndone, SettingsChanged
 from romergo.channels.models import ChannelView, CommandView, EventView
 from romergo.channels.parking import park
-from romergo.channels.posting import post_on_driver, posted_command, posted_payload
+from romergo.channels.posting import post_on_driver, posted_payload
 from romergo.channels.reach import clean_scope
 from romergo.channels.revocation import end_memberships, remove_member
-from romergo.channels.room_view import keep_to_reach
 from romergo.channels.settings_tag import SettingsChangedError, matches, settings_tag
 from romergo.channels.store import ChannelStore, channel_topic, command_view
-from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx, EventActor
+from romergo.channels.tx import ChannelTx
 from romergo.channels.vocabulary import (
     DEFAULT_PERMISSIONS,
     MAX_COMMAND_CHARS,
@@ -178,33 +177,7 @@ class OwnerSide:
         in_reply_to: str | None = None,
     ) -> CommandView:
         clean = _command_text(text)
-        if in_reply_to is None and (
-            posted := await post_on_driver(self.store, user_id, channel_id, clean, context)
-        ):
-            return posted
-        async with self.store.tx() as tx:
-            # The command's number is taken first, with the channel (one statement); whatever is
-            # refused below rolls it back with the rest.
-            channel, owner = await self.store.numbered_post(tx.session, user_id, channel_id)
-            self.store.ensure_live(channel)
-            data = clean_context(context, channel.project_id, self.store.settings.limits, tx.now())
-            data = await keep_to_reach(self.store.room_reads(tx.session), channel, data)
-            reserved_for = None
-            if in_reply_to is not None:
-                question = (
-                    await tx.session.get(Command, in_reply_to) if isinstance(in_reply_to, str) else None
-                )
-                if question is None or question.channel_id != channel.id:
-                    raise RomergoError(
-                        "not_found", f'Command "{in_reply_to}" does not exist in this channel.'
-                    )
-                if question.state != CommandState.AWAITING_ANSWER:
-                    raise RomergoError("conflict", "That command is not waiting for an answer.")
-                reserved_for = question.claimed_by
-            command = posted_command(
-                channel, clean, data, tx.now(), in_reply_to=in_reply_to, reserved_for=reserved_for
-            )
-            return await self._write_queued(tx, channel.id, command, owner)
+        return await post_on_driver(self.store, user_id, channel_id, clean, context, in_reply_to)
 
     async def get_command(self, user_id: str, command_id: str) -> CommandView:
         async with self.store.db.read() as session:

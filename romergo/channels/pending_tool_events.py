@@ -23,13 +23,10 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from romergo.channels.actors import EventActor
 from romergo.channels.events import NewEvents
 from storage.tables import Command
-
-if TYPE_CHECKING:  # tx.py writes what this module keeps, so it imports this one
-    from romergo.channels.tx import EventActor
 
 logger = logging.getLogger(__name__)
 

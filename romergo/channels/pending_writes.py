@@ -8,33 +8,26 @@ the driver (`Database.write_rows`).
 
 A command's next state can depend on more than the run: one awaiting a confirmation moves on by how
 many confirmations still wait, and a command the owner or the sweeper moved since the call read it
-moves on from its state now. Both are rare, and the ORM's transaction (`ChannelTx.tool_events`)
-already handles them: the write then rolls back and everything pending goes there instead.
+moves on from its state now (`command_moves.moved_from_now`: both rare, each a statement more).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
+from romergo.channels.command_moves import moved_from_now
 from romergo.channels.pending_tool_events import PendingEvents, merged
-from romergo.channels.tx import NeedsOrmTransaction, command_moved, write_events
-from romergo.channels.vocabulary import CommandState
-from storage.channels.event_log import move_on_driver
+from romergo.channels.tx import write_events
 from storage.driver import Writes
 
 
 def write_pending(rows: Writes, taken: list[PendingEvents], now: datetime) -> set[str]:
     """Write what calls left pending, command by command in the order taken; the channels whose
-    events were written (to publish after the commit). Raises `NeedsOrmTransaction` as said above."""
+    events were written (to publish after the commit)."""
     touched: set[str] = set()
     for pending in merged(taken):
         command = pending.command
-        read_state = CommandState(command.state)
-        if read_state == CommandState.NEEDS_CONFIRMATION:
-            raise NeedsOrmTransaction
-        moved = command_moved(command, pending.new_events, now)
-        if not move_on_driver(rows, moved, read_state.value):
-            raise NeedsOrmTransaction
+        moved_from_now(rows, command, pending.new_events, now)
         write_events(rows, command.channel_id, pending.actor, pending.new_events, command.id, now)
         touched.add(command.channel_id)
     return touched

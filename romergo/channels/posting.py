@@ -1,21 +1,23 @@
 """Posting a command on the database's driver: the owner's busiest step, where every delivery starts.
 
-A post takes the command's number with the channel, writes the command and its `command` event. In
-the ORM's transaction that cost ~1 ms of the loop's time per command, most of it SQLAlchemy's work
-around five statements; as one write on the driver (`Database.write_rows`) it costs a fraction
-(docs/performance.md). `OwnerSide.post_command` uses it first where it applies:
-- not for an answer to a question, which reads and checks the question first;
-- not when the room has a reach limit and the context has a selection: where the selection lies
-  is read in the ORM (`room_view.keep_to_reach`). The post then raises `NeedsOrmTransaction` inside
-  the write, which rolls back the number it took, and the ORM's transaction posts it.
+A post takes the command's number with the channel, writes the command and its `command` event, in
+one write on the driver (`Database.write_rows`): the ORM's transaction cost ~1 ms of the loop's
+time per command, most of it SQLAlchemy's work around five statements (docs/performance.md). What
+only some posts need is read inside that write, after the number is taken (the room's row held):
+- an answer to a question reads the question, which must be this room's and waiting for an answer;
+  the answer is reserved for the agent that asked;
+- in a room with a reach limit, a context with a selection reads where the selection lies
+  (`storage.channels.places`): selected words outside the room do not travel
+  (`room_view.keep_to_reach_now`).
 
 On PostgreSQL each statement, and the transaction's BEGIN and COMMIT, is a round trip (~150 µs
-here): the write above took six. There a post reads the room, checks it, and writes with one
-statement whose data-modifying CTEs take the number, write the command and its event and send the
-NOTIFY (`storage.channels.posts`): two round trips, each statement atomic on its own, on one
-connection (`Database.statements_alone`). Its UPDATE repeats the room's checks (this owner's, not ended, not
-expired), so a channel ended in between matches nothing, writes nothing, and the write above
-answers with the refusal.
+here). There a post that needs neither of the reads above reads the room, checks it, and writes
+with one statement whose data-modifying CTEs take the number, write the command and its event and
+send the NOTIFY (`storage.channels.posts`): two round trips, each statement atomic on its own, on
+one connection (`Database.statements_alone`). Its UPDATE repeats the room's checks (this owner's,
+not ended, not expired), so a channel ended in between matches nothing, writes nothing, and the
+write above answers with the refusal. An answer, or a selection in a limited room, is the write
+above: what it reads must hold with the number taken.
 """
 
 from __future__ import annotations
@@ -23,10 +25,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, NamedTuple
 
+from romergo.channels.actors import EventActor
 from romergo.channels.context import clean_context
 from romergo.channels.events import CommandPosted, Payload
 from romergo.channels.models import CommandView
 from romergo.channels.reach import scope_chapters
+from romergo.channels.room_view import keep_to_reach_now
 from romergo.channels.store import (
     ChannelStore,
     PostingRoom,
@@ -34,10 +38,13 @@ from romergo.channels.store import (
     command_view,
     posting_room,
 )
-from romergo.channels.tx import EventActor, NeedsOrmTransaction, event_rows
+from romergo.channels.tx import event_rows
 from romergo.channels.vocabulary import CommandState, EventKind, next_state
+from romergo.common.errors import RomergoError
 from romergo.common.ids import new_id
+from storage.channels.places import PlacesOnDriver
 from storage.channels.posts import (
+    command_on_driver,
     numbered_room_on_driver,
     post_at_once_on_driver,
     posting_room_on_driver,
@@ -49,23 +56,25 @@ from storage.tables import Command
 
 
 async def post_on_driver(
-    store: ChannelStore, user_id: str, channel_id: object, text: str, context: object
-) -> CommandView | None:
-    """The command posted (its text checked already), or None where the ORM's transaction must
-    post it (see the module's docstring). Refusals (`not_found`, `channel_ended`, a bad context)
-    are raised as the ORM's would be, with nothing written."""
-    post = _Post(user_id, channel_id, text, context, store.now())
+    store: ChannelStore,
+    user_id: str,
+    channel_id: object,
+    text: str,
+    context: object,
+    in_reply_to: object = None,
+) -> CommandView:
+    """The command posted (its text checked already), `in_reply_to` a question when it answers one.
+    Refusals (`not_found`, `channel_ended`, a bad context, a question not waiting for an answer)
+    are raised with nothing written."""
+    post = _Post(user_id, channel_id, text, context, in_reply_to, store.now())
     # The other instances hear of it at the commit (the agent's wait may be parked on one of them).
     notices = store.bus.notices(channel_topic(channel_id)) if isinstance(channel_id, str) else []
-    try:
-        posted = None
-        if store.db.data_modifying_ctes:  # PostgreSQL: at most one notice, its NOTIFY
-            notice = notices[0][1] if notices else None
-            posted = await store.db.statements_alone(lambda rows: _post_at_once(rows, store, post, notice))
-        if posted is None:
-            posted = await store.db.write_rows(lambda rows: _post(rows, store, post, notices))
-    except NeedsOrmTransaction:
-        return None
+    posted = None
+    if store.db.data_modifying_ctes and in_reply_to is None:  # PostgreSQL: at most one notice, its NOTIFY
+        notice = notices[0][1] if notices else None
+        posted = await store.db.statements_alone(lambda rows: _post_at_once(rows, store, post, notice))
+    if posted is None:
+        posted = await store.db.write_rows(lambda rows: _post(rows, store, post, notices))
     store.bus.deliver(channel_topic(posted.channel_id))
     return posted
 
@@ -111,6 +120,7 @@ class _Post(NamedTuple):
     channel_id: object
     text: str
     context: object
+    in_reply_to: object
     now: datetime
 
     @property
@@ -120,15 +130,18 @@ class _Post(NamedTuple):
             return self.channel_id
         return None
 
-    def command_in(self, store: ChannelStore, found: PostingRoom | None) -> tuple[Command, EventActor]:
-        """The command posted in the room `found` (a `PostingRoom` row), with the owner as its
-        actor; refusals raised, and `NeedsOrmTransaction` where the ORM must post it."""
+    def checked(
+        self, store: ChannelStore, found: PostingRoom | None
+    ) -> tuple[PostingRoom, EventActor, dict[str, Any]]:
+        """The room `found` (a `PostingRoom` row), the owner as the post's actor and the cleaned
+        context; refusals raised."""
         channel, owner = posting_room(found, self.user_id, self.channel_id)
         store.ensure_live(channel)
-        data = clean_context(self.context, channel.project_id, store.settings.limits, self.now)
-        if scope_chapters(channel.scope) is not None and data.get("selection") is not None:
-            raise NeedsOrmTransaction
-        return posted_command(channel, self.text, data, self.now), owner
+        return (
+            channel,
+            owner,
+            clean_context(self.context, channel.project_id, store.settings.limits, self.now),
+        )
 
 
 def _post(
@@ -136,7 +149,13 @@ def _post(
 ) -> CommandView:
     room = post.room
     numbered = None if room is None else numbered_room_on_driver(rows, post.user_id, room)
-    command, owner = post.command_in(store, numbered)
+    channel, owner, data = post.checked(store, numbered)
+    data = keep_to_reach_now(PlacesOnDriver(rows), channel, data)
+    reserved_for = None if post.in_reply_to is None else _asker(rows, channel.id, post.in_reply_to)
+    in_reply_to = None if post.in_reply_to is None else str(post.in_reply_to)
+    command = posted_command(
+        channel, post.text, data, post.now, in_reply_to=in_reply_to, reserved_for=reserved_for
+    )
     happened: list[tuple[EventKind, Payload | None]] = [(EventKind.COMMAND, posted_payload(command))]
     shared, [own] = event_rows(command.channel_id, owner, happened, command.id, post.now)
     write_post_on_driver(rows, command.model_dump(), shared, own)
@@ -145,14 +164,29 @@ def _post(
     return command_view(command)
 
 
+def _asker(rows: Writes, channel_id: str, in_reply_to: object) -> str | None:
+    """Who asked the question the post answers (the answer is reserved for it); refused unless it
+    is a command of this room waiting for an answer."""
+    question = command_on_driver(rows, in_reply_to) if isinstance(in_reply_to, str) else None
+    if question is None or question.channel_id != channel_id:
+        raise RomergoError("not_found", f'Command "{in_reply_to}" does not exist in this channel.')
+    if question.state != CommandState.AWAITING_ANSWER:
+        raise RomergoError("conflict", "That command is not waiting for an answer.")
+    return question.claimed_by
+
+
 def _post_at_once(
     rows: Writes, store: ChannelStore, post: _Post, notice: dict[str, Any] | None
 ) -> CommandView | None:
     """The post as a read and one write, each on its own (PostgreSQL, see the module's docstring);
-    None when the room changed in between (nothing was written)."""
+    None, with nothing written, when the room changed in between or the post must read where its
+    selection lies (both then take the write with the room held)."""
     room = post.room
     found = None if room is None else posting_room_on_driver(rows, post.user_id, room)
-    command, owner = post.command_in(store, found)
+    channel, owner, data = post.checked(store, found)
+    if scope_chapters(channel.scope) is not None and data.get("selection") is not None:
+        return None
+    command = posted_command(channel, post.text, data, post.now)
     happened: list[tuple[EventKind, Payload | None]] = [(EventKind.COMMAND, posted_payload(command))]
     shared, [own] = event_rows(command.channel_id, owner, happened, command.id, post.now)
     seq = post_at_once_on_driver(rows, post.user_id, post.now, command.model_dump(), shared | own, notice)

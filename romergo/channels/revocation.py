@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from typing import Literal
 
+from romergo.channels.actors import SYSTEM_ACTOR, EventActor
 from romergo.channels.events import AgentPresence, Stalled
 from romergo.channels.ledger import MembershipRecord
 from romergo.channels.store import channel_state
-from romergo.channels.tx import SYSTEM_ACTOR, ChannelTx, EventActor
+from romergo.channels.tx import ChannelTx
 from romergo.channels.vocabulary import HELD_STATES, REMOVED_BY_OWNER, EventKind
 from romergo.common.errors import RomergoError
 

@@ -50,14 +50,36 @@ EntityRef = tuple[str, str]
 async def keep_to_reach(reads: RoomReads, room: Room, context: dict[str, Any]) -> dict[str, Any]:
     """A command's context, without the selected text when a place it names (its chapter, its
     scene, the selected entity) lies outside the room: the ids stay, the words do not travel."""
-    covered = scope_chapters(room.scope)
-    selection = context.get("selection")
-    if covered is None or not isinstance(selection, dict):
+    named = _selection_places(room, context)
+    if named is None:
         return context
+    return _selection_kept(context, room, named, await Whereabouts.read(reads, room.project_id, named))
+
+
+def keep_to_reach_now(reads: PlaceReads, room: Room, context: dict[str, Any]) -> dict[str, Any]:
+    """`keep_to_reach` inside a write on the database's driver (a post reads with its room)."""
+    named = _selection_places(room, context)
+    if named is None:
+        return context
+    return _selection_kept(context, room, named, Whereabouts.read_now(reads, room.project_id, named))
+
+
+def _selection_places(room: Room, context: dict[str, Any]) -> list[EntityRef] | None:
+    """The places a context's selection names that lie in a chapter; None when there is nothing to
+    check (a room of the whole project, or no selection)."""
+    selection = context.get("selection")
+    if scope_chapters(room.scope) is None or not isinstance(selection, dict):
+        return None
     refs = [("chapter", context.get("chapter_id")), ("scene", context.get("scene_id"))]
     refs.append((str(selection.get("entity_type")), selection.get("entity_id")))
-    named = [(kind, ident) for kind, ident in refs if kind in IN_A_CHAPTER and isinstance(ident, str)]
-    where = await Whereabouts.read(reads, room.project_id, named)
+    return [(kind, ident) for kind, ident in refs if kind in IN_A_CHAPTER and isinstance(ident, str)]
+
+
+def _selection_kept(
+    context: dict[str, Any], room: Room, named: list[EntityRef], where: Whereabouts
+) -> dict[str, Any]:
+    covered = scope_chapters(room.scope)
+    assert covered is not None
     if all(where.inside(covered, ref) for ref in named):
         return context
     return {**context, "selection": None}
@@ -165,16 +187,24 @@ class Whereabouts:
     ) -> Whereabouts:
         refs = list(refs)
         parents: dict[EntityRef, str] = {}
-        for kind in under("scene"):
-            entry = KINDS[kind]
-            assert entry.parent is not None
-            ids = {ident for ref_kind, ident in refs if ref_kind == kind}
-            found = await reads.parents_now_or_recorded(
-                project_id, entry.table, kind, ids, entry.parent.column
-            )
+        for kind, table, ids, column in _in_scenes(refs):
+            found = await reads.parents_now_or_recorded(project_id, table, kind, ids, column)
             parents.update({(kind, ident): scene for ident, scene in found.items()})
-        scenes = {ident for kind, ident in refs if kind == "scene"} | set(scene_ids) | set(parents.values())
+        scenes = _scenes_named(refs, scene_ids, parents)
         chapters = await reads.parents_now_or_recorded(
+            project_id, KINDS["scene"].table, "scene", scenes, "chapter_id"
+        )
+        return cls(chapters, parents)
+
+    @classmethod
+    def read_now(cls, reads: PlaceReads, project_id: str, refs: list[EntityRef]) -> Whereabouts:
+        """`read` inside a write on the database's driver."""
+        parents: dict[EntityRef, str] = {}
+        for kind, table, ids, column in _in_scenes(refs):
+            found = reads.parents_now_or_recorded(project_id, table, kind, ids, column)
+            parents.update({(kind, ident): scene for ident, scene in found.items()})
+        scenes = _scenes_named(refs, (), parents)
+        chapters = reads.parents_now_or_recorded(
             project_id, KINDS["scene"].table, "scene", scenes, "chapter_id"
         )
         return cls(chapters, parents)
@@ -199,6 +229,31 @@ class Whereabouts:
             return True
         places = [self.chapter_of(ref), *chapters, *(self.scene_chapters.get(s) for s in scenes)]
         return all(place is not None and place in covered for place in places)
+
+
+class PlaceReads(Protocol):
+    """`RoomReads.parents_now_or_recorded` inside a write on the database's driver
+    (`storage.channels.places`)."""
+
+    def parents_now_or_recorded(
+        self, project_id: str, table: type[Any], entity_type: str, ids: set[str], parent_column: str
+    ) -> dict[str, str]: ...
+
+
+def _in_scenes(refs: list[EntityRef]) -> list[tuple[str, type[Any], set[str], str]]:
+    """For each kind that lies in a scene: its table, the ids of it among `refs`, its scene column."""
+    found: list[tuple[str, type[Any], set[str], str]] = []
+    for kind in under("scene"):
+        entry = KINDS[kind]
+        assert entry.parent is not None
+        ids = {ident for ref_kind, ident in refs if ref_kind == kind}
+        found.append((kind, entry.table, ids, entry.parent.column))
+    return found
+
+
+def _scenes_named(refs: list[EntityRef], scene_ids: Iterable[str], parents: dict[EntityRef, str]) -> set[str]:
+    """The scenes whose chapters say where `refs` lie."""
+    return {ident for kind, ident in refs if kind == "scene"} | set(scene_ids) | set(parents.values())
 
 
 def _recorded_places(change: dict[str, Any]) -> tuple[set[str], set[str]]:

@@ -6,18 +6,18 @@ events); waiters are woken after the commit, on the channel's own topic only.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
+from romergo.channels.actors import EventActor
 from romergo.channels.ledger import ChannelLedger, EventRecord, RoomReads
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
-from romergo.channels.pending_tool_events import PendingToolEvents, merged
+from romergo.channels.pending_tool_events import PendingToolEvents
 from romergo.channels.pending_writes import write_pending
-from romergo.channels.tx import ChannelTx, EventActor, NeedsOrmTransaction
+from romergo.channels.tx import ChannelTx
 from romergo.channels.vocabulary import FINISHED_STATES, HELD_STATES, CommandState, EventKind
-from romergo.channels.wait_statements import STATEMENTS
 from romergo.common.bus import EventBus
 from romergo.common.clock import Clock, SystemClock
 from romergo.common.config import Settings
@@ -25,7 +25,7 @@ from romergo.common.errors import RomergoError
 from storage import Database
 from storage.channels.owned import command_with_room_on_driver
 from storage.channels.records import PostingRoom
-from storage.driver import Rows, Writes
+from storage.driver import Rows
 from storage.tables import Channel, ChannelEvent, Command
 
 __all__ = ["PostingRoom"]  # the post's room, named where posting and its tests look for it
@@ -82,30 +82,16 @@ class ChannelStore:
             self.pending_tool_events.write = self.write_pending_tool_events
 
     async def write_pending_tool_events(self) -> None:
-        """Every event calls left pending, in one transaction: on the database's driver, unless a
-        command needs the ORM's (`channels.pending_writes`)."""
+        """Every event calls left pending, in one write on the database's driver
+        (`channels.pending_writes`)."""
         pending_tool_events = self.pending_tool_events
         assert pending_tool_events is not None
-
-        def on_driver(rows: Writes) -> set[str]:
-            taken = pending_tool_events.take_all()  # taken in the write turn: order kept
-            try:
-                return write_pending(rows, taken, self.now())
-            except NeedsOrmTransaction:
-                pending_tool_events.restore(taken)  # nothing ran since they were taken: still first in line
-                raise
-
-        try:
-            touched = await self.db.write_rows(on_driver)
-        except NeedsOrmTransaction:
-            pass
-        else:
-            for channel_id in touched:
-                self.bus.publish(channel_topic(channel_id))
-            return
-        async with self.tx() as tx:
-            for pending in merged(pending_tool_events.take_all()):  # taken in the write turn: order kept
-                await tx.tool_events(pending.command, pending.actor, pending.new_events)
+        # Taken in the write turn: order kept.
+        touched = await self.db.write_rows(
+            lambda rows: write_pending(rows, pending_tool_events.take_all(), self.now())
+        )
+        for channel_id in touched:
+            self.bus.publish(channel_topic(channel_id))
 
     async def settled(self) -> None:
         """Every call's tool events written (before stopping; tests that read events next)."""
@@ -128,7 +114,7 @@ class ChannelStore:
                 self.ledger.events(session),
                 self.ledger.rooms(session),
                 self.ledger.confirmations(session),
-                self.ledger.deliveries(session, STATEMENTS),
+                self.ledger.deliveries(session),
                 pending_tool_events=self.pending_tool_events,
             )
             yield tx
@@ -147,19 +133,6 @@ class ChannelStore:
         if channel is None or channel.user_id != user_id:
             raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
         return channel
-
-    async def numbered_post(
-        self, session: Any, user_id: str, channel_id: object
-    ) -> tuple[PostingRoom, EventActor]:
-        """The owner's channel with the next event number taken for a posted command, and the owner
-        as the event's actor: one `UPDATE … RETURNING` of the columns posting reads (the busy
-        path). A channel that is not the owner's changes nothing and is `not_found`."""
-        row = (
-            await self.ledger.owned(session).numbered_post(user_id, channel_id)
-            if isinstance(channel_id, str) and channel_id
-            else None
-        )
-        return posting_room(row, user_id, channel_id)
 
     async def owned_command(self, session: Any, user_id: str, command_id: object) -> tuple[Command, Channel]:
         found = await self.find_owned_command(session, user_id, command_id)
@@ -185,7 +158,7 @@ class ChannelStore:
         name = await self.ledger.owned(session).username(user_id)
         return EventActor("user", user_id, user_id if name is None else name)
 
-    async def channel_view(self, session: Any, channel: Channel, code: str | None = None) -> ChannelView:
+    async def channel_view(self, session: Any, channel: ShownRoom, code: str | None = None) -> ChannelView:
         now = self.now()
         owned = self.ledger.owned(session)
         members = await owned.members(channel.id)
@@ -239,6 +212,25 @@ class Ending(Protocol):
 
     @property
     def expires_at(self) -> datetime: ...
+
+
+class ShownRoom(Ending, Protocol):
+    """What a room's view shows of it: its record (`RoomRecord`), or the owner's row it changes."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def project_id(self) -> str: ...
+
+    @property
+    def permissions(self) -> Mapping[str, bool]: ...
+
+    @property
+    def confirmation_mode(self) -> str: ...
+
+    @property
+    def scope(self) -> dict[str, Any] | None: ...
 
 
 def channel_state(channel: Ending, now: datetime) -> Literal["live", "ended", "expired"]:
@@ -337,7 +329,7 @@ def event_view(row: ChannelEvent | EventRecord) -> EventView:
 
 
 def posting_room(row: Any, user_id: str, channel_id: object) -> tuple[PostingRoom, EventActor]:
-    """What `storage.channels.owned.NUMBERED_POST` returned, with the owner as the posted
+    """What `storage.channels.posts.NUMBERED_POST` returned, with the owner as the posted
     command's actor; `not_found` when it matched nothing (not a channel of this owner's)."""
     if row is None:
         raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')

@@ -10,29 +10,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
+from romergo.channels.actors import EventActor
+from romergo.channels.command_moves import command_moved
 from romergo.channels.delivery_ledger import DeliveryLedger
 from romergo.channels.event_ledger import EventLog
 from romergo.channels.events import NewEvents, Payload, dump
 from romergo.channels.ledger import ConfirmationLedger, RoomLedger
 from romergo.channels.pending_tool_events import PendingToolEvents, merged
-from romergo.channels.vocabulary import FINISHED_STATES, CommandState, EventKind, next_state
-from romergo.common.actors import ActorType
+from romergo.channels.vocabulary import CommandState, EventKind
 from romergo.common.clock import Clock
 from storage.channels.event_log import append_on_driver, append_one_on_driver
 from storage.driver import Writes
 from storage.tables import Channel, Command
-
-
-@dataclass(frozen=True)
-class EventActor:
-    type: ActorType
-    id: str
-    name: str
-
-
-SYSTEM_ACTOR = EventActor("system", "romergo", "Romergo")
 
 
 @dataclass
@@ -191,44 +182,6 @@ class ChannelTx:
         return await self.log.move_command(
             command, values, from_state=None if expected is None else expected.value
         )
-
-
-class NeedsOrmTransaction(Exception):
-    """Raised inside a write on the driver (`Database.write_rows`) that met a case only the ORM's
-    transaction handles: the write rolls back, having changed nothing, and the caller takes its ORM
-    path instead."""
-
-
-class CommandNow(Protocol):
-    """What a command's next state is computed from: its entity, or a row of these columns."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def state(self) -> str: ...
-
-    @property
-    def finished_at(self) -> datetime | None: ...
-
-
-def command_moved(
-    command: CommandNow,
-    new_events: NewEvents,
-    now: datetime,
-    *,
-    waiting: int = 0,
-    redelivered: bool = False,
-) -> dict[str, Any]:
-    """The command's row after `new_events` (`waiting`: its confirmations still pending), as
-    the event log's move (`EventLog.move_command`)."""
-    state = CommandState(command.state)
-    for kind, _ in new_events:
-        state = next_state(state, kind, redelivered=redelivered, waiting_confirmations=waiting)
-    finished_at = command.finished_at
-    if state in FINISHED_STATES or state == CommandState.CANCELLED:
-        finished_at = finished_at or now
-    return {"command_id": command.id, "to_state": state.value, "at": now, "finished": finished_at}
 
 
 def event_rows(

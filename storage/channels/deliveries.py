@@ -1,62 +1,25 @@
-"""A wait's delivery inside the channel's write transaction: what the driver's check
-(`storage.channels.wait_checks`) leaves to it (a command handed over again, an answer to a question),
-and where a joining agent's waits start.
-
-Its statements are Core where they were (rows, not entities), so nothing goes through the ORM's
-loading unless a command is handed over; a command or a room found here is the session's own
-object, for the transaction to write events about.
+"""Where a joining agent's waits start, and the caller's membership a join or a leave checks,
+inside the channel's write transaction (a wait's own check runs on the driver:
+`storage.channels.wait_checks`). A room or a membership found here is the session's own object,
+for the transaction to write events about.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam
-from sqlmodel import col, select
+from sqlmodel import col, or_, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.channels.joins import CALLERS_MEMBERSHIP
-from storage.channels.presence import PRESENCE
-from storage.channels.wait_checks import WaitRoom, WaitStatements
-from storage.driver import Found
 from storage.tables import Channel, ChannelMember, Command
 
 
 class DeliveriesInSession:
-    def __init__(self, session: AsyncSession, waits: WaitStatements) -> None:
+    def __init__(self, session: AsyncSession) -> None:
         self.session = session
-        self.waits = waits
-
-    async def wait_room(self, channel_id: str, client_id: str) -> WaitRoom | None:
-        """The room of a wait and the caller's membership (`WaitRoom`); None when there is none."""
-        found = (
-            await self.session.exec(self.waits.room, params={"channel": channel_id, "who": client_id})
-        ).first()
-        return None if found is None else WaitRoom._make(found)
-
-    async def listening(
-        self, channel_id: str, client_id: str, seen: datetime, until: datetime | None
-    ) -> None:
-        """The caller seen at `seen` and listening until `until` (None: no longer listening)."""
-        presence = {"channel": channel_id, "who": client_id, "seen": seen, "until": until}
-        await self.session.exec(PRESENCE, params=presence)
-
-    async def hand_again(self, command_id: str) -> Command:
-        """The command its agent still holds, counted delivered once more (written at the commit)."""
-        held = await self.session.get_one(Command, command_id)
-        held.deliveries += 1
-        return held
-
-    async def claim(self, channel_id: str, client_id: str, after: int, at: datetime) -> Found | None:
-        """The oldest command queued for the caller after `after`, claimed by one conditional
-        UPDATE: the row it returned (all the command's columns), or None when there is none."""
-        claim = {"channel": channel_id, "who": client_id, "after": after, "at": at}
-        return (await self.session.exec(self.waits.claim, params=claim)).first()
-
-    async def command(self, command_id: str) -> Command | None:
-        return await self.session.get(Command, command_id)
 
     async def last_finished(self, channel_id: str, client_id: str, finished: Sequence[str]) -> int | None:
         """The number of the last command this client took that is in one of `finished`."""
@@ -74,12 +37,17 @@ class DeliveriesInSession:
         ).first()
         return None if found is None else int(found)
 
-    async def oldest_queued(self, channel_id: str, client_id: str) -> int | None:
-        """The number of the oldest command queued for this client."""
+    async def oldest_queued(self, channel_id: str, client_id: str, queued: str) -> int | None:
+        """The number of the oldest command waiting in `queued` for this client (not reserved for
+        another: an answer goes to who asked)."""
         found = (
             await self.session.exec(
                 select(Command.seq)
-                .where(*self.waits.queued_for(channel_id, client_id))
+                .where(
+                    Command.channel_id == channel_id,
+                    Command.state == queued,
+                    or_(col(Command.reserved_for).is_(None), Command.reserved_for == client_id),
+                )
                 .order_by(col(Command.seq))
                 .limit(1)
             )

@@ -13,14 +13,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Integer, bindparam, func, insert, update
+from sqlalchemy import select as sa_select
 from sqlalchemy.exc import NoResultFound
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.channels.numbering import COLUMNS, MAX_AT_ONCE, numbered_insert, numbered_params
-from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS
-from storage.driver import Writes
+from storage.channels.records import MovingCommand
+from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS, core_table
+from storage.driver import Rows, Writes
 from storage.tables import Channel, Command, Confirmation
 
 Row = dict[str, Any]
@@ -159,6 +161,20 @@ def append_on_driver(rows: Writes, channel_id: str, shared: Row, own: list[Row])
     return numbers
 
 
+def waiting_confirmations_on_driver(rows: Rows, command_id: str) -> int:
+    """How many of the command's "Allow once" requests still wait for the owner, in a write on the
+    driver (`EventLogInSession.pending_confirmations`)."""
+    found = rows.first(_WAITING_CONFIRMATIONS, {"command": command_id})
+    return 0 if found is None else int(found[0])
+
+
+def command_now_on_driver(rows: Rows, command_id: str) -> MovingCommand | None:
+    """What a command's next state is computed from, as the database holds it now; None when there
+    is no such command."""
+    found = rows.first(_COMMAND_NOW, {"command": command_id})
+    return None if found is None else MovingCommand._make(found)
+
+
 def move_on_driver(rows: Writes, moved: Mapping[str, Any], from_state: str) -> bool:
     """A command's row moved (`MOVE_COMMAND`'s parameters) in a write on the driver, only if it
     still holds `from_state`."""
@@ -173,6 +189,16 @@ MOVE_COMMAND = (
     .values(state=bindparam("to_state"), last_activity_at=bindparam("at"), finished_at=bindparam("finished"))
 )
 MOVE_COMMAND_FROM = MOVE_COMMAND.where(COMMANDS.c.state == bindparam("from_state"))
+
+_CONFIRMATIONS = core_table(Confirmation)
+_WAITING_CONFIRMATIONS = (
+    sa_select(func.count())
+    .select_from(_CONFIRMATIONS)
+    .where(_CONFIRMATIONS.c.command_id == bindparam("command"), _CONFIRMATIONS.c.state == "pending")
+)
+_COMMAND_NOW = sa_select(COMMANDS.c.id, COMMANDS.c.state, COMMANDS.c.finished_at).where(
+    COMMANDS.c.id == bindparam("command")
+)
 
 # Built once: every event is numbered by it (building it cost about as much as running it).
 # Core, on the table: the ORM's bulk-update path cost several times the statement, and nothing reads

@@ -21,7 +21,6 @@ from storage.channels.owned import OwnedInSession
 from storage.channels.presence import PRESENCE, RUN_OUT
 from storage.channels.room_reads import RoomReadsInSession
 from storage.channels.rooms import RoomsInSession
-from storage.channels.wait_checks import WaitStatements
 from storage.database import Database
 from storage.tables import Channel, Command
 
@@ -43,9 +42,10 @@ class DatabaseChannelLedger:
         session of this database."""
         return EventLogInSession(transaction, numbered_inserts=self.db.data_modifying_ctes)
 
-    def deliveries(self, transaction: AsyncSession, waits: WaitStatements) -> DeliveriesInSession:
-        """A wait's delivery inside `transaction`, an open write session, on `waits`' statements."""
-        return DeliveriesInSession(transaction, waits)
+    def deliveries(self, transaction: AsyncSession) -> DeliveriesInSession:
+        """Where a joining agent's waits start, and memberships, inside `transaction`, an open
+        write session of this database."""
+        return DeliveriesInSession(transaction)
 
     def owned(self, transaction: AsyncSession) -> OwnedInSession:
         """The owner's rooms and commands inside `transaction`, an open session of this database."""

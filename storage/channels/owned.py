@@ -1,6 +1,6 @@
 """The owner's rooms and commands as the channel service finds them, inside a transaction it opened
 (or a read): a room or a command checked for its owner, the owner's name for events, what a room's
-view shows, its events after a number, and the post's numbered room.
+view shows and its events after a number.
 
 A room or a command found here is the session's own object: the service's owner side still changes
 it in place and writes events about it in the same transaction. What a view shows goes up as
@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam
 from sqlalchemy import select as sa_select
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from storage.channels.records import CommandRecord, EventRecord, MembershipRecord, PostingRoom
+from storage.channels.records import CommandRecord, EventRecord, MembershipRecord
 from storage.channels.rooms import command_record, event_record, membership_record
-from storage.core_tables import CHANNELS, COMMANDS, USERS, loaded, width
+from storage.core_tables import CHANNELS, COMMANDS, loaded, width
 from storage.driver import Rows
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command, User
 
@@ -36,14 +36,6 @@ class OwnedInSession:
         command = await self.session.get(Command, command_id)
         channel = await self.session.get(Channel, command.channel_id) if command else None
         return None if command is None or channel is None else (command, channel)
-
-    async def numbered_post(self, user_id: str, channel_id: str) -> PostingRoom | None:
-        """The owner's room with the next event number taken for a posted command: one
-        `UPDATE … RETURNING` (`NUMBERED_POST`). None, having changed nothing, when the room is not
-        this owner's."""
-        params = {"channel": channel_id, "owner": user_id}
-        row = (await self.session.exec(NUMBERED_POST, params=params)).first()
-        return None if row is None else PostingRoom._make(row)
 
     async def rooms_of_project(self, user_id: str, project_id: str) -> list[Channel]:
         """The owner's rooms on the project, newest first."""
@@ -98,26 +90,6 @@ def command_with_room_on_driver(rows: Rows, command_id: str) -> tuple[Command, C
         return None
     return loaded(Command, found[:_COMMAND_END]), loaded(Channel, found[_COMMAND_END:])
 
-
-# Built once: posting a command runs it (building it cost about as much as running it).
-# The owner is bound, not correlated: SQLite's RETURNING drops table names from its columns.
-_OWNER_NAME = sa_select(USERS.c.username).where(USERS.c.id == bindparam("owner")).scalar_subquery()
-NUMBERED_POST = (
-    update(CHANNELS)
-    .where(CHANNELS.c.id == bindparam("channel"), CHANNELS.c.user_id == bindparam("owner"))
-    .values(last_seq=CHANNELS.c.last_seq + 1)
-    .returning(
-        CHANNELS.c.id,
-        CHANNELS.c.project_id,
-        CHANNELS.c.scope,
-        CHANNELS.c.ended_at,
-        CHANNELS.c.end_reason,
-        CHANNELS.c.expires_at,
-        _OWNER_NAME,
-        CHANNELS.c.last_seq,
-    )
-)
-"""The owner's room's next event number taken, returning a `PostingRoom`."""
 
 # A command and its channel, on the tables' columns for the driver (`command_with_room_on_driver`).
 _COMMAND_END = width(Command)

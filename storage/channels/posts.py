@@ -19,10 +19,10 @@ from sqlalchemy import Select, String, Table, bindparam, func, insert, select, u
 
 from storage.channels.event_log import append_one_on_driver
 from storage.channels.numbering import COLUMNS
-from storage.channels.owned import NUMBERED_POST
-from storage.channels.records import PostingRoom
-from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS
+from storage.channels.records import CommandRecord, PostingRoom
+from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS, USERS
 from storage.driver import Rows, Writes
+from storage.records import record_of
 
 Row = dict[str, Any]
 
@@ -39,6 +39,12 @@ def posting_room_on_driver(rows: Rows, user_id: str, channel_id: str) -> Posting
     (`seq` is the room's last); None when it is not this owner's."""
     found = rows.first(_POSTING_ROOM, {"channel": channel_id, "owner": user_id})
     return None if found is None else PostingRoom._make(found)
+
+
+def command_on_driver(rows: Rows, command_id: str) -> CommandRecord | None:
+    """A command as the write sees it (the question a post answers); None when there is none."""
+    found = rows.first(_COMMAND, {"command": command_id})
+    return None if found is None else record_of(CommandRecord, found)
 
 
 def write_post_on_driver(rows: Writes, command: Row, shared: Row, own: Row) -> None:
@@ -67,8 +73,30 @@ def post_at_once_on_driver(
     return None if written is None else int(written.last_seq)
 
 
+# Built once: posting a command runs it (building it cost about as much as running it).
+# The owner is bound, not correlated: SQLite's RETURNING drops table names from its columns.
+_OWNER_NAME = select(USERS.c.username).where(USERS.c.id == bindparam("owner")).scalar_subquery()
+NUMBERED_POST = (
+    update(CHANNELS)
+    .where(CHANNELS.c.id == bindparam("channel"), CHANNELS.c.user_id == bindparam("owner"))
+    .values(last_seq=CHANNELS.c.last_seq + 1)
+    .returning(
+        CHANNELS.c.id,
+        CHANNELS.c.project_id,
+        CHANNELS.c.scope,
+        CHANNELS.c.ended_at,
+        CHANNELS.c.end_reason,
+        CHANNELS.c.expires_at,
+        _OWNER_NAME,
+        CHANNELS.c.last_seq,
+    )
+)
+"""The owner's room's next event number taken, returning a `PostingRoom`."""
+
 # Built once, every column bound (the driver compiles a statement once, not per set of keys).
 _INSERT_COMMAND = insert(COMMANDS).values({column.name: bindparam(column.name) for column in COMMANDS.c})
+
+_COMMAND = select(*COMMANDS.c).where(COMMANDS.c.id == bindparam("command"))
 
 _POSTING_ROOM = select(*NUMBERED_POST.exported_columns).where(
     CHANNELS.c.id == bindparam("channel"), CHANNELS.c.user_id == bindparam("owner")

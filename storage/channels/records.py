@@ -110,7 +110,7 @@ class EventRecord:
 
 class PostingRoom(NamedTuple):
     """The columns of the owner's channel that posting a command reads, and the number it took:
-    a row of `storage.channels.owned.NUMBERED_POST` (a tuple, made without a copy: the busy path)."""
+    a row of `storage.channels.posts.NUMBERED_POST` (a tuple, made without a copy: the busy path)."""
 
     id: str
     project_id: str
@@ -121,3 +121,11 @@ class PostingRoom(NamedTuple):
     owner_name: str
     seq: int
     """The event number taken for the posted command."""
+
+
+class MovingCommand(NamedTuple):
+    """What a command's next state is computed from, as a write on the driver reads it now."""
+
+    id: str
+    state: str
+    finished_at: datetime | None

@@ -81,6 +81,5 @@ _REPORTED = (
     .outerjoin(CHANNEL_MEMBERS, CALLERS_MEMBERSHIP)
     .where(COMMANDS.c.id == bindparam("command"))
 )
-"""The command with its channel's owner and the caller's membership, as the ORM's report reads
-them (`AgentSide._command_for_agent`), in columns."""
+"""The command with its channel's owner and the caller's membership, in columns."""
 _CHANGES = select(REVISIONS).where(REVISIONS.c.command_id == bindparam("command")).order_by(REVISIONS.c.id)

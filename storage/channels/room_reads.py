@@ -33,11 +33,6 @@ class RoomReadsInSession:
         ).all()
         return [recorded_revision(row) for row in rows]
 
-    async def parent_of(self, table: type[Any], ident: str, parent_column: str) -> str | None:
-        # `get` answers from the session's own objects first: a change not yet flushed counts.
-        row = await self.session.get(table, ident)
-        return None if row is None else str(getattr(row, parent_column))
-
     async def parents_now_or_recorded(
         self, project_id: str, table: type[Any], entity_type: str, ids: set[str], parent_column: str
     ) -> dict[str, str]:

@@ -1,5 +1,5 @@
 """Rooms, their members and their commands, inside a transaction the channel service opened: what
-a join, a leave, a report, the sweeper, a revocation, a removal and a refused call read and change
+a join, a leave, the sweeper, a revocation, a removal and a refused call read and change
 before writing their events.
 
 The rows are read into the session as they always were, so the transaction's own `get` of a command
@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import bindparam, func
+from sqlalchemy import func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from storage.channels.joins import CALLERS_MEMBERSHIP
 from storage.channels.records import CommandRecord, EventRecord, MembershipRecord, RoomRecord
 from storage.records import record_of
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command, Project
@@ -50,20 +49,6 @@ class RoomsInSession:
             )
         ).all()
         return [event_record(row) for row in rows]
-
-    async def reported(
-        self, command_id: str, client_id: str
-    ) -> tuple[CommandRecord, RoomRecord, MembershipRecord | None] | None:
-        """A command with its room and the client's membership of it, in one statement."""
-        found = (await self.session.exec(_REPORTED, params={"command": command_id, "who": client_id})).first()
-        if found is None:
-            return None
-        command, channel, member = found
-        return (
-            command_record(command),
-            room_record(channel),
-            None if member is None else membership_record(member),
-        )
 
     async def member(self, channel_id: str, client_id: str) -> MembershipRecord | None:
         row = await self.session.get(ChannelMember, (channel_id, client_id))
@@ -175,15 +160,6 @@ class RoomsInSession:
             )
         ).all()
         return [room_record(row) for row in rows]
-
-
-# Built once: every report the ORM's transaction takes runs it.
-_REPORTED = (
-    select(Command, Channel, ChannelMember)
-    .join(Channel, col(Channel.id) == col(Command.channel_id))
-    .outerjoin(ChannelMember, CALLERS_MEMBERSHIP)
-    .where(col(Command.id) == bindparam("command"))
-)
 
 
 def room_record(row: Channel) -> RoomRecord:

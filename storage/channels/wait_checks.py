@@ -15,7 +15,7 @@ from datetime import datetime
 from functools import cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, Select, Update, bindparam, exists, insert, true
+from sqlalchemy import Select, Update, bindparam, exists, insert, true
 from sqlalchemy import select as core_select
 from sqlalchemy import update as sa_update
 from sqlmodel import or_, select
@@ -51,26 +51,15 @@ ROOM_COLUMNS = len(WaitRoom._fields)
 class WaitStatements:
     """A wait's statements, built once for the service's states."""
 
-    queued: str
-    room: Rows[*tuple[Any, ...]]
-    """The room and the caller's membership (`WaitRoom`'s columns), for the ORM's transaction."""
     room_and_next: Select[Any]
-    """The room, with the command the claim would take next and the question it answers, if any."""
+    """The room and the caller's membership (`WaitRoom`'s columns), with the command the claim
+    would take next and the question it answers, if any."""
     claim: Update
     """The oldest command queued for the caller claimed, `RETURNING` all its columns."""
     claimed_at_once: Select[Any]
     """On PostgreSQL, in one statement: the oldest command queued for the caller claimed (not an
     answer to a question: those move their question too), its `claimed` event numbered and written,
     and the caller no longer listening (the wait ends with it). Nothing when there is none."""
-
-    def queued_for(self, channel_id: object, client_id: object) -> tuple[ColumnElement[bool], ...]:
-        """Queued in this channel, and not reserved for another client (an answer goes to who
-        asked). The ids are values, or bound parameters in a statement built once."""
-        return (
-            COMMANDS.c.channel_id == channel_id,
-            COMMANDS.c.state == self.queued,
-            or_(COMMANDS.c.reserved_for.is_(None), COMMANDS.c.reserved_for == client_id),
-        )
 
 
 def room_and_next_on_driver(
@@ -98,6 +87,22 @@ def claim_at_once_on_driver(
     number and command: the claimed row (all its columns and `event_seq`), or None."""
     named = {f"event_{name}": value for name, value in event.items() if name != "command_id"}
     return rows.first(statements.claimed_at_once, params | named)
+
+
+def hand_again_on_driver(rows: Writes, command_id: str) -> Found:
+    """The command its agent still holds, counted delivered once more: a row of all its columns as
+    they were before its `claimed` event moves it."""
+    found = rows.first(_HAND_AGAIN, {"command": command_id})
+    assert found is not None  # commands are never deleted
+    return found
+
+
+_HAND_AGAIN = (
+    sa_update(COMMANDS)
+    .where(COMMANDS.c.id == bindparam("command"))
+    .values(deliveries=COMMANDS.c.deliveries + 1)
+    .returning(*COMMANDS.c)
+)
 
 
 def listening_on_driver(rows: Writes, params: dict[str, Any], seen: datetime, until: datetime | None) -> None:
@@ -169,7 +174,7 @@ def wait_statements(queued: str, claimed: str, held: Sequence[str]) -> WaitState
         )
         .returning(*COMMANDS.c)
     )
-    return WaitStatements(queued, room, room_and_next, claim, _claimed_at_once(claim))
+    return WaitStatements(room_and_next, claim, _claimed_at_once(claim))
 
 
 def _claimed_at_once(claim: Update) -> Select[Any]:

@@ -36,7 +36,6 @@ SLACK = 10
 
 READS: dict[str, Executable] = {
     "a wait's check (the room and the next command)": wait_check.ROOM_AND_NEXT,
-    "a wait's check in the ORM's transaction": wait_check.ROOM,
     "a call that names no command": memberships._HELD,
 }
 

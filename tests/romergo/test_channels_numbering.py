@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy.exc import NoResultFound
 
+from romergo.channels.actors import EventActor
 from romergo.channels.events import ToolBlocked
-from romergo.channels.tx import EventActor
 from romergo.channels.vocabulary import EventKind
 from storage.channels.numbering import MAX_AT_ONCE
 from tests.support.channels import open_room

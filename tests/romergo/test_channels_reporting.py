@@ -1,10 +1,9 @@
 """An agent's reports as one write on the database's driver (`channels.reporting`).
 
-Each test runs on SQLite and on PostgreSQL. What the ORM's transaction still reports (a command
-waiting for "Allow once", one whose earlier calls' events are still pending, one moved by another
-instance meanwhile) is checked here for taking that path with the same outcome; a reply is checked
-on both paths against the same expected events. `test_channels_delivery` and `test_channels_calls`
-hold the rest.
+Each test runs on SQLite and on PostgreSQL. What only some reports meet (a command waiting for
+"Allow once", one whose earlier calls' events are still pending, one moved by another instance
+meanwhile) is checked here for its outcome in the same write. `test_channels_delivery` and
+`test_channels_calls` hold the rest.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ import asyncio
 
 import pytest
 
-from romergo.channels import ToolCall, agent_side, reporting
+from romergo.channels import ToolCall, reporting
 from romergo.channels.store import channel_topic
 from romergo.common.actors import agent_actor
 from romergo.common.errors import RomergoError
@@ -102,7 +101,7 @@ async def test_a_report_right_after_a_call_comes_after_the_calls_events(services
         read, lambda _: services.scenes.scene_view(actor, room.story.first_scene_id)
     )
     pending = services.channels.store.pending_tool_events
-    # On SQLite the call's events wait a moment, and the report leaves them and itself to the ORM.
+    # On SQLite the call's events wait a moment, and the report writes them first.
     assert (pending.waiting(command.command_id) if pending else 0) == (1 if services.db.is_sqlite else 0)
 
     reported = await services.channels.agent.report(agent, command.command_id, "status", "Read it.")
@@ -149,10 +148,7 @@ async def test_a_command_cancelled_between_the_reports_read_and_its_write_refuse
     assert (await room.kinds())[len(before) :] == ["cancelled"]
 
 
-@pytest.mark.parametrize("path", ["driver", "orm"])
-async def test_a_reply_ends_the_command_with_what_was_recorded_on_either_path(
-    services, actor, monkeypatch, path
-):
+async def test_a_reply_ends_the_command_with_what_was_recorded(services, actor, monkeypatch):
     room = await open_room(services, actor)
     agent, command = await claimed(services, room)
     story = room.story
@@ -165,8 +161,6 @@ async def test_a_reply_ends_the_command_with_what_was_recorded_on_either_path(
         working.for_tool("romergo_add_dialogue_line", command.command_id), story.second_scene_id, "New"
     )
     taken = _spy(monkeypatch, reporting, "_record_changes")
-    if path == "orm":
-        monkeypatch.setattr(agent_side, "report_on_driver", _left_to_the_orm)
     before = await room.events()
     # The summary names a line of the renamed scene (so the rename counts as claimed), and a
     # character nobody changed; the line added in the other scene is not named.
@@ -182,7 +176,7 @@ async def test_a_reply_ends_the_command_with_what_was_recorded_on_either_path(
     reported = await services.channels.agent.report(agent, command.command_id, "reply", " Done ", summary)
 
     assert reported == (command.command_id, "done")
-    assert taken == ([command.command_id] if path == "driver" else [])
+    assert taken == [command.command_id]
     reply, recorded, mismatch = (await room.events())[len(before) :]
     assert (reply.kind, reply.data["text"], reply.data["summary"]["status"]) == ("reply", "Done", "success")
     assert (recorded.kind, recorded.actor_type, recorded.command_id) == (
@@ -209,18 +203,13 @@ async def test_a_reply_ends_the_command_with_what_was_recorded_on_either_path(
     assert stored.state == "done"
 
 
-@pytest.mark.parametrize("path", ["driver", "orm"])
-async def test_an_error_ends_the_command_with_what_was_recorded_and_no_comparison(
-    services, actor, monkeypatch, path
-):
+async def test_an_error_ends_the_command_with_what_was_recorded_and_no_comparison(services, actor):
     room = await open_room(services, actor)
     agent, command = await claimed(services, room)
     working = agent_actor(agent.user_id, agent.client_id, agent.client_name)
     await services.scenes.update_scene(
         working.for_tool("romergo_update_scene", command.command_id), room.story.first_scene_id, title="Dawn"
     )
-    if path == "orm":
-        monkeypatch.setattr(agent_side, "report_on_driver", _left_to_the_orm)
     # An error may carry a summary; only a reply's is compared with what was recorded.
     nothing = {"status": "failed", "description": "Gave up.", "changed_entities": []}
 
@@ -243,7 +232,3 @@ def _spy(monkeypatch, module, name):
 
     monkeypatch.setattr(module, name, spied)
     return seen
-
-
-async def _left_to_the_orm(*_args):
-    return None

@@ -9,7 +9,7 @@ from datetime import timedelta
 from romergo.services import Services
 from storage.channels import DatabaseChannelLedger
 from storage.tables import ChannelEvent, ChannelMember
-from tests.storage.ledgers.channel_rows import NOW, Room, a_command, a_room
+from tests.storage.ledgers.channel_rows import NOW, Room, a_room
 
 
 async def test_a_room_is_found_by_its_id_and_by_its_codes_hash_only(services: Services):
@@ -79,23 +79,6 @@ async def test_a_new_agent_is_admitted_and_one_that_left_comes_back(services: Se
     assert (back.agent_name, back.left_at, back.left_reason) == ("Scribe II", None, None)
     assert back.joined_at.replace(tzinfo=None) == NOW.replace(tzinfo=None)  # a return keeps its first join
     assert back.last_seen_at.replace(tzinfo=None) == later.replace(tzinfo=None)
-
-
-async def test_a_reported_command_comes_with_its_room_and_the_reporters_membership(services: Services):
-    ledger, room = DatabaseChannelLedger(services.db), await a_room(services.db)
-    command = await a_command(services.db, room, 1, "working", claimed_by=room.client_id)
-
-    async with services.db.read() as session:
-        rooms = ledger.rooms(session)
-        found = await rooms.reported(command, room.client_id)
-        stranger = await rooms.reported(command, "a-stranger")
-        assert await rooms.reported("no-such-command", room.client_id) is None
-
-    assert found is not None and stranger is not None
-    reported, channel, member = found
-    assert (reported.id, reported.state, channel.id) == (command, "working", room.channel_id)
-    assert member is not None and member.client_id == room.client_id
-    assert stranger[2] is None  # never joined: the report is refused as not a member's
 
 
 async def _member(services: Services, room: Room, client_id: str) -> ChannelMember:

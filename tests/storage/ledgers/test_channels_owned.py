@@ -1,14 +1,16 @@
 """The owner's rooms and commands as the channel ledger finds them inside a transaction (a room, a
-command with its room, the post's numbered room, what a room's view shows, its events after a
+command with its room, the room's last number, what a room's view shows, its events after a
 number), and a command with its room on the driver, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from romergo.services import Services
 from storage.channels import DatabaseChannelLedger
 from storage.channels.owned import command_with_room_on_driver
+from storage.channels.posts import numbered_room_on_driver
 from storage.tables import Channel, ChannelEvent, ChannelMember
 from tests.storage.ledgers.channel_rows import NOW, a_command, a_room
 
@@ -29,24 +31,16 @@ async def test_a_room_and_a_command_are_the_sessions_own_objects_and_strangers_a
     assert found is not None and found[0].id == ident and found[1] is channel
 
 
-async def test_the_post_takes_the_next_number_only_in_the_owners_room(services: Services):
+async def test_the_latest_number_is_the_rooms_last_event_number(services: Services):
     ledger = DatabaseChannelLedger(services.db)
     room, other = await a_room(services.db), await a_room(services.db, "rival")
-    async with services.db.write() as session:
-        owned = ledger.owned(session)
-        first = await owned.numbered_post(room.owner_id, room.channel_id)
-        second = await owned.numbered_post(room.owner_id, room.channel_id)
-        assert await owned.numbered_post(other.owner_id, room.channel_id) is None
-        assert await owned.numbered_post(room.owner_id, "no-such-room") is None
 
-    assert first is not None and second is not None
-    assert (first.id, first.project_id, first.owner_name, first.seq) == (
-        room.channel_id,
-        room.project_id,
-        "writer",
-        1,
-    )
-    assert second.seq == 2 and first.ended_at is None and first.expires_at > NOW
+    def two_posts(rows: Any) -> None:
+        numbered_room_on_driver(rows, room.owner_id, room.channel_id)
+        numbered_room_on_driver(rows, room.owner_id, room.channel_id)
+
+    await services.db.write_rows(two_posts)
+
     async with services.db.read() as session:
         assert await ledger.owned(session).latest_seq(room.channel_id) == 2
         assert await ledger.owned(session).latest_seq(other.channel_id) == 0

@@ -1,5 +1,6 @@
 """What a room's rules read inside a transaction, on SQLite and PostgreSQL: chapters in story
-order, a command's revisions, and where an entity lies now or last lay."""
+order, a command's revisions, and where an entity lies now or last lay (in a session, and in a
+write on the driver)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 
 from romergo.services import Services
 from storage.channels import DatabaseChannelLedger, RecordedRevision
-from storage.tables import DialogueLine, Scene
+from storage.channels.places import PlacesOnDriver
+from storage.tables import Scene
 from tests.storage.ledgers.channel_rows import NOW, a_command, a_revision, a_room, a_scene
 
 
@@ -51,20 +53,6 @@ async def test_a_command_without_revisions_has_none(services: Services):
         assert await ledger.room_reads(session).command_revisions(await a_command(services.db, room, 1)) == []
 
 
-async def test_an_entitys_parent_is_read_as_it_is_now_inside_the_transaction(services: Services):
-    ledger, room = DatabaseChannelLedger(services.db), await a_room(services.db)
-    await a_scene(services.db, room, "harbour", "early-writer")
-
-    async with services.db.write() as session:
-        reads = ledger.room_reads(session)
-        assert await reads.parent_of(Scene, "harbour", "chapter_id") == "early-writer"
-        scene = await session.get(Scene, "harbour")
-        assert scene is not None
-        scene.chapter_id = "late-writer"  # moved in this transaction, not yet written
-        assert await reads.parent_of(Scene, "harbour", "chapter_id") == "late-writer"
-        assert await reads.parent_of(DialogueLine, "no-such-line", "scene_id") is None
-
-
 async def test_a_deleted_entity_lies_where_its_last_revision_put_it(services: Services):
     ledger, room = DatabaseChannelLedger(services.db), await a_room(services.db)
     await a_scene(services.db, room, "harbour", "early-writer")
@@ -89,6 +77,14 @@ async def test_a_deleted_entity_lies_where_its_last_revision_put_it(services: Se
 
     assert found == {"harbour": "early-writer", "cliff": "late-writer", "gone": "late-writer"}
 
+    ids = {"harbour", "cliff", "gone", "never-was"}
+    on_driver = await services.db.write_rows(
+        lambda rows: PlacesOnDriver(rows).parents_now_or_recorded(
+            room.project_id, Scene, "scene", ids, "chapter_id"
+        )
+    )
+    assert on_driver == found  # a post reads them inside its write, one by one
+
 
 async def test_another_projects_entity_is_not_found_in_this_one(services: Services):
     ledger = DatabaseChannelLedger(services.db)
@@ -99,5 +95,10 @@ async def test_another_projects_entity_is_not_found_in_this_one(services: Servic
         found = await ledger.room_reads(session).parents_now_or_recorded(
             room.project_id, Scene, "scene", {"their-scene"}, "chapter_id"
         )
+    on_driver = await services.db.write_rows(
+        lambda rows: PlacesOnDriver(rows).parents_now_or_recorded(
+            room.project_id, Scene, "scene", {"their-scene"}, "chapter_id"
+        )
+    )
 
-    assert found == {}
+    assert found == on_driver == {}
