@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from romergo.channels.events import NewEvents
 from romergo.channels.vocabulary import FINISHED_STATES, CommandState, next_state
+from romergo.common.errors import RomergoError
 from storage.channels.event_log import command_now_on_driver, move_on_driver, waiting_confirmations_on_driver
 from storage.driver import Writes
 
@@ -65,9 +66,21 @@ def moved_on_driver(
 def moved_from_now(
     rows: Writes, command: CommandNow, new_events: NewEvents, now: datetime, *, redelivered: bool = False
 ) -> dict[str, Any]:
-    """`moved_on_driver`, and where the row moved since it was read, moved on from its state now."""
-    while (moved := moved_on_driver(rows, command, new_events, now, redelivered=redelivered)) is None:
+    """`moved_on_driver`, and where the row moved since it was read, moved on from its state now.
+
+    Each retry follows a move another writer committed in between, and a command has only a few
+    states to pass through, so a handful of retries is already more than can happen; the bound
+    keeps a write from looping on a row it cannot understand."""
+    for _ in range(MOST_MOVES_MEANWHILE):
+        moved = moved_on_driver(rows, command, new_events, now, redelivered=redelivered)
+        if moved is not None:
+            return moved
         fresh = command_now_on_driver(rows, command.id)
-        assert fresh is not None  # commands are never deleted
+        if fresh is None:
+            raise RomergoError("not_found", f'Command "{command.id}" no longer exists.')
         command = fresh
-    return moved
+    raise RomergoError("conflict", f'Command "{command.id}" kept changing while this was written; try again.')
+
+
+MOST_MOVES_MEANWHILE = 8
+"""How many times one write follows a command that other writers moved since it read it."""
