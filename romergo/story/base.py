@@ -14,7 +14,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequen
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 from romergo.common.actors import Actor
@@ -38,19 +37,6 @@ from romergo.story.owners import readable_by
 from romergo.story.read_marks import remember_in
 from romergo.story.revisions import note_written, wants_written
 from storage import Database
-from storage.story.transaction import Transaction
-
-
-class BoundProject(Protocol):
-    """The project a unit of work is bound to: its record, or the row of a project an import is
-    creating."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def owner_id(self) -> str: ...
-    @property
-    def updated_at(self) -> datetime: ...
 
 
 class _InProject(Protocol):
@@ -108,12 +94,11 @@ def collect_batches() -> Iterator[list[str]]:
 class UnitOfWork:
     """One transaction on behalf of one actor, bound to one project once something is loaded."""
 
-    def __init__(self, session: Transaction, actor: Actor, story: StoryTransaction) -> None:
-        self.session = session
+    def __init__(self, actor: Actor, story: StoryTransaction) -> None:
         self.actor = actor
         self.story = story
         """The story ledger's reads and writes in this transaction, in records."""
-        self.project: BoundProject | None = None
+        self.project: ProjectRecord | None = None
 
     async def project_by_id(self, project_id: str) -> ProjectRecord:
         found = await self.story.project(project_id) if isinstance(project_id, str) else None
@@ -177,8 +162,8 @@ class UnitOfWork:
 
 
 class Mutation(UnitOfWork):
-    def __init__(self, session: Transaction, actor: Actor, story: StoryTransaction) -> None:
-        super().__init__(session, actor, story)
+    def __init__(self, actor: Actor, story: StoryTransaction) -> None:
+        super().__init__(actor, story)
         self.changes: list[EntityChange] = []
         self.batch_id = new_id("bat")
         self.reverts: str | None = None
@@ -284,7 +269,7 @@ class StoryStore:
     @asynccontextmanager
     async def write(self, actor: Actor) -> AsyncIterator[Mutation]:
         async with self.db.write() as session:
-            tx = Mutation(session, actor, self.ledger.within(session))
+            tx = Mutation(actor, self.ledger.within(session))
             yield tx
             await tx.finish()
             await remember_in(self.db, session, actor.client_id)
@@ -296,13 +281,7 @@ class StoryStore:
     @asynccontextmanager
     async def read(self, actor: Actor) -> AsyncIterator[UnitOfWork]:
         async with self.db.read() as session:
-            yield UnitOfWork(session, actor, self.ledger.within(session))
-
-    @asynccontextmanager
-    async def read_public(self) -> AsyncIterator[Transaction]:
-        """A read on behalf of nobody: what a share link may show, never checked against an owner."""
-        async with self.db.read() as session:
-            yield session
+            yield UnitOfWork(actor, self.ledger.within(session))
 
     def _publish(self, tx: Mutation) -> None:
         if not tx.changes or tx.project is None:

@@ -20,8 +20,8 @@ from contextvars import ContextVar
 from typing import Any
 
 from romergo.story.read_marks import note_read
-from storage.story.revisions import newest_revisions, newest_revisions_in
-from storage.story.transaction import ThreadRead, Transaction
+from storage.story.revisions import newest_revisions_in
+from storage.story.transaction import ThreadRead
 
 RevisionKey = tuple[str, str]
 """(entity_type, entity_id)."""
@@ -29,32 +29,19 @@ RevisionKey = tuple[str, str]
 _written: ContextVar[dict[RevisionKey, int] | None] = ContextVar("romergo_written_revisions", default=None)
 
 
-async def latest_revisions(
-    session: Transaction, project_id: str, types: Collection[str], ids: Collection[str] | None = None
+def latest_revisions_in(
+    session: ThreadRead, project_id: str, types: Collection[str], ids: Collection[str] | None = None
 ) -> dict[str, int]:
     """The revision of each entity of these types in the project (of `ids`, or all of them), by
-    id (ids are unique across types); entities without a recorded change are missing (0).
+    id (ids are unique across types); entities without a recorded change are missing (0). Read
+    off the event loop (`Database.read_in_thread`).
 
     Where a read of the entities is not one snapshot with this one, read this first: a change in
     between then makes the reader's revision older than what it saw (a needless merge at worst),
     never newer (which would hide that change from the merge)."""
-    return _seen(await newest_revisions(session, project_id, types, ids))
-
-
-def latest_revisions_in(
-    session: ThreadRead, project_id: str, types: Collection[str], ids: Collection[str] | None = None
-) -> dict[str, int]:
-    """`latest_revisions` for a read off the event loop (`Database.read_in_thread`)."""
-    return _seen(newest_revisions_in(session, project_id, types, ids))
-
-
-def _seen(found: dict[str, int]) -> dict[str, int]:
+    found = newest_revisions_in(session, project_id, types, ids)
     note_read(found)  # what a tool call read, the agent saw
     return found
-
-
-async def revision_of(session: Transaction, project_id: str, entity_type: str, entity_id: str) -> int:
-    return (await latest_revisions(session, project_id, (entity_type,), (entity_id,))).get(entity_id, 0)
 
 
 @contextmanager

@@ -34,8 +34,9 @@ from romergo.story.bulk import BulkUpdate
 from romergo.story.ledger import SceneRecord
 from romergo.story.pattern_workers import PatternWorkers
 from romergo.story.patterns import SearchQuery, checked_query, checked_replacement
+from romergo.story.read_marks import note_read
 from romergo.story.reads import load_project, whole_project
-from romergo.story.revisions import latest_revisions, latest_revisions_in
+from romergo.story.revisions import latest_revisions_in
 from romergo.story.views import ProjectData
 
 SearchField = Literal["scene_title", "line", "choice_label", "chapter_title", "character_name"]
@@ -123,7 +124,7 @@ class StorySearch:
     ) -> SearchResults:
         query = checked_query(query)
         wanted = _fields(fields)
-        revisions = await self.store.db.read_in_thread(  # first: `latest_revisions` says why
+        revisions = await self.store.db.read_in_thread(  # first: `latest_revisions_in` says why
             lambda session: latest_revisions_in(session, project_id, OWNER_TYPES)
         )
         data = await whole_project(self.store, actor, project_id)
@@ -222,7 +223,8 @@ async def _unchanged_since(
     tx: Mutation, project_id: str, texts: list[Text], seen: Mapping[str, int]
 ) -> tuple[list[Text], list[Text]]:
     """The texts whose entity is still at the revision the search saw, and the rest."""
-    now = await latest_revisions(tx.session, project_id, OWNER_TYPES, {text.owner for text in texts})
+    now = await tx.story.latest_revisions(project_id, OWNER_TYPES, {text.owner for text in texts})
+    note_read(now)  # what a tool call read, the agent saw
     fresh: list[Text] = []
     stale: list[Text] = []
     for text in texts:

@@ -31,18 +31,17 @@ from romergo.story.shapes import (
     VariableEntity,
     snapshot,
 )
-from storage.tables import Asset, Chapter, Character, Choice, DialogueLine, Project, Scene, StoryVariable
 
 
-def project(row: Project | ProjectRecord) -> dict[str, Any]:
+def project(row: ProjectRecord) -> dict[str, Any]:
     return snapshot(ProjectSnapshot.model_validate(row))
 
 
-def chapter(row: Chapter | ChapterRecord) -> dict[str, Any]:
+def chapter(row: ChapterRecord) -> dict[str, Any]:
     return snapshot(ChapterEntity.model_validate(row))
 
 
-def scene(row: Scene | SceneRecord, choices: Sequence[Choice | ChoiceRecord] | None = None) -> dict[str, Any]:
+def scene(row: SceneRecord, choices: Sequence[ChoiceRecord] | None = None) -> dict[str, Any]:
     """The scene; with `choices`, its choices too (they change and are undone with the scene)."""
     data = snapshot(SceneSnapshot.model_validate(row))
     if choices is not None:
@@ -50,23 +49,23 @@ def scene(row: Scene | SceneRecord, choices: Sequence[Choice | ChoiceRecord] | N
     return data
 
 
-def choice(row: Choice | ChoiceRecord) -> dict[str, Any]:
+def choice(row: ChoiceRecord) -> dict[str, Any]:
     return snapshot(ChoiceEntity.model_validate(row))
 
 
-def line(row: DialogueLine | LineRecord | LineRow | Mapping[str, Any]) -> dict[str, Any]:
+def line(row: LineRecord | LineRow | Mapping[str, Any]) -> dict[str, Any]:
     """A line as an entity, as a whole-project read holds it (a replace across a long story), or
     as the column values of a row written without an entity (an import's)."""
     return snapshot(LineEntity.model_validate(row))
 
 
-def character(row: Character | CharacterRecord) -> dict[str, Any]:
+def character(row: CharacterRecord) -> dict[str, Any]:
     return snapshot(CharacterEntity.model_validate(row))
 
 
-def asset(row: Asset | AssetRecord) -> dict[str, Any]:
+def asset(row: AssetRecord) -> dict[str, Any]:
     return snapshot(AssetSnapshot.model_validate(row))
 
 
-def variable(row: StoryVariable | VariableRecord) -> dict[str, Any]:
+def variable(row: VariableRecord) -> dict[str, Any]:
     return snapshot(VariableEntity.model_validate(row))

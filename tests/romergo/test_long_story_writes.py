@@ -24,12 +24,10 @@ async def test_each_imported_line_has_the_revision_an_edit_would_write(services,
     written = await revisions(services, imported.project.id)
     by_line = {r.entity_id: r for r in written if r.entity_type == "dialogue_line"}
     assert len(data.lines) == len(by_line) == 24
-    async with services.db.read() as session:
-        for line in data.lines:
-            revision = by_line[line.id]
-            stored = await session.get(DialogueLine, line.id)
-            assert (revision.action, revision.before) == ("created", None)
-            assert revision.after == snapshots.line(stored)
+    for line in data.lines:
+        revision = by_line[line.id]
+        assert (revision.action, revision.before) == ("created", None)
+        assert revision.after == snapshots.line(line)
     assert {r.batch_id for r in written} == {written[0].batch_id}  # one write: one undo takes it back
     assert {(r.actor_type, r.actor_id) for r in written} == {("user", actor.user_id)}
 
@@ -94,18 +92,17 @@ async def test_bulk_writes_every_row_once_whatever_the_batch_boundaries(services
 async def test_a_replace_across_every_line_keeps_the_history_an_edit_would_write(services, actor):
     story = await big_story(services, actor, scenes=5, lines_per_scene=4, chapters=1)
     before = {line.id: line for line in (await services.reads.project_data(actor, story.project_id)).lines}
-    async with services.db.read() as session:
-        old = {line_id: snapshots.line(await session.get(DialogueLine, line_id)) for line_id in before}
+    old = {line_id: snapshots.line(line) for line_id, line in before.items()}
     done = await services.search.replace(actor, story.project_id, SearchQuery("harbour"), "harbor")
     assert (done.texts, done.matches) == (20, 20)
     written = [r for r in await revisions(services, story.project_id) if r.batch_id == done.batch_id]
     assert sorted(r.entity_id for r in written) == sorted(before)
-    async with services.db.read() as session:
-        for revision in written:
-            stored = await session.get(DialogueLine, revision.entity_id)
-            assert "harbor lights" in stored.text
-            assert (revision.action, revision.before) == ("updated", old[stored.id])
-            assert revision.after == snapshots.line(stored)
+    replaced = {line.id: line for line in (await services.reads.project_data(actor, story.project_id)).lines}
+    for revision in written:
+        stored = replaced[revision.entity_id]
+        assert "harbor lights" in stored.text
+        assert (revision.action, revision.before) == ("updated", old[stored.id])
+        assert revision.after == snapshots.line(stored)
     undone = await services.undo.undo(actor, f"batch:{done.batch_id}")
     assert undone.reverted == 20 and not undone.conflicts
     again = await services.reads.project_data(actor, story.project_id)

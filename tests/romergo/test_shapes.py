@@ -1,18 +1,19 @@
-"""The entity shapes: read straight from the rows, the same fields for tool results and revisions."""
+"""The entity shapes: read straight from the records, the same fields for tool results and revisions."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from romergo.story import snapshots
+from romergo.story.records import AssetRecord, ChoiceRecord, ProjectRecord, SceneRecord
 from romergo.story.shapes import AssetEntity, ProjectEntity, SceneEntity
-from storage.tables import Asset, Choice, Project, Scene
 
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 
-def scene_row() -> Scene:
-    return Scene(
+def scene_record() -> SceneRecord:
+    return SceneRecord(
         id="scn_1",
         project_id="prj_1",
         chapter_id="chp_1",
@@ -22,13 +23,14 @@ def scene_row() -> Scene:
         is_ending=False,
         background_asset_id="ast_1",
         music_asset_id=None,
+        entry_effects=None,
         created_at=NOW,
         updated_at=NOW,
     )
 
 
-def test_a_tool_result_is_the_row_read_into_its_shape_with_its_entity_type():
-    entity = SceneEntity.model_validate(scene_row())
+def test_a_tool_result_is_the_record_read_into_its_shape_with_its_entity_type():
+    entity = SceneEntity.model_validate(scene_record())
     assert entity.model_dump() == {
         "entity_type": "scene",
         "id": "scn_1",
@@ -44,10 +46,17 @@ def test_a_tool_result_is_the_row_read_into_its_shape_with_its_entity_type():
 
 
 def test_a_scene_snapshot_keeps_the_keys_stored_revisions_have():
-    choice = Choice(
-        id="chc_1", project_id="prj_1", scene_id="scn_1", label="Go", target_scene_id=None, position=0
+    choice = ChoiceRecord(
+        id="chc_1",
+        project_id="prj_1",
+        scene_id="scn_1",
+        label="Go",
+        target_scene_id=None,
+        position=0,
+        condition=None,
+        effects=None,
     )
-    assert snapshots.scene(scene_row(), [choice]) == {
+    assert snapshots.scene(scene_record(), [choice]) == {
         "id": "scn_1",
         "project_id": "prj_1",
         "chapter_id": "chp_1",
@@ -59,16 +68,24 @@ def test_a_scene_snapshot_keeps_the_keys_stored_revisions_have():
         "music_asset_id": None,
         "choices": [{"id": "chc_1", "label": "Go", "target_scene_id": None, "position": 0}],
     }
-    assert "choices" not in snapshots.scene(scene_row())
+    assert "choices" not in snapshots.scene(scene_record())
 
 
 def test_project_and_asset_snapshots_add_what_undo_needs_beyond_the_public_shape():
-    project = Project(
-        id="prj_1", owner_id="usr_1", title="T", created_at=NOW, updated_at=NOW, published=True, share_id="s"
+    project = ProjectRecord(
+        id="prj_1",
+        owner_id="usr_1",
+        title="T",
+        created_at=NOW,
+        updated_at=NOW,
+        published=True,
+        share_id="s",
+        published_at=None,
+        deleted_at=None,
     )
     assert snapshots.project(project) == {"id": "prj_1", "title": "T", "published": True, "share_id": "s"}
     assert "share_id" not in ProjectEntity.model_validate(project).model_dump()
-    asset = Asset(
+    asset = AssetRecord(
         id="ast_1",
         project_id="prj_1",
         kind="music",
@@ -79,6 +96,7 @@ def test_project_and_asset_snapshots_add_what_undo_needs_beyond_the_public_shape
         sha256="abc",
         blob_id="blb_1",
         created_at=NOW,
+        deleted_at=None,
     )
     live = snapshots.asset(asset)
     assert live == {
@@ -92,7 +110,6 @@ def test_project_and_asset_snapshots_add_what_undo_needs_beyond_the_public_shape
         "sha256": "abc",
         "deleted": False,
     }
-    asset.deleted_at = NOW
-    assert snapshots.asset(asset)["deleted"] is True
+    assert snapshots.asset(replace(asset, deleted_at=NOW))["deleted"] is True
     public = set(AssetEntity.model_validate(asset).model_dump())
     assert public == {"entity_type", *live} - {"sha256", "deleted"}
