@@ -15,6 +15,9 @@ from romergo.story.kinds import ENTITY_TYPES, KINDS, EntityType, Kind, field_lab
 from storage.story.entity_tables import TABLES
 from tests.support.story import TINY_PNG, small_story
 
+DATABASES = ("sqlite",)
+"""The database side is the story ledger's contract, run on both (tests/storage/ledgers/test_story_*.py)."""
+
 
 def test_every_entity_type_has_one_entry_under_its_own_name():
     assert tuple(KINDS) == get_args(EntityType) == ENTITY_TYPES == CHANNEL_ENTITY_TYPES

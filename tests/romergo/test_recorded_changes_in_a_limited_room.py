@@ -12,6 +12,10 @@ from romergo.common.actors import Actor
 from tests.support.channels import open_room
 from tests.support.commands import carried_out
 
+DATABASES = ("sqlite",)
+"""The database side is the ledgers' contract, run on both (tests/storage/ledgers/test_story_*.py and
+test_channels_*.py)."""
+
 
 async def test_a_narrowed_room_places_each_change_by_its_record_and_withholds_the_outside_ones(
     services, actor

@@ -12,6 +12,10 @@ from tests.support.channels import open_room
 from tests.support.commands import carried_out
 from tests.support.story import TINY_PNG
 
+DATABASES = ("sqlite",)
+"""The database side is the ledgers' contract, run on both (tests/storage/ledgers/test_story_*.py and
+test_channels_*.py)."""
+
 
 async def test_a_command_that_edits_three_entities_lists_exactly_those_three(services, actor):
     room = await open_room(services, actor)

@@ -9,6 +9,10 @@ from romergo.common.errors import RomergoError
 from tests.support.channels import open_room
 from tests.support.story import database_state, small_story
 
+DATABASES = ("sqlite",)
+"""The database side is the ledgers' contract, run on both (tests/storage/ledgers/test_story_*.py and
+test_channels_*.py)."""
+
 
 async def test_a_room_covers_the_whole_project_unless_chapters_are_chosen(services, actor):
     room = await open_room(services, actor)

@@ -11,6 +11,9 @@ from romergo.story.check import check_story
 from romergo.story.state.check import MAX_STATES, explore
 from romergo.story.state.playthrough import StateRules
 
+DATABASES = ("sqlite",)
+"""The database side is the story ledger's contract, run on both (tests/storage/ledgers/test_story_*.py)."""
+
 
 async def rooms(services, actor, *titles):
     project = await services.projects.create_project(actor, "State")

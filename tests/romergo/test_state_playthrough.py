@@ -9,6 +9,9 @@ from romergo.common.errors import RomergoError
 from romergo.story import ChoiceSpec
 from romergo.story.state.playthrough import StateRules, simulate
 
+DATABASES = ("sqlite",)
+"""The database side is the story ledger's contract, run on both (tests/storage/ledgers/test_story_*.py)."""
+
 
 async def key_story(services, actor):
     """Hall → Cellar (sets has_key on entry) → Hall; Door opens only with the key; Garden is an ending."""

@@ -10,6 +10,9 @@ from romergo.common.errors import RomergoError
 from romergo.story import ChoiceSpec
 from tests.support.story import TINY_PNG, database_state, revisions, small_story
 
+DATABASES = ("sqlite",)
+"""The database side is the story ledger's contract, run on both (tests/storage/ledgers/test_story_*.py)."""
+
 COMMAND = "cmd_test"
 
 
