@@ -39,6 +39,7 @@ from romergo.story.ledger import (
     VariableRecord,
 )
 from romergo.story.media_types import decodes, sniff
+from romergo.story.projects import new_project
 from romergo.story.state.variables import DEFAULTS
 from romergo.story.views import ProjectData
 
@@ -101,18 +102,7 @@ def _scene_doc(data: ProjectData, scene: SceneRecord, speakers: dict[str, str]) 
 async def create_project(tx: Mutation, document: StoryDocument) -> ProjectRecord:
     """A new project of the actor's holding everything in `document` (checked beforehand with
     `check_document`); dangling choices stay dangling."""
-    now = utcnow()
-    project = ProjectRecord(
-        id=new_id("prj"),
-        owner_id=tx.actor.user_id,
-        title=document.title,
-        created_at=now,
-        updated_at=now,
-        published=False,
-        share_id=None,
-        published_at=None,
-        deleted_at=None,
-    )
+    project = new_project(tx.actor.user_id, document.title)
     await tx.story.add_project(project)
     await tx.project_by_id(project.id)
     tx.record("project", project.id, "created", None, snapshots.project(project))

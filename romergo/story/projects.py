@@ -28,18 +28,7 @@ class ProjectService:
 
     async def create_project(self, actor: Actor, title: str) -> ProjectRecord:
         clean = validation.title(title, self.limits, "Project title")
-        now = utcnow()
-        project = ProjectRecord(
-            id=new_id("prj"),
-            owner_id=actor.user_id,
-            title=clean,
-            created_at=now,
-            updated_at=now,
-            published=False,
-            share_id=None,
-            published_at=None,
-            deleted_at=None,
-        )
+        project = new_project(actor.user_id, clean)
         async with self.store.write(actor) as tx:
             await tx.story.add_project(project)
             await tx.project_by_id(project.id)
@@ -78,3 +67,19 @@ def as_written(tx: Mutation, project: ProjectRecord) -> ProjectRecord:
     """`project` with the time the finished write stamped on it."""
     assert tx.project is not None
     return replace(project, updated_at=tx.project.updated_at)
+
+
+def new_project(owner_id: str, title: str) -> ProjectRecord:
+    """A project not yet written: unpublished, its title already checked."""
+    now = utcnow()
+    return ProjectRecord(
+        id=new_id("prj"),
+        owner_id=owner_id,
+        title=title,
+        created_at=now,
+        updated_at=now,
+        published=False,
+        share_id=None,
+        published_at=None,
+        deleted_at=None,
+    )

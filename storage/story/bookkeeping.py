@@ -16,10 +16,10 @@ from typing import Any
 
 from sqlalchemy import Table, bindparam, insert, update
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import col, select
+from sqlmodel import SQLModel, col, select
 
 from storage.core_tables import PROJECTS, REVISIONS, core_table
-from storage.records import record_of
+from storage.records import columns_of, record_of
 from storage.story.entity_tables import TABLES
 from storage.story.read_marks import mark_and_newest
 from storage.story.records import ProjectRecord, RevisionRecord
@@ -96,6 +96,17 @@ class Bookkeeping:
         columns = tuple(sorted(name for name in rows[0] if name != "id"))
         params = [{"bulk_id": row["id"], **{f"bulk_{name}": row[name] for name in columns}} for row in rows]
         await self.session.exec(_update(entity_type, columns), params=params)
+
+    async def _save(self, table: type[SQLModel], record: Any) -> None:
+        """The row takes the record's values (it is in the identity map when the record was read
+        in this transaction, so this reads nothing)."""
+        row = await self.session.get(table, record.id)
+        if row is None:
+            raise LookupError(f"no {table.__name__} {record.id} to save")
+        for name, value in columns_of(record).items():
+            if getattr(row, name) != value:
+                setattr(row, name, value)
+        self.session.add(row)
 
 
 def _table(entity_type: str) -> Table:

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import bindparam
-from sqlmodel import SQLModel, col, select
+from sqlmodel import col, select
 
-from storage.records import columns_of, record_of
+from storage.records import record_of
+from storage.story.bookkeeping import Bookkeeping
 from storage.story.entity_tables import TABLES
 from storage.story.records import (
     AssetRecord,
@@ -25,7 +26,6 @@ from storage.story.records import (
     SceneRecord,
     VariableRecord,
 )
-from storage.story.transaction import Transaction
 from storage.tables import Revision
 
 RECORDS: dict[str, type[Any]] = {
@@ -41,11 +41,8 @@ RECORDS: dict[str, type[Any]] = {
 """The record each entity type is read and saved as."""
 
 
-class RestoringTransaction:
+class RestoringTransaction(Bookkeeping):
     """The undo part of `writes.SessionStoryTransaction`, on the same session."""
-
-    session: Transaction
-    _held: list[Any]
 
     async def entity(self, entity_type: str, entity_id: str) -> Any | None:
         row = await self.session.get(TABLES[entity_type], entity_id)
@@ -55,14 +52,7 @@ class RestoringTransaction:
         return record_of(RECORDS[entity_type], row)
 
     async def save_entity(self, entity_type: str, record: Any) -> None:
-        table: type[SQLModel] = TABLES[entity_type]
-        row = await self.session.get(table, record.id)
-        if row is None:
-            raise LookupError(f"no {entity_type} {record.id} to save")
-        for name, value in columns_of(record).items():
-            if getattr(row, name) != value:
-                setattr(row, name, value)
-        self.session.add(row)
+        await self._save(TABLES[entity_type], record)
 
     async def lying_in(self, entity_type: str, parent_column: str, parent_id: str) -> list[Any]:
         table = TABLES[entity_type]

@@ -271,17 +271,6 @@ class SessionStoryTransaction(RestoringTransaction, StoryImports, Bookkeeping):
         self._held.append(row)
         return record_of(shape, row)
 
-    async def _save(self, table: type[SQLModel], record: Any) -> None:
-        """The row takes the record's values (it is in the identity map when the record was read
-        in this transaction, so this reads nothing)."""
-        row = await self.session.get(table, record.id)
-        if row is None:
-            raise LookupError(f"no {table.__name__} {record.id} to save")
-        for name, value in columns_of(record).items():
-            if getattr(row, name) != value:
-                setattr(row, name, value)
-        self.session.add(row)
-
     async def _remove(self, table: type[SQLModel], entity_id: str) -> None:
         row = await self.session.get(table, entity_id)
         if row is not None:
