@@ -17,7 +17,7 @@ from romergo.channels.tx import ChannelTx
 from romergo.channels.vocabulary import FINISHED_STATES, CommandState
 from romergo.channels.wait_check import NOT_MEMBER, Check, check_on_driver
 from romergo.common.errors import RomergoError
-from storage.tables import Channel, ChannelMember
+from storage.channels.records import MembershipRecord, RoomRecord
 
 
 class Delivery:
@@ -51,7 +51,7 @@ class Delivery:
 
 async def channel_and_member(
     tx: ChannelTx, channel_id: object, client_id: str
-) -> tuple[Channel | None, ChannelMember | None]:
+) -> tuple[RoomRecord | None, MembershipRecord | None]:
     """The channel and this client's membership of it, in one statement."""
     if not isinstance(channel_id, str):
         return None, None
@@ -59,8 +59,8 @@ async def channel_and_member(
 
 
 async def membership(
-    tx: ChannelTx, caller: Caller, channel_id: str, channel: Channel | None = None
-) -> tuple[Channel, ChannelMember]:
+    tx: ChannelTx, caller: Caller, channel_id: str, channel: RoomRecord | None = None
+) -> tuple[RoomRecord, MembershipRecord]:
     """The caller's live membership of the channel, else `not_member`."""
     if channel is None:
         channel, member = await channel_and_member(tx, channel_id, caller.client_id)

@@ -2,8 +2,8 @@
 kept inside the channel's write transaction (a port of the channel ledger,
 `storage.channels.deliveries`). A wait's own check runs on the database's driver (`wait_check`).
 
-Rooms and memberships found here are the transaction's own objects: the join writes events about
-them through the transaction (`ChannelTx`).
+Rooms and memberships found here come as frozen records: the join and the leave write what changes
+through the transaction (`ChannelTx`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from storage.tables import Channel, ChannelMember
+from storage.channels.records import MembershipRecord, RoomRecord
 
 
 class DeliveryLedger(Protocol):
@@ -25,8 +25,8 @@ class DeliveryLedger(Protocol):
 
     async def room_and_member(
         self, channel_id: str, client_id: str
-    ) -> tuple[Channel | None, ChannelMember | None]:
+    ) -> tuple[RoomRecord | None, MembershipRecord | None]:
         """The room and this client's membership of it."""
         ...
 
-    async def member(self, channel_id: str, client_id: str) -> ChannelMember | None: ...
+    async def member(self, channel_id: str, client_id: str) -> MembershipRecord | None: ...

@@ -102,7 +102,7 @@ class RoomReads(Protocol):
         ...
 
     async def parents_now_or_recorded(
-        self, project_id: str, table: type[Any], entity_type: str, ids: set[str], parent_column: str
+        self, project_id: str, entity_type: str, ids: set[str], parent_column: str
     ) -> dict[str, str]:
         """Each entity's parent from its row, or for one deleted since, from its last revision."""
         ...

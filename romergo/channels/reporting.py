@@ -160,10 +160,6 @@ def _scene_of(rows: Writes, entity: EntityRef) -> str | None:
 
 
 _SCENE_OF = scene_of(
-    tuple(
-        (kind, KINDS[kind].table, parent.column)
-        for kind in IN_A_SCENE
-        if (parent := KINDS[kind].parent) is not None
-    )
+    tuple((kind, parent.column) for kind in IN_A_SCENE if (parent := KINDS[kind].parent) is not None)
 )
 """Where a line or a choice a reply's summary names lies (`changes.IN_A_SCENE`), as its kind says."""

@@ -187,26 +187,22 @@ class Whereabouts:
     ) -> Whereabouts:
         refs = list(refs)
         parents: dict[EntityRef, str] = {}
-        for kind, table, ids, column in _in_scenes(refs):
-            found = await reads.parents_now_or_recorded(project_id, table, kind, ids, column)
+        for kind, ids, column in _in_scenes(refs):
+            found = await reads.parents_now_or_recorded(project_id, kind, ids, column)
             parents.update({(kind, ident): scene for ident, scene in found.items()})
         scenes = _scenes_named(refs, scene_ids, parents)
-        chapters = await reads.parents_now_or_recorded(
-            project_id, KINDS["scene"].table, "scene", scenes, "chapter_id"
-        )
+        chapters = await reads.parents_now_or_recorded(project_id, "scene", scenes, "chapter_id")
         return cls(chapters, parents)
 
     @classmethod
     def read_now(cls, reads: PlaceReads, project_id: str, refs: list[EntityRef]) -> Whereabouts:
         """`read` inside a write on the database's driver."""
         parents: dict[EntityRef, str] = {}
-        for kind, table, ids, column in _in_scenes(refs):
-            found = reads.parents_now_or_recorded(project_id, table, kind, ids, column)
+        for kind, ids, column in _in_scenes(refs):
+            found = reads.parents_now_or_recorded(project_id, kind, ids, column)
             parents.update({(kind, ident): scene for ident, scene in found.items()})
         scenes = _scenes_named(refs, (), parents)
-        chapters = reads.parents_now_or_recorded(
-            project_id, KINDS["scene"].table, "scene", scenes, "chapter_id"
-        )
+        chapters = reads.parents_now_or_recorded(project_id, "scene", scenes, "chapter_id")
         return cls(chapters, parents)
 
     def chapter_of(self, ref: EntityRef) -> str | None:
@@ -236,18 +232,18 @@ class PlaceReads(Protocol):
     (`storage.channels.places`)."""
 
     def parents_now_or_recorded(
-        self, project_id: str, table: type[Any], entity_type: str, ids: set[str], parent_column: str
+        self, project_id: str, entity_type: str, ids: set[str], parent_column: str
     ) -> dict[str, str]: ...
 
 
-def _in_scenes(refs: list[EntityRef]) -> list[tuple[str, type[Any], set[str], str]]:
-    """For each kind that lies in a scene: its table, the ids of it among `refs`, its scene column."""
-    found: list[tuple[str, type[Any], set[str], str]] = []
+def _in_scenes(refs: list[EntityRef]) -> list[tuple[str, set[str], str]]:
+    """For each kind that lies in a scene: the ids of it among `refs`, its scene column."""
+    found: list[tuple[str, set[str], str]] = []
     for kind in under("scene"):
         entry = KINDS[kind]
         assert entry.parent is not None
         ids = {ident for ref_kind, ident in refs if ref_kind == kind}
-        found.append((kind, entry.table, ids, entry.parent.column))
+        found.append((kind, ids, entry.parent.column))
     return found
 
 

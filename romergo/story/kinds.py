@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from romergo.story import in_chapters, snapshots
 from romergo.story import restore_moves as moves
-from storage.story.entity_tables import TABLES
 
 if TYPE_CHECKING:
     from romergo.story.in_chapters import Chapters
@@ -119,11 +118,6 @@ class Kind:
     """A confirmation card names it by its title."""
     reach: Reach | None = None
     """None: a room with some chapters neither places it nor limits it (the project, a variable)."""
-
-    @property
-    def table(self) -> type[Any]:
-        """The table storage keeps it in, for the room's reads that still name one."""
-        return TABLES[self.entity_type]
 
     def title(self, snapshot: Mapping[str, Any]) -> str:
         value = snapshot.get(self.title_key)

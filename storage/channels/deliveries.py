@@ -1,7 +1,7 @@
 """Where a joining agent's waits start, and the caller's membership a join or a leave checks,
 inside the channel's write transaction (a wait's own check runs on the driver:
-`storage.channels.wait_checks`). A room or a membership found here is the session's own object,
-for the transaction to write events about.
+`storage.channels.wait_checks`). A room and a membership found here come as frozen records; the
+room's row stays in the session, so the events the transaction writes about it read it no more.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from sqlmodel import col, or_, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.channels.joins import CALLERS_MEMBERSHIP
+from storage.channels.records import MembershipRecord, RoomRecord
+from storage.channels.rooms import membership_record, room_record
 from storage.tables import Channel, ChannelMember, Command
 
 
@@ -56,15 +58,18 @@ class DeliveriesInSession:
 
     async def room_and_member(
         self, channel_id: str, client_id: str
-    ) -> tuple[Channel | None, ChannelMember | None]:
+    ) -> tuple[RoomRecord | None, MembershipRecord | None]:
         """The room and this client's membership of it, in one statement."""
         row: Any = (
             await self.session.exec(_CHANNEL_AND_MEMBER, params={"channel": channel_id, "who": client_id})
         ).first()
-        return (None, None) if row is None else (row[0], row[1])
+        if row is None:
+            return None, None
+        return room_record(row[0]), None if row[1] is None else membership_record(row[1])
 
-    async def member(self, channel_id: str, client_id: str) -> ChannelMember | None:
-        return await self.session.get(ChannelMember, (channel_id, client_id))
+    async def member(self, channel_id: str, client_id: str) -> MembershipRecord | None:
+        found = await self.session.get(ChannelMember, (channel_id, client_id))
+        return None if found is None else membership_record(found)
 
 
 _CHANNEL_AND_MEMBER = (

@@ -15,6 +15,7 @@ from sqlalchemy import Select, bindparam, select
 
 from storage.core_tables import REVISIONS, core_table
 from storage.driver import Rows
+from storage.story.entity_tables import TABLES
 
 
 class PlacesOnDriver:
@@ -24,20 +25,18 @@ class PlacesOnDriver:
         self.rows = rows
 
     def parents_now_or_recorded(
-        self, project_id: str, table: type[Any], entity_type: str, ids: set[str], parent_column: str
+        self, project_id: str, entity_type: str, ids: set[str], parent_column: str
     ) -> dict[str, str]:
         found: dict[str, str] = {}
         for ident in ids:
-            place = self._parent(project_id, table, entity_type, ident, parent_column)
+            place = self._parent(project_id, entity_type, ident, parent_column)
             if place is not None:
                 found[ident] = place
         return found
 
-    def _parent(
-        self, project_id: str, table: type[Any], entity_type: str, ident: str, parent_column: str
-    ) -> str | None:
+    def _parent(self, project_id: str, entity_type: str, ident: str, parent_column: str) -> str | None:
         params = {"project": project_id, "entity": ident}
-        now = self.rows.first(_parent_now(core_table(table), parent_column), params)
+        now = self.rows.first(_parent_now(core_table(TABLES[entity_type]), parent_column), params)
         if now is not None:
             return str(now[0])
         place = None

@@ -15,6 +15,7 @@ from sqlalchemy import Select, bindparam, select
 from storage.channels.joins import CALLERS_MEMBERSHIP
 from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, REVISIONS, core_table
 from storage.driver import Found, Rows
+from storage.story.entity_tables import TABLES
 
 
 class ReportedCommand(NamedTuple):
@@ -53,10 +54,12 @@ class SceneOf(NamedTuple):
 
 
 @cache
-def scene_of(parents: tuple[tuple[str, type[Any], str], ...]) -> SceneOf:
-    """Where an entity of each type lies: `parents` names each type, its table and the column of
-    its scene, as the story's kinds say (built once: every reply runs them)."""
-    return SceneOf({entity_type: _scene_of_row(table, column) for entity_type, table, column in parents})
+def scene_of(parents: tuple[tuple[str, str], ...]) -> SceneOf:
+    """Where an entity of each type lies: `parents` names each type and the column of its scene,
+    as the story's kinds say (built once: every reply runs them)."""
+    return SceneOf(
+        {entity_type: _scene_of_row(TABLES[entity_type], column) for entity_type, column in parents}
+    )
 
 
 def _scene_of_row(model: type[Any], column: str) -> Select[Any]:

@@ -14,6 +14,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.channels.records import RecordedRevision
 from storage.records import record_of
+from storage.story.entity_tables import TABLES
 from storage.tables import Chapter, Revision
 
 
@@ -34,10 +35,11 @@ class RoomReadsInSession:
         return [recorded_revision(row) for row in rows]
 
     async def parents_now_or_recorded(
-        self, project_id: str, table: type[Any], entity_type: str, ids: set[str], parent_column: str
+        self, project_id: str, entity_type: str, ids: set[str], parent_column: str
     ) -> dict[str, str]:
         if not ids:
             return {}
+        table = TABLES[entity_type]
         statement = select(table.id, getattr(table, parent_column)).where(
             table.project_id == project_id, col(table.id).in_(ids)
         )

@@ -50,6 +50,8 @@ async def test_the_room_and_the_membership_are_read(services: Services):
         channel, member = await deliveries.room_and_member(room.channel_id, room.client_id)
         _, no_member = await deliveries.room_and_member(room.channel_id, "a-stranger")
         assert await deliveries.room_and_member("no-such-room", room.client_id) == (None, None)
-        assert await deliveries.member(room.channel_id, room.client_id) is member
+        assert await deliveries.member(room.channel_id, room.client_id) == member
+        assert await deliveries.member(room.channel_id, "a-stranger") is None
 
     assert channel is not None and channel.id == room.channel_id and no_member is None
+    assert member is not None and (member.channel_id, member.client_id) == (room.channel_id, room.client_id)

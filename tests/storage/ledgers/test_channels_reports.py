@@ -17,7 +17,7 @@ from storage.driver import Rows
 from storage.tables import ChannelMember, DialogueLine
 from tests.storage.ledgers.channel_rows import NOW, a_command, a_revision, a_room, a_scene
 
-PLACES = scene_of((("dialogue_line", DialogueLine, "scene_id"),))
+PLACES = scene_of((("dialogue_line", "scene_id"),))
 
 
 async def test_the_reported_command_comes_with_its_owner_and_the_callers_membership(services: Services):
@@ -100,4 +100,4 @@ async def test_a_line_is_found_in_its_scene_and_a_gone_one_in_none(services: Ser
     found, gone = await scene_of_line("line-1"), await scene_of_line("line-0")
 
     assert (found, gone) == ("scene-1", None)
-    assert scene_of((("dialogue_line", DialogueLine, "scene_id"),)) is PLACES  # built once
+    assert scene_of((("dialogue_line", "scene_id"),)) is PLACES  # built once

@@ -12,7 +12,6 @@ import pytest
 from romergo.services import Services
 from storage.channels import DatabaseChannelLedger, RecordedRevision
 from storage.channels.places import PlacesOnDriver
-from storage.tables import Scene
 from tests.storage.ledgers.channel_rows import NOW, a_command, a_revision, a_room, a_scene
 
 
@@ -71,17 +70,15 @@ async def test_a_deleted_entity_lies_where_its_last_revision_put_it(services: Se
     async with services.db.read() as session:
         reads = ledger.room_reads(session)
         found = await reads.parents_now_or_recorded(
-            room.project_id, Scene, "scene", {"harbour", "cliff", "gone", "never-was"}, "chapter_id"
+            room.project_id, "scene", {"harbour", "cliff", "gone", "never-was"}, "chapter_id"
         )
-        assert await reads.parents_now_or_recorded(room.project_id, Scene, "scene", set(), "chapter_id") == {}
+        assert await reads.parents_now_or_recorded(room.project_id, "scene", set(), "chapter_id") == {}
 
     assert found == {"harbour": "early-writer", "cliff": "late-writer", "gone": "late-writer"}
 
     ids = {"harbour", "cliff", "gone", "never-was"}
     on_driver = await services.db.write_rows(
-        lambda rows: PlacesOnDriver(rows).parents_now_or_recorded(
-            room.project_id, Scene, "scene", ids, "chapter_id"
-        )
+        lambda rows: PlacesOnDriver(rows).parents_now_or_recorded(room.project_id, "scene", ids, "chapter_id")
     )
     assert on_driver == found  # a post reads them inside its write, one by one
 
@@ -93,11 +90,11 @@ async def test_another_projects_entity_is_not_found_in_this_one(services: Servic
 
     async with services.db.read() as session:
         found = await ledger.room_reads(session).parents_now_or_recorded(
-            room.project_id, Scene, "scene", {"their-scene"}, "chapter_id"
+            room.project_id, "scene", {"their-scene"}, "chapter_id"
         )
     on_driver = await services.db.write_rows(
         lambda rows: PlacesOnDriver(rows).parents_now_or_recorded(
-            room.project_id, Scene, "scene", {"their-scene"}, "chapter_id"
+            room.project_id, "scene", {"their-scene"}, "chapter_id"
         )
     )
 
