@@ -20,6 +20,7 @@ from romergo.common.errors import RomergoError
 from romergo.story.kinds import KINDS, Action, EntityType, Kind
 from romergo.story.positions import placed, renumbered
 from romergo.story.restore_moves import save_moved
+from romergo.story.shapes import STATE_FIELDS
 
 if TYPE_CHECKING:
     from romergo.story.base import Mutation
@@ -143,12 +144,7 @@ class Restorer:
             self.kept.append(kind.kept_fields_note)
         parent = kind.parent.column if kind.parent else ""
         before = await kind.snapshot(self.tx, record, False)
-        written = {
-            name: target[name]
-            for name in changed - NOT_FIELDS - {parent}
-            if name in target and hasattr(record, name)
-        }
-        reverted = replace(record, **written)
+        reverted = replace(record, **_written(record, target, changed - NOT_FIELDS - {parent}))
         moved = bool(changed & {"position", parent}) and kind.parent is not None
         if moved:
             reverted = await self._move(kind, reverted, target)
@@ -189,6 +185,16 @@ class Restorer:
             ]
             await save_moved(self.tx, kind.entity_type, left, renumbered(left))
         return next(sibling for sibling in in_order if sibling.id == record.id)
+
+
+def _written(record: Any, target: dict[str, Any], changed: set[str]) -> dict[str, Any]:
+    """The fields of `record` to put back as `target` holds them. A snapshot leaves out the story
+    state's fields while unset (`shapes.STATE_FIELDS`): missing there means None."""
+    return {
+        name: target.get(name)
+        for name in changed
+        if (name in target or name in STATE_FIELDS) and hasattr(record, name)
+    }
 
 
 def _is_deleted(record: Any) -> bool:

@@ -232,3 +232,18 @@ async def test_a_deleted_asset_comes_back_into_the_slots_it_filled(services, act
 
     assert outcome.reverted == 3  # the asset, the scene's slot and the chapter's slot
     assert await story_state(services, actor, story.project_id) == before
+
+
+async def test_undo_clears_story_state_the_command_set_where_there_was_none(services, actor, story):
+    await services.variables.add_variable(actor, story.project_id, "gold", "number", 0, "Gold")
+    agent = agent_for(actor)
+    lines = (await services.scenes.scene_view(actor, story.first_scene_id)).lines
+    await services.scenes.update_scene(agent, story.first_scene_id, entry_effects="set gold = 1")
+    await services.lines.update_line(agent, lines[0].line.id, condition="gold > 0")
+
+    outcome = await services.undo.undo(actor, f"command:{COMMAND}")
+
+    assert (outcome.reverted, outcome.conflicts) == (2, [])
+    scene = await services.scenes.scene_view(actor, story.first_scene_id)
+    assert scene.scene.entry_effects is None
+    assert scene.lines[0].line.condition is None
