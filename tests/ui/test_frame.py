@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -12,6 +11,7 @@ from nicegui import Client, ui
 
 from romergo.common.bus import EventBus, project_topic
 from romergo.common.errors import RomergoError
+from romergo.story.projects import new_project
 from romergo.story.records import ProjectRecord
 from tests.support.waiting import until
 from tests.ui.tabs import Fakes
@@ -71,18 +71,7 @@ class WordsPage(ListingPage[str]):
 
 
 def project(title: str = "My story") -> ProjectRecord:
-    now = datetime.now(UTC)
-    return ProjectRecord(
-        id="prj_1",
-        owner_id="usr_1",
-        title=title,
-        created_at=now,
-        updated_at=now,
-        published=False,
-        share_id=None,
-        published_at=None,
-        deleted_at=None,
-    )
+    return replace(new_project("usr_1", title), id="prj_1")
 
 
 def texts(tab: Client) -> list[str]:
