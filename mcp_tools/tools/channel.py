@@ -243,9 +243,17 @@ async def romergo_wait_for_builder_command(
     )
     command = None
     if result.command is not None:
-        data = wire.delivered_command(result.command)
-        data["context"] = untrusted(CommandContext.model_validate(data["context"]))
-        command = DeliveredCommand(**data)
+        delivered = result.command
+        command = DeliveredCommand(
+            command_id=delivered.command_id,
+            seq=delivered.seq,
+            text=delivered.text,
+            redelivered=delivered.redelivered,
+            in_reply_to=delivered.in_reply_to,
+            retry_of=delivered.retry_of,
+            created_at=iso(delivered.created_at),
+            context=untrusted(CommandContext.model_validate(delivered.context)),
+        )
     return with_envelopes(
         Waited(status=result.status, cursor=result.cursor, command=command, note=length.note)
     )

@@ -72,7 +72,8 @@ tools = Toolbox()
 async def romergo_list_variables(
     call: Call, project_id: ProjectId, page: Page = None, page_size: PageSize = None
 ) -> Annotated[CallToolResult, Envelope[VariableList]]:
-    # The revisions first (`romergo.story.revisions.latest_revisions_in` says why).
+    # The revisions first: a change in between makes them older than what is shown (a needless
+    # merge at worst), never newer (which would hide that change from the merge).
     revisions = await call.services.reads.revisions(call.actor, project_id, ("variable",))
     rows = await call.services.variables.list_variables(call.actor, project_id)
     items = [

@@ -72,19 +72,6 @@ class Command(Wire):
     context: dict[str, Any] | None
 
 
-class DeliveredCommand(Wire):
-    """The agent's view of a delivered command (CONTRACT.md §1.1), context still unwrapped."""
-
-    command_id: str
-    seq: int
-    text: str
-    redelivered: bool
-    in_reply_to: str | None
-    retry_of: str | None
-    created_at: Moment
-    context: dict[str, Any] | None
-
-
 class EventActor(BaseModel):
     type: str
     id: str
@@ -129,7 +116,6 @@ def _json(model: type[Wire], view: type[V]) -> Callable[[V], dict[str, Any]]:
 channel = _json(Channel, ChannelView)
 member = _json(Member, MemberView)
 command = _json(Command, CommandView)
-delivered_command = _json(DeliveredCommand, CommandView)
 confirmation = _json(Confirmation, ConfirmationView)
 
 

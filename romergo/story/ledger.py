@@ -104,11 +104,18 @@ class StoryLedger(Protocol):
         """The project's chapters in story order."""
         ...
 
-    async def outline(
-        self, reader_id: str, project_id: str, types: Collection[str]
+    async def project_with_revisions(
+        self,
+        reader_id: str,
+        project_id: str,
+        types: Collection[str],
+        *,
+        shape_only: bool = False,
+        with_text: bool = True,
     ) -> tuple[dict[str, int], ProjectRows] | None:
-        """The newest revisions of the project's entities of these types, then the project's shape
-        (`whole_project`'s `shape_only`), in one read off the event loop where the database allows."""
+        """The newest revisions of the project's entities of these types, then the whole project
+        (`whole_project`), in one read off the event loop where the database allows: what a read
+        that hands on revisions with what it shows (the outline, a search) needs."""
         ...
 
     async def latest_revisions(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from romergo.common.actors import Actor, user_actor
@@ -36,12 +36,10 @@ class StoryReads:
     async def outline(self, actor: Actor, project_id: str) -> Outline:
         """The outline with its revisions; for an agent in a limited room, only the chapters the
         room covers."""
-        found = await self.ledger.outline(actor.user_id, project_id, OUTLINE_TYPES)
-        if found is None:
-            raise project_not_found(project_id)
-        revisions, shape = found
-        note_read(revisions)  # what a tool call read, the agent saw
-        outline = outline_of(project_data_of(shape))
+        revisions, shape = await read_with_revisions(
+            self.ledger, actor, project_id, OUTLINE_TYPES, shape_only=True, with_text=False
+        )
+        outline = outline_of(shape)
         chapters = outline.chapters
         if actor.reach is not None:
             chapters = [c for c in outline.chapters if c.chapter.id in actor.reach]
@@ -135,6 +133,27 @@ async def load_project(
     return project_data_of(
         await uow.story.whole_project(project.id, shape_only=shape_only, with_text=with_text)
     )
+
+
+async def read_with_revisions(
+    ledger: StoryLedger,
+    actor: Actor,
+    project_id: str,
+    types: Collection[str],
+    *,
+    shape_only: bool = False,
+    with_text: bool = True,
+) -> tuple[dict[str, int], ProjectData]:
+    """`read_project`, and the newest revisions of its entities of these types read just before it
+    (`storage`'s `newest_revisions` says why first), in one read off the event loop."""
+    found = await ledger.project_with_revisions(
+        actor.user_id, project_id, types, shape_only=shape_only, with_text=with_text
+    )
+    if found is None:
+        raise project_not_found(project_id)
+    revisions, rows = found
+    note_read(revisions)  # what a tool call read, the agent saw
+    return revisions, project_data_of(rows)
 
 
 def project_data_of(rows: ProjectRows) -> ProjectData:

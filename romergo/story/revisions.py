@@ -14,34 +14,17 @@ on the `ix_revisions_entity` index (project, type, id, revision id), not one per
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
 from romergo.story.read_marks import note_read
-from storage.story.revisions import newest_revisions_in
-from storage.story.transaction import ThreadRead
 
 RevisionKey = tuple[str, str]
 """(entity_type, entity_id)."""
 
 _written: ContextVar[dict[RevisionKey, int] | None] = ContextVar("romergo_written_revisions", default=None)
-
-
-def latest_revisions_in(
-    session: ThreadRead, project_id: str, types: Collection[str], ids: Collection[str] | None = None
-) -> dict[str, int]:
-    """The revision of each entity of these types in the project (of `ids`, or all of them), by
-    id (ids are unique across types); entities without a recorded change are missing (0). Read
-    off the event loop (`Database.read_in_thread`).
-
-    Where a read of the entities is not one snapshot with this one, read this first: a change in
-    between then makes the reader's revision older than what it saw (a needless merge at worst),
-    never newer (which would hide that change from the merge)."""
-    found = newest_revisions_in(session, project_id, types, ids)
-    note_read(found)  # what a tool call read, the agent saw
-    return found
 
 
 @contextmanager

@@ -35,8 +35,7 @@ from romergo.story.ledger import SceneRecord
 from romergo.story.pattern_workers import PatternWorkers
 from romergo.story.patterns import SearchQuery, checked_query, checked_replacement
 from romergo.story.read_marks import note_read
-from romergo.story.reads import load_project, whole_project
-from romergo.story.revisions import latest_revisions_in
+from romergo.story.reads import load_project, read_with_revisions, whole_project
 from romergo.story.views import ProjectData
 
 SearchField = Literal["scene_title", "line", "choice_label", "chapter_title", "character_name"]
@@ -124,10 +123,7 @@ class StorySearch:
     ) -> SearchResults:
         query = checked_query(query)
         wanted = _fields(fields)
-        revisions = await self.store.db.read_in_thread(  # first: `latest_revisions_in` says why
-            lambda session: latest_revisions_in(session, project_id, OWNER_TYPES)
-        )
-        data = await whole_project(self.store, actor, project_id)
+        revisions, data = await read_with_revisions(self.store.ledger, actor, project_id, OWNER_TYPES)
         texts = [text for text in _texts(data, actor.reach) if text.field in wanted]
         found = await self.patterns.spans(query, [text.text for text in texts])
         hits = [

@@ -84,8 +84,14 @@ class DatabaseStoryLedger:
         async with self.db.read() as session:
             return await projects.chapter_ids(session, reader_id, project_id)
 
-    async def outline(
-        self, reader_id: str, project_id: str, types: Collection[str]
+    async def project_with_revisions(
+        self,
+        reader_id: str,
+        project_id: str,
+        types: Collection[str],
+        *,
+        shape_only: bool = False,
+        with_text: bool = True,
     ) -> tuple[dict[str, int], ProjectRows] | None:
         def read(session: ThreadRead) -> tuple[dict[str, int], ProjectRows] | None:
             project = projects.readable_project(session, reader_id, project_id)
@@ -93,7 +99,7 @@ class DatabaseStoryLedger:
                 return None
             # The revisions before the rows: `newest_revisions` says why.
             found = revisions.newest_revisions_in(session, project_id, types)
-            return found, projects.project_rows(session, project, shape_only=True, with_text=False)
+            return found, projects.project_rows(session, project, shape_only, with_text)
 
         return await self.db.read_in_thread(read)
 

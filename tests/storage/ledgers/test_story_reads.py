@@ -157,13 +157,15 @@ async def test_chapter_ids_are_in_story_order_and_only_the_owners(services, acto
     assert await ledger.chapter_ids(other.user_id, story.project_id) is None
 
 
-async def test_an_outline_is_the_revisions_of_its_types_and_the_projects_shape(services, actor):
+async def test_a_project_with_revisions_is_the_revisions_of_its_types_and_the_project(services, actor):
     story = await small_story(services, actor)
     ledger = DatabaseStoryLedger(services.db)
     line = await services.lines.add_line(actor, story.first_scene_id, "Hello")
     newest = {row.entity_id: row.id for row in await revisions(services, story.project_id)}
 
-    found = await ledger.outline(actor.user_id, story.project_id, ("chapter", "scene"))
+    found = await ledger.project_with_revisions(
+        actor.user_id, story.project_id, ("chapter", "scene"), shape_only=True
+    )
 
     assert found is not None
     numbers, shape = found
@@ -173,8 +175,12 @@ async def test_an_outline_is_the_revisions_of_its_types_and_the_projects_shape(s
     assert line.id not in numbers
     assert [chapter.id for chapter in shape.chapters] == [story.chapter_id]
     assert (shape.lines, shape.choices, shape.variables) == ([], [], [])
+    whole = await ledger.project_with_revisions(actor.user_id, story.project_id, ("dialogue_line",))
+    assert whole is not None
+    assert whole[0] == {line.id: newest[line.id]}
+    assert [(row.id, row.text) for row in whole[1].lines] == [(line.id, "Hello")]
     stranger = await services.accounts.create_user("stranger")
-    assert await ledger.outline(stranger.id, story.project_id, ("scene",)) is None
+    assert await ledger.project_with_revisions(stranger.id, story.project_id, ("scene",)) is None
 
 
 async def test_a_whole_project_is_the_same_records_inside_a_transaction_and_entity_by_entity(services, actor):
