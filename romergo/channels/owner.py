@@ -22,7 +22,7 @@ from romergo.channels.posting import post_on_driver, posted_payload
 from romergo.channels.reach import clean_scope
 from romergo.channels.revocation import end_memberships, remove_member
 from romergo.channels.settings_tag import SettingsChangedError, matches, settings_tag
-from romergo.channels.store import ChannelStore, channel_topic, command_view
+from romergo.channels.store import ChannelStore, channel_topic, command_view, room_not_found
 from romergo.channels.tx import ChannelTx
 from romergo.channels.vocabulary import (
     DEFAULT_PERMISSIONS,
@@ -304,7 +304,7 @@ async def finish_channel(tx: ChannelTx, room: RoomRecord, reason: str, actor: Ev
 def _still_there(changed: RoomRecord | None, channel_id: object) -> RoomRecord:
     """The changed room; `not_found` if it went away since this transaction read it."""
     if changed is None:
-        raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
+        raise room_not_found(channel_id)
     return changed
 
 

@@ -132,7 +132,7 @@ class ChannelStore:
             else None
         )
         if channel is None or channel.user_id != user_id:
-            raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
+            raise room_not_found(channel_id)
         return channel
 
     async def owned_command(
@@ -223,6 +223,11 @@ def channel_state(channel: Ending, now: datetime) -> Literal["live", "ended", "e
     if channel.expires_at <= now:
         return "expired"
     return "live"
+
+
+def room_not_found(channel_id: object) -> RomergoError:
+    """A room that is not there, or not this owner's: the same answer, revealing nothing."""
+    return RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
 
 
 def command_not_found(command_id: object) -> RomergoError:
@@ -316,6 +321,6 @@ def posting_room(row: Any, user_id: str, channel_id: object) -> tuple[PostingRoo
     """What `storage.channels.posts.NUMBERED_POST` returned, with the owner as the posted
     command's actor; `not_found` when it matched nothing (not a channel of this owner's)."""
     if row is None:
-        raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
+        raise room_not_found(channel_id)
     room = row if isinstance(row, PostingRoom) else PostingRoom._make(row)
     return room, EventActor("user", user_id, room.owner_name)

@@ -3,8 +3,8 @@ a join, a leave, the sweeper, a revocation, a removal and a refused call read an
 before writing their events.
 
 The rows are read into the session as they always were, so the transaction's own `get` of a command
-or a room read here (to write an event about it) costs no second statement; what goes up is a
-frozen record.
+or a room read here (to write an event about it, or to end the room: `room_changes`) costs no second
+statement; what goes up is a frozen record.
 """
 
 from __future__ import annotations
