@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import fields
 from typing import Any, NamedTuple, TypeVar
 
-from sqlalchemy import Table, inspect
+from sqlalchemy import Column, Table, inspect
 from sqlalchemy.orm import ClassManager
 
 from storage.records import Record
@@ -82,6 +82,14 @@ def record_maker(shape: type[Record], model: type[Any]) -> Callable[[Sequence[An
     if names != _shape(model).keys:
         raise TypeError(f"{shape.__name__}'s fields are not {model.__name__}'s columns in order")
     return lambda values: shape(*values)
+
+
+def record_columns(shape: type[Any], model: type[Any]) -> tuple[Column[Any], ...]:
+    """The columns of `model`'s table that a `shape` record holds, in the record's order: what a
+    statement selects for a record that leaves a column out (a room's record holds no code hash),
+    made with `shape(*values)`. Fails for a field that is no column."""
+    table = core_table(model)
+    return tuple(table.c[field.name] for field in fields(shape))
 
 
 def made(model: type[M], **values: Any) -> M:

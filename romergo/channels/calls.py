@@ -30,6 +30,7 @@ from romergo.channels.events import (
     ToolFinished,
     ToolStarted,
 )
+from romergo.channels.ledger import RoomRecord
 from romergo.channels.memberships import (
     Membership,
     closed_on,
@@ -50,7 +51,7 @@ from romergo.channels.vocabulary import FINISHED_STATES, EventKind
 from romergo.common.errors import RomergoError
 from romergo.story.base import EntityChange, collect_changes
 from romergo.story.based_on import replaced_so_far
-from storage.tables import Channel, Command
+from storage.tables import Command
 
 T = TypeVar("T")
 UNCHECKED_CATEGORIES = ("channel",)
@@ -77,8 +78,8 @@ class ToolCall:
 @dataclass(frozen=True)
 class Attribution:
     command: Command | None
-    room: Channel | None
-    rooms: tuple[Channel, ...] = ()
+    room: RoomRecord | None
+    rooms: tuple[RoomRecord, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -195,7 +196,7 @@ class CallGuard:
             reads = self.store.room_reads(session)
             return await changes_in_reach(reads, room, await command_changes(reads, command.id))
 
-    async def rooms_of(self, caller: Caller) -> list[Channel]:
+    async def rooms_of(self, caller: Caller) -> list[RoomRecord]:
         """The live channels whose rules bind this client (joined once, whether or not it left)."""
         now = self.store.now()
         rooms = await self.store.db.read_rows(
@@ -238,7 +239,7 @@ class CallGuard:
         await self._check_room(call, bound, command)
         return Attribution(command, bound, tuple(rooms))
 
-    async def _rooms_on_project(self, call: ToolCall, rooms: list[Channel]) -> list[Channel]:
+    async def _rooms_on_project(self, call: ToolCall, rooms: list[RoomRecord]) -> list[RoomRecord]:
         on_project = [room for room in rooms if call.project_id is None or room.project_id == call.project_id]
         if call.project_id is not None and not on_project:
             await self._block(call, rooms[0], None, "This agent is bound to another project's channel.", None)
@@ -249,7 +250,7 @@ class CallGuard:
         return on_project
 
     async def _held_command(
-        self, call: ToolCall, on_project: list[Channel], held: list[Command]
+        self, call: ToolCall, on_project: list[RoomRecord], held: list[Command]
     ) -> Command | None:
         """The one unfinished command a call without `command_id` works for (a read may have none)."""
         if call.category in READ_CATEGORIES:
@@ -268,8 +269,8 @@ class CallGuard:
         return held[0]
 
     async def _named_command(
-        self, call: ToolCall, found: tuple[Command, Channel] | None
-    ) -> tuple[Command, Channel]:
+        self, call: ToolCall, found: tuple[Command, RoomRecord] | None
+    ) -> tuple[Command, RoomRecord]:
         if found is None:
             raise command_not_found(call.command_id)
         command, channel = found
@@ -281,7 +282,7 @@ class CallGuard:
             raise RomergoError("permission_denied", "This command's channel is for another project.")
         return command, channel
 
-    async def _check_room(self, call: ToolCall, room: Channel | None, command: Command | None) -> None:
+    async def _check_room(self, call: ToolCall, room: RoomRecord | None, command: Command | None) -> None:
         """The room's reach, then its permissions, narrow what the token allows (DESIGN.md §4)."""
         if room is None or call.category in UNCHECKED_CATEGORIES:
             return
@@ -305,7 +306,7 @@ class CallGuard:
 
     async def _rooms_and_commands(
         self, call: ToolCall, now: datetime
-    ) -> tuple[list[Membership], list[Command], tuple[Command, Channel] | None]:
+    ) -> tuple[list[Membership], list[Command], tuple[Command, RoomRecord] | None]:
         """The caller's rooms; then the command the call names (with its room), or for a call that
         names none, the unfinished commands it holds in the live rooms. One read on the driver for
         what every call needs; whether the named command may be used is decided after the rooms'."""
@@ -336,7 +337,7 @@ class CallGuard:
             await tx.tool_events(command, _agent(call), new_events)
 
     async def _block(
-        self, call: ToolCall, room: Channel, command: Command | None, reason: str, permission: str | None
+        self, call: ToolCall, room: RoomRecord, command: Command | None, reason: str, permission: str | None
     ) -> None:
         async with self.store.tx() as tx:
             await _blocked_event(tx, call, room.id, command.id if command else None, reason, permission)
@@ -359,7 +360,7 @@ async def _blocked_event(
     )
 
 
-def _in_rooms(commands: list[Command], rooms: list[Channel]) -> list[Command]:
+def _in_rooms(commands: list[Command], rooms: list[RoomRecord]) -> list[Command]:
     ids = {room.id for room in rooms}
     return [command for command in commands if command.channel_id in ids]
 

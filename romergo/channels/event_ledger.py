@@ -3,8 +3,8 @@ move (a port of the channel ledger, `storage.channels.event_log`).
 
 The service computes each event's row (`channels.tx.event_rows`) and each command's next state
 (`channels.tx.command_moved`); the log numbers and writes them, inside the transaction it is bound
-to. The commands and rooms it hands back are the transaction's own objects, which the service's
-older parts still change in place.
+to. The commands it hands back are the transaction's own objects, which the service's older parts
+still change in place.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from storage.tables import Channel, Command
+from storage.tables import Command
 
 Row = dict[str, Any]
 """An event's columns (`event_rows`), or a command's move (`command_moved`)."""
@@ -51,10 +51,6 @@ class EventLog(Protocol):
 
     async def command(self, command_id: str) -> Command:
         """A command the transaction read, without reading it again."""
-        ...
-
-    async def room(self, channel_id: str) -> Channel:
-        """A room the transaction read, without reading it again."""
         ...
 
     async def fresh_command(self, command_id: str) -> Command | None:

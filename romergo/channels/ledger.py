@@ -8,7 +8,8 @@ a join, a leave, the sweeper, a revocation and a removal read and change them;
 `ConfirmationLedger` keeps the owner's "Allow once" requests. Both live inside the transaction
 that writes the events they lead to, as do the transaction's `EventLog` (events numbered and
 written, the commands they move: `event_ledger.py`), `OwnedReads` (the owner's rooms and commands:
-`owned_ledger.py`) and `DeliveryLedger` (a wait's delivery: `delivery_ledger.py`).
+`owned_ledger.py`), `RoomChanges` (the owner's changes to a room, one write each:
+`room_changes.py`) and `DeliveryLedger` (a wait's delivery: `delivery_ledger.py`).
 
 The busy path's writes on the database's driver (a post, a wait's check, a report, a tool call's
 rooms) call storage's functions for them directly (`storage.channels.posts`, `wait_checks`,
@@ -25,6 +26,7 @@ from typing import Any, Protocol
 from romergo.channels.delivery_ledger import DeliveryLedger
 from romergo.channels.event_ledger import EventLog
 from romergo.channels.owned_ledger import OwnedReads
+from romergo.channels.room_changes import RoomChanges
 from storage.channels.records import (
     CommandRecord,
     ConfirmationRecord,
@@ -55,6 +57,10 @@ class ChannelLedger(Protocol):
 
     def rooms(self, transaction: Any) -> RoomLedger:
         """Rooms, their members and commands inside `transaction` (a `ChannelTx`'s session)."""
+        ...
+
+    def room_changes(self, transaction: Any) -> RoomChanges:
+        """The owner's changes to a room inside `transaction` (a `ChannelTx`'s session)."""
         ...
 
     def events(self, transaction: Any) -> EventLog:
@@ -109,8 +115,8 @@ class RoomReads(Protocol):
 
 
 class RoomLedger(Protocol):
-    """Read and written inside a transaction; a command or room read here is the transaction's own
-    (`ChannelTx.command`, `ChannelTx.room` find it without reading it again)."""
+    """Read and written inside a transaction; a command read here is the transaction's own
+    (`ChannelTx.command` finds it without reading it again)."""
 
     async def room(self, channel_id: str) -> RoomRecord | None: ...
 

@@ -49,7 +49,7 @@ class Sweeper:
                 )
             expired = await tx.room_ledger.rooms_run_out(now)
             for room in expired:
-                await finish_channel(tx, await tx.room(room.id), "expired", SYSTEM_ACTOR)
+                await finish_channel(tx, room, "expired", SYSTEM_ACTOR)
             await self.confirmations.expire_confirmations(tx, now)
             return len(silent), len(expired)
 

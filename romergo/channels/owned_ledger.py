@@ -1,9 +1,10 @@
 """What the channel service finds of an owner's rooms and commands inside a transaction it opened
 (a port of the channel ledger, `storage.channels.owned`).
 
-A room or a command found here is the transaction's own object: the owner's side changes it in
-place and writes events about it (`ChannelTx`). Whether it is the caller's to see is the service's
-rule (`ChannelStore.owned_channel`); what a room's view shows comes as frozen records.
+A room comes as a frozen record: the owner's side changes it with a write of its own
+(`room_changes.RoomChanges`). A command found here is the transaction's own object, which the
+owner's side moves and writes events about (`ChannelTx`). Whether either is the caller's to see is
+the service's rule (`ChannelStore.owned_channel`); what a room's view shows comes as frozen records.
 """
 
 from __future__ import annotations
@@ -11,21 +12,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from storage.channels.records import CommandRecord, EventRecord, MembershipRecord
-from storage.tables import Channel, Command
+from storage.channels.records import CommandRecord, EventRecord, MembershipRecord, RoomRecord
+from storage.tables import Command
 
 
 class OwnedReads(Protocol):
-    async def room(self, channel_id: str) -> Channel | None:
+    async def room(self, channel_id: str) -> RoomRecord | None:
         """The room, whoever owns it; None when there is none."""
         ...
 
-    async def command_with_room(self, command_id: str) -> tuple[Command, Channel] | None:
+    async def command_with_room(self, command_id: str) -> tuple[Command, RoomRecord] | None:
         """The command and its room, whoever owns them; None when there is none."""
         ...
 
-    async def rooms_of_project(self, user_id: str, project_id: str) -> list[Channel]:
+    async def rooms_of_project(self, user_id: str, project_id: str) -> list[RoomRecord]:
         """The owner's rooms on the project, newest first."""
+        ...
+
+    async def owns_project(self, user_id: str, project_id: str) -> bool:
+        """The project is this owner's and not deleted (a room may be opened on it)."""
         ...
 
     async def username(self, user_id: str) -> str | None:

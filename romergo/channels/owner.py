@@ -1,7 +1,9 @@
 """The owner's side of a channel: open it, tune it, send commands, cancel, retry, end.
 
 Only the owner reaches these (from the editor, or with a `romergo:control` token); no agent token
-and no MCP tool can (SECURITY.md). Every step is an event in the channel's history.
+and no MCP tool can (SECURITY.md). Every step is an event in the channel's history. A room is read
+as a record; each change to it (opened, settings, code, end) is one write of `tx.room_changes`,
+which hands back the room as it is now.
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ from typing import Any
 from romergo.channels.actors import SYSTEM_ACTOR, EventActor
 from romergo.channels.confirmations import cancel_confirmations
 from romergo.channels.events import ChannelEnded, CommandUndone, SettingsChanged
+from romergo.channels.ledger import RoomRecord
 from romergo.channels.models import ChannelView, CommandView, EventView
 from romergo.channels.parking import park
 from romergo.channels.posting import post_on_driver, posted_payload
 from romergo.channels.reach import clean_scope
 from romergo.channels.revocation import end_memberships, remove_member
 from romergo.channels.settings_tag import SettingsChangedError, matches, settings_tag
-from romergo.channels.store import ChannelStore, channel_topic, command_view
+from romergo.channels.store import ChannelStore, channel_topic, command_view, room_not_found
 from romergo.channels.tx import ChannelTx
 from romergo.channels.vocabulary import (
     DEFAULT_PERMISSIONS,
@@ -34,7 +37,7 @@ from romergo.channels.vocabulary import (
 )
 from romergo.common.errors import RomergoError, invalid, project_not_found
 from romergo.common.ids import new_id, new_secret, sha256_hex
-from storage.tables import Channel, Command, Project
+from storage.tables import Command
 
 MAX_EVENTS_PAGE = 500
 MAX_EVENTS_WAIT = 50
@@ -62,24 +65,27 @@ class OwnerSide:
         code = _new_code()
         async with self.store.tx() as tx:
             now = tx.now()
-            project = await tx.session.get(Project, project_id) if isinstance(project_id, str) else None
-            if project is None or project.owner_id != user_id or project.deleted_at is not None:
+            owned = self.store.ledger.owned(tx.session)
+            if not isinstance(project_id, str) or not await owned.owns_project(user_id, project_id):
                 raise project_not_found(project_id)
-            reach = clean_scope(scope, await self.store.room_reads(tx.session).chapter_order(project.id))
-            channel = Channel(
+            reach = clean_scope(scope, await self.store.room_reads(tx.session).chapter_order(project_id))
+            room = RoomRecord(
                 id=new_id("chn"),
                 user_id=user_id,
-                project_id=project.id,
-                code_hash=sha256_hex(code),
-                code_issued_at=now,
+                project_id=project_id,
                 permissions=settings,
                 confirmation_mode=mode,
                 scope=reach,
+                last_seq=0,
+                code_issued_at=now,
                 created_at=now,
                 expires_at=now + timedelta(hours=self.store.settings.channel_ttl_hours),
+                ended_at=None,
+                end_reason=None,
             )
-            await self._settings_changed(tx, channel, user_id)
-            return await self.store.channel_view(tx.session, channel, code)
+            await tx.room_changes.open_room(room, sha256_hex(code))
+            await self._settings_changed(tx, room, user_id)
+            return await self.store.channel_view(tx.session, room, code)
 
     async def get_channel(self, user_id: str, channel_id: str) -> ChannelView:
         async with self.store.db.read() as session:
@@ -118,9 +124,8 @@ class OwnerSide:
                     scope, await self.store.room_reads(tx.session).chapter_order(channel.project_id)
                 )
             if merged != channel.permissions or mode != channel.confirmation_mode or reach != channel.scope:
-                channel.permissions = merged
-                channel.confirmation_mode = mode
-                channel.scope = reach
+                changed = await tx.room_changes.change_settings(channel.id, merged, mode, reach)
+                channel = _still_there(changed, channel_id)
                 await self._settings_changed(tx, channel, user_id)
             return await self.store.channel_view(tx.session, channel)
 
@@ -130,10 +135,7 @@ class OwnerSide:
         async with self.store.tx() as tx:
             channel = await self.store.owned_channel(tx.session, user_id, channel_id)
             self.store.ensure_live(channel)
-            channel.code_hash = sha256_hex(code)
-            channel.code_issued_at = tx.now()
-            tx.session.add(channel)
-            await tx.session.flush()
+            _still_there(await tx.room_changes.new_code(channel.id, sha256_hex(code), tx.now()), channel_id)
             await tx.event(
                 channel.id, EventKind.CODE_ROTATED, await self.store.owner_actor(tx.session, user_id)
             )
@@ -143,7 +145,8 @@ class OwnerSide:
         async with self.store.tx() as tx:
             channel = await self.store.owned_channel(tx.session, user_id, channel_id)
             if channel.ended_at is None:
-                await finish_channel(tx, channel, "ended", await self.store.owner_actor(tx.session, user_id))
+                owner = await self.store.owner_actor(tx.session, user_id)
+                channel = await finish_channel(tx, channel, "ended", owner)
             return await self.store.channel_view(tx.session, channel)
 
     async def remove_member(self, user_id: str, channel_id: str, client_id: str) -> ChannelView:
@@ -241,11 +244,9 @@ class OwnerSide:
         assert found is not None  # with no time left, `read` always answers
         return found
 
-    async def _settings_changed(self, tx: ChannelTx, channel: Channel, user_id: str) -> None:
-        """Saves the room's settings and tells the panel (and a joining agent) what they are now."""
+    async def _settings_changed(self, tx: ChannelTx, channel: RoomRecord, user_id: str) -> None:
+        """Tells the panel (and a joining agent) what the room's settings are now, as written."""
         tx.rooms.add(channel.project_id)
-        tx.session.add(channel)
-        await tx.session.flush()
         await tx.event(
             channel.id,
             EventKind.SETTINGS_CHANGED,
@@ -283,13 +284,11 @@ async def cancel(tx: ChannelTx, command: Command, actor: EventActor) -> None:
     await tx.command_event(command, EventKind.CANCELLED, actor)
 
 
-async def finish_channel(tx: ChannelTx, channel: Channel, reason: str, actor: EventActor) -> None:
-    """End or expire: open commands are cancelled, then the end itself is the last event."""
-    channel.ended_at = tx.now()
-    channel.end_reason = reason
+async def finish_channel(tx: ChannelTx, room: RoomRecord, reason: str, actor: EventActor) -> RoomRecord:
+    """End or expire: open commands are cancelled, then the end itself is the last event. The
+    room as it ended."""
+    channel = _still_there(await tx.room_changes.end_room(room.id, tx.now(), reason), room.id)
     tx.rooms.add(channel.project_id)
-    tx.session.add(channel)
-    await tx.session.flush()
     open_commands = await tx.log.commands_of_room(channel.id, OPEN_STATES)
     for command in open_commands:
         await cancel(tx, command, actor if reason == "ended" else SYSTEM_ACTOR)
@@ -299,6 +298,14 @@ async def finish_channel(tx: ChannelTx, channel: Channel, reason: str, actor: Ev
         actor if reason == "ended" else SYSTEM_ACTOR,
         ChannelEnded(reason=reason),
     )
+    return channel
+
+
+def _still_there(changed: RoomRecord | None, channel_id: object) -> RoomRecord:
+    """The changed room; `not_found` if it went away since this transaction read it."""
+    if changed is None:
+        raise room_not_found(channel_id)
+    return changed
 
 
 def _new_code() -> str:

@@ -109,7 +109,7 @@ async def conversation_in_reach(reads: RoomReads, room: Room, events: list[Event
 
 
 class Room(Protocol):
-    """The columns of a room this module reads (a `Channel`)."""
+    """The columns of a room this module reads (its `RoomRecord`, or a post's `PostingRoom`)."""
 
     @property
     def project_id(self) -> str: ...

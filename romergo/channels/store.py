@@ -6,13 +6,13 @@ events); waiters are woken after the commit, on the channel's own topic only.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
 from romergo.channels.actors import EventActor
-from romergo.channels.ledger import ChannelLedger, EventRecord, RoomReads
+from romergo.channels.ledger import ChannelLedger, EventRecord, RoomReads, RoomRecord
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
 from romergo.channels.pending_tool_events import PendingToolEvents
 from romergo.channels.pending_writes import write_pending
@@ -26,12 +26,12 @@ from storage import Database
 from storage.channels.owned import command_with_room_on_driver
 from storage.channels.records import PostingRoom
 from storage.driver import Rows
-from storage.tables import Channel, ChannelEvent, Command
+from storage.tables import ChannelEvent, Command
 
 __all__ = ["PostingRoom"]  # the post's room, named where posting and its tests look for it
 
 
-def owned_command_rows(rows: Rows, user_id: str, command_id: object) -> tuple[Command, Channel] | None:
+def owned_command_rows(rows: Rows, user_id: str, command_id: object) -> tuple[Command, RoomRecord] | None:
     """The command with its channel, if the channel is this owner's: `find_owned_command` for a
     read on the driver (`Database.read_rows`), in one statement."""
     if not isinstance(command_id, str) or not command_id:
@@ -115,6 +115,7 @@ class ChannelStore:
                 self.ledger.rooms(session),
                 self.ledger.confirmations(session),
                 self.ledger.deliveries(session),
+                self.ledger.room_changes(session),
                 pending_tool_events=self.pending_tool_events,
             )
             yield tx
@@ -123,7 +124,7 @@ class ChannelStore:
         for project_id in tx.rooms:
             self.bus.publish(rooms_topic(project_id))
 
-    async def owned_channel(self, session: Any, user_id: str, channel_id: object) -> Channel:
+    async def owned_channel(self, session: Any, user_id: str, channel_id: object) -> RoomRecord:
         """The owner's channel in this open transaction; `not_found` when it is not theirs."""
         channel = (
             await self.ledger.owned(session).room(channel_id)
@@ -131,10 +132,12 @@ class ChannelStore:
             else None
         )
         if channel is None or channel.user_id != user_id:
-            raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
+            raise room_not_found(channel_id)
         return channel
 
-    async def owned_command(self, session: Any, user_id: str, command_id: object) -> tuple[Command, Channel]:
+    async def owned_command(
+        self, session: Any, user_id: str, command_id: object
+    ) -> tuple[Command, RoomRecord]:
         found = await self.find_owned_command(session, user_id, command_id)
         if found is None:
             raise command_not_found(command_id)
@@ -142,7 +145,7 @@ class ChannelStore:
 
     async def find_owned_command(
         self, session: Any, user_id: str, command_id: object
-    ) -> tuple[Command, Channel] | None:
+    ) -> tuple[Command, RoomRecord] | None:
         """The command with its channel, if the channel is this owner's."""
         if not isinstance(command_id, str) or not command_id:
             return None
@@ -158,7 +161,7 @@ class ChannelStore:
         name = await self.ledger.owned(session).username(user_id)
         return EventActor("user", user_id, user_id if name is None else name)
 
-    async def channel_view(self, session: Any, channel: ShownRoom, code: str | None = None) -> ChannelView:
+    async def channel_view(self, session: Any, channel: RoomRecord, code: str | None = None) -> ChannelView:
         now = self.now()
         owned = self.ledger.owned(session)
         members = await owned.members(channel.id)
@@ -202,7 +205,7 @@ class ChannelStore:
 
 
 class Ending(Protocol):
-    """What decides a channel's state: a `Channel`, or a row of its columns."""
+    """What decides a channel's state: its record (`RoomRecord`), or a row of its columns."""
 
     @property
     def ended_at(self) -> datetime | None: ...
@@ -214,31 +217,17 @@ class Ending(Protocol):
     def expires_at(self) -> datetime: ...
 
 
-class ShownRoom(Ending, Protocol):
-    """What a room's view shows of it: its record (`RoomRecord`), or the owner's row it changes."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def project_id(self) -> str: ...
-
-    @property
-    def permissions(self) -> Mapping[str, bool]: ...
-
-    @property
-    def confirmation_mode(self) -> str: ...
-
-    @property
-    def scope(self) -> dict[str, Any] | None: ...
-
-
 def channel_state(channel: Ending, now: datetime) -> Literal["live", "ended", "expired"]:
     if channel.ended_at is not None:
         return "expired" if channel.end_reason == "expired" else "ended"
     if channel.expires_at <= now:
         return "expired"
     return "live"
+
+
+def room_not_found(channel_id: object) -> RomergoError:
+    """A room that is not there, or not this owner's: the same answer, revealing nothing."""
+    return RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
 
 
 def command_not_found(command_id: object) -> RomergoError:
@@ -332,6 +321,6 @@ def posting_room(row: Any, user_id: str, channel_id: object) -> tuple[PostingRoo
     """What `storage.channels.posts.NUMBERED_POST` returned, with the owner as the posted
     command's actor; `not_found` when it matched nothing (not a channel of this owner's)."""
     if row is None:
-        raise RomergoError("not_found", f'Channel "{channel_id}" does not exist.')
+        raise room_not_found(channel_id)
     room = row if isinstance(row, PostingRoom) else PostingRoom._make(row)
     return room, EventActor("user", user_id, room.owner_name)

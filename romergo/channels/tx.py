@@ -19,11 +19,12 @@ from romergo.channels.event_ledger import EventLog
 from romergo.channels.events import NewEvents, Payload, dump
 from romergo.channels.ledger import ConfirmationLedger, RoomLedger
 from romergo.channels.pending_tool_events import PendingToolEvents, merged
+from romergo.channels.room_changes import RoomChanges
 from romergo.channels.vocabulary import CommandState, EventKind
 from romergo.common.clock import Clock
 from storage.channels.event_log import append_on_driver, append_one_on_driver
 from storage.driver import Writes
-from storage.tables import Channel, Command
+from storage.tables import Command
 
 
 @dataclass
@@ -39,6 +40,8 @@ class ChannelTx:
     """The owner's "Allow once" requests, kept in this transaction."""
     deliveries: DeliveryLedger
     """A wait's delivery: its room, the presence, the claim, kept in this transaction."""
+    room_changes: RoomChanges
+    """The owner's changes to a room (opened, settings, code, end), written in this transaction."""
     touched: set[str] = field(default_factory=set)
     rooms: set[str] = field(default_factory=set)
     """Projects whose rooms changed in this transaction (published as `rooms_topic` after it)."""
@@ -53,10 +56,6 @@ class ChannelTx:
         """A command this transaction read (through `room_ledger`), to write events about it:
         the session's own object, without reading it again."""
         return await self.log.command(command_id)
-
-    async def room(self, channel_id: str) -> Channel:
-        """A room this transaction read (through `room_ledger`), to change and write events on."""
-        return await self.log.room(channel_id)
 
     async def fresh_command(self, command_id: str) -> Command | None:
         """The command as the database holds it now, for the events about it to move it from."""

@@ -10,6 +10,7 @@ from storage.channels.records import (
     RecordedRevision,
     RoomRecord,
 )
+from storage.channels.room_changes import RoomChangesInSession
 from storage.channels.room_reads import RoomReadsInSession
 from storage.channels.rooms import RoomsInSession
 
@@ -21,6 +22,7 @@ __all__ = [
     "EventRecord",
     "MembershipRecord",
     "RecordedRevision",
+    "RoomChangesInSession",
     "RoomReadsInSession",
     "RoomRecord",
     "RoomsInSession",

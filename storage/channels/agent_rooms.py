@@ -3,7 +3,8 @@ joined, the rooms a call's checks need, and the commands it holds in a room
 (`romergo.channels.memberships` says what binds and what is refused).
 
 Every guarded tool call reads the caller's rooms, so these are built once, on the tables' columns,
-and hand up entities of no session, for reading (`loaded`).
+and hand up the rooms and memberships as records, the commands as entities of no session, for
+reading (`loaded`).
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ from sqlalchemy import Select, bindparam, or_, union
 from sqlalchemy import select as sa_select
 
 from storage.channels.joins import CALLERS_MEMBERSHIP
-from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, loaded, width
+from storage.channels.records import MembershipRecord, RoomRecord
+from storage.channels.rooms import ROOM_COLUMNS, room_of_columns
+from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, loaded, record_maker
 from storage.driver import Found, Rows
-from storage.tables import Channel, ChannelMember, Command
+from storage.tables import ChannelMember, Command
 
-Joined = tuple[Channel, ChannelMember]
+Joined = tuple[RoomRecord, MembershipRecord]
 
 
 def joined_rooms_on_driver(rows: Rows, user_id: str, client_id: str) -> list[Joined]:
@@ -59,14 +62,15 @@ def held_statement(states: Sequence[str]) -> Select[Any]:
 
 
 def _joined(row: Found) -> Joined:
-    return loaded(Channel, row[:_CHANNEL_END]), loaded(ChannelMember, row[_CHANNEL_END:])
+    return room_of_columns(row[:_CHANNEL_END]), _membership(row[_CHANNEL_END:])
 
 
-_CHANNEL_END = width(Channel)
+_CHANNEL_END = len(ROOM_COLUMNS)
+_membership = record_maker(MembershipRecord, ChannelMember)
 _MINE = (CHANNEL_MEMBERS.c.client_id == bindparam("client_id"), CHANNELS.c.user_id == bindparam("user_id"))
 _NEWEST_FIRST = (CHANNELS.c.created_at.desc(), CHANNELS.c.id.desc())
 _MEMBERSHIPS = (
-    sa_select(CHANNELS, CHANNEL_MEMBERS)
+    sa_select(*ROOM_COLUMNS, CHANNEL_MEMBERS)
     .join(CHANNEL_MEMBERS, CHANNEL_MEMBERS.c.channel_id == CHANNELS.c.id)
     .where(*_MINE)
     .order_by(*_NEWEST_FIRST)
@@ -88,7 +92,7 @@ _CURRENT_ROOM_IDS = union(
     sa_select(_NEWEST_ON_PROJECT),
 )
 _CURRENT_ROOMS = (
-    sa_select(CHANNELS, CHANNEL_MEMBERS)
+    sa_select(*ROOM_COLUMNS, CHANNEL_MEMBERS)
     .join(CHANNEL_MEMBERS, CALLERS_MEMBERSHIP)
     .where(CHANNELS.c.id.in_(_CURRENT_ROOM_IDS))
     .order_by(*_NEWEST_FIRST)

@@ -23,7 +23,7 @@ from storage.channels.numbering import COLUMNS, MAX_AT_ONCE, numbered_insert, nu
 from storage.channels.records import MovingCommand
 from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS, core_table
 from storage.driver import Rows, Writes
-from storage.tables import Channel, Command, Confirmation
+from storage.tables import Command, Confirmation
 
 Row = dict[str, Any]
 
@@ -105,12 +105,6 @@ class EventLogInSession:
         command = await self.session.get(Command, command_id)
         assert command is not None  # commands are never deleted
         return command
-
-    async def room(self, channel_id: str) -> Channel:
-        """A room this session read, without reading it again."""
-        channel = await self.session.get(Channel, channel_id)
-        assert channel is not None  # rooms are never deleted
-        return channel
 
     async def fresh_command(self, command_id: str) -> Command | None:
         """The command as the database holds it now."""

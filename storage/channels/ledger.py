@@ -1,8 +1,8 @@
 """The channel ledger on the database: what the channel service keeps, read and written here.
 
 One path per operation on SQLite and PostgreSQL alike. What runs inside a transaction the channel
-service opened is bound to its session (`room_reads`, `rooms`, `confirmations`); the rest opens its
-own.
+service opened is bound to its session (`room_reads`, `rooms`, `room_changes`, `confirmations`);
+the rest opens its own.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from storage.channels.deliveries import DeliveriesInSession
 from storage.channels.event_log import EventLogInSession
 from storage.channels.owned import OwnedInSession
 from storage.channels.presence import PRESENCE, RUN_OUT
+from storage.channels.room_changes import RoomChangesInSession
 from storage.channels.room_reads import RoomReadsInSession
 from storage.channels.rooms import RoomsInSession
 from storage.database import Database
@@ -36,6 +37,11 @@ class DatabaseChannelLedger:
     def rooms(self, transaction: AsyncSession) -> RoomsInSession:
         """Rooms, their members and commands inside `transaction`, an open session of this database."""
         return RoomsInSession(transaction)
+
+    def room_changes(self, transaction: AsyncSession) -> RoomChangesInSession:
+        """The owner's changes to a room inside `transaction`, an open write session of this
+        database."""
+        return RoomChangesInSession(transaction)
 
     def events(self, transaction: AsyncSession) -> EventLogInSession:
         """The channel's events and the commands they move inside `transaction`, an open write

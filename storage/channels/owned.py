@@ -1,10 +1,10 @@
 """The owner's rooms and commands as the channel service finds them, inside a transaction it opened
-(or a read): a room or a command checked for its owner, the owner's name for events, what a room's
-view shows and its events after a number.
+(or a read): a room or a command checked for its owner, whether a project is the owner's, the
+owner's name for events, what a room's view shows and its events after a number.
 
-A room or a command found here is the session's own object: the service's owner side still changes
-it in place and writes events about it in the same transaction. What a view shows goes up as
-frozen records.
+A room goes up as a frozen record (the owner's changes to it are writes of their own:
+`room_changes`); a command found here is still the session's own object, which the service moves
+and writes events about in the same transaction.
 """
 
 from __future__ import annotations
@@ -16,35 +16,48 @@ from sqlalchemy import select as sa_select
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from storage.channels.records import CommandRecord, EventRecord, MembershipRecord
-from storage.channels.rooms import command_record, event_record, membership_record
+from storage.channels.records import CommandRecord, EventRecord, MembershipRecord, RoomRecord
+from storage.channels.rooms import (
+    ROOM_COLUMNS,
+    command_record,
+    event_record,
+    membership_record,
+    room_of_columns,
+    room_record,
+)
 from storage.core_tables import CHANNELS, COMMANDS, loaded, width
 from storage.driver import Rows
-from storage.tables import Channel, ChannelEvent, ChannelMember, Command, User
+from storage.tables import Channel, ChannelEvent, ChannelMember, Command, Project, User
 
 
 class OwnedInSession:
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
 
-    async def room(self, channel_id: str) -> Channel | None:
-        """The room, as the session holds it (read once per transaction)."""
-        return await self.session.get(Channel, channel_id)
+    async def room(self, channel_id: str) -> RoomRecord | None:
+        """The room (read once per transaction: the session keeps its row for a change to it)."""
+        row = await self.session.get(Channel, channel_id)
+        return None if row is None else room_record(row)
 
-    async def command_with_room(self, command_id: str) -> tuple[Command, Channel] | None:
-        """The command and its room, as the session holds them."""
+    async def command_with_room(self, command_id: str) -> tuple[Command, RoomRecord] | None:
+        """The command, as the session holds it, and its room."""
         command = await self.session.get(Command, command_id)
         channel = await self.session.get(Channel, command.channel_id) if command else None
-        return None if command is None or channel is None else (command, channel)
+        return None if command is None or channel is None else (command, room_record(channel))
 
-    async def rooms_of_project(self, user_id: str, project_id: str) -> list[Channel]:
+    async def rooms_of_project(self, user_id: str, project_id: str) -> list[RoomRecord]:
         """The owner's rooms on the project, newest first."""
         rows = await self.session.exec(
             select(Channel)
             .where(Channel.user_id == user_id, Channel.project_id == project_id)
             .order_by(col(Channel.created_at).desc())
         )
-        return list(rows.all())
+        return [room_record(row) for row in rows.all()]
+
+    async def owns_project(self, user_id: str, project_id: str) -> bool:
+        """The project is this owner's and not deleted."""
+        project = await self.session.get(Project, project_id)
+        return project is not None and project.owner_id == user_id and project.deleted_at is None
 
     async def username(self, user_id: str) -> str | None:
         user = await self.session.get(User, user_id)
@@ -82,19 +95,19 @@ class OwnedInSession:
         return [event_record(row) for row in rows.all()]
 
 
-def command_with_room_on_driver(rows: Rows, command_id: str) -> tuple[Command, Channel] | None:
+def command_with_room_on_driver(rows: Rows, command_id: str) -> tuple[Command, RoomRecord] | None:
     """The command with its room, in one statement of a read on the driver (`Database.read_rows`):
-    entities of no session, for reading."""
+    an entity of no session, for reading, and the room's record."""
     found = rows.first(_COMMAND_WITH_CHANNEL, {"command_id": command_id})
     if found is None:
         return None
-    return loaded(Command, found[:_COMMAND_END]), loaded(Channel, found[_COMMAND_END:])
+    return loaded(Command, found[:_COMMAND_END]), room_of_columns(found[_COMMAND_END:])
 
 
 # A command and its channel, on the tables' columns for the driver (`command_with_room_on_driver`).
 _COMMAND_END = width(Command)
 _COMMAND_WITH_CHANNEL = (
-    sa_select(COMMANDS, CHANNELS)
+    sa_select(COMMANDS, *ROOM_COLUMNS)
     .join(CHANNELS, CHANNELS.c.id == COMMANDS.c.channel_id)
     .where(COMMANDS.c.id == bindparam("command_id"))
 )

@@ -3,20 +3,22 @@ a join, a leave, the sweeper, a revocation, a removal and a refused call read an
 before writing their events.
 
 The rows are read into the session as they always were, so the transaction's own `get` of a command
-or a room read here (to write an event about it) costs no second statement; what goes up is a
-frozen record.
+or a room read here (to write an event about it, or to end the room: `room_changes`) costs no second
+statement; what goes up is a frozen record.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.channels.records import CommandRecord, EventRecord, MembershipRecord, RoomRecord
+from storage.core_tables import record_columns
 from storage.records import record_of
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command, Project
 
@@ -164,6 +166,15 @@ class RoomsInSession:
 
 def room_record(row: Channel) -> RoomRecord:
     return record_of(RoomRecord, row, permissions=dict(row.permissions))
+
+
+ROOM_COLUMNS = record_columns(RoomRecord, Channel)
+"""What a statement on the driver selects of a room: its record's columns (no code hash)."""
+
+
+def room_of_columns(values: Sequence[Any]) -> RoomRecord:
+    """A room's record from the values of `ROOM_COLUMNS`, in order."""
+    return RoomRecord(*values)
 
 
 def membership_record(row: ChannelMember) -> MembershipRecord:

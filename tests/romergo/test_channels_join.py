@@ -178,3 +178,25 @@ async def test_only_the_owner_reaches_the_channel(services, actor):
         with pytest.raises(RomergoError) as refused:
             await attempt
         assert refused.value.code == "not_found"
+
+
+async def test_a_room_opens_only_on_the_owners_own_project_while_it_is_not_deleted(services, actor):
+    room = await open_room(services, actor)
+    stranger = user_actor((await services.accounts.create_user("stranger")).id)
+    project_id = room.story.project_id
+    refusals = []
+    for user_id, project in (
+        (stranger.user_id, project_id),
+        (actor.user_id, "prj_nope"),
+        (actor.user_id, 42),
+    ):
+        with pytest.raises(RomergoError) as refused:
+            await services.channels.owner.create_channel(user_id, project)
+        refusals.append(refused.value.code)
+    await services.channels.owner.create_channel(actor.user_id, project_id)  # still open to its owner
+    await services.projects.delete_project(actor, project_id)
+    with pytest.raises(RomergoError) as deleted:
+        await services.channels.owner.create_channel(actor.user_id, project_id)
+
+    assert refusals == ["not_found"] * 3 and deleted.value.code == "not_found"
+    assert len(await services.channels.owner.channels_of_project(actor.user_id, project_id)) == 2

@@ -1,5 +1,5 @@
 """Entities made without their constructor (`storage.core_tables.made` / `loaded`), for the busy path,
-and records made from a table's row (`record_maker`)."""
+and records made from a table's row (`record_maker`) or from the columns they hold (`record_columns`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import pytest
 from sqlalchemy import create_engine, inspect, select
 from sqlalchemy.orm import Session
 
-from storage.core_tables import core_table, loaded, made, record_maker, width
+from storage.channels.records import RoomRecord
+from storage.core_tables import core_table, loaded, made, record_columns, record_maker, width
 from storage.story.records import ChapterRecord, SceneRecord
-from storage.tables import ChannelEvent, Command, Scene
+from storage.tables import Channel, ChannelEvent, Command, Scene
 
 AT = datetime(2026, 12, 6, 21, 0, tzinfo=UTC)
 POSTED = {
@@ -87,3 +88,16 @@ def test_a_record_is_made_from_a_row_of_its_tables_columns_in_order():
 def test_a_record_whose_fields_are_not_the_tables_columns_is_refused():
     with pytest.raises(TypeError, match="ChapterRecord's fields are not Scene's columns"):
         record_maker(ChapterRecord, Scene)
+
+
+def test_a_record_that_leaves_a_column_out_selects_the_columns_it_holds_in_its_own_order():
+    columns = record_columns(RoomRecord, Channel)
+
+    assert [column.name for column in columns] == [field for field in RoomRecord.__dataclass_fields__]
+    assert "code_hash" not in {column.name for column in columns}
+    assert all(column.table is core_table(Channel) for column in columns)
+
+
+def test_a_record_field_that_is_no_column_is_refused():
+    with pytest.raises(KeyError):
+        record_columns(ChapterRecord, Channel)

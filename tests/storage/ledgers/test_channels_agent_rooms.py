@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from romergo.services import Services
+from storage.channels import MembershipRecord, RoomRecord
 from storage.channels.agent_rooms import (
     current_rooms_on_driver,
     held_on_driver,
@@ -63,6 +64,19 @@ async def test_every_joined_room_comes_newest_first_and_only_this_owners(service
         (room.channel_id, room.client_id),
     ]
     assert strangers == []
+    later, member = joined[0]
+    assert isinstance(later, RoomRecord) and (later.ended_at, later.end_reason) == (NOW, "ended")
+    assert later.permissions == {"read": True} and later.project_id == room.project_id
+    assert member == MembershipRecord(
+        channel_id="ch-later",
+        client_id=room.client_id,
+        agent_name="Scribe",
+        joined_at=NOW,
+        left_at=None,
+        last_seen_at=NOW,
+        polling_until=None,
+        left_reason=None,
+    )
 
 
 async def test_the_current_rooms_are_the_live_ones_and_the_newest_on_the_project(services: Services):

@@ -8,14 +8,14 @@ from datetime import timedelta
 from typing import Any
 
 from romergo.services import Services
-from storage.channels import DatabaseChannelLedger
+from storage.channels import DatabaseChannelLedger, RoomRecord
 from storage.channels.owned import command_with_room_on_driver
 from storage.channels.posts import numbered_room_on_driver
-from storage.tables import Channel, ChannelEvent, ChannelMember
+from storage.tables import Channel, ChannelEvent, ChannelMember, Project
 from tests.storage.ledgers.channel_rows import NOW, a_command, a_room
 
 
-async def test_a_room_and_a_command_are_the_sessions_own_objects_and_strangers_are_none(
+async def test_a_room_comes_as_its_record_with_its_commands_and_strangers_are_none(
     services: Services,
 ):
     ledger, room = DatabaseChannelLedger(services.db), await a_room(services.db)
@@ -27,8 +27,9 @@ async def test_a_room_and_a_command_are_the_sessions_own_objects_and_strangers_a
         assert await owned.room("no-such-room") is None
         assert await owned.command_with_room("no-such-command") is None
 
-    assert channel is not None and channel.user_id == room.owner_id
-    assert found is not None and found[0].id == ident and found[1] is channel
+    assert isinstance(channel, RoomRecord) and channel.user_id == room.owner_id
+    assert channel.permissions == {"read": True} and channel.ended_at is None
+    assert found is not None and found[0].id == ident and found[1] == channel
 
 
 async def test_the_latest_number_is_the_rooms_last_event_number(services: Services):
@@ -122,7 +123,7 @@ async def test_on_the_driver_a_command_comes_with_its_room_in_one_read(services:
         room.channel_id,
         room.owner_id,
     )
-    assert isinstance(channel, Channel) and channel.permissions == {"read": True}
+    assert isinstance(channel, RoomRecord) and channel.permissions == {"read": True}
 
 
 async def test_the_owners_rooms_on_a_project_come_newest_first(services: Services):
@@ -150,3 +151,21 @@ async def test_the_owners_rooms_on_a_project_come_newest_first(services: Service
         assert await owned.rooms_of_project(other.owner_id, room.project_id) == []
 
     assert [channel.id for channel in mine] == [room.channel_id, "ch-older"]
+
+
+async def test_a_project_is_the_owners_while_it_is_not_deleted(services: Services):
+    ledger = DatabaseChannelLedger(services.db)
+    room, other = await a_room(services.db), await a_room(services.db, "rival")
+    async with services.db.read() as session:
+        owned = ledger.owned(session)
+        assert await owned.owns_project(room.owner_id, room.project_id) is True
+        assert await owned.owns_project(other.owner_id, room.project_id) is False
+        assert await owned.owns_project(room.owner_id, "no-such-project") is False
+    async with services.db.write() as session:
+        deleted = await session.get(Project, room.project_id)
+        assert deleted is not None
+        deleted.deleted_at = NOW
+        session.add(deleted)
+
+    async with services.db.read() as session:
+        assert await ledger.owned(session).owns_project(room.owner_id, room.project_id) is False
