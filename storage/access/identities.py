@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from storage.access.records import IdentityLink, User
@@ -30,24 +31,30 @@ class Identities:
     async def link(self, link: IdentityLink) -> bool:
         """Links the identity to its user; False (nothing changed) if it is already linked or the
         user does not exist."""
-        async with self.db.write() as session:
-            if await session.get(ProviderIdentity, (link.issuer, link.subject)) is not None:
-                return False
-            if await session.get(UserRow, link.user_id) is None:
-                return False
-            session.add(ProviderIdentity(**columns_of(link)))
-            return True
+        try:
+            async with self.db.write() as session:
+                if await session.get(ProviderIdentity, (link.issuer, link.subject)) is not None:
+                    return False
+                if await session.get(UserRow, link.user_id) is None:
+                    return False
+                session.add(ProviderIdentity(**columns_of(link)))
+        except IntegrityError:  # linked by another transaction between the check and the commit
+            return False
+        return True
 
     async def add_user_linked(self, user: User, link: IdentityLink) -> bool:
         """Adds the user and links the identity to it, in one transaction; False (nothing added) if
         the username is taken or the identity already linked."""
-        async with self.db.write() as session:
-            if await session.get(ProviderIdentity, (link.issuer, link.subject)) is not None:
-                return False
-            taken = (await session.exec(select(UserRow).where(UserRow.username == user.username))).first()
-            if taken is not None:
-                return False
-            session.add(UserRow(**columns_of(user)))
-            await session.flush()
-            session.add(ProviderIdentity(**columns_of(link)))
-            return True
+        try:
+            async with self.db.write() as session:
+                if await session.get(ProviderIdentity, (link.issuer, link.subject)) is not None:
+                    return False
+                taken = (await session.exec(select(UserRow).where(UserRow.username == user.username))).first()
+                if taken is not None:
+                    return False
+                session.add(UserRow(**columns_of(user)))
+                await session.flush()
+                session.add(ProviderIdentity(**columns_of(link)))
+        except IntegrityError:  # the same name or identity added by another sign-in meanwhile
+            return False
+        return True

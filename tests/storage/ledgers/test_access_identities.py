@@ -3,6 +3,8 @@ in one go, and nothing added when the name or the identity is taken."""
 
 from __future__ import annotations
 
+import asyncio
+
 from romergo.access.accounts.ledger import IdentityLink, User
 from romergo.common.clock import utcnow
 from romergo.services import Services
@@ -48,3 +50,22 @@ async def test_a_user_is_added_with_its_identity_unless_either_is_taken(services
     )
     assert await services.accounts.user_count() == count
     assert await identities.linked_user(ISSUER, "sub-2") is None
+
+
+async def test_two_first_sign_ins_at_once_add_one_user_and_the_other_is_told_no(services: Services) -> None:
+    identities = Identities(services.db)
+    first, second = (
+        a_user("ada"),
+        User(id="usr_ada2", username="ada-2", password_hash=None, created_at=utcnow()),
+    )
+    count = await services.accounts.user_count()
+
+    added = await asyncio.gather(
+        identities.add_user_linked(first, IdentityLink(ISSUER, "sub-ada", first.id, utcnow())),
+        identities.add_user_linked(second, IdentityLink(ISSUER, "sub-ada", second.id, utcnow())),
+    )
+
+    assert sorted(added) == [False, True]
+    assert await services.accounts.user_count() == count + 1
+    found = await identities.linked_user(ISSUER, "sub-ada")
+    assert found is not None and found.id == (first.id if added[0] else second.id)
