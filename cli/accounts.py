@@ -1,4 +1,5 @@
-"""Accounts from the command line: users and passwords, personal tokens, sign-in links, the demo.
+"""Accounts from the command line: users and passwords, identities at the team's provider linked to
+them, personal tokens, sign-in links, the demo.
 
 Each command opens the services on the data dir (migrating it first), does one thing and closes
 them; none prints a password.
@@ -33,6 +34,12 @@ def add_commands(
     passwd = users.add_parser("passwd", parents=[common], help="set an account's password")
     passwd.add_argument("name")
     passwd.set_defaults(run=user_passwd)
+    link = users.add_parser(
+        "link", parents=[common], help="let an identity of the configured provider sign in as an account"
+    )
+    link.add_argument("name")
+    link.add_argument("subject", help="the identity's subject (`sub`), as a refused sign-in logs it")
+    link.set_defaults(run=user_link)
 
     tokens = commands.add_parser("token", help="personal access tokens").add_subparsers(
         dest="action", required=True
@@ -50,12 +57,12 @@ def add_commands(
     create.add_argument("--expires-days", type=int, default=90, help="lifetime in days (default 90)")
     create.set_defaults(run=token_create)
 
-    link = commands.add_parser(
+    signin_link = commands.add_parser(
         "login-link", parents=[common], help="print a fresh one-time sign-in link (no restart needed)"
     )
-    link.add_argument("--user", default=None, help="whose link (default: the first account)")
-    add_address(link)
-    link.set_defaults(run=login_link)
+    signin_link.add_argument("--user", default=None, help="whose link (default: the first account)")
+    add_address(signin_link)
+    signin_link.set_defaults(run=login_link)
 
     seed = commands.add_parser("seed-demo", parents=[common], help="add the demo project (idempotent)")
     seed.add_argument("--user", default="author")
@@ -73,6 +80,12 @@ def user_passwd(settings: Settings, args: argparse.Namespace) -> int:
     password = read_password()
     with_services(settings, lambda services: services.accounts.set_password(args.name, password))
     print(f"Password of {args.name} changed; their browser sessions were ended.")
+    return 0
+
+
+def user_link(settings: Settings, args: argparse.Namespace) -> int:
+    user = with_services(settings, lambda services: services.identities.link(args.name, args.subject))
+    print(f"{settings.oidc_provider_name} identity {args.subject!r} now signs in as {user.username}.")
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
+from romergo.access.accounts.identities import IdentitySignIn
 from romergo.access.accounts.ledger import User
 from romergo.access.accounts.service import AccountService
 from romergo.access.agents import AgentService
@@ -45,6 +46,7 @@ from storage.access.clients import StoredClients
 from storage.access.consent import StoredConsent
 from storage.access.expiry import AccessExpiry
 from storage.access.grants import StoredGrants
+from storage.access.identities import Identities
 from storage.access.personal import StoredPersonalTokens
 from storage.access.rate_counts import RateCounts
 from storage.access.settings import ServerSettings
@@ -83,6 +85,8 @@ class Services:
     on_scene: ScenePresence
     """Who is on each scene now: tabs, the lines they edit, agents at work (this process only)."""
     accounts: AccountService
+    identities: IdentitySignIn
+    """Sign-in with the team's OpenID Connect provider (off unless `oidc_issuer` is set)."""
     channels: ChannelService
     agents: AgentService
     wakeups: PostgresWakeups | None = None
@@ -164,6 +168,7 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
     reads = StoryReads(store, story_ledger)
     patterns = PatternWorkers()  # no process yet: the first search starts one
     on_scene = ScenePresence(bus)
+    accounts = AccountService(Accounts(db), db, settings)
     return Services(
         settings=settings,
         secret=secret or secrets.token_hex(32),
@@ -186,7 +191,8 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         interchange=InterchangeService(store, story_ledger, limits),
         variables=VariableService(store, limits),
         on_scene=on_scene,
-        accounts=AccountService(Accounts(db), db, settings),
+        accounts=accounts,
+        identities=IdentitySignIn(Identities(db), accounts, settings),
         channels=ChannelService.build(
             db, bus, settings, clock, reads, on_scene, ledger=DatabaseChannelLedger(db)
         ),

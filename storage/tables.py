@@ -208,6 +208,17 @@ class SigninLink(SQLModel, table=True):
     used_at: datetime | None = None
 
 
+class ProviderIdentity(SQLModel, table=True):
+    """An account at the team's OpenID Connect provider linked to a user: (issuer, subject) is how
+    the provider names a person for good, unlike an e-mail address or a username."""
+
+    __tablename__ = "provider_identities"
+    issuer: str = Field(primary_key=True)
+    subject: str = Field(primary_key=True)
+    user_id: str = Field(foreign_key="users.id", index=True)
+    linked_at: datetime
+
+
 class Channel(SQLModel, table=True):
     """A room: one owner, one project, a join code (hashed), settings, and one event sequence."""
 

@@ -6,7 +6,8 @@
 - `frame` and `live`: how a project page loads, says "not found" and follows changes.
 - `pages/`: one module per page path; `components/`: the parts pages share; `panel/`: the agent panel.
 - `actions`: running a change from a page; `forms`, `media`: the plain HTTP routes (sign-in and
-  sign-out forms, asset bytes); `web_session`: the session cookie and the same-origin check;
+  sign-out forms, asset bytes); `provider_sign_in`: signing in with the team's identity
+  provider; `web_session`: the session cookie and the same-origin check;
   `upload_guard`: NiceGUI's upload URLs accept only the session of the tab that shows the box.
 
 `mount()` must run after every other adapter has added its routes to the app: NiceGUI mounts
@@ -16,10 +17,11 @@ itself at `/` and would hide anything added later.
 from __future__ import annotations
 
 from fastapi import FastAPI
+from nicegui import app as nicegui_app
 from nicegui import storage, ui
 
 from romergo.services import Services
-from ui import forms, media
+from ui import forms, media, provider_sign_in
 from ui.pages import agents, consent, login, published
 from ui.panel import DemoLauncher
 from ui.shell import build_root
@@ -34,6 +36,8 @@ def mount(app: FastAPI, services: Services, demo: DemoLauncher | None = None) ->
     media.add_routes(app, services)
     consent.add_routes(app, services)
     agents.add_routes(app, services)
+    # On NiceGUI's app, whose session middleware keeps the sign-in flow's state and nonce.
+    provider_sign_in.add_routes(nicegui_app, services)
     login.register(services)
     consent.register(services)
     published.register(services)

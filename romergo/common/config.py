@@ -86,6 +86,21 @@ class Settings:
     session_absolute_days: int = 30
     instances: str | None = None
     """`one` or `many` (`ROMERGO_INSTANCES`); unset: `many` on PostgreSQL, `one` on SQLite."""
+    oidc_issuer: str | None = None
+    """The team's OpenID Connect provider (its issuer URL). Unset: no "Sign in with" button, and
+    sign-in stays the password and the link, as for a single author."""
+    oidc_client_id: str | None = None
+    oidc_client_secret: str | None = None
+    """Unset for a public client: the code flow is bound to the browser by PKCE either way."""
+    oidc_provider_name: str = "your identity provider"
+    """What the sign-in button calls the provider: "Sign in with <name>"."""
+    oidc_allowed_domains: tuple[str, ...] = ()
+    """E-mail domains whose (verified) addresses may sign in; empty: any the provider signs in."""
+    oidc_allowed_groups: tuple[str, ...] = ()
+    """Provider groups (the ID token's `groups` claim) of which one is needed; empty: no group needed."""
+    oidc_create_accounts: bool = False
+    """Create an account on an identity's first sign-in. Off: only identities an administrator
+    linked to an account (`romergo user link`) sign in."""
 
     @property
     def resolved_database_url(self) -> str:
@@ -213,6 +228,31 @@ def _instances(raw: str) -> str:
     return value
 
 
+def _issuer(raw: str) -> str:
+    """An issuer is compared exactly with the ID token's `iss`: https, or http on loopback only."""
+    value = raw.strip()
+    parts = urlsplit(value)
+    loopback = parts.hostname in ("127.0.0.1", "localhost", "::1")
+    if not parts.hostname or parts.query or parts.fragment or "@" in parts.netloc:
+        raise ValueError(f"must be the provider's issuer URL, got {raw!r}")
+    if parts.scheme != "https" and not (parts.scheme == "http" and loopback):
+        raise ValueError(f"must be an https URL (http only on loopback), got {raw!r}")
+    return value
+
+
+def _domains(raw: str) -> tuple[str, ...]:
+    """Comma-separated e-mail domains (`example.com`), compared lowercased."""
+    domains = tuple(item.strip().lower().removeprefix("@") for item in raw.split(",") if item.strip())
+    for domain in domains:
+        if "@" in domain or "/" in domain or " " in domain or "." not in domain:
+            raise ValueError(f"takes e-mail domains like example.com, got {domain!r}")
+    return domains
+
+
+def _groups(raw: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in raw.split(",") if item.strip())
+
+
 def _flag(raw: str) -> bool:
     value = raw.strip().lower()
     if value not in ("0", "1", "true", "false", "yes", "no"):
@@ -288,6 +328,13 @@ class Environment(BaseSettings):
     allowed_hosts: Annotated[Names, _reading(_hosts)] = _variable("ALLOWED_HOSTS")
     trusted_proxies: Annotated[Names, _reading(_networks)] = _variable("TRUSTED_PROXIES")
     cimd_allow_private: Annotated[bool | None, _reading(_flag)] = _variable("CIMD_ALLOW_PRIVATE")
+    oidc_issuer: Annotated[Text, _reading(_issuer)] = _variable("OIDC_ISSUER")
+    oidc_client_id: Text = _variable("OIDC_CLIENT_ID")
+    oidc_client_secret: Text = _variable("OIDC_CLIENT_SECRET")
+    oidc_provider_name: Text = _variable("OIDC_PROVIDER_NAME")
+    oidc_allowed_domains: Annotated[Names, _reading(_domains)] = _variable("OIDC_ALLOWED_DOMAINS")
+    oidc_allowed_groups: Annotated[Names, _reading(_groups)] = _variable("OIDC_ALLOWED_GROUPS")
+    oidc_create_accounts: Annotated[bool | None, _reading(_flag)] = _variable("OIDC_CREATE_ACCOUNTS")
 
     @model_validator(mode="after")
     def _many_instances_need_postgresql(self) -> Environment:
@@ -295,5 +342,13 @@ class Environment(BaseSettings):
             raise ValueError(
                 "ROMERGO_INSTANCES=many needs PostgreSQL (ROMERGO_DATABASE_URL=postgresql+asyncpg://...): "
                 "instances on one SQLite file would not see each other's wake-ups"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _a_provider_needs_its_client(self) -> Environment:
+        if self.oidc_issuer and not self.oidc_client_id:
+            raise ValueError(
+                "ROMERGO_OIDC_ISSUER needs ROMERGO_OIDC_CLIENT_ID: the client Romergo is registered as there"
             )
         return self

@@ -28,6 +28,17 @@ class BrowserSession:
 
 
 @dataclass(frozen=True, slots=True)
+class IdentityLink:
+    """An account at the team's OpenID Connect provider, known by (issuer, subject), and the
+    Romergo account it signs in as."""
+
+    issuer: str
+    subject: str
+    user_id: str
+    linked_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class UsableGrant:
     """A live grant that still has a usable token, with its client: a row of the settings page."""
 

@@ -196,3 +196,47 @@ def test_the_readme_lists_every_variable_read_and_no_other():
 
 def _variables_read() -> set[str]:
     return {str(field.validation_alias) for field in Environment.model_fields.values()}
+
+
+def test_sign_in_with_a_provider_is_off_by_default_and_makes_no_account_by_default():
+    settings = settings_from_env({})
+    assert settings.oidc_issuer is None and settings.oidc_client_id is None
+    assert (settings.oidc_allowed_domains, settings.oidc_allowed_groups) == ((), ())
+    assert settings.oidc_create_accounts is False
+
+
+def test_the_provider_settings_are_read_as_lists_and_a_flag():
+    settings = settings_from_env(
+        {
+            "ROMERGO_OIDC_ISSUER": "https://id.team.example/realms/team",
+            "ROMERGO_OIDC_CLIENT_ID": "romergo",
+            "ROMERGO_OIDC_ALLOWED_DOMAINS": "Team.example, @studio.example",
+            "ROMERGO_OIDC_ALLOWED_GROUPS": "writers, editors",
+            "ROMERGO_OIDC_CREATE_ACCOUNTS": "1",
+        }
+    )
+    assert settings.oidc_issuer == "https://id.team.example/realms/team"
+    assert settings.oidc_allowed_domains == ("team.example", "studio.example")
+    assert settings.oidc_allowed_groups == ("writers", "editors")
+    assert settings.oidc_create_accounts is True
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"ROMERGO_OIDC_ISSUER": "https://id.team.example"}, "ROMERGO_OIDC_CLIENT_ID"),
+        ({"ROMERGO_OIDC_ISSUER": "http://id.team.example", "ROMERGO_OIDC_CLIENT_ID": "r"}, "https"),
+        ({"ROMERGO_OIDC_ISSUER": "id.team.example", "ROMERGO_OIDC_CLIENT_ID": "r"}, "issuer URL"),
+        ({"ROMERGO_OIDC_ALLOWED_DOMAINS": "ada@team.example"}, "ROMERGO_OIDC_ALLOWED_DOMAINS"),
+    ],
+)
+def test_bad_provider_settings_are_refused_naming_the_variable(env, message):
+    with pytest.raises(ValueError, match=message):
+        settings_from_env(env)
+
+
+def test_a_provider_on_loopback_may_speak_plain_http():
+    settings = settings_from_env(
+        {"ROMERGO_OIDC_ISSUER": "http://127.0.0.1:9000", "ROMERGO_OIDC_CLIENT_ID": "r"}
+    )
+    assert settings.oidc_issuer == "http://127.0.0.1:9000"

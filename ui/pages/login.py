@@ -1,6 +1,9 @@
-"""`/login`: the sign-in form, and the one-time link `romergo serve` prints (`/login?token=...`)."""
+"""`/login`: the sign-in form, and the one-time link `romergo serve` prints (`/login?token=...`);
+with an identity provider configured, "Sign in with <provider>" beside the form."""
 
 from __future__ import annotations
+
+from urllib.parse import quote
 
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
@@ -11,6 +14,7 @@ from romergo.common import urls
 from romergo.common.actors import user_actor
 from romergo.common.errors import RomergoError
 from romergo.services import Services
+from ui.provider_sign_in import REFUSAL, START
 from ui.web_session import safe_next, session_token, set_session_cookie, signed_in_user
 
 MESSAGES = {
@@ -29,8 +33,16 @@ def register(services: Services) -> None:
             return await _follow_link(services, request, query.get("token", ""))
         if await signed_in_user(services, request) is not None:
             return RedirectResponse(next_path or urls.PROJECTS, status_code=303)
-        _form(services, MESSAGES.get(query.get("error", "")), next_path, signed_out="signed_out" in query)
+        _form(services, _error(request), next_path, signed_out="signed_out" in query)
         return None
+
+
+def _error(request: Request) -> str | None:
+    reason = request.query_params.get("error", "")
+    if reason == "provider":
+        refusal = request.session.pop(REFUSAL, None)
+        return refusal if isinstance(refusal, str) else None
+    return MESSAGES.get(reason)
 
 
 async def _follow_link(services: Services, request: Request, token: str) -> Response | None:
@@ -67,10 +79,20 @@ def _form(services: Services, error: str | None, next_path: str | None, *, signe
                 'name="password" autocomplete="current-password" outlined'
             )
             ui.button("Sign in").props('type="submit" color="primary" unelevated').classes("w-full")
+        if services.identities.configured:
+            _provider_button(services.settings.oidc_provider_name, next_path)
         ui.markdown(
             "No password yet? Use the sign-in link `romergo serve` prints, or run `romergo login-link` "
             "for a fresh one."
         ).classes("text-caption text-grey-7")
+
+
+def _provider_button(name: str, next_path: str | None) -> None:
+    target = START if not next_path else f"{START}?next={quote(next_path, safe='/')}"
+    # A link, not a form: starting the flow changes nothing here, and the callback is bound to
+    # this browser by the state in its session.
+    with ui.link(target=target).classes("w-full no-underline"):
+        ui.button(f"Sign in with {name}").props('outline color="primary" no-caps').classes("w-full")
 
 
 def _link_refused() -> None:

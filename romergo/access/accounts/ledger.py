@@ -1,16 +1,17 @@
-"""What the accounts need kept: users, browser sessions and one-time sign-in links.
+"""What the accounts need kept: users, browser sessions, one-time sign-in links, and accounts at
+the team's identity provider linked to users.
 
-Implemented by `storage.access.accounts`; the records are storage's (`storage.access.records`),
-re-exported here for the core's callers."""
+Implemented by `storage.access.accounts` and `storage.access.identities`; the records are
+storage's (`storage.access.records`), re-exported here for the core's callers."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Protocol
 
-from storage.access.records import BrowserSession, User
+from storage.access.records import BrowserSession, IdentityLink, User
 
-__all__ = ["AccountLedger", "BrowserSession", "User"]
+__all__ = ["AccountLedger", "BrowserSession", "IdentityLedger", "IdentityLink", "User"]
 
 
 class AccountLedger(Protocol):
@@ -53,3 +54,19 @@ class AccountLedger(Protocol):
     async def touch_session(self, token_hash: str, now: datetime) -> None: ...
 
     async def end_session(self, token_hash: str) -> None: ...
+
+
+class IdentityLedger(Protocol):
+    async def linked_user(self, issuer: str, subject: str) -> User | None:
+        """The user the identity signs in as, or None."""
+        ...
+
+    async def link(self, link: IdentityLink) -> bool:
+        """Links the identity to its user; False (nothing changed) if it is already linked or the
+        user does not exist."""
+        ...
+
+    async def add_user_linked(self, user: User, link: IdentityLink) -> bool:
+        """Adds the user with the identity linked, at once; False (nothing added) if the username
+        is taken or the identity already linked."""
+        ...

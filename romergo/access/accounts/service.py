@@ -43,12 +43,12 @@ class AccountService:
         """On a database without users, create `author` (no password). Returns (user, created).
 
         Instances starting together on one database take turns: one creates, the others find."""
-        return await self.ledger.first_user_or_add(_new_user(DEFAULT_USERNAME, None))
+        return await self.ledger.first_user_or_add(new_user(DEFAULT_USERNAME, None))
 
     async def create_user(self, username: str, password: str | None = None) -> User:
         name = _username(username)
         hashed = None if password is None else await hash_password(check_strength(password))
-        user = _new_user(name, hashed)
+        user = new_user(name, hashed)
         if not await self.ledger.add_user(user):
             raise RomergoError("conflict", f'User "{name}" already exists.')
         return user
@@ -134,7 +134,7 @@ class AccountService:
         return user
 
 
-def _new_user(username: str, password_hash: str | None) -> User:
+def new_user(username: str, password_hash: str | None) -> User:
     return User(id=new_id("usr"), username=username, password_hash=password_hash, created_at=utcnow())
 
 
