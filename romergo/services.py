@@ -6,6 +6,7 @@ import secrets
 from dataclasses import dataclass
 
 from romergo.access.accounts.ledger import User
+from romergo.access.accounts.people import People
 from romergo.access.accounts.service import AccountService
 from romergo.access.agents import AgentService
 from romergo.access.agents.ledger import AgentLedgers
@@ -83,6 +84,8 @@ class Services:
     on_scene: ScenePresence
     """Who is on each scene now: tabs, the lines they edit, agents at work (this process only)."""
     accounts: AccountService
+    people: People
+    """The accounts as an administrator manages them (/settings/people, `romergo user …`)."""
     channels: ChannelService
     agents: AgentService
     wakeups: PostgresWakeups | None = None
@@ -93,6 +96,14 @@ class Services:
         revoked = await self.agents.grants.revoke_client(user_id, client_id)
         await self.channels.owner.agent_revoked(user_id, client_id)
         return revoked
+
+    async def deactivate_account(self, by: str | None, username: str) -> User:
+        """ "Deactivate": the account can no longer sign in and its browser sessions end (`people`),
+        then every agent it let in is revoked as "Revoke" does it, rooms included."""
+        user = await self.people.deactivate(by, username)
+        for client_id in await self.agents.grants.live_clients(user.id):
+            await self.revoke_agent(user.id, client_id)
+        return user
 
     async def refused_revoked_call(self, token: str, tool: str) -> None:
         """A tool call with a token of a revoked grant was refused: record it on the room the
@@ -164,6 +175,8 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
     reads = StoryReads(store, story_ledger)
     patterns = PatternWorkers()  # no process yet: the first search starts one
     on_scene = ScenePresence(bus)
+    accounts_ledger = Accounts(db)
+    accounts = AccountService(accounts_ledger, db, settings)
     return Services(
         settings=settings,
         secret=secret or secrets.token_hex(32),
@@ -186,7 +199,8 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         interchange=InterchangeService(store, story_ledger, limits),
         variables=VariableService(store, limits),
         on_scene=on_scene,
-        accounts=AccountService(Accounts(db), db, settings),
+        accounts=accounts,
+        people=People(accounts_ledger, accounts),
         channels=ChannelService.build(
             db, bus, settings, clock, reads, on_scene, ledger=DatabaseChannelLedger(db)
         ),
