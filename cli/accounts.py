@@ -151,9 +151,12 @@ def token_create(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def login_link(settings: Settings, args: argparse.Namespace) -> int:
+    from romergo.access.accounts.people import COMMAND_LINE
+
     async def link(services: Services) -> str:
         user = await account(services, args.user)
-        token = await services.accounts.create_signin_link(user.id)
+        # As "Sign-in link" on /settings/people: none for a deactivated account.
+        token = await services.people.signin_link(COMMAND_LINE, user.username)
         return f"{settings.base_url}/login?token={token}"
 
     print(f"Sign in: {with_services(settings, link)}")
