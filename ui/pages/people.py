@@ -173,7 +173,7 @@ class PeopleList:
                 "copy it and give it to them."
             ).classes("text-grey-8")
             with ui.row().classes("w-full items-center no-wrap gap-1"):
-                ui.input("Link", value=link).props("outlined readonly").classes("w-full")
+                ui.input("One-time link", value=link).props("outlined readonly").classes("w-full")
                 copy_button(link, "Copy link")
             with ui.row().classes("w-full justify-end"):
                 ui.button("Close", on_click=dialog.close).props("flat")
