@@ -33,12 +33,12 @@ async def page(ctx: PageContext) -> None:
         return
     ui.page_title("People · Romergo")
     host = ui.element("div")
-    people = PeopleList(ctx, host)
     with ui.row().classes("w-full items-center justify-between"):
         ui.label("People").classes("text-h5")
-        ui.button("Add account", icon="person_add", on_click=people.add).props("unelevated color=primary")
-    with ui.column().classes("w-full gap-2").props('role="list" aria-label="Accounts"') as people.listing:
-        await people.show()
+        adding = ui.button("Add account", icon="person_add").props("unelevated color=primary")
+    people = PeopleList(ctx, host)
+    adding.on_click(people.add)
+    await people.show()
     ui.label(
         "The same from the command line: romergo user list · user add NAME · user admin NAME [--remove] "
         "· user deactivate NAME · user reactivate NAME · login-link --user NAME"
@@ -52,7 +52,7 @@ class PeopleList:
         self.ctx = ctx
         self.host = host
         """Where dialogs live: outside the list a change redraws."""
-        self.listing = ui.column()
+        self.listing = ui.column().classes("w-full gap-2").props('role="list" aria-label="Accounts"')
 
     async def show(self) -> None:
         ctx = self.ctx
