@@ -1,5 +1,5 @@
-"""Accounts from the command line: users and passwords, identities at the team's provider linked to
-them, personal tokens, sign-in links, the demo.
+"""Accounts from the command line: users and passwords, administrators, deactivation, identities
+at the team's provider linked to them, personal tokens, sign-in links, the demo.
 
 Each command opens the services on the data dir (migrating it first), does one thing and closes
 them; none prints a password.
@@ -40,6 +40,24 @@ def add_commands(
     link.add_argument("name")
     link.add_argument("subject", help="the identity's subject (`sub`), as a refused sign-in logs it")
     link.set_defaults(run=user_link)
+    listed = users.add_parser("list", parents=[common], help="list the accounts")
+    listed.set_defaults(run=user_list)
+    admin = users.add_parser("admin", parents=[common], help="make an account an administrator")
+    admin.add_argument("name")
+    admin.add_argument("--remove", action="store_true", help="take the administrator role away instead")
+    admin.set_defaults(run=user_admin)
+    deactivate = users.add_parser(
+        "deactivate",
+        parents=[common],
+        help="stop an account signing in; ends its sessions, revokes its agents",
+    )
+    deactivate.add_argument("name")
+    deactivate.set_defaults(run=user_deactivate)
+    reactivate = users.add_parser(
+        "reactivate", parents=[common], help="let a deactivated account sign in again"
+    )
+    reactivate.add_argument("name")
+    reactivate.set_defaults(run=user_reactivate)
 
     tokens = commands.add_parser("token", help="personal access tokens").add_subparsers(
         dest="action", required=True
@@ -89,6 +107,46 @@ def user_link(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def user_list(settings: Settings, _args: argparse.Namespace) -> int:
+    from romergo.access.accounts.people import COMMAND_LINE
+
+    for user in with_services(settings, lambda services: services.people.listed(COMMAND_LINE)):
+        signed_in = f"{user.last_sign_in_at:%Y-%m-%d %H:%M} UTC" if user.last_sign_in_at else "never"
+        print(
+            f"{user.username}\t{'administrator' if user.administrator else 'member'}\t"
+            f"{'deactivated' if user.deactivated_at else 'active'}\t"
+            f"created {user.created_at:%Y-%m-%d %H:%M} UTC\tlast sign-in {signed_in}"
+        )
+    return 0
+
+
+def user_admin(settings: Settings, args: argparse.Namespace) -> int:
+    from romergo.access.accounts.people import COMMAND_LINE
+
+    administrator = not args.remove
+    user = with_services(
+        settings, lambda services: services.people.set_administrator(COMMAND_LINE, args.name, administrator)
+    )
+    print(f"{user.username} is {'now' if administrator else 'no longer'} an administrator.")
+    return 0
+
+
+def user_deactivate(settings: Settings, args: argparse.Namespace) -> int:
+    from romergo.access.accounts.people import COMMAND_LINE
+
+    user = with_services(settings, lambda services: services.deactivate_account(COMMAND_LINE, args.name))
+    print(f"{user.username} deactivated; their browser sessions were ended and their agents revoked.")
+    return 0
+
+
+def user_reactivate(settings: Settings, args: argparse.Namespace) -> int:
+    from romergo.access.accounts.people import COMMAND_LINE
+
+    user = with_services(settings, lambda services: services.people.reactivate(COMMAND_LINE, args.name))
+    print(f"{user.username} can sign in again.")
+    return 0
+
+
 def token_create(settings: Settings, args: argparse.Namespace) -> int:
     from romergo.access.agents import parse_scopes
 
@@ -105,9 +163,12 @@ def token_create(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def login_link(settings: Settings, args: argparse.Namespace) -> int:
+    from romergo.access.accounts.people import COMMAND_LINE
+
     async def link(services: Services) -> str:
         user = await account(services, args.user)
-        token = await services.accounts.create_signin_link(user.id)
+        # As "Sign-in link" on /settings/people: none for a deactivated account.
+        token = await services.people.signin_link(COMMAND_LINE, user.username)
         return f"{settings.base_url}/login?token={token}"
 
     print(f"Sign in: {with_services(settings, link)}")

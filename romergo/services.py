@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from romergo.access.accounts.identities import IdentitySignIn
 from romergo.access.accounts.ledger import User
+from romergo.access.accounts.people import People
 from romergo.access.accounts.service import AccountService
 from romergo.access.agents import AgentService
 from romergo.access.agents.ledger import AgentLedgers
@@ -87,6 +88,8 @@ class Services:
     accounts: AccountService
     identities: IdentitySignIn
     """Sign-in with the team's OpenID Connect provider (off unless `oidc_issuer` is set)."""
+    people: People
+    """The accounts as an administrator manages them (/settings/people, `romergo user …`)."""
     channels: ChannelService
     agents: AgentService
     wakeups: PostgresWakeups | None = None
@@ -97,6 +100,14 @@ class Services:
         revoked = await self.agents.grants.revoke_client(user_id, client_id)
         await self.channels.owner.agent_revoked(user_id, client_id)
         return revoked
+
+    async def deactivate_account(self, by: str | None, username: str) -> User:
+        """ "Deactivate": the account can no longer sign in and its browser sessions end (`people`),
+        then every agent it let in is revoked as "Revoke" does it, rooms included."""
+        user = await self.people.deactivate(by, username)
+        for client_id in await self.agents.grants.live_clients(user.id):
+            await self.revoke_agent(user.id, client_id)
+        return user
 
     async def refused_revoked_call(self, token: str, tool: str) -> None:
         """A tool call with a token of a revoked grant was refused: record it on the room the
@@ -168,7 +179,8 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
     reads = StoryReads(store, story_ledger)
     patterns = PatternWorkers()  # no process yet: the first search starts one
     on_scene = ScenePresence(bus)
-    accounts = AccountService(Accounts(db), db, settings)
+    accounts_ledger = Accounts(db)
+    accounts = AccountService(accounts_ledger, db, settings)
     return Services(
         settings=settings,
         secret=secret or secrets.token_hex(32),
@@ -193,6 +205,7 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         on_scene=on_scene,
         accounts=accounts,
         identities=IdentitySignIn(Identities(db), accounts, settings),
+        people=People(accounts_ledger, accounts),
         channels=ChannelService.build(
             db, bus, settings, clock, reads, on_scene, ledger=DatabaseChannelLedger(db)
         ),

@@ -21,6 +21,8 @@ class User(SQLModel, table=True):
     password_hash: str | None = None
     created_at: datetime
     last_sign_in_at: datetime | None = None
+    administrator: bool = False
+    deactivated_at: datetime | None = None
 
 
 class Project(SQLModel, table=True):

@@ -28,6 +28,7 @@ from ui.pages import (
     characters,
     check,
     history,
+    people,
     play,
     project,
     projects,
@@ -103,6 +104,7 @@ def routes(ctx: PageContext) -> dict[str, SubPage]:
     return {
         urls.PROJECTS: lambda: projects.page(ctx),
         urls.AGENT_SETTINGS: lambda: agents.page(ctx),
+        urls.PEOPLE_SETTINGS: lambda: people.page(ctx),
         urls.PROJECT_ROUTE: lambda project_id: project.page(ctx, project_id),
         urls.CHAPTER_ROUTE: lambda project_id, chapter_id: chapter.page(ctx, project_id, chapter_id),
         urls.SCENE_ROUTE: lambda project_id, scene_id: scene.page(ctx, project_id, scene_id),
@@ -135,6 +137,8 @@ def _header(ctx: PageContext, drawer: ui.right_drawer) -> None:
                 'flat round color=white aria-label="Agent panel" title="Agent panel"'
             )
             ui.link("Agents", urls.AGENT_SETTINGS).classes("text-white")
+            if ctx.user.administrator and ctx.user.deactivated_at is None:
+                ui.link("People", urls.PEOPLE_SETTINGS).classes("text-white")
             ui.label(ctx.user.username).classes("text-white")
             with ui.element("form").props('method="post" action="/logout"'):
                 hidden = ui.element("input").props('type="hidden" name="csrf"')

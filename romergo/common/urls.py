@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 PROJECTS = "/projects"
 AGENT_SETTINGS = "/settings/agents"
+PEOPLE_SETTINGS = "/settings/people"
 LOGIN = "/login"
 CONSENT = "/oauth/consent"
 
@@ -186,6 +187,7 @@ def _pattern(route: str) -> re.Pattern[str]:
 _PAGES: list[tuple[re.Pattern[str], Callable[..., str]]] = [
     (_pattern(PROJECTS), lambda: PROJECTS),
     (_pattern(AGENT_SETTINGS), lambda: AGENT_SETTINGS),
+    (_pattern(PEOPLE_SETTINGS), lambda: PEOPLE_SETTINGS),
     (_pattern(PROJECT_ROUTE), project),
     (_pattern(CHAPTER_ROUTE), chapter),
     (_pattern(SCENE_ROUTE), scene),

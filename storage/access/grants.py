@@ -37,6 +37,17 @@ class StoredGrants:
             now, col(AgentGrant.user_id) == user_id, col(AgentGrant.client_id) == client_id
         )
 
+    async def live_clients(self, user_id: str) -> list[str]:
+        """The clients holding an unrevoked grant of this user (expired or not), by id."""
+        async with self.db.read() as session:
+            found = await session.exec(
+                select(AgentGrant.client_id)
+                .where(col(AgentGrant.user_id) == user_id, col(AgentGrant.revoked_at).is_(None))
+                .distinct()
+                .order_by(col(AgentGrant.client_id))
+            )
+            return list(found.all())
+
     async def usable(self, user_id: str, now: datetime) -> list[UsableGrant]:
         """The user's grants live at `now` that still hold a token that can be used."""
         usable_token = exists().where(

@@ -29,10 +29,10 @@ class StoredPersonalTokens:
         expires_at: datetime,
     ) -> bool:
         """The token's client, grant and token for the user named, in one transaction; False (and
-        nothing kept) if there is no such user."""
+        nothing kept) if there is no such user or it is deactivated."""
         async with self.db.write() as session:
             user = (await session.exec(select(User).where(User.username == username))).first()
-            if user is None:
+            if user is None or user.deactivated_at is not None:
                 return False
             session.add(
                 AgentClient(

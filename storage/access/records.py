@@ -14,6 +14,10 @@ class User:
     password_hash: str | None
     created_at: datetime
     last_sign_in_at: datetime | None = None
+    administrator: bool = False
+    """May manage the accounts (/settings/people); the first account is one."""
+    deactivated_at: datetime | None = None
+    """Set while the account may not sign in in any way."""
 
 
 @dataclass(frozen=True, slots=True)

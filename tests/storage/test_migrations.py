@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 from alembic import command
 from alembic.autogenerate import compare_metadata
@@ -132,6 +133,39 @@ async def test_a_published_snapshot_moves_to_its_own_table_and_back(empty_databa
         ("prj_2", None),
     ]
     assert "published_stories" not in tables
+
+
+async def test_the_oldest_account_of_an_install_becomes_its_administrator(empty_database):
+    """0017: an install from before administrators gets one, its oldest account; nobody is
+    deactivated."""
+    url = empty_database
+    await upgrade(url, "0014")
+    engine = create_async_engine(url)
+    async with engine.begin() as connection:
+        for user_id, name, created in (
+            ("usr_b", "bea", datetime(2026, 3, 1, tzinfo=UTC)),
+            ("usr_a", "ada", datetime(2026, 1, 1, tzinfo=UTC)),
+            ("usr_c", "cyd", datetime(2026, 2, 1, tzinfo=UTC)),
+        ):
+            await connection.execute(
+                text("INSERT INTO users (id, username, created_at) VALUES (:id, :name, :created)"),
+                {"id": user_id, "name": name, "created": created},
+            )
+
+    await upgrade(url, "0017")
+
+    async with engine.connect() as connection:
+        standing = (
+            await connection.execute(
+                text("SELECT username, administrator, deactivated_at FROM users ORDER BY username")
+            )
+        ).all()
+    await engine.dispose()
+    assert [(name, bool(administrator), deactivated) for name, administrator, deactivated in standing] == [
+        ("ada", True, None),
+        ("bea", False, None),
+        ("cyd", False, None),
+    ]
 
 
 def _downgrade(connection: Connection, revision: str) -> None:

@@ -25,6 +25,7 @@ _TOUCH_EVERY = timedelta(minutes=1)
 DEFAULT_USERNAME = "author"
 SESSION_COOKIE = "romergo_session"
 """The browser cookie that carries the session token: the pages set it, the pages and the API read it."""
+DEACTIVATED = "This account is deactivated: ask an administrator."
 
 
 @dataclass(frozen=True)
@@ -48,10 +49,10 @@ class AccountService:
     async def create_user(self, username: str, password: str | None = None) -> User:
         name = _username(username)
         hashed = None if password is None else await hash_password(check_strength(password))
-        user = new_user(name, hashed)
-        if not await self.ledger.add_user(user):
+        added = await self.ledger.add_user(new_user(name, hashed))
+        if added is None:
             raise RomergoError("conflict", f'User "{name}" already exists.')
-        return user
+        return added
 
     async def set_password(self, username: str, password: str) -> None:
         """A new password ends every session signed in with the old one."""
@@ -102,7 +103,10 @@ class AccountService:
         token = new_secret(32)
         now = utcnow()
         expires_at = now + timedelta(days=self.settings.session_absolute_days)
-        await self.ledger.start_session(BrowserSession(sha256_hex(token), user_id, now, now, expires_at))
+        if not await self.ledger.start_session(
+            BrowserSession(sha256_hex(token), user_id, now, now, expires_at)
+        ):
+            raise RomergoError("unauthorized", DEACTIVATED)
         return token
 
     async def session_user(self, token: str | None) -> User | None:
@@ -114,6 +118,8 @@ class AccountService:
         if found is None:
             return None
         browser, user = found
+        if user is not None and user.deactivated_at is not None:
+            return None
         idle_limit = browser.last_seen_at + timedelta(hours=self.settings.session_idle_hours)
         if browser.expires_at <= now or idle_limit <= now:
             return None

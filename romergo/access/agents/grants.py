@@ -30,6 +30,11 @@ class Grants:
         """What "Revoke" on the settings page does: every live grant of this user to this client."""
         return await self.ledger.revoke_client(user_id, client_id, utcnow())
 
+    async def live_clients(self, user_id: str) -> list[str]:
+        """Every client holding a grant of this user not yet revoked (an account deactivated
+        revokes them all, whether or not a token is left under them)."""
+        return await self.ledger.live_clients(user_id)
+
     async def connections(self, user_id: str) -> list[Connection]:
         """Connected clients and personal tokens that can still be used, most recently used first."""
         merged: dict[str, Connection] = {}

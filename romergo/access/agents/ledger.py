@@ -57,6 +57,11 @@ class GrantLedger(Protocol):
         """Revokes every live grant of this user to this client; how many were."""
         ...
 
+    async def live_clients(self, user_id: str) -> list[str]:
+        """The clients (OAuth or personal tokens) holding an unrevoked grant of this user, expired
+        or not: all that revoking every grant of the user has to name."""
+        ...
+
     async def usable(self, user_id: str, now: datetime) -> list[UsableGrant]:
         """The user's unrevoked, unexpired grants that still hold a usable token (an unexpired
         access or personal token, or an unused unexpired refresh token), each with its client."""
@@ -102,7 +107,7 @@ class PersonalTokenLedger(Protocol):
         expires_at: datetime,
     ) -> bool:
         """Keeps a personal token: its own client, its grant and the token, at once. False (and
-        nothing kept) if there is no user of that name."""
+        nothing kept) if there is no user of that name, or it is deactivated."""
         ...
 
 

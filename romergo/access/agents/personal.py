@@ -48,7 +48,7 @@ class PersonalTokens:
             expires_at=expires_at,
         )
         if not kept:
-            raise RomergoError("not_found", f'User "{username}" does not exist.')
+            raise RomergoError("not_found", f'User "{username}" does not exist or is deactivated.')
         return token, client_id
 
 

@@ -1,5 +1,6 @@
-"""The accounts ledger: users by name and id, the first user added once, sign-in links used once,
-browser sessions kept, touched and ended, and a new password ending them all."""
+"""The accounts ledger: users by name and id, the first user added once (as administrator),
+sign-in links used once, browser sessions kept, touched and ended, a new password ending them all,
+and never fewer than one active administrator."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from storage.access.records import BrowserSession, User
 from storage.database import Database
 
 
-def user(name: str, user_id: str | None = None) -> User:
-    return User(id=user_id or f"usr_{name}", username=name, password_hash=None, created_at=utcnow())
+def user(name: str, user_id: str | None = None, *, minutes: int = 0) -> User:
+    created = utcnow() + timedelta(minutes=minutes)
+    return User(id=user_id or f"usr_{name}", username=name, password_hash=None, created_at=created)
 
 
 def browser(token_hash: str, user_id: str) -> BrowserSession:
@@ -91,3 +93,84 @@ async def test_a_new_password_ends_every_session_of_its_user_only(services: Serv
     assert await accounts.session_and_user("ada-2") is None
     assert await accounts.session_and_user("bob-1") is not None
     assert not await accounts.set_password("nobody", "$argon2id$x")
+
+
+async def test_the_first_account_added_is_kept_as_administrator_and_no_other(services: Services) -> None:
+    accounts = Accounts(services.db)
+    ada = await accounts.add_user(user("ada"))
+    bob = await accounts.add_user(user("bob", minutes=1))
+    assert ada is not None and ada.administrator and bob is not None and not bob.administrator
+    assert [(kept.username, kept.administrator) for kept in await accounts.accounts()] == [
+        ("ada", True),
+        ("bob", False),
+    ]
+    first, added = await Accounts(services.db).first_user_or_add(user("author"))
+    assert (first.username, first.administrator, added) == ("ada", True, False)
+
+
+async def test_the_first_start_adds_its_account_as_administrator(services: Services) -> None:
+    first, added = await Accounts(services.db).first_user_or_add(user("author"))
+    assert added and first.administrator
+    assert (await Accounts(services.db).user_named("author")) == first
+
+
+async def test_the_last_active_administrator_keeps_the_role_and_stays_active(services: Services) -> None:
+    accounts = Accounts(services.db)
+    await accounts.add_user(user("ada"))
+    await accounts.add_user(user("bob", minutes=1))
+    assert not await accounts.set_administrator("usr_ada", False)
+    assert not await accounts.deactivate("usr_ada", utcnow())
+    assert await accounts.set_administrator("usr_bob", True)
+    assert await accounts.deactivate("usr_bob", utcnow())
+    assert not await accounts.set_administrator("usr_ada", False)  # bob is no active one
+    await accounts.reactivate("usr_bob")
+    assert await accounts.set_administrator("usr_ada", False)
+    standing = [
+        (kept.username, kept.administrator, kept.deactivated_at) for kept in await accounts.accounts()
+    ]
+    assert standing == [("ada", False, None), ("bob", True, None)]
+    assert not await accounts.set_administrator("usr_nobody", True)
+
+
+async def test_two_administrators_stepping_down_at_once_leave_one(services: Services) -> None:
+    accounts = Accounts(services.db)
+    await accounts.add_user(user("ada"))
+    await accounts.add_user(user("bob", minutes=1))
+    await accounts.set_administrator("usr_bob", True)
+    engines = [Database(services.db.url) for _ in range(2)]
+    try:
+        results = await asyncio.gather(
+            Accounts(engines[0]).set_administrator("usr_ada", False),
+            Accounts(engines[1]).deactivate("usr_bob", utcnow()),
+        )
+    finally:
+        for db in engines:
+            await db.dispose()
+    assert sorted(results) == [False, True]
+    active = [kept for kept in await accounts.accounts() if kept.administrator and not kept.deactivated_at]
+    assert len(active) == 1
+
+
+async def test_deactivating_ends_sessions_and_links_and_refuses_new_sessions(services: Services) -> None:
+    accounts = Accounts(services.db)
+    await accounts.add_user(user("ada"))
+    await accounts.add_user(user("bob", minutes=1))
+    now = utcnow()
+    assert await accounts.start_session(browser("bob-1", "usr_bob"))
+    assert await accounts.start_session(browser("ada-1", "usr_ada"))
+    await accounts.add_signin_link("bob-link", "usr_bob", now, now + timedelta(minutes=15))
+
+    assert await accounts.deactivate("usr_bob", now)
+
+    bob = await accounts.user("usr_bob")
+    assert bob is not None and bob.deactivated_at is not None
+    assert await accounts.session_and_user("bob-1") is None
+    assert await accounts.session_and_user("ada-1") is not None
+    assert await accounts.use_signin_link("bob-link", now) is None
+    assert not await accounts.start_session(browser("bob-2", "usr_bob"))
+    assert await accounts.session_and_user("bob-2") is None
+    assert not await accounts.start_session(browser("ghost-1", "usr_ghost"))
+
+    await accounts.reactivate("usr_bob")
+    assert await accounts.start_session(browser("bob-3", "usr_bob"))
+    assert (await accounts.user("usr_bob")).deactivated_at is None

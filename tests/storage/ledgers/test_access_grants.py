@@ -90,3 +90,17 @@ async def test_last_uses_are_stamped_together(services: Services) -> None:
         one: used.replace(tzinfo=None),
         two: (used + timedelta(seconds=5)).replace(tzinfo=None),
     }
+
+
+async def test_live_clients_are_those_with_a_grant_not_revoked_expired_or_not(services: Services) -> None:
+    await services.accounts.create_user("ada")
+    await services.accounts.create_user("bob")
+    grants = StoredGrants(services.db)
+    await personal(services, "live")
+    await personal(services, "expired", expires_at=utcnow() - timedelta(seconds=1))
+    await grants.revoke([await personal(services, "revoked")], utcnow())
+    ada = await services.accounts.user_by_name("ada")
+    bob = await services.accounts.user_by_name("bob")
+    assert ada is not None and bob is not None
+    assert await grants.live_clients(ada.id) == ["agt_expired", "agt_live"]
+    assert await grants.live_clients(bob.id) == []

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from romergo.common.clock import utcnow
 from romergo.services import Services
+from storage.access.accounts import Accounts
 from storage.access.expiry import AccessExpiry
 from storage.access.grants import StoredGrants
 from storage.access.personal import StoredPersonalTokens
@@ -45,6 +46,15 @@ async def test_a_token_comes_with_its_own_client_and_grant(services: Services) -
 
 async def test_nothing_is_kept_for_an_unknown_user(services: Services) -> None:
     assert not await add(services, "nobody", "script")
+    async with services.db.read() as session:
+        assert await session.get(AgentClient, "agt_script") is None
+
+
+async def test_nothing_is_kept_for_a_deactivated_user(services: Services) -> None:
+    await services.accounts.create_user("ada")
+    bob = await services.accounts.create_user("bob")
+    await Accounts(services.db).deactivate(bob.id, utcnow())
+    assert not await add(services, "bob", "script")
     async with services.db.read() as session:
         assert await session.get(AgentClient, "agt_script") is None
 
