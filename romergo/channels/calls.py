@@ -30,6 +30,7 @@ from romergo.channels.events import (
     ToolFinished,
     ToolStarted,
 )
+from romergo.channels.ledger import CommandRecord
 from romergo.channels.memberships import (
     Membership,
     closed_on,
@@ -50,7 +51,7 @@ from romergo.channels.vocabulary import FINISHED_STATES, EventKind
 from romergo.common.errors import RomergoError
 from romergo.story.base import EntityChange, collect_changes
 from romergo.story.based_on import replaced_so_far
-from storage.tables import Channel, Command
+from storage.tables import Channel
 
 T = TypeVar("T")
 UNCHECKED_CATEGORIES = ("channel",)
@@ -76,7 +77,7 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class Attribution:
-    command: Command | None
+    command: CommandRecord | None
     room: Channel | None
     rooms: tuple[Channel, ...] = ()
 
@@ -142,7 +143,7 @@ class CallGuard:
     async def _with_events(
         self,
         call: ToolCall,
-        command: Command,
+        command: CommandRecord,
         execute: Callable[[Admission], Awaitable[T]],
         admission: Admission,
     ) -> T:
@@ -249,8 +250,8 @@ class CallGuard:
         return on_project
 
     async def _held_command(
-        self, call: ToolCall, on_project: list[Channel], held: list[Command]
-    ) -> Command | None:
+        self, call: ToolCall, on_project: list[Channel], held: list[CommandRecord]
+    ) -> CommandRecord | None:
         """The one unfinished command a call without `command_id` works for (a read may have none)."""
         if call.category in READ_CATEGORIES:
             return held[0] if len(held) == 1 else None
@@ -268,8 +269,8 @@ class CallGuard:
         return held[0]
 
     async def _named_command(
-        self, call: ToolCall, found: tuple[Command, Channel] | None
-    ) -> tuple[Command, Channel]:
+        self, call: ToolCall, found: tuple[CommandRecord, Channel] | None
+    ) -> tuple[CommandRecord, Channel]:
         if found is None:
             raise command_not_found(call.command_id)
         command, channel = found
@@ -281,7 +282,7 @@ class CallGuard:
             raise RomergoError("permission_denied", "This command's channel is for another project.")
         return command, channel
 
-    async def _check_room(self, call: ToolCall, room: Channel | None, command: Command | None) -> None:
+    async def _check_room(self, call: ToolCall, room: Channel | None, command: CommandRecord | None) -> None:
         """The room's reach, then its permissions, narrow what the token allows (DESIGN.md §4)."""
         if room is None or call.category in UNCHECKED_CATEGORIES:
             return
@@ -305,7 +306,7 @@ class CallGuard:
 
     async def _rooms_and_commands(
         self, call: ToolCall, now: datetime
-    ) -> tuple[list[Membership], list[Command], tuple[Command, Channel] | None]:
+    ) -> tuple[list[Membership], list[CommandRecord], tuple[CommandRecord, Channel] | None]:
         """The caller's rooms; then the command the call names (with its room), or for a call that
         names none, the unfinished commands it holds in the live rooms. One read on the driver for
         what every call needs; whether the named command may be used is decided after the rooms'."""
@@ -316,12 +317,12 @@ class CallGuard:
             )
         )
 
-    async def _started(self, call: ToolCall, command: Command) -> None:
+    async def _started(self, call: ToolCall, command: CommandRecord) -> None:
         async with self.store.tx() as tx:
             await tx.tool_events(command, _agent(call), [(EventKind.TOOL_STARTED, _start(call))])
 
     async def _ended(
-        self, call: ToolCall, command: Command, kind: EventKind, payload: Payload, with_start: bool
+        self, call: ToolCall, command: CommandRecord, kind: EventKind, payload: Payload, with_start: bool
     ) -> None:
         """The call's closing event (and its start, `with_start`): left to be written just after the
         call answers where the process's writes allow it (`channels.pending_tool_events`), else
@@ -336,7 +337,12 @@ class CallGuard:
             await tx.tool_events(command, _agent(call), new_events)
 
     async def _block(
-        self, call: ToolCall, room: Channel, command: Command | None, reason: str, permission: str | None
+        self,
+        call: ToolCall,
+        room: Channel,
+        command: CommandRecord | None,
+        reason: str,
+        permission: str | None,
     ) -> None:
         async with self.store.tx() as tx:
             await _blocked_event(tx, call, room.id, command.id if command else None, reason, permission)
@@ -359,7 +365,7 @@ async def _blocked_event(
     )
 
 
-def _in_rooms(commands: list[Command], rooms: list[Channel]) -> list[Command]:
+def _in_rooms(commands: list[CommandRecord], rooms: list[Channel]) -> list[CommandRecord]:
     ids = {room.id for room in rooms}
     return [command for command in commands if command.channel_id in ids]
 
@@ -373,7 +379,7 @@ def _start(call: ToolCall) -> ToolStarted:
     return ToolStarted(tool=call.tool, arguments=redact(call.arguments), category=call.category)
 
 
-def _reads_own_finished(call: ToolCall, command: Command) -> bool:
+def _reads_own_finished(call: ToolCall, command: CommandRecord) -> bool:
     """An agent may still read (not change) a command it finished, e.g. its recorded changes after
     replying, to check its work."""
     return (

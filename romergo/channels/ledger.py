@@ -109,8 +109,9 @@ class RoomReads(Protocol):
 
 
 class RoomLedger(Protocol):
-    """Read and written inside a transaction; a command or room read here is the transaction's own
-    (`ChannelTx.command`, `ChannelTx.room` find it without reading it again)."""
+    """Read and written inside a transaction; a room read here is the transaction's own
+    (`ChannelTx.room` finds it without reading it again), a command comes as it stands when read
+    (the events written about it take it as it is)."""
 
     async def room(self, channel_id: str) -> RoomRecord | None: ...
 

@@ -1,9 +1,10 @@
 """What the channel service finds of an owner's rooms and commands inside a transaction it opened
 (a port of the channel ledger, `storage.channels.owned`).
 
-A room or a command found here is the transaction's own object: the owner's side changes it in
-place and writes events about it (`ChannelTx`). Whether it is the caller's to see is the service's
-rule (`ChannelStore.owned_channel`); what a room's view shows comes as frozen records.
+A room found here is the transaction's own object: the owner's side changes it in place and writes
+events about it (`ChannelTx`). A command comes as a frozen record, as it stood when read. Whether
+either is the caller's to see is the service's rule (`ChannelStore.owned_channel`); what a room's
+view shows comes as frozen records.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from storage.channels.records import CommandRecord, EventRecord, MembershipRecord
-from storage.tables import Channel, Command
+from storage.tables import Channel
 
 
 class OwnedReads(Protocol):
@@ -20,7 +21,7 @@ class OwnedReads(Protocol):
         """The room, whoever owns it; None when there is none."""
         ...
 
-    async def command_with_room(self, command_id: str) -> tuple[Command, Channel] | None:
+    async def command_with_room(self, command_id: str) -> tuple[CommandRecord, Channel] | None:
         """The command and its room, whoever owns them; None when there is none."""
         ...
 

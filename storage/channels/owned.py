@@ -2,8 +2,8 @@
 (or a read): a room or a command checked for its owner, the owner's name for events, what a room's
 view shows and its events after a number.
 
-A room or a command found here is the session's own object: the service's owner side still changes
-it in place and writes events about it in the same transaction. What a view shows goes up as
+A room found here is the session's own object: the service's owner side still changes it in place
+and writes events about it in the same transaction. A command, and what a view shows, go up as
 frozen records.
 """
 
@@ -17,7 +17,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.channels.records import CommandRecord, EventRecord, MembershipRecord
-from storage.channels.rooms import command_record, event_record, membership_record
+from storage.channels.rooms import command_of_columns, command_record, event_record, membership_record
 from storage.core_tables import CHANNELS, COMMANDS, loaded, width
 from storage.driver import Rows
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command, User
@@ -31,11 +31,11 @@ class OwnedInSession:
         """The room, as the session holds it (read once per transaction)."""
         return await self.session.get(Channel, channel_id)
 
-    async def command_with_room(self, command_id: str) -> tuple[Command, Channel] | None:
-        """The command and its room, as the session holds them."""
+    async def command_with_room(self, command_id: str) -> tuple[CommandRecord, Channel] | None:
+        """The command, and its room as the session holds it."""
         command = await self.session.get(Command, command_id)
         channel = await self.session.get(Channel, command.channel_id) if command else None
-        return None if command is None or channel is None else (command, channel)
+        return None if command is None or channel is None else (command_record(command), channel)
 
     async def rooms_of_project(self, user_id: str, project_id: str) -> list[Channel]:
         """The owner's rooms on the project, newest first."""
@@ -82,13 +82,13 @@ class OwnedInSession:
         return [event_record(row) for row in rows.all()]
 
 
-def command_with_room_on_driver(rows: Rows, command_id: str) -> tuple[Command, Channel] | None:
+def command_with_room_on_driver(rows: Rows, command_id: str) -> tuple[CommandRecord, Channel] | None:
     """The command with its room, in one statement of a read on the driver (`Database.read_rows`):
-    entities of no session, for reading."""
+    the command's record, and the room as an entity of no session, for reading."""
     found = rows.first(_COMMAND_WITH_CHANNEL, {"command_id": command_id})
     if found is None:
         return None
-    return loaded(Command, found[:_COMMAND_END]), loaded(Channel, found[_COMMAND_END:])
+    return command_of_columns(found[:_COMMAND_END]), loaded(Channel, found[_COMMAND_END:])
 
 
 # A command and its channel, on the tables' columns for the driver (`command_with_room_on_driver`).

@@ -17,6 +17,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.channels.records import CommandRecord, EventRecord, MembershipRecord, RoomRecord
+from storage.core_tables import record_maker
 from storage.records import record_of
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command, Project
 
@@ -172,6 +173,10 @@ def membership_record(row: ChannelMember) -> MembershipRecord:
 
 def command_record(row: Command) -> CommandRecord:
     return record_of(CommandRecord, row)
+
+
+command_of_columns = record_maker(CommandRecord, Command)
+"""A command's record from a row of all its table's columns, in table order (a Core read's)."""
 
 
 def event_record(row: ChannelEvent) -> EventRecord:

@@ -11,6 +11,7 @@ from romergo.services import Services
 from storage.channels import DatabaseChannelLedger
 from storage.channels.owned import command_with_room_on_driver
 from storage.channels.posts import numbered_room_on_driver
+from storage.channels.records import CommandRecord
 from storage.tables import Channel, ChannelEvent, ChannelMember
 from tests.storage.ledgers.channel_rows import NOW, a_command, a_room
 
@@ -29,6 +30,7 @@ async def test_a_room_and_a_command_are_the_sessions_own_objects_and_strangers_a
 
     assert channel is not None and channel.user_id == room.owner_id
     assert found is not None and found[0].id == ident and found[1] is channel
+    assert isinstance(found[0], CommandRecord) and found[0].state == "queued"
 
 
 async def test_the_latest_number_is_the_rooms_last_event_number(services: Services):
@@ -123,6 +125,7 @@ async def test_on_the_driver_a_command_comes_with_its_room_in_one_read(services:
         room.owner_id,
     )
     assert isinstance(channel, Channel) and channel.permissions == {"read": True}
+    assert isinstance(command, CommandRecord)
 
 
 async def test_the_owners_rooms_on_a_project_come_newest_first(services: Services):
