@@ -3,7 +3,9 @@
 Every event gets the next number of its channel's one sequence, allocated by a single
 `UPDATE … RETURNING` inside the write transaction that also writes the event (DESIGN.md §6), so
 the numbers are gap-free and ordered even with several writers. An event about a command moves the
-command's state by `next_state`, in the same transaction.
+command's state by `next_state`, in the same transaction. Commands come and go as records: the
+transaction keeps the moves it made, so it answers a command as it stands now (`current`) without
+reading it again.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 a join, a leave, the sweeper, a revocation, a removal and a refused call read and change
 before writing their events.
 
-The rows are read into the session as they always were, so the transaction's own `get` of a command
-or a room read here (to write an event about it) costs no second statement; what goes up is a
-frozen record.
+The rows are read into the session as they always were, so the transaction's own `get` of a room
+read here (to write an event about it) costs no second statement; what goes up is a frozen record
+(a command's events take its record as it is).
 """
 
 from __future__ import annotations
