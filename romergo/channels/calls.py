@@ -46,7 +46,6 @@ from romergo.channels.reach import Locator, Target, check_reach, scope_chapters
 from romergo.channels.room_view import changes_in_reach
 from romergo.channels.shown_arguments import redact
 from romergo.channels.store import ChannelStore, command_not_found, ensure_holder
-from romergo.channels.tx import ChannelTx
 from romergo.channels.vocabulary import FINISHED_STATES, EventKind
 from romergo.common.errors import RomergoError
 from romergo.story.base import EntityChange, collect_changes
@@ -344,25 +343,10 @@ class CallGuard:
         reason: str,
         permission: str | None,
     ) -> None:
+        blocked = ToolBlocked(tool=call.tool, reason=reason, permission=permission)
+        command_id = command.id if command else None
         async with self.store.tx() as tx:
-            await _blocked_event(tx, call, room.id, command.id if command else None, reason, permission)
-
-
-async def _blocked_event(
-    tx: ChannelTx,
-    call: ToolCall,
-    channel_id: str,
-    command_id: str | None,
-    reason: str,
-    permission: str | None,
-) -> None:
-    await tx.event(
-        channel_id,
-        EventKind.TOOL_BLOCKED,
-        _agent(call),
-        ToolBlocked(tool=call.tool, reason=reason, permission=permission),
-        command_id,
-    )
+            await tx.event(room.id, EventKind.TOOL_BLOCKED, _agent(call), blocked, command_id)
 
 
 def _in_rooms(commands: list[CommandRecord], rooms: list[Channel]) -> list[CommandRecord]:
