@@ -92,29 +92,6 @@ def record_columns(shape: type[Any], model: type[Any]) -> tuple[Column[Any], ...
     return tuple(table.c[field.name] for field in fields(shape))
 
 
-def made(model: type[M], **values: Any) -> M:
-    """A new entity of `model` with these column values and the model's defaults for the others,
-    made as `loaded` makes one: no constructor, no validation.
-
-    For the busy path's writes of rows whose values it built itself (a posted command): the
-    constructor's validation and instrumented attribute sets cost ~40 µs an entity, a third of
-    a post (docs/performance.md)."""
-    shape = _shape(model)
-    unknown = values.keys() - set(shape.keys)
-    if unknown:
-        raise TypeError(f"{model.__name__} has no columns {sorted(unknown)}")
-    fields = model.model_fields  # type: ignore[attr-defined]
-    entity: M = shape.manager.new_instance()
-    for key in shape.keys:
-        if key in values:
-            entity.__dict__[key] = values[key]
-        elif fields[key].is_required():
-            raise TypeError(f"{model.__name__}.{key} has no default and was not given")
-        else:
-            entity.__dict__[key] = fields[key].get_default(call_default_factory=True)
-    return entity
-
-
 def width(model: type[Any]) -> int:
     """How many columns `model`'s table has: where its part of a joined row ends."""
     return len(_shape(model).keys)

@@ -42,41 +42,12 @@ def test_nothing_above_storage_speaks_sql():
     assert "ignore_imports" not in _contract("Only storage speaks to the database")
 
 
-# The table contract's exceptions: core modules that still hold rows. The ceiling comes down as each
-# moves to records behind a port in storage; it never goes up.
-MOST_MODULES_STILL_HOLDING_ROWS = 10
-
-
-def test_the_table_contract_lists_only_imports_that_still_exist():
-    """An exception left behind when its module moved would hide that module's next table import."""
-    stale = [entry for entry in _table_contract_exceptions() if not _imports(*entry.split(" -> "))]
-    assert stale == [], f"remove from pyproject.toml, these modules no longer import it: {stale}"
-
-
-def test_fewer_core_modules_hold_rows_over_time():
-    modules = {entry.split(" -> ")[0] for entry in _table_contract_exceptions()}
-    assert len(modules) <= MOST_MODULES_STILL_HOLDING_ROWS, sorted(modules)
-
-
-def _table_contract_exceptions() -> list[str]:
-    return list(_contract("Tables stay in storage").get("ignore_imports", []))
+def test_the_core_holds_no_table_rows():
+    """The core hands on records, never table rows, with no module excused."""
+    assert "ignore_imports" not in _contract("Tables stay in storage")
 
 
 def _contract(name: str) -> dict[str, object]:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     [contract] = [c for c in config["tool"]["importlinter"]["contracts"] if c["name"].startswith(name)]
     return dict(contract)
-
-
-def _imports(module: str, imported: str) -> bool:
-    tree = ast.parse((ROOT / (module.replace(".", "/") + ".py")).read_text())
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            named = node.module
-        elif isinstance(node, ast.Import):
-            named = " ".join(alias.name for alias in node.names)
-        else:
-            continue
-        if any(name == imported or name.startswith(imported + ".") for name in named.split()):
-            return True
-    return False

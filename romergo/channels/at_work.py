@@ -53,7 +53,7 @@ class AtWork:
 
 
 class Numbered(Protocol):
-    """What names a command and its place in its channel (a `Command`)."""
+    """What names a command and its place in its channel (its record)."""
 
     @property
     def id(self) -> str: ...

@@ -30,7 +30,7 @@ from romergo.channels.events import (
     ToolFinished,
     ToolStarted,
 )
-from romergo.channels.ledger import RoomRecord
+from romergo.channels.ledger import CommandRecord, RoomRecord
 from romergo.channels.memberships import (
     Membership,
     closed_on,
@@ -46,12 +46,10 @@ from romergo.channels.reach import Locator, Target, check_reach, scope_chapters
 from romergo.channels.room_view import changes_in_reach
 from romergo.channels.shown_arguments import redact
 from romergo.channels.store import ChannelStore, command_not_found, ensure_holder
-from romergo.channels.tx import ChannelTx
 from romergo.channels.vocabulary import FINISHED_STATES, EventKind
 from romergo.common.errors import RomergoError
 from romergo.story.base import EntityChange, collect_changes
 from romergo.story.based_on import replaced_so_far
-from storage.tables import Command
 
 T = TypeVar("T")
 UNCHECKED_CATEGORIES = ("channel",)
@@ -77,7 +75,7 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class Attribution:
-    command: Command | None
+    command: CommandRecord | None
     room: RoomRecord | None
     rooms: tuple[RoomRecord, ...] = ()
 
@@ -143,7 +141,7 @@ class CallGuard:
     async def _with_events(
         self,
         call: ToolCall,
-        command: Command,
+        command: CommandRecord,
         execute: Callable[[Admission], Awaitable[T]],
         admission: Admission,
     ) -> T:
@@ -250,8 +248,8 @@ class CallGuard:
         return on_project
 
     async def _held_command(
-        self, call: ToolCall, on_project: list[RoomRecord], held: list[Command]
-    ) -> Command | None:
+        self, call: ToolCall, on_project: list[RoomRecord], held: list[CommandRecord]
+    ) -> CommandRecord | None:
         """The one unfinished command a call without `command_id` works for (a read may have none)."""
         if call.category in READ_CATEGORIES:
             return held[0] if len(held) == 1 else None
@@ -269,8 +267,8 @@ class CallGuard:
         return held[0]
 
     async def _named_command(
-        self, call: ToolCall, found: tuple[Command, RoomRecord] | None
-    ) -> tuple[Command, RoomRecord]:
+        self, call: ToolCall, found: tuple[CommandRecord, RoomRecord] | None
+    ) -> tuple[CommandRecord, RoomRecord]:
         if found is None:
             raise command_not_found(call.command_id)
         command, channel = found
@@ -282,7 +280,9 @@ class CallGuard:
             raise RomergoError("permission_denied", "This command's channel is for another project.")
         return command, channel
 
-    async def _check_room(self, call: ToolCall, room: RoomRecord | None, command: Command | None) -> None:
+    async def _check_room(
+        self, call: ToolCall, room: RoomRecord | None, command: CommandRecord | None
+    ) -> None:
         """The room's reach, then its permissions, narrow what the token allows (DESIGN.md §4)."""
         if room is None or call.category in UNCHECKED_CATEGORIES:
             return
@@ -306,7 +306,7 @@ class CallGuard:
 
     async def _rooms_and_commands(
         self, call: ToolCall, now: datetime
-    ) -> tuple[list[Membership], list[Command], tuple[Command, RoomRecord] | None]:
+    ) -> tuple[list[Membership], list[CommandRecord], tuple[CommandRecord, RoomRecord] | None]:
         """The caller's rooms; then the command the call names (with its room), or for a call that
         names none, the unfinished commands it holds in the live rooms. One read on the driver for
         what every call needs; whether the named command may be used is decided after the rooms'."""
@@ -317,12 +317,12 @@ class CallGuard:
             )
         )
 
-    async def _started(self, call: ToolCall, command: Command) -> None:
+    async def _started(self, call: ToolCall, command: CommandRecord) -> None:
         async with self.store.tx() as tx:
             await tx.tool_events(command, _agent(call), [(EventKind.TOOL_STARTED, _start(call))])
 
     async def _ended(
-        self, call: ToolCall, command: Command, kind: EventKind, payload: Payload, with_start: bool
+        self, call: ToolCall, command: CommandRecord, kind: EventKind, payload: Payload, with_start: bool
     ) -> None:
         """The call's closing event (and its start, `with_start`): left to be written just after the
         call answers where the process's writes allow it (`channels.pending_tool_events`), else
@@ -337,30 +337,20 @@ class CallGuard:
             await tx.tool_events(command, _agent(call), new_events)
 
     async def _block(
-        self, call: ToolCall, room: RoomRecord, command: Command | None, reason: str, permission: str | None
+        self,
+        call: ToolCall,
+        room: RoomRecord,
+        command: CommandRecord | None,
+        reason: str,
+        permission: str | None,
     ) -> None:
+        blocked = ToolBlocked(tool=call.tool, reason=reason, permission=permission)
+        command_id = command.id if command else None
         async with self.store.tx() as tx:
-            await _blocked_event(tx, call, room.id, command.id if command else None, reason, permission)
+            await tx.event(room.id, EventKind.TOOL_BLOCKED, _agent(call), blocked, command_id)
 
 
-async def _blocked_event(
-    tx: ChannelTx,
-    call: ToolCall,
-    channel_id: str,
-    command_id: str | None,
-    reason: str,
-    permission: str | None,
-) -> None:
-    await tx.event(
-        channel_id,
-        EventKind.TOOL_BLOCKED,
-        _agent(call),
-        ToolBlocked(tool=call.tool, reason=reason, permission=permission),
-        command_id,
-    )
-
-
-def _in_rooms(commands: list[Command], rooms: list[RoomRecord]) -> list[Command]:
+def _in_rooms(commands: list[CommandRecord], rooms: list[RoomRecord]) -> list[CommandRecord]:
     ids = {room.id for room in rooms}
     return [command for command in commands if command.channel_id in ids]
 
@@ -374,7 +364,7 @@ def _start(call: ToolCall) -> ToolStarted:
     return ToolStarted(tool=call.tool, arguments=redact(call.arguments), category=call.category)
 
 
-def _reads_own_finished(call: ToolCall, command: Command) -> bool:
+def _reads_own_finished(call: ToolCall, command: CommandRecord) -> bool:
     """An agent may still read (not change) a command it finished, e.g. its recorded changes after
     replying, to check its work."""
     return (

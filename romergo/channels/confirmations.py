@@ -20,7 +20,7 @@ from typing import Any
 
 from romergo.channels.actors import SYSTEM_ACTOR, EventActor
 from romergo.channels.events import ConfirmationDecided, ConfirmationRequested
-from romergo.channels.ledger import ConfirmationLedger, ConfirmationRecord
+from romergo.channels.ledger import CommandRecord, ConfirmationLedger, ConfirmationRecord
 from romergo.channels.models import Caller
 from romergo.channels.parking import park
 from romergo.channels.store import ChannelStore, channel_topic
@@ -29,7 +29,6 @@ from romergo.channels.vocabulary import CONFIRMED_CATEGORIES, ConfirmationMode, 
 from romergo.common.clock import iso
 from romergo.common.errors import RomergoError, invalid
 from romergo.common.ids import new_id
-from storage.tables import Command
 
 WAIT_SECONDS = 50.0
 DECISIONS = {Decision.ALLOW_ONCE: "granted", Decision.REJECT: "rejected"}
@@ -70,7 +69,7 @@ class Confirmations:
     async def await_confirmation(
         self,
         caller: Caller,
-        command: Command,
+        command: CommandRecord,
         tool: str,
         arguments: dict[str, Any],
         shown_arguments: dict[str, Any],
@@ -124,7 +123,13 @@ class Confirmations:
             return [confirmation_view(row) for row in rows]
 
     async def _attach(
-        self, caller: Caller, command: Command, tool: str, print_: str, shown: dict[str, Any], action: str
+        self,
+        caller: Caller,
+        command: CommandRecord,
+        tool: str,
+        print_: str,
+        shown: dict[str, Any],
+        action: str,
     ) -> str:
         async with self.store.tx() as tx:
             now = tx.now()

@@ -3,8 +3,7 @@ move (a port of the channel ledger, `storage.channels.event_log`).
 
 The service computes each event's row (`channels.tx.event_rows`) and each command's next state
 (`channels.tx.command_moved`); the log numbers and writes them, inside the transaction it is bound
-to. The commands it hands back are the transaction's own objects, which the service's older parts
-still change in place.
+to. It takes and hands back commands as records.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from storage.tables import Command
+from storage.channels.records import CommandRecord
 
 Row = dict[str, Any]
 """An event's columns (`event_rows`), or a command's move (`command_moved`)."""
@@ -36,27 +35,19 @@ class EventLog(Protocol):
         """How many of the command's "Allow once" requests still wait for the owner."""
         ...
 
-    async def move_command(self, command: Command, moved: Row, *, from_state: str | None = None) -> bool:
-        """The command moved as `command_moved` says, its object with it; with `from_state`, only
-        if it still holds that state (False when it does not, and nothing changed)."""
+    async def move_command(self, moved: Row, *, from_state: str | None = None) -> bool:
+        """The command (`moved["command_id"]`) moved as `command_moved` says; with `from_state`,
+        only if it still holds that state (False when it does not, and nothing changed)."""
         ...
 
-    async def add_command(self, command: Command) -> None:
+    async def add_command(self, command: CommandRecord) -> None:
         """A new command written as it is (numbered, in the state its `command` event leaves it)."""
         ...
 
-    async def commands_of_room(self, channel_id: str, states: Sequence[str]) -> list[Command]:
-        """The room's commands in one of `states`, oldest first, as the transaction's objects."""
+    async def commands_of_room(self, channel_id: str, states: Sequence[str]) -> list[CommandRecord]:
+        """The room's commands in one of `states`, oldest first, as they stand now."""
         ...
 
-    async def command(self, command_id: str) -> Command:
-        """A command the transaction read, without reading it again."""
-        ...
-
-    async def fresh_command(self, command_id: str) -> Command | None:
-        """The command as the database holds it now."""
-        ...
-
-    async def refresh(self, command: Command) -> None:
-        """The command's object read again (other writes of the transaction moved it)."""
+    async def fresh_command(self, command_id: str) -> CommandRecord | None:
+        """The command as the database holds it now; None when there is no such command."""
         ...

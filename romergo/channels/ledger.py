@@ -115,8 +115,8 @@ class RoomReads(Protocol):
 
 
 class RoomLedger(Protocol):
-    """Read and written inside a transaction; a command read here is the transaction's own
-    (`ChannelTx.command` finds it without reading it again)."""
+    """Read and written inside a transaction; rooms and commands come as records, as they stood
+    when read (the events written about a command take it as it is)."""
 
     async def room(self, channel_id: str) -> RoomRecord | None: ...
 

@@ -42,7 +42,7 @@ class Sweeper:
             silent = await tx.room_ledger.silent_commands(LEASED_STATES, now - lease)
             for command in silent:
                 await tx.command_event(
-                    await tx.command(command.id),
+                    command,
                     EventKind.STALLED,
                     SYSTEM_ACTOR,
                     Stalled(claimed_by=command.claimed_by),

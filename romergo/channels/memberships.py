@@ -17,7 +17,7 @@ from datetime import datetime
 
 from romergo.channels.actors import EventActor
 from romergo.channels.events import ToolBlocked
-from romergo.channels.ledger import MembershipRecord, RoomRecord
+from romergo.channels.ledger import CommandRecord, MembershipRecord, RoomRecord
 from romergo.channels.store import channel_state, owned_command_rows
 from romergo.channels.tx import ChannelTx
 from romergo.channels.vocabulary import ATTRIBUTABLE_STATES, REMOVED_BY_OWNER, EventKind
@@ -29,7 +29,6 @@ from storage.channels.agent_rooms import (
     joined_rooms_on_driver,
 )
 from storage.driver import Rows
-from storage.tables import Command
 
 MAX_RECORDED = 50
 
@@ -71,7 +70,7 @@ def current_rooms(
 
 def rooms_and_commands_of_call(
     rows: Rows, user_id: str, client_id: str, project_id: str | None, command_id: str | None, now: datetime
-) -> tuple[list[Membership], list[Command], tuple[Command, RoomRecord] | None]:
+) -> tuple[list[Membership], list[CommandRecord], tuple[CommandRecord, RoomRecord] | None]:
     """What a tool call's check reads, in one read: the caller's rooms (`current_rooms`); then the
     command the call names, with its room, or for a call that names none, the unfinished commands it
     holds in the live rooms, oldest first. Whether the named command may be used is decided after."""

@@ -1,10 +1,9 @@
 """What the channel service finds of an owner's rooms and commands inside a transaction it opened
 (a port of the channel ledger, `storage.channels.owned`).
 
-A room comes as a frozen record: the owner's side changes it with a write of its own
-(`room_changes.RoomChanges`). A command found here is the transaction's own object, which the
-owner's side moves and writes events about (`ChannelTx`). Whether either is the caller's to see is
-the service's rule (`ChannelStore.owned_channel`); what a room's view shows comes as frozen records.
+Rooms and commands come as frozen records: the owner's side changes a room with a write of its
+own (`room_changes.RoomChanges`) and moves a command by the events it writes about it (`ChannelTx`).
+Whether either is the caller's to see is the service's rule (`ChannelStore.owned_channel`).
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from storage.channels.records import CommandRecord, EventRecord, MembershipRecord, RoomRecord
-from storage.tables import Command
 
 
 class OwnedReads(Protocol):
@@ -21,7 +19,7 @@ class OwnedReads(Protocol):
         """The room, whoever owns it; None when there is none."""
         ...
 
-    async def command_with_room(self, command_id: str) -> tuple[Command, RoomRecord] | None:
+    async def command_with_room(self, command_id: str) -> tuple[CommandRecord, RoomRecord] | None:
         """The command and its room, whoever owns them; None when there is none."""
         ...
 

@@ -15,10 +15,10 @@ from typing import Any
 from romergo.channels.actors import SYSTEM_ACTOR, EventActor
 from romergo.channels.confirmations import cancel_confirmations
 from romergo.channels.events import ChannelEnded, CommandUndone, SettingsChanged
-from romergo.channels.ledger import RoomRecord
+from romergo.channels.ledger import CommandRecord, RoomRecord
 from romergo.channels.models import ChannelView, CommandView, EventView
 from romergo.channels.parking import park
-from romergo.channels.posting import post_on_driver, posted_payload
+from romergo.channels.posting import new_command, post_on_driver, posted_payload
 from romergo.channels.reach import clean_scope
 from romergo.channels.revocation import end_memberships, remove_member
 from romergo.channels.settings_tag import SettingsChangedError, matches, settings_tag
@@ -33,11 +33,9 @@ from romergo.channels.vocabulary import (
     CommandState,
     ConfirmationMode,
     EventKind,
-    next_state,
 )
 from romergo.common.errors import RomergoError, invalid, project_not_found
 from romergo.common.ids import new_id, new_secret, sha256_hex
-from storage.tables import Command
 
 MAX_EVENTS_PAGE = 500
 MAX_EVENTS_WAIT = 50
@@ -193,7 +191,7 @@ class OwnerSide:
             if command.state not in OPEN_STATES:
                 raise RomergoError("conflict", f"The command is already {command.state}.")
             await cancel(tx, command, await self.store.owner_actor(tx.session, user_id))
-            return command_view(command)
+            return command_view(tx.current(command))
 
     async def retry_command(self, user_id: str, command_id: str) -> CommandView:
         async with self.store.tx() as tx:
@@ -207,17 +205,7 @@ class OwnerSide:
             owner = await self.store.owner_actor(tx.session, user_id)
             if old.state == CommandState.STALLED:
                 await cancel(tx, old, owner)
-            command = Command(
-                id=new_id("cmd"),
-                channel_id=channel.id,
-                seq=0,
-                text=old.text,
-                context=old.context,
-                state=CommandState.QUEUED,
-                retry_of=old.id,
-                created_at=tx.now(),
-            )
-            return await self._queue(tx, channel.id, command, owner)
+            return await _queue_again(tx, channel.id, old, owner)
 
     async def events(
         self, user_id: str, channel_id: str, after: int = 0, wait: float = 0
@@ -258,30 +246,23 @@ class OwnerSide:
             ),
         )
 
-    async def _queue(
-        self, tx: ChannelTx, channel_id: str, command: Command, owner: EventActor
-    ) -> CommandView:
-        """The command and its `command` event under one number: the number is taken first, so the
-        row is written once, already in the state the event moves it to."""
-        (command.seq,) = await tx.numbers(channel_id, 1)
-        return await self._write_queued(tx, channel_id, command, owner)
 
-    async def _write_queued(
-        self, tx: ChannelTx, channel_id: str, command: Command, owner: EventActor
-    ) -> CommandView:
-        """The numbered command, queued, and its `command` event under its number."""
-        command.state = next_state(CommandState(command.state), EventKind.COMMAND)
-        command.last_activity_at = tx.now()
-        await tx.log.add_command(command)
-        posted = posted_payload(command)
-        await tx.write_events(channel_id, [command.seq], owner, [(EventKind.COMMAND, posted)], command.id)
-        return command_view(command)
+async def _queue_again(tx: ChannelTx, channel_id: str, old: CommandRecord, owner: EventActor) -> CommandView:
+    """A new command with the old one's text and context, and its `command` event, under one
+    number: the number is taken first, so the command is written once, already in the state the
+    event leaves it."""
+    (seq,) = await tx.numbers(channel_id, 1)
+    command = new_command(channel_id, seq, old.text, old.context, tx.now(), retry_of=old.id)
+    await tx.log.add_command(command)
+    posted = posted_payload(command)
+    await tx.write_events(channel_id, [seq], owner, [(EventKind.COMMAND, posted)], command.id)
+    return command_view(command)
 
 
-async def cancel(tx: ChannelTx, command: Command, actor: EventActor) -> None:
+async def cancel(tx: ChannelTx, command: CommandRecord, actor: EventActor) -> None:
     """Cancels the command and rejects its open confirmations: the waiting call stops at once."""
-    await cancel_confirmations(tx, command.id, actor)
-    await tx.command_event(command, EventKind.CANCELLED, actor)
+    await cancel_confirmations(tx, command.id, actor)  # each moves the command on
+    await tx.command_event(tx.current(command), EventKind.CANCELLED, actor)
 
 
 async def finish_channel(tx: ChannelTx, room: RoomRecord, reason: str, actor: EventActor) -> RoomRecord:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from romergo.channels.actors import EventActor
 from romergo.channels.events import NewEvents
-from storage.tables import Command
+from romergo.channels.ledger import CommandRecord
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ answer to leave first)."""
 
 @dataclass
 class PendingEvents:
-    command: Command
+    command: CommandRecord
     """The command as the call read it (its state then: the events move it on from there)."""
     actor: EventActor
     """The agent that made the call."""

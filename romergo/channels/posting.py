@@ -22,12 +22,14 @@ above: what it reads must hold with the number taken.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, NamedTuple
 
 from romergo.channels.actors import EventActor
 from romergo.channels.context import clean_context
 from romergo.channels.events import CommandPosted, Payload
+from romergo.channels.ledger import CommandRecord
 from romergo.channels.models import CommandView
 from romergo.channels.reach import scope_chapters
 from romergo.channels.room_view import keep_to_reach_now
@@ -50,9 +52,8 @@ from storage.channels.posts import (
     posting_room_on_driver,
     write_post_on_driver,
 )
-from storage.core_tables import made
 from storage.driver import Writes
-from storage.tables import Command
+from storage.records import columns_of
 
 
 async def post_on_driver(
@@ -87,26 +88,51 @@ def posted_command(
     *,
     in_reply_to: str | None = None,
     reserved_for: str | None = None,
-) -> Command:
+) -> CommandRecord:
     """The command a post writes: under the number it took with its channel, queued as its
-    `command` event leaves it. Made without the entity's constructor (`made`): the driver's post
-    only dumps and views it, and the constructor cost more than the statements that write it."""
-    return made(
-        Command,
-        id=new_id("cmd"),
-        channel_id=channel.id,
-        seq=channel.seq,
-        text=text,
-        context=context,
-        state=next_state(CommandState.QUEUED, EventKind.COMMAND),
-        reserved_for=reserved_for,
-        in_reply_to=in_reply_to,
-        created_at=now,
-        last_activity_at=now,
+    `command` event leaves it."""
+    return new_command(
+        channel.id, channel.seq, text, context, now, in_reply_to=in_reply_to, reserved_for=reserved_for
     )
 
 
-def posted_payload(command: Command) -> CommandPosted:
+def new_command(
+    channel_id: str,
+    seq: int,
+    text: str,
+    context: dict[str, Any] | None,
+    now: datetime,
+    *,
+    in_reply_to: str | None = None,
+    reserved_for: str | None = None,
+    retry_of: str | None = None,
+) -> CommandRecord:
+    """A new command numbered `seq` in its channel, as its `command` event leaves it: queued, not
+    yet delivered to anyone."""
+    return CommandRecord(
+        id=new_id("cmd"),
+        channel_id=channel_id,
+        seq=seq,
+        text=text,
+        context=context,
+        state=_QUEUED,
+        claimed_by=None,
+        reserved_for=reserved_for,
+        in_reply_to=in_reply_to,
+        retry_of=retry_of,
+        deliveries=0,
+        created_at=now,
+        claimed_at=None,
+        last_activity_at=now,
+        finished_at=None,
+    )
+
+
+_QUEUED = next_state(CommandState.QUEUED, EventKind.COMMAND).value
+"""Where a command's `command` event leaves it."""
+
+
+def posted_payload(command: CommandRecord) -> CommandPosted:
     """What a `command` event carries of the command it posts."""
     return CommandPosted(
         text=command.text, context=command.context, in_reply_to=command.in_reply_to, retry_of=command.retry_of
@@ -158,7 +184,7 @@ def _post(
     )
     happened: list[tuple[EventKind, Payload | None]] = [(EventKind.COMMAND, posted_payload(command))]
     shared, [own] = event_rows(command.channel_id, owner, happened, command.id, post.now)
-    write_post_on_driver(rows, command.model_dump(), shared, own)
+    write_post_on_driver(rows, columns_of(command), shared, own)
     for statement, params in notices:
         rows.first(statement, params)
     return command_view(command)
@@ -189,8 +215,7 @@ def _post_at_once(
     command = posted_command(channel, post.text, data, post.now)
     happened: list[tuple[EventKind, Payload | None]] = [(EventKind.COMMAND, posted_payload(command))]
     shared, [own] = event_rows(command.channel_id, owner, happened, command.id, post.now)
-    seq = post_at_once_on_driver(rows, post.user_id, post.now, command.model_dump(), shared | own, notice)
+    seq = post_at_once_on_driver(rows, post.user_id, post.now, columns_of(command), shared | own, notice)
     if seq is None:
         return None
-    command.seq = seq
-    return command_view(command)
+    return command_view(replace(command, seq=seq))

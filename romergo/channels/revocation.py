@@ -59,5 +59,4 @@ async def _end_membership(
 
 async def _stall_held(tx: ChannelTx, channel_id: str, client_id: str) -> None:
     for held in await tx.room_ledger.commands_held(channel_id, client_id, HELD_STATES):
-        command = await tx.command(held.id)
-        await tx.command_event(command, EventKind.STALLED, SYSTEM_ACTOR, Stalled(claimed_by=client_id))
+        await tx.command_event(held, EventKind.STALLED, SYSTEM_ACTOR, Stalled(claimed_by=client_id))

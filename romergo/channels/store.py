@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any, Literal, Protocol
 
 from romergo.channels.actors import EventActor
-from romergo.channels.ledger import ChannelLedger, EventRecord, RoomReads, RoomRecord
+from romergo.channels.ledger import ChannelLedger, CommandRecord, EventRecord, RoomReads, RoomRecord
 from romergo.channels.models import ChannelView, CommandView, EventView, MemberView
 from romergo.channels.pending_tool_events import PendingToolEvents
 from romergo.channels.pending_writes import write_pending
@@ -26,12 +26,13 @@ from storage import Database
 from storage.channels.owned import command_with_room_on_driver
 from storage.channels.records import PostingRoom
 from storage.driver import Rows
-from storage.tables import ChannelEvent, Command
 
 __all__ = ["PostingRoom"]  # the post's room, named where posting and its tests look for it
 
 
-def owned_command_rows(rows: Rows, user_id: str, command_id: object) -> tuple[Command, RoomRecord] | None:
+def owned_command_rows(
+    rows: Rows, user_id: str, command_id: object
+) -> tuple[CommandRecord, RoomRecord] | None:
     """The command with its channel, if the channel is this owner's: `find_owned_command` for a
     read on the driver (`Database.read_rows`), in one statement."""
     if not isinstance(command_id, str) or not command_id:
@@ -137,7 +138,7 @@ class ChannelStore:
 
     async def owned_command(
         self, session: Any, user_id: str, command_id: object
-    ) -> tuple[Command, RoomRecord]:
+    ) -> tuple[CommandRecord, RoomRecord]:
         found = await self.find_owned_command(session, user_id, command_id)
         if found is None:
             raise command_not_found(command_id)
@@ -145,7 +146,7 @@ class ChannelStore:
 
     async def find_owned_command(
         self, session: Any, user_id: str, command_id: object
-    ) -> tuple[Command, RoomRecord] | None:
+    ) -> tuple[CommandRecord, RoomRecord] | None:
         """The command with its channel, if the channel is this owner's."""
         if not isinstance(command_id, str) or not command_id:
             return None
@@ -236,7 +237,7 @@ def command_not_found(command_id: object) -> RomergoError:
 
 
 class Holding(Protocol):
-    """Who holds a command and where it stands: its entity, its record, or a row of its columns."""
+    """Who holds a command and where it stands: its record, or a row of its columns."""
 
     @property
     def state(self) -> str: ...
@@ -246,7 +247,7 @@ class Holding(Protocol):
 
 
 class ShownCommand(Holding, Protocol):
-    """What a command shows: its entity, or a row of all its columns (the claim's `RETURNING`)."""
+    """What a command shows: its record, or a row of all its columns (the claim's `RETURNING`)."""
 
     @property
     def id(self) -> str: ...
@@ -274,7 +275,7 @@ class ShownCommand(Holding, Protocol):
 
 
 def ensure_holder(command: Holding, client_id: str) -> None:
-    """The agent may act on this command (its entity, or a row with its `state` and `claimed_by`):
+    """The agent may act on this command (its record, or a row with its `state` and `claimed_by`):
     it holds it, and it is neither cancelled nor finished."""
     if command.state == CommandState.CANCELLED:
         raise RomergoError("command_cancelled", "The owner cancelled this command. Stop working on it.")
@@ -287,7 +288,7 @@ def ensure_holder(command: Holding, client_id: str) -> None:
 
 
 def command_view(command: ShownCommand, *, redelivered: bool = False) -> CommandView:
-    """A command as the agent and the panel see it, from its entity or a row of all its columns
+    """A command as the agent and the panel see it, from its record or a row of all its columns
     (the claim's `RETURNING`)."""
     return CommandView(
         command_id=command.id,
@@ -304,7 +305,7 @@ def command_view(command: ShownCommand, *, redelivered: bool = False) -> Command
     )
 
 
-def event_view(row: ChannelEvent | EventRecord) -> EventView:
+def event_view(row: EventRecord) -> EventView:
     return EventView(
         seq=row.seq,
         kind=EventKind(row.kind),

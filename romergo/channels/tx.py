@@ -3,28 +3,29 @@
 Every event gets the next number of its channel's one sequence, allocated by a single
 `UPDATE … RETURNING` inside the write transaction that also writes the event (DESIGN.md §6), so
 the numbers are gap-free and ordered even with several writers. An event about a command moves the
-command's state by `next_state`, in the same transaction.
+command's state by `next_state`, in the same transaction. Commands come and go as records: the
+transaction keeps the moves it made, so it answers a command as it stands now (`current`) without
+reading it again.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from romergo.channels.actors import EventActor
 from romergo.channels.command_moves import command_moved
 from romergo.channels.delivery_ledger import DeliveryLedger
-from romergo.channels.event_ledger import EventLog
+from romergo.channels.event_ledger import EventLog, Row
 from romergo.channels.events import NewEvents, Payload, dump
-from romergo.channels.ledger import ConfirmationLedger, RoomLedger
+from romergo.channels.ledger import CommandRecord, ConfirmationLedger, RoomLedger
 from romergo.channels.pending_tool_events import PendingToolEvents, merged
 from romergo.channels.room_changes import RoomChanges
 from romergo.channels.vocabulary import CommandState, EventKind
 from romergo.common.clock import Clock
 from storage.channels.event_log import append_on_driver, append_one_on_driver
 from storage.driver import Writes
-from storage.tables import Command
 
 
 @dataclass
@@ -48,16 +49,24 @@ class ChannelTx:
     pending_tool_events: PendingToolEvents | None = None
     """Calls' tool events not written yet (SQLite): each command's go first
     (`channels.pending_tool_events`)."""
+    _moves: dict[str, tuple[CommandRecord, Row]] = field(default_factory=dict, init=False, repr=False)
+    """Each command this transaction moved: the record it moved, and its last move."""
 
     def now(self) -> datetime:
         return self.clock.now()
 
-    async def command(self, command_id: str) -> Command:
-        """A command this transaction read (through `room_ledger`), to write events about it:
-        the session's own object, without reading it again."""
-        return await self.log.command(command_id)
+    def current(self, command: CommandRecord) -> CommandRecord:
+        """The command as it stands in this transaction: as its last move here left it, or as given
+        when the transaction has not moved it (without a read: its every move here went through `_move`)."""
+        moves = self._moves.get(command.id)
+        if moves is None:
+            return command
+        moved_from, moved = moves
+        return replace(
+            moved_from, state=moved["to_state"], last_activity_at=moved["at"], finished_at=moved["finished"]
+        )
 
-    async def fresh_command(self, command_id: str) -> Command | None:
+    async def fresh_command(self, command_id: str) -> CommandRecord | None:
         """The command as the database holds it now, for the events about it to move it from."""
         return await self.log.fresh_command(command_id)
 
@@ -113,7 +122,7 @@ class ChannelTx:
 
     async def command_event(
         self,
-        command: Command,
+        command: CommandRecord,
         kind: EventKind,
         actor: EventActor,
         payload: Payload | None = None,
@@ -125,7 +134,7 @@ class ChannelTx:
 
     async def command_events(
         self,
-        command: Command,
+        command: CommandRecord,
         actor: EventActor,
         new_events: NewEvents,
         *,
@@ -136,11 +145,15 @@ class ChannelTx:
         if self.pending_tool_events is not None and (earlier := self.pending_tool_events.take(command.id)):
             for pending in merged(earlier):
                 await self._tool_events(pending.command, pending.actor, pending.new_events)
-            await self.log.refresh(command)  # moved on by those calls' events
+            fresh = await self.log.fresh_command(command.id)  # moved on by those calls' events
+            assert fresh is not None  # commands are never deleted
+            command = fresh
         await self._move(command, new_events, redelivered=redelivered)
         return await self.events(command.channel_id, actor, new_events, command.id)
 
-    async def tool_events(self, command: Command, actor: EventActor, new_events: NewEvents) -> list[int]:
+    async def tool_events(
+        self, command: CommandRecord, actor: EventActor, new_events: NewEvents
+    ) -> list[int]:
         """`command_events` for a command read moments ago, outside this transaction (a tool call
         reads it with the caller's rooms): its state is moved only if the row still holds the state
         read (one conditional UPDATE); if the owner or the sweeper moved it meanwhile, it is read
@@ -156,7 +169,9 @@ class ChannelTx:
                 await self._tool_events(pending.command, pending.actor, pending.new_events)
         return await self._tool_events(command, actor, new_events)
 
-    async def _tool_events(self, command: Command, actor: EventActor, new_events: NewEvents) -> list[int]:
+    async def _tool_events(
+        self, command: CommandRecord, actor: EventActor, new_events: NewEvents
+    ) -> list[int]:
         if not await self._move(command, new_events, expected=CommandState(command.state)):
             fresh = await self.log.fresh_command(command.id)
             assert fresh is not None  # commands are never deleted
@@ -166,21 +181,23 @@ class ChannelTx:
 
     async def _move(
         self,
-        command: Command,
+        command: CommandRecord,
         new_events: NewEvents,
         *,
         redelivered: bool = False,
         expected: CommandState | None = None,
     ) -> bool:
-        """Move the command's row (and the object) through `new_events`; with `expected`, only if
-        the row's state is still that (False when it is not, and nothing changed)."""
+        """Move the command's row through `new_events` (`current` answers it so after); with
+        `expected`, only if the row's state is still that (False when it is not, and nothing
+        changed)."""
         waiting = 0
         if command.state == CommandState.NEEDS_CONFIRMATION:  # else none can be waiting: skip the query
             waiting = await self.log.pending_confirmations(command.id)
         values = command_moved(command, new_events, self.now(), waiting=waiting, redelivered=redelivered)
-        return await self.log.move_command(
-            command, values, from_state=None if expected is None else expected.value
-        )
+        if not await self.log.move_command(values, from_state=None if expected is None else expected.value):
+            return False
+        self._moves[command.id] = (command, values)
+        return True
 
 
 def event_rows(

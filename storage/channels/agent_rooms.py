@@ -3,8 +3,7 @@ joined, the rooms a call's checks need, and the commands it holds in a room
 (`romergo.channels.memberships` says what binds and what is refused).
 
 Every guarded tool call reads the caller's rooms, so these are built once, on the tables' columns,
-and hand up the rooms and memberships as records, the commands as entities of no session, for
-reading (`loaded`).
+and hand up the rooms, memberships and commands as records.
 """
 
 from __future__ import annotations
@@ -18,11 +17,11 @@ from sqlalchemy import Select, bindparam, or_, union
 from sqlalchemy import select as sa_select
 
 from storage.channels.joins import CALLERS_MEMBERSHIP
-from storage.channels.records import MembershipRecord, RoomRecord
-from storage.channels.rooms import ROOM_COLUMNS, room_of_columns
-from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, loaded, record_maker
+from storage.channels.records import CommandRecord, MembershipRecord, RoomRecord
+from storage.channels.rooms import ROOM_COLUMNS, command_of_columns, room_of_columns
+from storage.core_tables import CHANNEL_MEMBERS, CHANNELS, COMMANDS, record_maker
 from storage.driver import Found, Rows
-from storage.tables import ChannelMember, Command
+from storage.tables import ChannelMember
 
 Joined = tuple[RoomRecord, MembershipRecord]
 
@@ -41,10 +40,12 @@ def current_rooms_on_driver(
     return [_joined(row) for row in rows.all(_CURRENT_ROOMS, params)]
 
 
-def held_on_driver(rows: Rows, statement: Select[Any], channel_id: str, client_id: str) -> list[Command]:
+def held_on_driver(
+    rows: Rows, statement: Select[Any], channel_id: str, client_id: str
+) -> list[CommandRecord]:
     """The commands the client holds in the room (`held_statement`'s states)."""
     return [
-        loaded(Command, row)
+        command_of_columns(row)
         for row in rows.all(statement, {"channel_id": channel_id, "client_id": client_id})
     ]
 

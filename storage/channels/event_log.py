@@ -16,13 +16,16 @@ from sqlalchemy import Integer, bindparam, func, insert, update
 from sqlalchemy import select as sa_select
 from sqlalchemy.exc import NoResultFound
 from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.util import identity_key
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.channels.numbering import COLUMNS, MAX_AT_ONCE, numbered_insert, numbered_params
-from storage.channels.records import MovingCommand
+from storage.channels.records import CommandRecord, MovingCommand
+from storage.channels.rooms import command_of_columns
 from storage.core_tables import CHANNEL_EVENTS, CHANNELS, COMMANDS, core_table
 from storage.driver import Rows, Writes
+from storage.records import columns_of
 from storage.tables import Command, Confirmation
 
 Row = dict[str, Any]
@@ -71,48 +74,40 @@ class EventLogInSession:
         )
         return int(waiting or 0)
 
-    async def move_command(self, command: Command, moved: Row, *, from_state: str | None = None) -> bool:
-        """The command's row moved (`MOVE_COMMAND`'s parameters), and the session's object with it
-        without a flush; with `from_state`, only if the row still holds that state (False when it
-        does not, and nothing changed)."""
+    async def move_command(self, moved: Row, *, from_state: str | None = None) -> bool:
+        """The command's row moved (`MOVE_COMMAND`'s parameters); with `from_state`, only if the row
+        still holds that state (False when it does not, and nothing changed). A row of it the
+        session still holds (another read of this transaction loaded it) moves with it, without a
+        flush, so the session never answers the state it had before."""
         if from_state is None:
             await self.session.exec(MOVE_COMMAND, params=moved)
         else:
             done = await self.session.exec(MOVE_COMMAND_FROM, params={**moved, "from_state": from_state})
             if done.rowcount == 0:
                 return False
-        set_committed_value(command, "state", moved["to_state"])
-        set_committed_value(command, "last_activity_at", moved["at"])
-        set_committed_value(command, "finished_at", moved["finished"])
+        held = self.session.identity_map.get(identity_key(Command, moved["command_id"]))
+        if held is not None:
+            set_committed_value(held, "state", moved["to_state"])
+            set_committed_value(held, "last_activity_at", moved["at"])
+            set_committed_value(held, "finished_at", moved["finished"])
         return True
 
-    async def add_command(self, command: Command) -> None:
-        """A new command written as it is, with one INSERT: it is not changed again in this
-        transaction, so it needs no unit-of-work flush (the flush cost more than the statement)."""
-        await self.session.exec(insert(COMMANDS), params=command.model_dump())
+    async def add_command(self, command: CommandRecord) -> None:
+        """A new command written as it is, with one INSERT (no entity, no unit-of-work flush: the
+        flush cost more than the statement)."""
+        await self.session.exec(insert(COMMANDS), params=columns_of(command))
 
-    async def commands_of_room(self, channel_id: str, states: Sequence[str]) -> list[Command]:
-        """The room's commands in one of `states`, oldest first, as the session's objects."""
+    async def commands_of_room(self, channel_id: str, states: Sequence[str]) -> list[CommandRecord]:
+        """The room's commands in one of `states`, oldest first, as the database holds them now."""
         found = await self.session.exec(
-            select(Command)
-            .where(Command.channel_id == channel_id, col(Command.state).in_(states))
-            .order_by(col(Command.seq))
+            _COMMANDS_OF_ROOM, params={"channel": channel_id, "states": list(states)}
         )
-        return list(found.all())
+        return [command_of_columns(row) for row in found.all()]
 
-    async def command(self, command_id: str) -> Command:
-        """A command this session read, without reading it again."""
-        command = await self.session.get(Command, command_id)
-        assert command is not None  # commands are never deleted
-        return command
-
-    async def fresh_command(self, command_id: str) -> Command | None:
+    async def fresh_command(self, command_id: str) -> CommandRecord | None:
         """The command as the database holds it now."""
-        return await self.session.get(Command, command_id, populate_existing=True)
-
-    async def refresh(self, command: Command) -> None:
-        """The session's object read again (other writes in this session moved it)."""
-        await self.session.refresh(command)
+        found = (await self.session.exec(_COMMAND, params={"command": command_id})).first()
+        return None if found is None else command_of_columns(found)
 
 
 def append_one_on_driver(
@@ -189,6 +184,16 @@ _WAITING_CONFIRMATIONS = (
     sa_select(func.count())
     .select_from(_CONFIRMATIONS)
     .where(_CONFIRMATIONS.c.command_id == bindparam("command"), _CONFIRMATIONS.c.state == "pending")
+)
+# Typed `Any`: sqlmodel's `exec` types only its own selects; a Core read makes records, no entities.
+_COMMAND: Any = sa_select(COMMANDS).where(COMMANDS.c.id == bindparam("command"))
+_COMMANDS_OF_ROOM: Any = (
+    sa_select(COMMANDS)
+    .where(
+        COMMANDS.c.channel_id == bindparam("channel"),
+        COMMANDS.c.state.in_(bindparam("states", expanding=True)),
+    )
+    .order_by(COMMANDS.c.seq)
 )
 _COMMAND_NOW = sa_select(COMMANDS.c.id, COMMANDS.c.state, COMMANDS.c.finished_at).where(
     COMMANDS.c.id == bindparam("command")

@@ -2,9 +2,8 @@
 (or a read): a room or a command checked for its owner, whether a project is the owner's, the
 owner's name for events, what a room's view shows and its events after a number.
 
-A room goes up as a frozen record (the owner's changes to it are writes of their own:
-`room_changes`); a command found here is still the session's own object, which the service moves
-and writes events about in the same transaction.
+Rooms and commands go up as frozen records (the owner's changes to a room are writes of their
+own: `room_changes`; a command moves by the events the service writes about it).
 """
 
 from __future__ import annotations
@@ -19,13 +18,14 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from storage.channels.records import CommandRecord, EventRecord, MembershipRecord, RoomRecord
 from storage.channels.rooms import (
     ROOM_COLUMNS,
+    command_of_columns,
     command_record,
     event_record,
     membership_record,
     room_of_columns,
     room_record,
 )
-from storage.core_tables import CHANNELS, COMMANDS, loaded, width
+from storage.core_tables import CHANNELS, COMMANDS, width
 from storage.driver import Rows
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command, Project, User
 
@@ -39,11 +39,11 @@ class OwnedInSession:
         row = await self.session.get(Channel, channel_id)
         return None if row is None else room_record(row)
 
-    async def command_with_room(self, command_id: str) -> tuple[Command, RoomRecord] | None:
-        """The command, as the session holds it, and its room."""
+    async def command_with_room(self, command_id: str) -> tuple[CommandRecord, RoomRecord] | None:
+        """The command and its room, as the session holds them."""
         command = await self.session.get(Command, command_id)
         channel = await self.session.get(Channel, command.channel_id) if command else None
-        return None if command is None or channel is None else (command, room_record(channel))
+        return None if command is None or channel is None else (command_record(command), room_record(channel))
 
     async def rooms_of_project(self, user_id: str, project_id: str) -> list[RoomRecord]:
         """The owner's rooms on the project, newest first."""
@@ -95,13 +95,13 @@ class OwnedInSession:
         return [event_record(row) for row in rows.all()]
 
 
-def command_with_room_on_driver(rows: Rows, command_id: str) -> tuple[Command, RoomRecord] | None:
+def command_with_room_on_driver(rows: Rows, command_id: str) -> tuple[CommandRecord, RoomRecord] | None:
     """The command with its room, in one statement of a read on the driver (`Database.read_rows`):
-    an entity of no session, for reading, and the room's record."""
+    both as records."""
     found = rows.first(_COMMAND_WITH_CHANNEL, {"command_id": command_id})
     if found is None:
         return None
-    return loaded(Command, found[:_COMMAND_END]), room_of_columns(found[_COMMAND_END:])
+    return command_of_columns(found[:_COMMAND_END]), room_of_columns(found[_COMMAND_END:])
 
 
 # A command and its channel, on the tables' columns for the driver (`command_with_room_on_driver`).

@@ -2,9 +2,9 @@
 a join, a leave, the sweeper, a revocation, a removal and a refused call read and change
 before writing their events.
 
-The rows are read into the session as they always were, so the transaction's own `get` of a command
-or a room read here (to write an event about it, or to end the room: `room_changes`) costs no second
-statement; what goes up is a frozen record.
+The rows are read into the session as they always were, so the transaction's own `get` of a room
+read here (to write an event about it, or to end the room: `room_changes`) costs no second
+statement; what goes up is a frozen record (a command's events take its record as it is).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from storage.channels.records import CommandRecord, EventRecord, MembershipRecord, RoomRecord
-from storage.core_tables import record_columns
+from storage.core_tables import record_columns, record_maker
 from storage.records import record_of
 from storage.tables import Channel, ChannelEvent, ChannelMember, Command, Project
 
@@ -183,6 +183,10 @@ def membership_record(row: ChannelMember) -> MembershipRecord:
 
 def command_record(row: Command) -> CommandRecord:
     return record_of(CommandRecord, row)
+
+
+command_of_columns = record_maker(CommandRecord, Command)
+"""A command's record from a row of all its table's columns, in table order (a Core read's)."""
 
 
 def event_record(row: ChannelEvent) -> EventRecord:

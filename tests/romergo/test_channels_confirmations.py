@@ -233,7 +233,8 @@ async def test_cancelling_the_command_stops_the_waiting_call(services, actor):
     renamer = Renamer(services, agent, room)
     call = asyncio.create_task(renamer.run("Dawn"))
     await requested(room)
-    await services.channels.owner.cancel_command(actor.user_id, command.command_id)
+    answered = await services.channels.owner.cancel_command(actor.user_id, command.command_id)
+    assert answered.state == "cancelled"  # moved on from where the closed request left it
     with pytest.raises(RomergoError) as cancelled:
         await asyncio.wait_for(call, 5)
     assert cancelled.value.code == "command_cancelled"

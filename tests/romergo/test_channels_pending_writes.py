@@ -13,6 +13,7 @@ from romergo.channels.pending_tool_events import PendingEvents
 from romergo.channels.pending_writes import write_pending
 from romergo.channels.vocabulary import EventKind
 from romergo.channels.wait_check import agent_actor
+from storage.channels.rooms import command_record
 from storage.core_tables import COMMANDS
 from storage.tables import Command
 from tests.support.channels import open_room
@@ -81,7 +82,7 @@ async def test_a_driver_write_moves_a_command_moved_meanwhile_on_from_its_state_
     room = await open_room(services, actor)
     agent, command = await claim(services, room)
     async with services.db.read() as session:
-        as_read = await session.get_one(Command, command.command_id)  # "claimed", as a call read it
+        as_read = command_record(await session.get_one(Command, command.command_id))  # "claimed", as read
     new_events = [
         (EventKind.TOOL_STARTED, ToolStarted(tool="romergo_get_scene", category="read")),
         (EventKind.TOOL_FINISHED, ToolFinished(tool="romergo_get_scene")),

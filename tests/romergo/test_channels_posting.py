@@ -14,6 +14,7 @@ from romergo.channels import posting
 from romergo.channels.store import PostingRoom
 from romergo.common.errors import RomergoError
 from storage.core_tables import COMMANDS
+from storage.records import columns_of
 from storage.tables import Command
 from tests.support.channels import open_room
 from tests.support.meanwhile import right_after
@@ -40,9 +41,9 @@ async def test_a_posted_command_is_queued_under_the_next_number_with_its_event(s
 
 
 def test_a_posted_command_fills_every_column_as_the_entitys_constructor_would():
-    """The post makes its command without the constructor (`core_tables.made`), and the driver
-    writes its dump as the row: a column left out or defaulted differently would be written
-    differently from the entity the constructor makes."""
+    """The post makes its command as a record, and the driver writes its values as the row: a column
+    left out or given differently would be written differently from the entity the constructor
+    makes."""
     room = PostingRoom("chn_x", "prj_x", None, None, None, datetime(2027, 1, 1, tzinfo=UTC), "writer", 7)
     now = datetime(2026, 12, 6, 20, 0, tzinfo=UTC)
 
@@ -50,7 +51,7 @@ def test_a_posted_command_fills_every_column_as_the_entitys_constructor_would():
         room, "Tidy", {"route": "/"}, now, in_reply_to="cmd_q", reserved_for="c1"
     )
 
-    columns = command.model_dump()
+    columns = columns_of(command)
     assert set(columns) == {column.name for column in COMMANDS.c}
     assert Command(**columns).model_dump() == columns
     assert (columns["seq"], columns["state"], columns["last_activity_at"]) == (7, "queued", now)

@@ -13,6 +13,7 @@ from storage.channels.agent_rooms import (
     held_statement,
     joined_rooms_on_driver,
 )
+from storage.channels.records import CommandRecord
 from storage.tables import Channel, ChannelMember
 from tests.storage.ledgers.channel_rows import NOW, Room, a_command, a_room
 
@@ -106,4 +107,5 @@ async def test_the_commands_held_are_those_in_the_states_asked(services: Service
     )
 
     assert [(command.id, command.state) for command in held] == [(working, "working")]
+    assert all(isinstance(command, CommandRecord) for command in held)
     assert held_statement(("claimed", "working")) is HELD

@@ -3,6 +3,7 @@ keeps them inside a write transaction and in a write on the driver, on SQLite an
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -14,6 +15,7 @@ from sqlmodel import col, select
 from romergo.services import Services
 from storage.channels import DatabaseChannelLedger
 from storage.channels.event_log import append_on_driver, append_one_on_driver, move_on_driver
+from storage.channels.records import CommandRecord
 from storage.core_tables import COMMANDS
 from storage.tables import Channel, ChannelEvent, Command, Confirmation
 from tests.storage.ledgers.channel_rows import NOW, Room, a_command, a_room
@@ -100,34 +102,41 @@ async def test_events_in_a_room_that_is_not_there_fail_and_write_nothing(service
     assert await stored_events(services, room) == []
 
 
-async def test_a_command_moves_and_its_object_says_so_without_a_flush(services: Services):
+async def test_a_command_moves_only_from_the_state_it_holds_and_a_row_the_session_holds_moves_too(
+    services: Services,
+):
     ledger, room = DatabaseChannelLedger(services.db), await a_room(services.db)
     ident = await a_command(services.db, room, 1)
     async with services.db.write() as session:
         log = ledger.events(session)
-        command = await log.command(ident)
-        assert await log.move_command(command, moved(ident, "claimed"))
-        assert command.state == "claimed"
-        assert not await log.move_command(command, moved(ident, "working"), from_state="queued")
-        assert command.state == "claimed"  # the refused move changed nothing
-        assert await log.move_command(command, moved(ident, "done", NOW), from_state="claimed")
+        held = await session.get_one(Command, ident)  # another read of the transaction loaded it
+        assert await log.move_command(moved(ident, "claimed"))
+        assert held.state == "claimed"
+        assert not await log.move_command(moved(ident, "working", NOW), from_state="queued")
+        now = await log.fresh_command(ident)
+        assert now is not None and (now.state, now.finished_at) == ("claimed", None)  # nothing changed
+        assert held.state == "claimed"
+        assert not await log.move_command(moved("no-such-command", "done"), from_state="claimed")
+        assert await log.move_command(moved(ident, "done", NOW), from_state="claimed")
+        assert (held.state, held.finished_at) == ("done", NOW)
 
     async with services.db.read() as session:
         stored = await session.get(Command, ident)
     assert stored is not None and stored.state == "done" and stored.finished_at is not None
 
 
-async def test_a_command_moved_behind_the_sessions_back_is_read_afresh(services: Services):
+async def test_a_command_is_read_as_the_database_holds_it_now_as_a_record(services: Services):
     ledger, room = DatabaseChannelLedger(services.db), await a_room(services.db)
     ident = await a_command(services.db, room, 1)
     async with services.db.write() as session:
         log = ledger.events(session)
-        command = await log.command(ident)
+        before = await log.fresh_command(ident)
         await session.exec(update(COMMANDS).where(COMMANDS.c.id == ident).values(state="cancelled"))
-        assert command.state == "queued"  # the object is the session's, as it was read
-        fresh = await log.fresh_command(ident)
-        assert fresh is command and command.state == "cancelled"
+        after = await log.fresh_command(ident)
         assert await log.fresh_command("no-such-command") is None
+
+    assert isinstance(before, CommandRecord) and before.state == "queued"
+    assert after == replace(before, state="cancelled")
 
 
 async def test_only_pending_confirmations_are_counted(services: Services):
@@ -203,25 +212,36 @@ async def test_a_new_command_is_written_as_it_is_and_a_rooms_commands_come_by_st
     ledger, room = DatabaseChannelLedger(services.db), await a_room(services.db)
     await a_command(services.db, room, 3, "working")
     await a_command(services.db, room, 2, "done")
-    posted = Command(
+    posted = CommandRecord(
         id="cmd-posted",
         channel_id=room.channel_id,
         seq=1,
         text="Tidy the opening",
+        context={"route": "/scenes"},
         state="queued",
+        claimed_by=None,
+        reserved_for=room.client_id,
+        in_reply_to=None,
+        retry_of="cmd-earlier",
+        deliveries=0,
         created_at=NOW,
+        claimed_at=None,
         last_activity_at=NOW,
+        finished_at=None,
     )
     async with services.db.write() as session:
         log = ledger.events(session)
         await log.add_command(posted)
         open_ones = await log.commands_of_room(room.channel_id, ("queued", "working"))
         assert await log.commands_of_room("no-such-room", ("queued",)) == []
+        await log.move_command(moved(f"cmd-{room.channel_id}-3", "done", NOW))
+        still_open = await log.commands_of_room(room.channel_id, ("queued", "working"))
 
     assert [(command.id, command.state) for command in open_ones] == [
         ("cmd-posted", "queued"),
         (f"cmd-{room.channel_id}-3", "working"),
     ]
+    assert open_ones[0] == posted and still_open == [posted]  # as the transaction left them
     async with services.db.read() as session:
         stored = await session.get(Command, "cmd-posted")
     assert stored is not None and stored.text == "Tidy the opening" and stored.seq == 1

@@ -11,6 +11,7 @@ from romergo.services import Services
 from storage.channels import DatabaseChannelLedger, RoomRecord
 from storage.channels.owned import command_with_room_on_driver
 from storage.channels.posts import numbered_room_on_driver
+from storage.channels.records import CommandRecord
 from storage.tables import Channel, ChannelEvent, ChannelMember, Project
 from tests.storage.ledgers.channel_rows import NOW, a_command, a_room
 
@@ -30,6 +31,7 @@ async def test_a_room_comes_as_its_record_with_its_commands_and_strangers_are_no
     assert isinstance(channel, RoomRecord) and channel.user_id == room.owner_id
     assert channel.permissions == {"read": True} and channel.ended_at is None
     assert found is not None and found[0].id == ident and found[1] == channel
+    assert isinstance(found[0], CommandRecord) and found[0].state == "queued"
 
 
 async def test_the_latest_number_is_the_rooms_last_event_number(services: Services):
@@ -124,6 +126,7 @@ async def test_on_the_driver_a_command_comes_with_its_room_in_one_read(services:
         room.owner_id,
     )
     assert isinstance(channel, RoomRecord) and channel.permissions == {"read": True}
+    assert isinstance(command, CommandRecord)
 
 
 async def test_the_owners_rooms_on_a_project_come_newest_first(services: Services):
