@@ -13,6 +13,7 @@ from romergo.story.base import StoryStore, UnitOfWork
 from romergo.story.kinds import kind_named
 from romergo.story.ledger import ProjectRows, StoryLedger
 from romergo.story.read_marks import note_read
+from romergo.story.roles import role_of
 from romergo.story.state.playthrough import Playthrough, StateRules, simulate
 from romergo.story.story_map import MapLayouts, StoryMap
 from romergo.story.views import ChapterOutline, Outline, ProjectData
@@ -30,7 +31,7 @@ class StoryReads:
         return await read_project(self.ledger, actor, project_id, with_text=with_text)
 
     async def project_of(self, actor: Actor, entity_type: str, entity_id: str) -> str:
-        """The project an entity belongs to, if the actor owns it (else `not_found`)."""
+        """The project an entity belongs to, if the actor may read it (else `not_found`)."""
         return await owners.project_of(self.ledger, actor.user_id, entity_type, entity_id)
 
     async def outline(self, actor: Actor, project_id: str) -> Outline:
@@ -45,7 +46,8 @@ class StoryReads:
         chapters = outline.chapters
         if actor.reach is not None:
             chapters = [c for c in outline.chapters if c.chapter.id in actor.reach]
-        return Outline(outline.project, chapters, outline.characters, revisions)
+        role = role_of(shape.role)
+        return Outline(outline.project, chapters, outline.characters, revisions, role)
 
     async def revisions(self, actor: Actor, project_id: str, types: tuple[str, ...]) -> dict[str, int]:
         """The revisions of the project's entities of these types, by id (missing: 0)."""
