@@ -53,12 +53,11 @@ class Membership:
         await self.session.exec(insert(PROJECT_MEMBERS), params=[columns_of(record)])
 
     async def set_role(self, project_id: str, user_id: str, role: str) -> None:
-        await self.session.exec(
-            _SET_ROLE, params={"project_id": project_id, "user_id": user_id, "new_role": role}
-        )
+        params = {"the_project": project_id, "the_member": user_id, "new_role": role}
+        await self.session.exec(_SET_ROLE, params=params)
 
     async def remove_member(self, project_id: str, user_id: str) -> None:
-        await self.session.exec(_REMOVE, params={"project_id": project_id, "user_id": user_id})
+        await self.session.exec(_REMOVE, params={"the_project": project_id, "the_member": user_id})
 
 
 _PROJECTS_OF = (
@@ -74,9 +73,10 @@ _MEMBERS: Any = (
     .order_by(PROJECT_MEMBERS.c.added_at, USERS.c.username)
 )
 _ACCOUNT_NAMED = select(User.id).where(col(User.username) == bindparam("username"))
+# Not named as the columns: an UPDATE keeps those names for the values it sets.
 _THE_MEMBER = (
-    PROJECT_MEMBERS.c.project_id == bindparam("project_id"),
-    PROJECT_MEMBERS.c.user_id == bindparam("user_id"),
+    PROJECT_MEMBERS.c.project_id == bindparam("the_project"),
+    PROJECT_MEMBERS.c.user_id == bindparam("the_member"),
 )
 _SET_ROLE = update(PROJECT_MEMBERS).where(*_THE_MEMBER).values(role=bindparam("new_role"))
 _REMOVE = delete(PROJECT_MEMBERS).where(*_THE_MEMBER)
