@@ -8,6 +8,7 @@ import pytest
 from romergo.common.actors import Actor, user_actor
 from romergo.common.errors import RomergoError
 from romergo.services import Services
+from romergo.story import Member
 from tests.support.story import database_state
 
 DATABASES = ("sqlite",)  # the rules are the core's; the ledger's contract tests run on both
@@ -18,7 +19,7 @@ async def _account(services: Services, name: str) -> Actor:
     return user_actor(user.id, user.username)
 
 
-def _roles(members: list) -> list[tuple[str, str]]:
+def _roles(members: list[Member]) -> list[tuple[str, str]]:
     return [(member.username, member.role.value) for member in members]
 
 
