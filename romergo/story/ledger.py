@@ -171,7 +171,8 @@ class StoryLedger(Protocol):
 
 class StoryTransaction(Protocol):
     """One unit of work's reads and writes, in records. Nothing here checks who asks: the unit of
-    work checks ownership on what it reads, and records the revisions of what it writes."""
+    work checks the asker's role (`romergo.story.roles`) on what it reads, and records the
+    revisions of what it writes."""
 
     # What the unit of work itself reads and writes around a service's changes
     async def project_holding(self, entity_type: str, entity_id: str, member_id: str) -> HeldProject | None:

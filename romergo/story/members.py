@@ -16,7 +16,6 @@ from datetime import datetime
 from romergo.common.actors import Actor
 from romergo.common.clock import utcnow
 from romergo.common.errors import RomergoError, invalid
-from romergo.story import snapshots
 from romergo.story.base import Mutation, StoryStore
 from romergo.story.ledger import MemberRecord, NamedMember
 from romergo.story.roles import Right, Role, role_named
@@ -70,8 +69,8 @@ class MembersService:
 
     async def hand_over(self, actor: Actor, project_id: str, username: str) -> list[Member]:
         """Another member becomes the story's owner; the old owner stays on as editor. The
-        project's owner and both roles change in one transaction, recorded as a change of the
-        project."""
+        project's owner and both roles change in one transaction. Like the other changes of
+        members, no revision: who works on a story is not its content, and no undo takes it back."""
         async with self._managing(actor, project_id) as tx:
             heir = await _member_named(tx, project_id, username)
             project = tx.project
@@ -82,7 +81,6 @@ class MembersService:
             await tx.story.set_role(project_id, heir.member.user_id, Role.OWNER.value)
             handed = replace(project, owner_id=heir.member.user_id)
             await tx.story.save_project(handed)
-            tx.record("project", project.id, "updated", snapshots.project(project), snapshots.project(handed))
             members = [_member(found) for found in await tx.story.members(project_id)]
         return members
 

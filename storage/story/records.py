@@ -59,7 +59,7 @@ class ProjectOwner:
     project_id: str
     owner_id: str
     deleted_at: datetime | None
-    role: str | None = None
+    role: str | None
 
 
 @dataclass(frozen=True, slots=True)
