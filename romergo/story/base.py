@@ -4,9 +4,9 @@ Each service gets one `StoryStore` (composition, not inheritance). A service met
 `store.write(actor)`, loads what it touches through the unit of work (which refuses anything
 outside the projects the actor is a member of with `not_found`, revealing nothing, and a write
 by a member whose role may not change the story with `permission_denied`: `roles`), and states
-each change: as a
-record written through the story ledger's transaction (`tx.story.save_character(...)`, then
-`tx.changed(...)`, or `record(...)` for a creation or a deletion). The Revisions land in the same
+each change: as a record written through the story ledger's transaction
+(`tx.story.save_character(...)`, then `tx.changed(...)`, or `record(...)` for a creation or a
+deletion). The Revisions land in the same
 transaction; the change event is published only after the commit.
 """
 

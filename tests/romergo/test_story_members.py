@@ -7,6 +7,7 @@ import pytest
 
 from romergo.common.actors import Actor, user_actor
 from romergo.common.errors import RomergoError
+from romergo.demo.seed import seed_demo
 from romergo.services import Services
 from romergo.story import Member
 from tests.support.story import database_state
@@ -135,3 +136,13 @@ async def test_someone_who_is_not_a_member_learns_nothing_of_the_members(service
         with pytest.raises(RomergoError) as refused:
             await attempt
         assert refused.value.code == "not_found"
+
+
+async def test_the_demo_a_member_works_on_is_not_taken_for_their_own(services, actor):
+    demo, _ = await seed_demo(services, actor.user_id)
+    ada = await _account(services, "ada")
+    await services.members.add_member(actor, demo.id, "ada", "editor")
+
+    theirs, created = await seed_demo(services, ada.user_id)
+
+    assert created and theirs.id != demo.id and theirs.owner_id == ada.user_id
