@@ -1,6 +1,7 @@
 """A project's members and their roles, as the story ledger's transaction reads and writes them, and
-the one join every lookup of a project uses to read the asker's role with it (no second round
-trip: the role comes in the statement that finds the project)."""
+the join by which a lookup of a project reads the asker's role with it (no second round trip:
+the role comes in the statement that finds the project; the prebuilt Core statements of
+`owners`, `scene_rows` and `chapter_rows` join the same way)."""
 
 from __future__ import annotations
 
@@ -20,11 +21,11 @@ OWNER = "owner"
 """The role the project's owner (`projects.owner_id`) holds as its member."""
 
 
-def membership(project_id: Any, member_param: str = "member_id") -> ColumnElement[bool]:
-    """The join condition of the asker's membership in a project (an outer join: a project that
-    is not theirs comes with no role)."""
+def membership(project_id: Any) -> ColumnElement[bool]:
+    """The join condition of the asker's (`member_id`) membership in a project: in an outer join,
+    a project that is not theirs comes with no role."""
     return and_(
-        col(ProjectMember.project_id) == project_id, col(ProjectMember.user_id) == bindparam(member_param)
+        col(ProjectMember.project_id) == project_id, col(ProjectMember.user_id) == bindparam("member_id")
     )
 
 
