@@ -27,6 +27,7 @@ from romergo.story import (
     CopyService,
     HistoryReads,
     LineService,
+    MembersService,
     ProjectService,
     PublishingService,
     SceneService,
@@ -68,6 +69,7 @@ class Services:
     story_ledger: StoryLedger
     """The story's reads as stored (`romergo.story.ledger`)."""
     projects: ProjectService
+    members: MembersService
     publishing: PublishingService
     chapters: ChapterService
     scenes: SceneService
@@ -188,6 +190,7 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         bus=bus,
         story_ledger=story_ledger,
         projects=ProjectService(store, limits),
+        members=MembersService(store),
         publishing=PublishingService(store),
         chapters=ChapterService(store, limits),
         scenes=SceneService(store, limits),

@@ -27,6 +27,7 @@ from storage.tables import (
     Command,
     DialogueLine,
     Project,
+    ProjectMember,
     RateCount,
     Revision,
     ServerSetting,
@@ -55,6 +56,7 @@ CHOICES = core_table(Choice)
 COMMANDS = core_table(Command)
 DIALOGUE_LINES = core_table(DialogueLine)
 PROJECTS = core_table(Project)
+PROJECT_MEMBERS = core_table(ProjectMember)
 RATE_COUNTS = core_table(RateCount)
 REVISIONS = core_table(Revision)
 SERVER_SETTINGS = core_table(ServerSetting)

@@ -38,6 +38,18 @@ class Project(SQLModel, table=True):
     deleted_at: datetime | None = None
 
 
+class ProjectMember(SQLModel, table=True):
+    """Someone who may work on a project, and in which role ("owner", "editor", "viewer"; the core
+    says what each may). The project's owner (`projects.owner_id`) is always its member as owner."""
+
+    __tablename__ = "project_members"
+    project_id: str = Field(foreign_key="projects.id", primary_key=True)
+    user_id: str = Field(foreign_key="users.id", primary_key=True, index=True)
+    role: str
+    added_at: datetime
+    added_by: str | None = Field(default=None, foreign_key="users.id")
+
+
 class PublishedStory(SQLModel, table=True):
     """The frozen public copy of a published project, behind its share link.
 

@@ -24,12 +24,16 @@ from mcp_tools.tools.common import (
 from romergo.common.clock import iso
 from romergo.story.records import ChapterRecord, CharacterRecord, SceneRecord
 
+MemberRole = Literal["owner", "editor", "viewer"]
+
 
 class ProjectSummary(BaseModel):
     id: str
     title: str
     updated_at: str
     published: bool
+    role: MemberRole
+    """The caller's role in the project: what they may do there."""
 
 
 class ProjectList(BaseModel):
@@ -65,6 +69,8 @@ class OutlineData(RoomListing):
     project: ProjectRef
     chapters: list[OutlineChapter]
     characters: list[CharacterItem]
+    role: MemberRole
+    """The caller's role in the project."""
 
 
 Unit = (
@@ -78,20 +84,25 @@ tools = Toolbox()
 @tools.tool(
     "read",
     "List projects",
-    "List the user's Romergo story projects, most recently changed first: id, title, "
-    "last change (ISO 8601 UTC) and whether the story is published. A long list is cut with "
+    "List the Romergo story projects the user is a member of, most recently changed first: id, "
+    "title, last change (ISO 8601 UTC), whether the story is published, and the user's role "
+    "(owner, editor or viewer: a viewer only reads). A long list is cut with "
     "truncated: true; call again with page = next_page for the rest.",
     READ_ONLY,
 )
 async def romergo_list_projects(
     call: Call, page: Page = None, page_size: PageSize = None
 ) -> Annotated[CallToolResult, Envelope[ProjectList]]:
-    rows = await call.services.projects.list_projects(call.actor)
+    rows = await call.services.projects.projects_with_roles(call.actor)
     summaries = [
         ProjectSummary(
-            id=row.id, title=row.title, updated_at=iso(row.updated_at) or "", published=row.published
+            id=row.id,
+            title=row.title,
+            updated_at=iso(row.updated_at) or "",
+            published=row.published,
+            role=role.value,
         )
-        for row in rows
+        for row, role in rows
     ]
 
     def build(part: Sequence[ProjectSummary]) -> ProjectList:
@@ -106,7 +117,8 @@ async def romergo_list_projects(
     "read",
     "Read a project's outline",
     "Read the structure of a story: its chapters in order, each with its scenes (id, title, "
-    "start and ending marks), and its characters (id, name, colour). Start here to find the "
+    "start and ending marks), its characters (id, name, colour), and your role in it (owner, "
+    "editor or viewer: a viewer only reads). Start here to find the "
     "ids other tools need. A long result is cut with truncated: true; call again with "
     "page = next_page for the rest (a chapter continued on the next page appears again there "
     "with the rest of its scenes). In a room limited to some chapters, only those are listed "
@@ -125,9 +137,11 @@ async def romergo_get_project_outline(
     units.extend(("character", character) for character in outline.characters)
     chapters = {chapter.chapter.id: chapter.chapter for chapter in outline.chapters}
     project = ProjectRef.model_validate(outline.project)
+    assert outline.role is not None, "an outline is read for a member"
+    role = outline.role.value
 
     def build(part: Sequence[Unit]) -> OutlineData:
-        page = _outline_page(project, part, chapters, outline.revisions)
+        page = _outline_page(project, part, chapters, outline.revisions, role)
         return page.model_copy(update={"room": room_note(call.actor)})
 
     keys = [unit[1].id for unit in units]
@@ -139,6 +153,7 @@ def _outline_page(
     units: Sequence[Unit],
     chapters: dict[str, ChapterRecord],
     revisions: Mapping[str, int],
+    role: str,
 ) -> OutlineData:
     """Rebuild the nested outline from a slice of its flattened units."""
     out: list[OutlineChapter] = []
@@ -168,4 +183,4 @@ def _outline_page(
             character = unit[1]
             item = CharacterItem.model_validate(character)
             characters.append(item.model_copy(update={"revision": revisions.get(character.id, 0)}))
-    return OutlineData(project=project, chapters=out, characters=characters)
+    return OutlineData(project=project, chapters=out, characters=characters, role=role)

@@ -19,7 +19,7 @@ async def seed_demo(services: Services, user_id: str) -> tuple[ProjectRecord, bo
     """Create the demo project for `user_id` unless they already have it. Returns (project, created)."""
     actor = system_actor(user_id)
     for project in await services.projects.list_projects(actor):
-        if project.title == story.TITLE:
+        if project.title == story.TITLE and project.owner_id == user_id:  # not one they only work on
             return project, False
     project = await services.projects.create_project(actor, story.TITLE)
     assets = await _import_media(services, actor, project.id)

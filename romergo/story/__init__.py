@@ -13,6 +13,7 @@ from romergo.story.choice_lists import ChoiceSpec
 from romergo.story.copies import CopyService
 from romergo.story.history import HistoryFilter, HistoryReads
 from romergo.story.lines import UNCHANGED, LineService
+from romergo.story.members import Member, MembersService
 from romergo.story.projects import ProjectService
 from romergo.story.publishing import PublishingService
 from romergo.story.reads import StoryReads
@@ -32,6 +33,8 @@ __all__ = [
     "HistoryFilter",
     "HistoryReads",
     "LineService",
+    "Member",
+    "MembersService",
     "Problem",
     "ProjectService",
     "PublishingService",

@@ -1,10 +1,12 @@
-"""The transaction seam every story service uses: ownership checks, revisions, change events.
+"""The transaction seam every story service uses: members' rights, revisions, change events.
 
 Each service gets one `StoryStore` (composition, not inheritance). A service method opens
 `store.write(actor)`, loads what it touches through the unit of work (which refuses anything
-outside the actor's projects with `not_found`, revealing nothing), and states each change: as a
-record written through the story ledger's transaction (`tx.story.save_character(...)`, then
-`tx.changed(...)`, or `record(...)` for a creation or a deletion). The Revisions land in the same
+outside the projects the actor is a member of with `not_found`, revealing nothing, and a write
+by a member whose role may not change the story with `permission_denied`: `roles`), and states
+each change: as a record written through the story ledger's transaction
+(`tx.story.save_character(...)`, then `tx.changed(...)`, or `record(...)` for a creation or a
+deletion). The Revisions land in the same
 transaction; the change event is published only after the commit.
 """
 
@@ -21,6 +23,7 @@ from romergo.common.bus import EventBus, project_topic, user_topic
 from romergo.common.clock import utcnow
 from romergo.common.errors import RomergoError, invalid, not_found, project_not_found
 from romergo.common.ids import new_id
+from romergo.story import roles
 from romergo.story.kinds import LABELS, Action, EntityType
 from romergo.story.ledger import (
     AssetRecord,
@@ -33,9 +36,10 @@ from romergo.story.ledger import (
     StoryTransaction,
     VariableRecord,
 )
-from romergo.story.owners import readable_by
+from romergo.story.owners import role_in
 from romergo.story.read_marks import remember_in
 from romergo.story.revisions import note_written, wants_written
+from romergo.story.roles import Right, Role
 from storage import Database
 
 
@@ -99,12 +103,27 @@ class UnitOfWork:
         self.story = story
         """The story ledger's reads and writes in this transaction, in records."""
         self.project: ProjectRecord | None = None
+        self.role: Role | None = None
+        """The actor's role in `project`, read with it."""
 
     async def project_by_id(self, project_id: str) -> ProjectRecord:
-        found = await self.story.project(project_id) if isinstance(project_id, str) else None
-        project = owned(found, self.actor.user_id, project_id)
-        self._bind(project)
-        return project
+        user_id = self.actor.user_id
+        held = (
+            await self.story.project_holding("project", project_id, user_id)
+            if isinstance(project_id, str)
+            else None
+        )
+        role = role_in(held)
+        if held is None or role is None:
+            raise project_not_found(project_id)
+        self._bind(held.project, role)
+        return held.project
+
+    def require(self, right: Right) -> None:
+        """Refuse the actor unless their role in the bound project grants `right`."""
+        if self.role is None:
+            raise RuntimeError("require() before the project was loaded")
+        roles.require(self.role, right)
 
     async def chapter(self, chapter_id: str) -> ChapterRecord:
         return await self._owned("chapter", chapter_id, self.story.chapter)
@@ -146,19 +165,20 @@ class UnitOfWork:
         if self.project is None:
             # The first lookup of a unit of work reads the entity and its project in one
             # statement; the read of its record that follows reads nothing more.
-            project = await self.story.project_holding(entity_type, entity_id)
-            if project is None or not readable_by(project, self.actor.user_id):
+            held = await self.story.project_holding(entity_type, entity_id, self.actor.user_id)
+            role = role_in(held)
+            if held is None or role is None:
                 raise not_found(kind, entity_id)
-            self._bind(project)
+            self._bind(held.project, role)
         found = await read(entity_id)
         if found is None or self.project is None or found.project_id != self.project.id:
             raise not_found(kind, entity_id)
         return found
 
-    def _bind(self, project: ProjectRecord) -> None:
+    def _bind(self, project: ProjectRecord, role: Role) -> None:
         if self.project is not None and self.project.id != project.id:
             raise RomergoError("invalid_argument", "One change can only touch one project.")
-        self.project = project
+        self.project, self.role = project, role
 
 
 class Mutation(UnitOfWork):
@@ -171,6 +191,11 @@ class Mutation(UnitOfWork):
         self._revisions: list[dict[str, Any]] = []
         """Recorded, written at the end: as plain columns, not entities, whose construction and
         flush cost about as much as the change itself."""
+
+    def _bind(self, project: ProjectRecord, role: Role) -> None:
+        """A change needs a role that may write (`Right.WRITE`), refused before anything is written."""
+        roles.require(role, Right.WRITE)
+        super()._bind(project, role)
 
     def record(
         self,
@@ -290,11 +315,3 @@ class StoryStore:
         self.bus.publish(project_topic(tx.project.id), event)
         if any(change.entity_type == "project" for change in tx.changes):
             self.bus.publish(user_topic(tx.project.owner_id), event)
-
-
-def owned(project: ProjectRecord | None, user_id: str, project_id: object) -> ProjectRecord:
-    """The project if `user_id` owns it and it is not deleted, else `not_found` (the same words
-    whether it is missing, someone else's or deleted)."""
-    if project is None or not readable_by(project, user_id):
-        raise project_not_found(project_id)
-    return project

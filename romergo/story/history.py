@@ -16,7 +16,7 @@ from romergo.common.errors import project_not_found
 from romergo.story.kinds import KINDS, under
 from romergo.story.last_change import LastChange, last_change_of
 from romergo.story.ledger import CommandRecord, HistoryQuery, RevisionRecord, StoryLedger
-from romergo.story.owners import readable_by
+from romergo.story.owners import role_in
 from romergo.story.restore import ChangedEntity, changed_entities
 from romergo.story.review import EntityReview, Names, review
 
@@ -134,8 +134,12 @@ class HistoryReads:
         return HistoryPage([e for e in entries if e is not None], older, found.agents)
 
     async def _readable(self, actor: Actor, project_id: str) -> None:
-        owner = await self.ledger.owner_of("project", project_id) if isinstance(project_id, str) else None
-        if owner is None or not readable_by(owner, actor.user_id):
+        held = (
+            await self.ledger.owner_of("project", project_id, actor.user_id)
+            if isinstance(project_id, str)
+            else None
+        )
+        if role_in(held) is None:
             raise project_not_found(project_id)
 
 

@@ -1,7 +1,7 @@
 """What the story needs from a database: the story ledger.
 
-Its reads name their reader: a read of something that lies in a project the reader does not own,
-or that is deleted, finds nothing (None), as a missing one does, and the caller answers
+Its reads name their reader: a read of something that lies in a project the reader is not a member
+of, or that is deleted, finds nothing (None), as a missing one does, and the caller answers
 `not_found` in the same words for all three. Its transaction (`StoryTransaction`) is the reads and
 writes of one unit of work, in records; the unit of work (`romergo.story.base`) keeps the rules.
 The implementation lives in `storage.story`.
@@ -20,11 +20,14 @@ from storage.story.records import (
     CharacterRecord,
     ChoiceRecord,
     CommandRecord,
+    HeldProject,
     HistoryQuery,
     HistoryRows,
     LastChangeRecord,
     LineRecord,
     MediaHead,
+    MemberRecord,
+    NamedMember,
     ProjectOwner,
     ProjectRecord,
     ProjectRows,
@@ -44,11 +47,14 @@ __all__ = [
     "CharacterRecord",
     "ChoiceRecord",
     "CommandRecord",
+    "HeldProject",
     "HistoryQuery",
     "HistoryRows",
     "LastChangeRecord",
     "LineRecord",
     "MediaHead",
+    "MemberRecord",
+    "NamedMember",
     "ProjectOwner",
     "ProjectRecord",
     "ProjectRows",
@@ -68,8 +74,9 @@ class StoryLedger(Protocol):
         """The reads and writes of the unit of work that holds `transaction`."""
         ...
 
-    async def owner_of(self, entity_type: str, entity_id: str) -> ProjectOwner | None:
-        """The project an entity of `entity_type` lies in, whoever owns it (the call guard's question)."""
+    async def owner_of(self, entity_type: str, entity_id: str, member_id: str) -> ProjectOwner | None:
+        """The project an entity of `entity_type` lies in, whoever owns it, with the role of
+        `member_id` in it, in one statement (the call guard's question)."""
         ...
 
     async def scene(self, reader_id: str, scene_id: str) -> SceneRows | None:
@@ -171,12 +178,14 @@ class StoryLedger(Protocol):
 
 class StoryTransaction(Protocol):
     """One unit of work's reads and writes, in records. Nothing here checks who asks: the unit of
-    work checks ownership on what it reads, and records the revisions of what it writes."""
+    work checks the asker's role (`romergo.story.roles`) on what it reads, and records the
+    revisions of what it writes."""
 
     # What the unit of work itself reads and writes around a service's changes
-    async def project_holding(self, entity_type: str, entity_id: str) -> ProjectRecord | None:
-        """The project the entity lies in, whoever owns it (None when there is no such entity), read
-        with the entity in one statement: reading the entity's record next reads nothing."""
+    async def project_holding(self, entity_type: str, entity_id: str, member_id: str) -> HeldProject | None:
+        """The project the entity lies in (a project is its own), whoever owns it, with the role of
+        `member_id` in it (None when there is no such entity), read with the entity in one
+        statement: reading the entity's record next reads nothing."""
         ...
 
     async def touch_project(self, project_id: str, at: datetime) -> ProjectRecord:
@@ -299,11 +308,15 @@ class StoryTransaction(Protocol):
 
     # Projects, publishing, assets, copies
     async def project(self, project_id: str) -> ProjectRecord | None: ...
-    async def projects_of(self, owner_id: str) -> list[ProjectRecord]:
-        """The owner's projects but the deleted ones, the latest changed first."""
+    async def projects_of(self, member_id: str) -> list[HeldProject]:
+        """The projects `member_id` is a member of, with their role, but the deleted ones, the
+        latest changed first."""
         ...
 
-    async def add_project(self, record: ProjectRecord) -> None: ...
+    async def add_project(self, record: ProjectRecord) -> None:
+        """The project written with its owner as its one member (role "owner")."""
+        ...
+
     async def save_project(self, record: ProjectRecord) -> None: ...
     async def whole_project(self, project_id: str, *, shape_only: bool, with_text: bool) -> ProjectRows:
         """The whole project this transaction has read (`StoryLedger.whole_project` says what the
@@ -336,6 +349,19 @@ class StoryTransaction(Protocol):
     async def chapters_using_asset(self, project_id: str, asset_id: str) -> list[ChapterRecord]:
         """The project's chapters whose own slots name the asset."""
         ...
+
+    # Members: who may work on a project, in which role
+    async def members(self, project_id: str) -> list[NamedMember]:
+        """The project's members with their account names, the earliest added first."""
+        ...
+
+    async def account_named(self, username: str) -> str | None:
+        """The id of the account of that name; None when there is none."""
+        ...
+
+    async def add_member(self, record: MemberRecord) -> None: ...
+    async def set_role(self, project_id: str, user_id: str, role: str) -> None: ...
+    async def remove_member(self, project_id: str, user_id: str) -> None: ...
 
     # Undo: any kind of entity named by its type ("scene", as `romergo.story.kinds` lists them),
     # and the revisions of a change set and of what came after it

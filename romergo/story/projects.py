@@ -1,4 +1,5 @@
-"""Projects: create, rename, delete (soft), list. Publishing lives in `publishing`."""
+"""Projects: create, rename, delete (soft), list. Publishing lives in `publishing`, members in
+`members`."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from romergo.common.ids import new_id
 from romergo.story import snapshots, validation
 from romergo.story.base import Mutation, StoryStore, UnitOfWork
 from romergo.story.ledger import ProjectRecord
+from romergo.story.roles import Right, Role
 
 
 @dataclass(frozen=True)
@@ -19,8 +21,14 @@ class ProjectService:
     limits: Limits
 
     async def list_projects(self, actor: Actor) -> list[ProjectRecord]:
+        """The projects the actor is a member of, the latest changed first."""
+        return [project for project, _ in await self.projects_with_roles(actor)]
+
+    async def projects_with_roles(self, actor: Actor) -> list[tuple[ProjectRecord, Role]]:
+        """`list_projects`, each with the actor's role in it."""
         async with self.store.read(actor) as uow:
-            return await uow.story.projects_of(actor.user_id)
+            held = await uow.story.projects_of(actor.user_id)
+        return [(found.project, Role(found.role)) for found in held if found.role is not None]
 
     async def get_project(self, actor: Actor, project_id: str) -> ProjectRecord:
         async with self.store.read(actor) as uow:
@@ -46,9 +54,11 @@ class ProjectService:
         return as_written(tx, renamed)
 
     async def delete_project(self, actor: Actor, project_id: str) -> None:
-        """Soft delete: the project disappears everywhere but its rows and history stay."""
+        """Soft delete: the project disappears everywhere but its rows and history stay. Its
+        owner's alone (`Right.DELETE_STORY`)."""
         async with self.store.write(actor) as tx:
             project = await project_record(tx, project_id)
+            tx.require(Right.DELETE_STORY)
             gone = replace(project, deleted_at=utcnow(), published=False, share_id=None)
             await tx.story.put_published_story(project.id, None)
             await tx.story.save_project(gone)

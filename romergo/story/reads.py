@@ -13,6 +13,7 @@ from romergo.story.base import StoryStore, UnitOfWork
 from romergo.story.kinds import kind_named
 from romergo.story.ledger import ProjectRows, StoryLedger
 from romergo.story.read_marks import note_read
+from romergo.story.roles import role_of
 from romergo.story.state.playthrough import Playthrough, StateRules, simulate
 from romergo.story.story_map import MapLayouts, StoryMap
 from romergo.story.views import ChapterOutline, Outline, ProjectData
@@ -30,7 +31,7 @@ class StoryReads:
         return await read_project(self.ledger, actor, project_id, with_text=with_text)
 
     async def project_of(self, actor: Actor, entity_type: str, entity_id: str) -> str:
-        """The project an entity belongs to, if the actor owns it (else `not_found`)."""
+        """The project an entity belongs to, if the actor may read it (else `not_found`)."""
         return await owners.project_of(self.ledger, actor.user_id, entity_type, entity_id)
 
     async def outline(self, actor: Actor, project_id: str) -> Outline:
@@ -39,11 +40,12 @@ class StoryReads:
         revisions, shape = await read_with_revisions(
             self.ledger, actor, project_id, OUTLINE_TYPES, shape_only=True, with_text=False
         )
-        outline = outline_of(shape)
+        outline = outline_of(project_data_of(shape))
         chapters = outline.chapters
         if actor.reach is not None:
             chapters = [c for c in outline.chapters if c.chapter.id in actor.reach]
-        return Outline(outline.project, chapters, outline.characters, revisions)
+        role = role_of(shape.role)
+        return Outline(outline.project, chapters, outline.characters, revisions, role)
 
     async def revisions(self, actor: Actor, project_id: str, types: tuple[str, ...]) -> dict[str, int]:
         """The revisions of the project's entities of these types, by id (missing: 0)."""
@@ -143,9 +145,10 @@ async def read_with_revisions(
     *,
     shape_only: bool = False,
     with_text: bool = True,
-) -> tuple[dict[str, int], ProjectData]:
-    """`read_project`, and the newest revisions of its entities of these types read just before it
-    (`storage`'s `newest_revisions` says why first), in one read off the event loop."""
+) -> tuple[dict[str, int], ProjectRows]:
+    """The whole project's rows with the asker's role, and the newest revisions of its entities of
+    these types read just before them (`storage`'s `newest_revisions` says why first), in one read
+    off the event loop."""
     found = await ledger.project_with_revisions(
         actor.user_id, project_id, types, shape_only=shape_only, with_text=with_text
     )
@@ -153,7 +156,7 @@ async def read_with_revisions(
         raise project_not_found(project_id)
     revisions, rows = found
     note_read(revisions)  # what a tool call read, the agent saw
-    return revisions, project_data_of(rows)
+    return revisions, rows
 
 
 def project_data_of(rows: ProjectRows) -> ProjectData:

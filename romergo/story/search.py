@@ -35,7 +35,7 @@ from romergo.story.ledger import SceneRecord
 from romergo.story.pattern_workers import PatternWorkers
 from romergo.story.patterns import SearchQuery, checked_query, checked_replacement
 from romergo.story.read_marks import note_read
-from romergo.story.reads import load_project, read_with_revisions, whole_project
+from romergo.story.reads import load_project, project_data_of, read_with_revisions, whole_project
 from romergo.story.views import ProjectData
 
 SearchField = Literal["scene_title", "line", "choice_label", "chapter_title", "character_name"]
@@ -123,7 +123,8 @@ class StorySearch:
     ) -> SearchResults:
         query = checked_query(query)
         wanted = _fields(fields)
-        revisions, data = await read_with_revisions(self.store.ledger, actor, project_id, OWNER_TYPES)
+        revisions, rows = await read_with_revisions(self.store.ledger, actor, project_id, OWNER_TYPES)
+        data = project_data_of(rows)
         texts = [text for text in _texts(data, actor.reach) if text.field in wanted]
         found = await self.patterns.spans(query, [text.text for text in texts])
         hits = [

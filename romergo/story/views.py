@@ -20,6 +20,7 @@ from romergo.story.records import (
     SceneRecord,
     VariableRecord,
 )
+from romergo.story.roles import Role
 
 Row = TypeVar("Row", SceneRecord, LineRow, ChoiceRecord)
 
@@ -94,6 +95,8 @@ class Outline:
     characters: list[CharacterRecord]
     revisions: dict[str, int] = field(default_factory=dict)
     """Chapters', scenes' and characters' revisions by id (`romergo.story.revisions`; missing: 0)."""
+    role: Role | None = None
+    """The reader's role in the project, when read on their behalf."""
 
     def scene_ids(self) -> list[str]:
         return [scene.id for chapter in self.chapters for scene in chapter.scenes]

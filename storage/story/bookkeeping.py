@@ -1,6 +1,7 @@
 """What a unit of work reads and writes around the changes a story service states: which project an
-entity lies in, the revisions and what they say of an entity, the project's stamp, and the rows a
-long write sets many at a time (`romergo.story.ledger.StoryTransaction`, its bookkeeping half).
+entity lies in and the asker's role there, the revisions and what they say of an entity, the
+project's stamp, and the rows a long write sets many at a time (`romergo.story.ledger.
+StoryTransaction`, its bookkeeping half).
 
 Each statement is built once (per table, per set of columns): these run in nearly every story
 call, and building a statement (coercing its parts, computing its cache key) cost about as much
@@ -21,11 +22,12 @@ from sqlmodel import SQLModel, col, select
 from storage.core_tables import PROJECTS, REVISIONS, core_table
 from storage.records import columns_of, record_of
 from storage.story.entity_tables import TABLES
+from storage.story.members import ROLE, membership
 from storage.story.read_marks import mark_and_newest
-from storage.story.records import ProjectRecord, RevisionRecord
+from storage.story.records import HeldProject, ProjectRecord, RevisionRecord
 from storage.story.revisions import newest_revisions
 from storage.story.transaction import Transaction
-from storage.tables import Project, Revision
+from storage.tables import Project, ProjectMember, Revision
 
 
 class Bookkeeping:
@@ -35,15 +37,16 @@ class Bookkeeping:
         """The rows read here, held until the transaction ends: the session's identity map holds
         them weakly, and a save of a record read here must find its row there, reading nothing."""
 
-    async def project_holding(self, entity_type: str, entity_id: str) -> ProjectRecord | None:
-        """One statement reads the entity with its project; the entity's row stays in this
-        transaction, so reading its record next reads nothing."""
-        found = (await self.session.exec(_with_project(entity_type), params={"entity_id": entity_id})).first()
+    async def project_holding(self, entity_type: str, entity_id: str, member_id: str) -> HeldProject | None:
+        """One statement reads the entity with its project and the role of `member_id` in it; the
+        entity's row stays in this transaction, so reading its record next reads nothing."""
+        params = {"entity_id": entity_id, "member_id": member_id}
+        found = (await self.session.exec(_with_project(entity_type), params=params)).first()
         if found is None:
             return None
-        row, project = found
-        self._held += (row, project)
-        return record_of(ProjectRecord, project)
+        *rows, role = found
+        self._held += rows
+        return HeldProject(record_of(ProjectRecord, rows[-1]), role)
 
     async def touch_project(self, project_id: str, at: datetime) -> ProjectRecord:
         """The project stamped as changed at `at`: one UPDATE, the project's row in this transaction
@@ -116,9 +119,16 @@ def _table(entity_type: str) -> Table:
 @cache
 def _with_project(entity_type: str) -> Any:
     model = TABLES[entity_type]
+    if model is Project:
+        return (
+            select(Project, ROLE)
+            .outerjoin(ProjectMember, membership(Project.id))
+            .where(col(Project.id) == bindparam("entity_id"))
+        )
     return (
-        select(model, Project)
+        select(model, Project, ROLE)
         .join(Project, col(Project.id) == model.project_id)
+        .outerjoin(ProjectMember, membership(Project.id))
         .where(col(model.id) == bindparam("entity_id"))
     )
 

@@ -15,6 +15,7 @@ from storage.core_tables import core_table
 from storage.database import Database
 from storage.records import record_of
 from storage.story.entity_tables import TABLES
+from storage.story.projects import is_readable
 from storage.story.records import (
     CommandRecord,
     HistoryQuery,
@@ -31,6 +32,7 @@ from storage.tables import (
     Command,
     DialogueLine,
     Project,
+    ProjectMember,
     Revision,
 )
 
@@ -42,7 +44,7 @@ async def history_page(
     db: Database, reader_id: str, project_id: str, query: HistoryQuery
 ) -> HistoryRows | None:
     async with db.read() as session:
-        if not await _readable(session, reader_id, project_id):
+        if not await is_readable(session, reader_id, project_id):
             return None
         statement = select(Revision).where(Revision.project_id == project_id, *_conditions(query))
         if query.before is not None:
@@ -64,10 +66,8 @@ async def command_changes(
         statement = (
             select(Revision)
             .join(Project, col(Project.id) == Revision.project_id)
-            .where(
-                Revision.command_id == command_id,
-                Project.owner_id == reader_id,
-            )
+            .join(ProjectMember, col(ProjectMember.project_id) == Project.id)
+            .where(Revision.command_id == command_id, ProjectMember.user_id == reader_id)
             .order_by(col(Revision.id))
         )
         rows = [_record(row) for row in (await session.exec(statement)).all()]
@@ -85,7 +85,7 @@ async def titles(
     with_lines: bool,
 ) -> tuple[dict[str, str], dict[str, SpokenLine]] | None:
     async with db.read() as session:
-        if not await _readable(session, reader_id, project_id):
+        if not await is_readable(session, reader_id, project_id):
             return None
         found = await _titles(session, project_id, named, wanted)
         lines = await _lines(session, project_id, wanted) if with_lines and wanted else {}
@@ -114,11 +114,6 @@ async def last_change(
 
 
 # ---- helpers -------------------------------------------------------------------------------------
-
-
-async def _readable(session: AsyncSession, reader_id: str, project_id: str) -> bool:
-    project = await session.get(Project, project_id)
-    return project is not None and project.owner_id == reader_id and project.deleted_at is None
 
 
 def _conditions(query: HistoryQuery) -> list[Any]:

@@ -36,8 +36,8 @@ class DatabaseStoryLedger:
     def within(self, transaction: Transaction) -> SessionStoryTransaction:
         return SessionStoryTransaction(transaction)
 
-    async def owner_of(self, entity_type: str, entity_id: str) -> ProjectOwner | None:
-        return await owners.owner_of(self.db, entity_type, entity_id)
+    async def owner_of(self, entity_type: str, entity_id: str, member_id: str) -> ProjectOwner | None:
+        return await owners.owner_of(self.db, entity_type, entity_id, member_id)
 
     async def scene(self, reader_id: str, scene_id: str) -> SceneRows | None:
         return await scene_rows(self.db, reader_id, scene_id)
@@ -51,8 +51,12 @@ class DatabaseStoryLedger:
         # Off the event loop where the database allows: on the loop, a long story's read held
         # every other call for ~0.1 s (`Database.read_in_thread`).
         def read(session: ThreadRead) -> ProjectRows | None:
-            project = projects.readable_project(session, reader_id, project_id)
-            return None if project is None else projects.project_rows(session, project, shape_only, with_text)
+            found = projects.readable_project(session, reader_id, project_id)
+            return (
+                None
+                if found is None
+                else projects.project_rows(session, found[0], shape_only, with_text, found[1])
+            )
 
         return await self.db.read_in_thread(read)
 
@@ -60,10 +64,11 @@ class DatabaseStoryLedger:
         self, reader_id: str, project_id: str
     ) -> tuple[ProjectRows, dict[str, MediaHead]] | None:
         def read(session: ThreadRead) -> tuple[ProjectRows, dict[str, MediaHead]] | None:
-            project = projects.readable_project(session, reader_id, project_id)
-            if project is None:
+            found = projects.readable_project(session, reader_id, project_id)
+            if found is None:
                 return None
-            rows = projects.project_rows(session, project, shape_only=False, with_text=False)
+            project = found[0]
+            rows = projects.project_rows(session, project, shape_only=False, with_text=False, role=found[1])
             return rows, projects.media_heads(session, project.id)
 
         return await self.db.read_in_thread(read)
@@ -72,10 +77,11 @@ class DatabaseStoryLedger:
         self, reader_id: str, project_id: str
     ) -> tuple[ProjectRows, dict[str, bytes]] | None:
         def read(session: ThreadRead) -> tuple[ProjectRows, dict[str, bytes]] | None:
-            project = projects.readable_project(session, reader_id, project_id)
-            if project is None:
+            found = projects.readable_project(session, reader_id, project_id)
+            if found is None:
                 return None
-            rows = projects.project_rows(session, project, shape_only=False, with_text=True)
+            project = found[0]
+            rows = projects.project_rows(session, project, shape_only=False, with_text=True, role=found[1])
             return rows, projects.files(session, [asset.blob_id for asset in rows.assets])
 
         return await self.db.read_in_thread(read)
@@ -94,12 +100,13 @@ class DatabaseStoryLedger:
         with_text: bool = True,
     ) -> tuple[dict[str, int], ProjectRows] | None:
         def read(session: ThreadRead) -> tuple[dict[str, int], ProjectRows] | None:
-            project = projects.readable_project(session, reader_id, project_id)
-            if project is None:
+            readable = projects.readable_project(session, reader_id, project_id)
+            if readable is None:
                 return None
             # The revisions before the rows: `newest_revisions` says why.
             found = revisions.newest_revisions_in(session, project_id, types)
-            return found, projects.project_rows(session, project, shape_only, with_text)
+            project, role = readable
+            return found, projects.project_rows(session, project, shape_only, with_text, role=role)
 
         return await self.db.read_in_thread(read)
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import func, literal
+from sqlalchemy import bindparam, func, literal
 from sqlalchemy import select as sa_select
 from sqlmodel import col, select
 
 from storage.core_tables import core_table, record_maker
 from storage.records import Record, record_of
+from storage.story.members import membership
 from storage.story.records import (
     AssetRecord,
     ChapterRecord,
@@ -34,6 +35,7 @@ from storage.tables import (
     Choice,
     DialogueLine,
     Project,
+    ProjectMember,
     Scene,
     StoryVariable,
 )
@@ -42,19 +44,21 @@ MEDIA_HEAD_BYTES = 16
 """Enough of a media file to tell its type by its signature."""
 
 
-def readable_project(session: ThreadRead, reader_id: str, project_id: str) -> Project | None:
-    """The project, if it is the reader's and not deleted."""
-    project = session.get(Project, project_id) if isinstance(project_id, str) else None
-    if project is None or project.owner_id != reader_id or project.deleted_at is not None:
+def readable_project(session: ThreadRead, reader_id: str, project_id: str) -> tuple[Project, str] | None:
+    """The project with the reader's role in it, if they are its member and it is not deleted."""
+    if not isinstance(project_id, str):
         return None
-    return project
+    found = session.exec(_READABLE, params={"project_id": project_id, "member_id": reader_id}).first()
+    return None if found is None else (found[0], found[1])
 
 
-def project_rows(session: ThreadRead, project: Project, shape_only: bool, with_text: bool) -> ProjectRows:
+def project_rows(
+    session: ThreadRead, project: Project, shape_only: bool, with_text: bool, role: str | None = None
+) -> ProjectRows:
     """`shape_only`: chapters, scenes, characters and assets, without lines, choices and variables
     (the outline and asset usage show nothing of them). `with_text=False`: every line, its text
     left empty (the story check looks only at where lines are and who speaks them; 50,000 texts
-    were a third of its time)."""
+    were a third of its time). `role`: the reader's, as `readable_project` found it."""
     project_id = project.id
 
     def records(table: Any, make: Callable[[Sequence[Any]], Record]) -> list[Record]:
@@ -71,6 +75,7 @@ def project_rows(session: ThreadRead, project: Project, shape_only: bool, with_t
         characters=records(Character, _character),
         assets=assets,
         variables=sorted(variables, key=lambda v: v.name.casefold()),
+        role=role,
     )
 
 
@@ -158,9 +163,11 @@ def _plain_rows(session: ThreadRead, table: Any, project_id: str, columns: list[
 
 
 async def is_readable(transaction: Transaction, reader_id: str, project_id: str) -> bool:
-    """Whether the project is the reader's and not deleted, on the event loop."""
-    project = await transaction.get(Project, project_id) if isinstance(project_id, str) else None
-    return project is not None and project.owner_id == reader_id and project.deleted_at is None
+    """Whether the reader is a member of the project and it is not deleted, on the event loop."""
+    if not isinstance(project_id, str):
+        return False
+    params = {"project_id": project_id, "member_id": reader_id}
+    return (await transaction.exec(_READABLE, params=params)).first() is not None
 
 
 async def chapter_ids(transaction: Transaction, reader_id: str, project_id: str) -> list[str] | None:
@@ -169,3 +176,10 @@ async def chapter_ids(transaction: Transaction, reader_id: str, project_id: str)
         return None
     statement = select(Chapter.id).where(Chapter.project_id == project_id).order_by(col(Chapter.position))
     return list((await transaction.exec(statement)).all())
+
+
+_READABLE = (
+    select(Project, ProjectMember.role)
+    .join(ProjectMember, membership(Project.id))
+    .where(col(Project.id) == bindparam("project_id"), col(Project.deleted_at).is_(None))
+)

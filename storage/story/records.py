@@ -39,6 +39,8 @@ class ProjectRows:
     characters: list[CharacterRecord]
     assets: list[AssetRecord]
     variables: list[VariableRecord]
+    role: str | None = None
+    """The reader's role in the project, when a read on their behalf found it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,11 +53,13 @@ class MediaHead:
 
 @dataclass(frozen=True, slots=True)
 class ProjectOwner:
-    """Who owns the project something lies in, and whether the project is deleted."""
+    """Who owns the project something lies in, whether the project is deleted, and the role of
+    the one asking in it (None when they are not a member)."""
 
     project_id: str
     owner_id: str
     deleted_at: datetime | None
+    role: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,3 +292,37 @@ class AssetRecord:
     blob_id: str
     created_at: datetime
     deleted_at: datetime | None
+
+
+# Members
+
+
+@dataclass(frozen=True, slots=True)
+class MemberRecord:
+    """Someone's role in a project: "owner", "editor" or "viewer" (the core says what each may)."""
+
+    project_id: str
+    user_id: str
+    role: str
+    added_at: datetime
+    added_by: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class NamedMember:
+    """A member with their account's name: what a list of members shows."""
+
+    member: MemberRecord
+    username: str
+
+
+@dataclass(frozen=True, slots=True)
+class HeldProject:
+    """A project with the role of the one asking in it (None when they are not a member)."""
+
+    project: ProjectRecord
+    role: str | None
+
+    @property
+    def deleted_at(self) -> datetime | None:
+        return self.project.deleted_at

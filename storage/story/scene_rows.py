@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy import String, and_, bindparam, func, or_, select, union_all
 
-from storage.core_tables import REVISIONS, core_table, record_maker, width
+from storage.core_tables import PROJECT_MEMBERS, REVISIONS, core_table, record_maker, width
 from storage.database import Database
 from storage.driver import Found, Rows
 from storage.story.records import (
@@ -29,7 +29,7 @@ MEDIA_COLUMNS = ("background_asset_id", "music_asset_id")
 
 
 async def scene_rows(db: Database, reader_id: str, scene_id: str) -> SceneRows | None:
-    """The scene, if it lies in a project of the reader's that is not deleted, in one snapshot."""
+    """The scene, if it lies in a project the reader is a member of and is not deleted, in one snapshot."""
     if not isinstance(scene_id, str) or not scene_id:
         return None
     return await db.read_rows(lambda rows: _scene_rows(rows, reader_id, scene_id))
@@ -39,11 +39,11 @@ def _scene_rows(rows: Rows, reader_id: str, scene_id: str) -> SceneRows | None:
     """The revisions come first, as `storage.story.revisions.newest_revisions` explains (on
     PostgreSQL the statements are not one snapshot); the rest only if the reader may see it."""
     revisions = rows.all(_REVISIONS, {"scene_id": scene_id})
-    head = rows.first(_HEAD, {"scene_id": scene_id})
-    if head is None:
+    head = rows.first(_HEAD, {"scene_id": scene_id, "member_id": reader_id})
+    if head is None or head[-1] is None:  # the reader's role: none for one who is not a member
         return None
-    project = _project(head[_CHAPTER_END:])
-    if project.owner_id != reader_id or project.deleted_at is not None:
+    project = _project(head[_CHAPTER_END:-1])
+    if project.deleted_at is not None:
         return None
     scene = _scene(head[:_SCENE_END])
     chapter = _chapter(head[_SCENE_END:_CHAPTER_END])
@@ -86,10 +86,14 @@ _SCENE_END = width(Scene)
 _CHAPTER_END = _SCENE_END + width(Chapter)
 _CHOICE_END = width(Choice)
 
+_MEMBERSHIP = and_(
+    PROJECT_MEMBERS.c.project_id == _PROJECTS.c.id, PROJECT_MEMBERS.c.user_id == bindparam("member_id")
+)
 _HEAD = (
-    select(_SCENES, _CHAPTERS, _PROJECTS)
+    select(_SCENES, _CHAPTERS, _PROJECTS, PROJECT_MEMBERS.c.role)
     .join(_CHAPTERS, _CHAPTERS.c.id == _SCENES.c.chapter_id)
     .join(_PROJECTS, _PROJECTS.c.id == _SCENES.c.project_id)
+    .outerjoin(PROJECT_MEMBERS, _MEMBERSHIP)
     .where(_SCENES.c.id == bindparam("scene_id"))
 )
 _LINES = (

@@ -17,6 +17,7 @@ from sqlmodel import SQLModel, col, func, or_, select
 from storage.records import Record, columns_of, record_of
 from storage.story.bookkeeping import Bookkeeping
 from storage.story.imports import StoryImports
+from storage.story.members import OWNER, Membership
 from storage.story.projects import project_rows_within
 from storage.story.records import (
     AssetRecord,
@@ -24,6 +25,7 @@ from storage.story.records import (
     CharacterRecord,
     ChoiceRecord,
     LineRecord,
+    MemberRecord,
     ProjectRecord,
     ProjectRows,
     SceneRecord,
@@ -45,7 +47,7 @@ from storage.tables import (
 )
 
 
-class SessionStoryTransaction(RestoringTransaction, StoryImports, Bookkeeping):
+class SessionStoryTransaction(RestoringTransaction, StoryImports, Membership, Bookkeeping):
     async def character(self, character_id: str) -> CharacterRecord | None:
         return await self._get(Character, CharacterRecord, character_id)
 
@@ -202,14 +204,13 @@ class SessionStoryTransaction(RestoringTransaction, StoryImports, Bookkeeping):
     async def project(self, project_id: str) -> ProjectRecord | None:
         return await self._get(Project, ProjectRecord, project_id)
 
-    async def projects_of(self, owner_id: str) -> list[ProjectRecord]:
-        found = await self.session.exec(_PROJECTS_OF, params={"owner_id": owner_id})
-        return [record_of(ProjectRecord, row) for row in found.all()]
-
     async def add_project(self, record: ProjectRecord) -> None:
-        """Written at once: the unit of work finds it in its identity map from here on."""
+        """Written at once, its owner its one member: the unit of work finds it in its identity map
+        from here on."""
         self.session.add(Project(**columns_of(record)))
         await self.session.flush()
+        owner = record.owner_id
+        await self.add_member(MemberRecord(record.id, owner, OWNER, record.created_at, owner))
 
     async def save_project(self, record: ProjectRecord) -> None:
         await self._save(Project, record)
@@ -332,11 +333,6 @@ _SCENES_WHERE_SPEAKING = (
     .order_by(col(Chapter.position), col(Scene.position))
 )
 
-_PROJECTS_OF = (
-    select(Project)
-    .where(col(Project.owner_id) == bindparam("owner_id"), col(Project.deleted_at).is_(None))
-    .order_by(col(Project.updated_at).desc())
-)
 _PUBLISHED_STORY = (
     select(PublishedStory.snapshot)
     .join(Project, col(Project.id) == col(PublishedStory.project_id))

@@ -177,3 +177,38 @@ def _downgrade(connection: Connection, revision: str) -> None:
 def _json(value: object) -> object:
     """A JSON column's value as read by a plain SELECT: text on SQLite, decoded on PostgreSQL."""
     return json.loads(value) if isinstance(value, str) else value
+
+
+async def test_each_existing_projects_owner_becomes_its_one_member_as_owner(empty_database):
+    """0016: the members' table starts with each project's owner, a deleted project's too."""
+    url = empty_database
+    await upgrade(url, "0014")
+    engine = create_async_engine(url)
+    async with engine.begin() as connection:
+        for user_id, name in (("usr_1", "ada"), ("usr_2", "bo")):
+            await connection.execute(
+                text("INSERT INTO users (id, username, created_at) VALUES (:id, :name, '2026-01-01')"),
+                {"id": user_id, "name": name},
+            )
+        for values in ("'prj_1', 'usr_1', NULL", "'prj_2', 'usr_2', '2026-02-01'"):
+            await connection.execute(
+                text(
+                    "INSERT INTO projects "
+                    "(id, owner_id, deleted_at, title, created_at, updated_at, published) "
+                    f"VALUES ({values}, 'Old story', '2026-01-01', '2026-01-02', false)"
+                )
+            )
+
+    await upgrade(url)
+
+    async with engine.connect() as connection:
+        members = (
+            await connection.execute(
+                text("SELECT project_id, user_id, role, added_by FROM project_members ORDER BY project_id")
+            )
+        ).all()
+    await engine.dispose()
+    assert [tuple(row) for row in members] == [
+        ("prj_1", "usr_1", "owner", "usr_1"),
+        ("prj_2", "usr_2", "owner", "usr_2"),
+    ]

@@ -14,7 +14,7 @@ from sqlalchemy import insert
 from romergo.common.actors import Actor
 from romergo.common.clock import utcnow
 from romergo.services import Services
-from storage.tables import Chapter, Character, Choice, DialogueLine, Project, Scene
+from storage.tables import Chapter, Character, Choice, DialogueLine, Project, ProjectMember, Scene
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,11 @@ async def big_story(
     async with services.db.write() as session:
         await session.exec(
             insert(Project).values(id=project_id, owner_id=owner.user_id, title="The Long Tide", **stamp)
+        )
+        await session.exec(  # as a new project starts: its owner its one member
+            insert(ProjectMember).values(
+                project_id=project_id, user_id=owner.user_id, role="owner", added_at=stamp["created_at"]
+            )
         )
         for table, rows in (
             (Chapter, chapter_rows),

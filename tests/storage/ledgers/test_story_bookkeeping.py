@@ -33,21 +33,26 @@ def _revision(project_id: str, entity_id: str, before: Any, after: Any) -> dict[
     }
 
 
-async def test_an_entity_is_found_with_its_project_in_one_statement(services, actor):
+async def test_an_entity_is_found_with_its_project_and_the_askers_role_in_one_statement(services, actor):
     story = await small_story(services, actor)
     ledger = DatabaseStoryLedger(services.db)
     async with services.db.write() as session:
         writes = ledger.within(session)
         with counting(services) as seen:
-            project = await writes.project_holding("scene", story.first_scene_id)
+            held = await writes.project_holding("scene", story.first_scene_id, actor.user_id)
             scene = await writes.scene(story.first_scene_id)
         assert seen.count == 1, seen
-        assert project is not None and project.id == story.project_id
+        assert held is not None and held.role == "owner"
+        project = held.project
+        assert project.id == story.project_id
         assert project.owner_id == actor.user_id and project.deleted_at is None
         assert scene is not None and scene.project_id == story.project_id
-        assert (await writes.project_holding("character", story.hero_id)) == project
-        assert await writes.project_holding("scene", "scn_missing") is None
-        assert await writes.project_holding("character", story.first_scene_id) is None
+        assert (await writes.project_holding("character", story.hero_id, actor.user_id)) == held
+        assert (await writes.project_holding("project", story.project_id, actor.user_id)) == held
+        assert await writes.project_holding("scene", "scn_missing", actor.user_id) is None
+        assert await writes.project_holding("character", story.first_scene_id, actor.user_id) is None
+        stranger = await writes.project_holding("scene", story.first_scene_id, "usr_stranger")
+        assert stranger is not None and stranger.project == project and stranger.role is None
 
 
 async def test_the_project_is_stamped_and_the_transaction_sees_the_stamp(services, actor):

@@ -49,8 +49,11 @@ async def test_an_owners_live_projects_are_listed_latest_changed_first(services,
         await ledger.within(session).save_project(replace(gone, deleted_at=WHEN))
     async with services.db.read() as session:
         reads = ledger.within(session)
-        assert [p.id for p in await reads.projects_of(actor.user_id)] == [newer.id, older.id]
-        assert [p.id for p in await reads.projects_of(stranger.id)] == [theirs.id]
+        assert [(p.project.id, p.role) for p in await reads.projects_of(actor.user_id)] == [
+            (newer.id, "owner"),
+            (older.id, "owner"),
+        ]
+        assert [p.project.id for p in await reads.projects_of(stranger.id)] == [theirs.id]
         assert await reads.projects_of("usr_missing") == []
         assert (await reads.project(gone.id)) == replace(gone, deleted_at=WHEN)
         assert await reads.project("prj_missing") is None

@@ -126,7 +126,7 @@ async def test_media_heads_and_files_are_the_live_assets_bytes(services, actor):
     assert await ledger.project_with_files(stranger.id, story.project_id) is None
 
 
-async def test_the_owner_of_a_row_is_its_projects_whoever_asks(services, actor):
+async def test_the_owner_of_a_row_is_its_projects_with_the_askers_role(services, actor):
     story = await small_story(services, actor)
     ledger = DatabaseStoryLedger(services.db)
     sky = await services.assets.import_asset(actor, story.project_id, "background", "Sky", TINY_PNG)
@@ -137,12 +137,15 @@ async def test_the_owner_of_a_row_is_its_projects_whoever_asks(services, actor):
         ("project", story.project_id),
         ("asset", sky.id),
     ):
-        found = await ledger.owner_of(entity_type, entity_id)
+        found = await ledger.owner_of(entity_type, entity_id, actor.user_id)
         assert found is not None
         assert (found.project_id, found.owner_id, found.deleted_at) == (story.project_id, actor.user_id, None)
-    assert await ledger.owner_of("scene", "scn_missing") is None
+        assert found.role == "owner"
+        stranger = await ledger.owner_of(entity_type, entity_id, "usr_stranger")
+        assert stranger is not None and stranger.project_id == story.project_id and stranger.role is None
+    assert await ledger.owner_of("scene", "scn_missing", actor.user_id) is None
     await services.projects.delete_project(actor, story.project_id)
-    deleted = await ledger.owner_of("scene", story.first_scene_id)
+    deleted = await ledger.owner_of("scene", story.first_scene_id, actor.user_id)
     assert deleted is not None and deleted.deleted_at is not None
 
 
@@ -205,7 +208,8 @@ async def test_a_whole_project_is_the_same_records_inside_a_transaction_and_enti
             await reads.variables(story.project_id),
         )
 
-    assert inside == own
+    assert own is not None and own.role == "owner"
+    assert inside == replace(own, role=None)  # inside a unit of work, the core already knows the role
     in_order = sorted(inside.scenes, key=lambda scene: scene.position)
     whole = (inside.project, inside.chapters, in_order, inside.characters, inside.assets, inside.variables)
     assert whole == one_by_one
