@@ -70,7 +70,13 @@ def merged_outline(pages):
             else:
                 chapters.append(chapter)
         characters.extend(data["characters"])
-    return {"project": pages[0]["project"], "chapters": chapters, "characters": characters}
+        assert data["role"] == pages[0]["role"]
+    return {
+        "project": pages[0]["project"],
+        "chapters": chapters,
+        "characters": characters,
+        "role": pages[0]["role"],
+    }
 
 
 @pytest.mark.parametrize("long_list", [paging.LONG_LIST, 0], ids=["on the loop", "in a worker thread"])

@@ -19,6 +19,7 @@ CHECKLIST = ROOT / "docs" / "security.md"
 OAUTH = "tests/mcp_tools/test_oauth_http.py"
 CHANNEL = "tests/mcp_tools/test_channel_http.py"
 SESSIONS = "tests/security/test_sessions_and_secrets.py"
+PROVIDER = "tests/oidc/test_provider_sign_in.py"
 RULES = "tests/security/test_channel_rules.py"
 UNTRUSTED = "tests/security/test_untrusted_output.py"
 
@@ -186,6 +187,25 @@ PROOFS: dict[str, list[str]] = {
         f"{SESSIONS}::test_the_session_cookie_is_http_only_and_same_site",
         "tests/security/test_secure_cookie.py::test_the_session_cookie_is_secure_when_served_over_https",
         f"{SESSIONS}::test_an_idle_session_ends",
+        "tests/browser/test_sign_in.py::test_password_sign_in_renews_the_session_and_sign_out_ends_it",
+    ],
+    "Authorization code flow through authlib": [
+        f"{PROVIDER}::test_the_code_flow_asks_for_a_code_with_pkce_state_and_nonce",
+        f"{PROVIDER}::test_a_callback_with_another_state_is_refused",
+        f"{PROVIDER}::test_a_callback_in_another_browser_is_refused",
+    ],
+    "The ID token is checked before anyone is signed in": [
+        f"{PROVIDER}::test_a_first_sign_in_creates_the_account_and_lands_signed_in",
+        f"{PROVIDER}::test_a_callback_in_another_browser_is_refused",
+    ],
+    "Who it is (`romergo/access/accounts/identities.py`)": [
+        f"{PROVIDER}::test_a_first_sign_in_creates_the_account_and_lands_signed_in",
+        f"{PROVIDER}::test_an_identity_linked_by_the_administrator_signs_in_as_that_account",
+        f"{PROVIDER}::test_an_address_outside_the_allowed_domains_is_refused",
+        f"{PROVIDER}::test_an_unverified_address_is_refused",
+    ],
+    "The session it starts is the same server-side session as a password sign-in": [
+        f"{PROVIDER}::test_a_first_sign_in_creates_the_account_and_lands_signed_in",
         "tests/browser/test_sign_in.py::test_password_sign_in_renews_the_session_and_sign_out_ends_it",
     ],
     "State-changing requests check CSRF": [
