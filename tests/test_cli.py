@@ -1,4 +1,5 @@
-"""The `romergo` command line, run as a user would (subprocesses on a real data dir)."""
+"""The `romergo` command line, run as a user would (subprocesses on a real data dir); the accounts
+a test needs before the command under test are made in this process (`romergo_here`: quicker)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import sqlite3
 
 import pytest
 
-from tests.support.cli import romergo
+from tests.support.cli import romergo, romergo_here
 
 pytestmark = pytest.mark.long
 
@@ -51,7 +52,7 @@ def test_passwd_for_an_unknown_user_fails_clearly(tmp_path):
 
 
 def test_seed_demo_is_idempotent(tmp_path):
-    romergo("user", "add", "author", data_dir=tmp_path, stdin="correct horse battery\n")
+    romergo_here("user", "add", "author", data_dir=tmp_path, stdin="correct horse battery\n")
     first = romergo("seed-demo", data_dir=tmp_path)
     second = romergo("seed-demo", "--user", "author", data_dir=tmp_path)
     assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
@@ -80,7 +81,7 @@ def test_bad_settings_are_reported_with_the_variable(tmp_path, monkeypatch):
 
 
 def test_the_demo_media_are_real_files(tmp_path):
-    romergo("user", "add", "author", data_dir=tmp_path, stdin="correct horse battery\n")
+    romergo_here("user", "add", "author", data_dir=tmp_path, stdin="correct horse battery\n")
     romergo("seed-demo", data_dir=tmp_path)
     with sqlite3.connect(tmp_path / "romergo.db") as db:
         rows = db.execute(
@@ -100,7 +101,7 @@ def test_the_demo_media_are_real_files(tmp_path):
 
 
 def test_token_create_prints_only_the_token_and_stores_its_hash(tmp_path):
-    romergo("user", "add", "ada", data_dir=tmp_path, stdin="correct horse battery\n")
+    romergo_here("user", "add", "ada", data_dir=tmp_path, stdin="correct horse battery\n")
     made = romergo(
         "token",
         "create",
@@ -133,7 +134,7 @@ def test_token_create_prints_only_the_token_and_stores_its_hash(tmp_path):
 
 
 def test_token_create_refuses_bad_requests_and_stores_nothing(tmp_path):
-    romergo("user", "add", "ada", data_dir=tmp_path, stdin="correct horse battery\n")
+    romergo_here("user", "add", "ada", data_dir=tmp_path, stdin="correct horse battery\n")
     cases = [
         (("token", "create", "ghost"), 'User "ghost" does not exist'),
         (("token", "create", "ada", "--scopes", "read,admin"), 'Unknown scope "admin"'),
@@ -149,7 +150,7 @@ def test_token_create_refuses_bad_requests_and_stores_nothing(tmp_path):
 
 
 def test_login_link_prints_a_fresh_link_without_a_restart(tmp_path):
-    romergo("user", "add", "ada", data_dir=tmp_path, stdin="correct horse battery\n")
+    romergo_here("user", "add", "ada", data_dir=tmp_path, stdin="correct horse battery\n")
     first = romergo("login-link", "--port", "9123", data_dir=tmp_path)
     second = romergo("login-link", "--user", "ada", data_dir=tmp_path)
     assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
@@ -166,7 +167,7 @@ def test_login_link_prints_a_fresh_link_without_a_restart(tmp_path):
 def test_login_link_refuses_an_unknown_user_or_an_empty_database(tmp_path):
     empty = romergo("login-link", data_dir=tmp_path)
     assert empty.returncode == 1 and "no account yet" in empty.stderr
-    romergo("user", "add", "ada", data_dir=tmp_path, stdin="correct horse battery\n")
+    romergo_here("user", "add", "ada", data_dir=tmp_path, stdin="correct horse battery\n")
     ghost = romergo("login-link", "--user", "ghost", data_dir=tmp_path)
     assert ghost.returncode == 1 and 'User "ghost" does not exist' in ghost.stderr
     with sqlite3.connect(tmp_path / "romergo.db") as db:

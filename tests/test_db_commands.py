@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from tests.support.agents import OwnerApi, agent
-from tests.support.cli import romergo
+from tests.support.cli import romergo, romergo_here
 from tests.support.databases import PostgresDatabases
 from tests.support.oauth import PASSWORD, personal_token
 from tests.support.server import RunningServer
@@ -28,8 +28,9 @@ def test_db_upgrade_brings_a_new_data_dir_to_the_current_schema(tmp_path):
 
 
 async def test_a_demo_install_copied_to_postgresql_runs_the_loop_there(tmp_path, empty_postgres):
-    assert romergo("user", "add", "ada", data_dir=tmp_path, stdin=PASSWORD + "\n").returncode == 0
-    assert romergo("seed-demo", "--user", "ada", data_dir=tmp_path).returncode == 0
+    # The install to copy, made in this process (quicker); the commands under test run as processes.
+    assert romergo_here("user", "add", "ada", data_dir=tmp_path, stdin=PASSWORD + "\n").returncode == 0
+    assert romergo_here("seed-demo", "--user", "ada", data_dir=tmp_path).returncode == 0
 
     copied = romergo("db", "copy", "--to", empty_postgres, data_dir=tmp_path)
     assert copied.returncode == 0, copied.stderr

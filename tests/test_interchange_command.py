@@ -1,11 +1,14 @@
 """`romergo export` and `romergo import`, as an author moving a story between tools runs
-them: each format out of one install and into another, notes on stderr, bad input refused."""
+them: each format out of one install and into another, notes on stderr, bad input refused.
+
+The commands under test run as processes; the accounts and the demo they start from are made in
+this process (`romergo_here`), a second or more less per command."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.support.cli import romergo
+from tests.support.cli import romergo, romergo_here
 from tests.support.oauth import PASSWORD
 
 pytestmark = pytest.mark.long
@@ -14,8 +17,8 @@ pytestmark = pytest.mark.long
 @pytest.fixture(scope="module")
 def install(tmp_path_factory):
     folder = tmp_path_factory.mktemp("install")
-    assert romergo("user", "add", "ada", data_dir=folder, stdin=PASSWORD + "\n").returncode == 0
-    seeded = romergo("seed-demo", "--user", "ada", data_dir=folder)
+    assert romergo_here("user", "add", "ada", data_dir=folder, stdin=PASSWORD + "\n").returncode == 0
+    seeded = romergo_here("seed-demo", "--user", "ada", data_dir=folder)
     assert seeded.returncode == 0, seeded.stderr
     return folder, seeded.stdout.split()[-1]
 
@@ -33,7 +36,7 @@ def test_a_project_exported_from_one_install_imports_into_another(install, tmp_p
         assert "note: Backgrounds, music and sounds are not part" in exported.stderr
 
     other = tmp_path / "other"
-    assert romergo("user", "add", "bo", data_dir=other, stdin=PASSWORD + "\n").returncode == 0
+    assert romergo_here("user", "add", "bo", data_dir=other, stdin=PASSWORD + "\n").returncode == 0
     imported = romergo("import", str(written), data_dir=other)
     assert imported.returncode == 0, imported.stderr
     assert imported.stdout.startswith('imported "The Lighthouse Keeper\'s Secret" as project prj_')

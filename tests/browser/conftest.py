@@ -23,7 +23,7 @@ import pytest
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
 from playwright.async_api import Error as PlaywrightError
 
-from tests.support.authors import new_author
+from tests.support.authors import new_author, sign_in_link
 from tests.support.server import RunningServer
 
 CHROMIUM_ARGS = [
@@ -160,7 +160,8 @@ async def sign_in(page: Page, server: RunningServer, username: str, password: st
 async def make_author(server: RunningServer, browser: Browser, username: str | None = None) -> Author:
     """Without `username`: the first account (`author`, demo seeded at first start), signed in with
     the one-time link the server printed. With one: a new account with its own demo (via the CLI),
-    signed in through the form."""
+    signed in with a one-time link of its own, which lands on that demo (the form and its password
+    check, a second of a browser's time each, are tested in test_sign_in.py)."""
     context = await browser.new_context()
     page = await context.new_page()
     if username is None:
@@ -171,8 +172,8 @@ async def make_author(server: RunningServer, browser: Browser, username: str | N
         username, demo_id = "author", page.url.rsplit("/", 1)[1]
     else:
         made = new_author(server, username)
-        await sign_in(page, server, made.username, made.password)
-        await page.goto(f"{server.base_url}/projects/{made.demo_id}")
+        await page.goto(sign_in_link(server, made.username))
+        await expect(page).to_have_url(f"{server.base_url}/projects/{made.demo_id}")
         demo_id = made.demo_id
     tree = page.get_by_test_id("story-tree")
     await expect(tree).to_be_visible()

@@ -8,7 +8,7 @@ import httpx
 from playwright.async_api import BrowserContext, Page, expect
 
 from romergo.access.accounts.service import SESSION_COOKIE
-from tests.support.cli import romergo
+from tests.support.cli import romergo_here
 from tests.support.server import RunningServer
 
 DEMO_TITLE = "The Lighthouse Keeper's Secret"
@@ -50,7 +50,7 @@ async def test_a_made_up_link_is_refused(server: RunningServer, page: Page):
 async def test_password_sign_in_renews_the_session_and_sign_out_ends_it(
     server: RunningServer, context: BrowserContext, page: Page, browser
 ):
-    added = romergo("user", "add", "ada", data_dir=server.data_dir, stdin="correct horse battery\n")
+    added = romergo_here("user", "add", "ada", data_dir=server.data_dir, stdin="correct horse battery\n")
     assert added.returncode == 0, added.stderr
     # A session id planted before sign-in (session fixation) must not survive it.
     await context.add_cookies(
@@ -83,7 +83,7 @@ async def test_password_sign_in_renews_the_session_and_sign_out_ends_it(
 async def test_a_wrong_password_shows_an_error_and_signs_nobody_in(
     server: RunningServer, context: BrowserContext, page: Page
 ):
-    romergo("user", "add", "bea", data_dir=server.data_dir, stdin="correct horse battery\n")
+    romergo_here("user", "add", "bea", data_dir=server.data_dir, stdin="correct horse battery\n")
     await page.goto(f"{server.base_url}/login")
     await page.get_by_label("Username").fill("bea")
     await page.get_by_label("Password").fill("not the password")
@@ -94,7 +94,7 @@ async def test_a_wrong_password_shows_an_error_and_signs_nobody_in(
 
 
 async def test_sign_in_from_another_site_is_refused(server: RunningServer):
-    romergo("user", "add", "cy", data_dir=server.data_dir, stdin="correct horse battery\n")
+    romergo_here("user", "add", "cy", data_dir=server.data_dir, stdin="correct horse battery\n")
     async with httpx.AsyncClient(base_url=server.base_url) as client:
         form = (await client.get("/login")).text
         token = re.search(r'"name":"csrf","value":"([^"]+)"', form)

@@ -14,7 +14,7 @@ from sqlmodel import col
 
 from storage.tables import Channel
 from tests.support.agents import OwnerApi, agent, data
-from tests.support.cli import romergo
+from tests.support.cli import romergo, romergo_here
 from tests.support.databases import update_rows
 from tests.support.oauth import add_user, personal_token
 from tests.support.server import RunningServer
@@ -351,7 +351,7 @@ async def test_progress_arrives_while_a_wait_is_parked(server, tokens, owner, ch
 
 def test_the_channel_commands_of_the_cli(server, tokens):
     env_args = ("--url", server.base_url, "--token", tokens["control"])
-    listed = romergo("seed-demo", "--user", "ada", data_dir=server.data_dir, env=server.extra_env)
+    listed = romergo_here("seed-demo", "--user", "ada", data_dir=server.data_dir, env=server.extra_env)
     assert listed.returncode == 0
     import json
 

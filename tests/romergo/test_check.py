@@ -20,6 +20,10 @@ from romergo.story.views import ProjectData
 from storage.tables import Asset, AssetBlob, Chapter, Character, Choice, DialogueLine, Project, Scene
 from tests.support.story import TINY_PNG, TINY_WAV, small_story
 
+# The check's rules are the core's; the story it reads comes through the story ledger, whose
+# contract tests run on both databases.
+DATABASES = ("sqlite",)
+
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 

@@ -16,7 +16,9 @@ from romergo.common.errors import RomergoError
 from romergo.demo.seed import seed_demo
 from tests.support.story import database_state
 
-pytestmark = pytest.mark.long
+# The formats' rules are the core's: what the import writes (many rows at once, all or nothing,
+# media bytes) is the story ledger's, whose contract tests run on both databases.
+DATABASES = ("sqlite",)
 
 
 @pytest.fixture

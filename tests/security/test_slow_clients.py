@@ -22,6 +22,10 @@ import pytest
 from tests.support.oauth import add_user, mcp_status, personal_token
 from tests.support.server import RunningServer
 
+# Its own server, 1,200 connections and the head deadline's real seconds: near a minute under the
+# suite's load, so it starts early rather than finish last alone.
+pytestmark = pytest.mark.long
+
 OPEN_FILES = 1024
 ATTACKERS = 1200
 ATTACKER_ADDRESS = "127.0.0.2"

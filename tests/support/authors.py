@@ -30,3 +30,13 @@ def new_author(server: RunningServer, username: str) -> NewAuthor:
     found = re.search(r"(prj_[a-z0-9]+)", seeded.stdout)
     assert found, seeded.stdout
     return NewAuthor(username, PASSWORD, found.group(1))
+
+
+def sign_in_link(server: RunningServer, username: str) -> str:
+    """A fresh one-time sign-in link for `username` (`romergo login-link`), on the server's own
+    address: a browser that follows it is signed in without the form and its password check."""
+    made = romergo_here("login-link", "--user", username, data_dir=server.data_dir, env=server.extra_env)
+    assert made.returncode == 0, made.stderr
+    found = re.search(r"/login\?token=(\S+)", made.stdout)
+    assert found, made.stdout
+    return f"{server.base_url}/login?token={found.group(1)}"
