@@ -25,13 +25,19 @@ def router(services: Services, auth: OwnerAuth) -> APIRouter:
     Caller = Annotated[Owner, Depends(auth)]
     channels = services.channels
 
-    @api.get("/projects", summary="The owner's projects")
+    @api.get("/projects", summary="The projects the account is a member of, with its role in each")
     async def projects(owner: Caller) -> dict[str, Any]:
-        rows = await services.projects.list_projects(user_actor(owner.user_id))
+        rows = await services.projects.projects_with_roles(user_actor(owner.user_id))
         return {
             "projects": [
-                {"id": p.id, "title": p.title, "updated_at": iso(p.updated_at), "published": p.published}
-                for p in rows
+                {
+                    "id": p.id,
+                    "title": p.title,
+                    "updated_at": iso(p.updated_at),
+                    "published": p.published,
+                    "role": role.value,
+                }
+                for p, role in rows
             ]
         }
 

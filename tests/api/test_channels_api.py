@@ -8,6 +8,7 @@ import pytest
 
 from romergo.access.agents.scopes import CONTROL
 from romergo.channels import AgentRef
+from romergo.common.actors import user_actor
 from tests.api.conftest import TokenIdentity
 from tests.support.story import database_state, small_story
 from tests.support.waiting import still_running, until
@@ -74,9 +75,19 @@ async def test_the_loop_from_the_owners_side(client, control, project_id):
     assert "code" not in ended.json()
 
 
-async def test_projects_are_listed(client, control, project_id):
+async def test_projects_are_listed_with_the_accounts_role_in_each(
+    client, control, project_id, services, author
+):
+    other = await services.accounts.create_user("other-writer")
+    shared = await small_story(services, user_actor(other.id, other.username))
+    await services.members.add_member(
+        user_actor(other.id, other.username), shared.project_id, author.username, "viewer"
+    )
+
     answer = await client.get("/api/v1/projects", headers=control)
-    assert answer.json()["projects"][0]["id"] == project_id
+
+    roles = {project["id"]: project["role"] for project in answer.json()["projects"]}
+    assert roles == {project_id: "owner", shared.project_id: "viewer"}
 
 
 async def test_events_long_poll_wakes_on_a_new_event(client, control, project_id):
