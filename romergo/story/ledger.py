@@ -13,6 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
+from romergo.story.restoring_ledger import RestoringReads, StoryImports
 from storage.story.records import (
     AssetRecord,
     ChapterRecord,
@@ -176,7 +177,7 @@ class StoryLedger(Protocol):
         ...
 
 
-class StoryTransaction(Protocol):
+class StoryTransaction(RestoringReads, StoryImports, Protocol):
     """One unit of work's reads and writes, in records. Nothing here checks who asks: the unit of
     work checks the asker's role (`romergo.story.roles`) on what it reads, and records the
     revisions of what it writes."""
@@ -362,41 +363,3 @@ class StoryTransaction(Protocol):
     async def add_member(self, record: MemberRecord) -> None: ...
     async def set_role(self, project_id: str, user_id: str, role: str) -> None: ...
     async def remove_member(self, project_id: str, user_id: str) -> None: ...
-
-    # Undo: any kind of entity named by its type ("scene", as `romergo.story.kinds` lists them),
-    # and the revisions of a change set and of what came after it
-    async def entity(self, entity_type: str, entity_id: str) -> Any | None:
-        """The record of an entity of any kind (an asset deleted or not); None when there is none."""
-        ...
-
-    async def save_entity(self, entity_type: str, record: Any) -> None:
-        """The entity takes the record's values."""
-        ...
-
-    async def lying_in(self, entity_type: str, parent_column: str, parent_id: str) -> list[Any]:
-        """The records of `entity_type` whose `parent_column` names `parent_id`, in order of
-        position where the kind has one."""
-        ...
-
-    async def change_set(self, kind: str, ident: str) -> list[RevisionRecord]:
-        """The revisions of one command (`kind` "command") or of one write ("batch"), oldest first."""
-        ...
-
-    async def reverted_by(self, change_set: str) -> str | None:
-        """The batch of the newest revision that takes back `change_set` (`command:<id>` or
-        `batch:<id>`); None when nothing does."""
-        ...
-
-    async def changes_after(
-        self, project_id: str, entity_type: str, entity_id: str, revision_id: int
-    ) -> list[RevisionRecord]:
-        """The entity's revisions newer than `revision_id`, oldest first."""
-
-    # A new story's many rows (an import)
-    async def add_scenes(self, records: Sequence[SceneRecord]) -> None:
-        """Scenes written at once, as `add_scene` writes one: into chapters already written."""
-        ...
-
-    async def add_choices(self, records: Sequence[ChoiceRecord]) -> None:
-        """Choices written at once, of scenes already written."""
-        ...
