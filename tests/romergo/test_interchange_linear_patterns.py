@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from romergo.interchange import twee, yarn, yarn_state
+from romergo.interchange import story_formats, twee, yarn, yarn_state
 
 OLD_LINK = re.compile(r"\[\[(.+?)\]\](?!\])")
 OLD_HEADER_PARTS = re.compile(
@@ -24,8 +24,8 @@ lines = st.text(alphabet="[]<>{}#$\\ -|:.aifst=o1", max_size=40)
 @settings(max_examples=400)
 @given(lines)
 def test_links_are_the_ones_the_pattern_found(line):
-    assert [inner for _, _, inner in twee._links(line)] == OLD_LINK.findall(line)
-    assert twee._with_links(line, twee._links(line), str.upper) == OLD_LINK.sub(
+    assert [inner for _, _, inner in story_formats.bracket_links(line)] == OLD_LINK.findall(line)
+    assert story_formats.with_links(line, story_formats.bracket_links(line), str.upper) == OLD_LINK.sub(
         lambda m: m.group(1).upper(), line
     )
 
