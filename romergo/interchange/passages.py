@@ -56,7 +56,7 @@ CODE_TAGS = {
     "debug-footer",
     "debug-startup",
 }
-CODE = re.compile(r"<<|>>|\(\w[\w-]*:|\$\w|\{\{|</?\w+[^<>]*>|\{[a-z][\w ]*[:}]")
+CODE = re.compile(r"<<|>>|<%|%>|\(\w[\w-]*:|\$\w|\{\{|</?\w+[^<>]*>|\{[a-z][\w ]*[:}]")
 
 
 @dataclass

@@ -7,8 +7,9 @@ links, `[[label|target][$setter]]`); Chapbook `{link to}`; Snowman `<a data-pass
 whose format is not named is read with all of them. A `(go-to:)` or `<<goto>>` moves on without
 the player choosing: the importer makes it the scene's "Continue" choice.
 
-Every pattern reads a quoted string as a run of anything but its quote and a newline, and
-never nests a repeat in a repeat, so a line is read in one pass however it is made.
+Every pattern reads a quoted string as a run of anything but its quote and a newline, a link
+inside a macro as a run of anything but brackets, and never nests a repeat in a repeat: each run
+stops where the next construct could begin, so a line is read in one pass however it is made.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ FORMAT_NAMES: dict[str, StoryFormat] = {
 CONTINUE = "Continue"
 
 _TEXT = r"""(?:"[^"\n]*"|'[^'\n]*')"""
-_LINK_INSIDE = r"\[\[([^\]\n]*)\]\]"
+_LINK_INSIDE = r"\[\[([^\[\]\n]*)\]\]"
+_CLOSED = r"(?:\s*<</\1>>)?"
+"""SugarCube's `<<link>>` and `<<button>>` hold what they run; one holding nothing may be closed."""
 
 
 @dataclass(frozen=True)
@@ -56,16 +59,26 @@ def story_format_of(name: str | None) -> StoryFormat | None:
 
 
 def navigations(raw: str, story_format: StoryFormat | None) -> list[Navigation]:
-    """The line's ways to another passage, left to right; a macro wins over a link inside it."""
+    """The line's ways to another passage, left to right. Where two overlap the one that begins
+    first wins (a macro over the link or move inside it); of two beginning together, the larger
+    construct (listed first)."""
+    constructs = _constructs(story_format)
+    candidates = [
+        (match.start(), rank, construct.read(match))
+        for rank, construct in enumerate(constructs)
+        for match in construct.pattern.finditer(raw)
+    ]
+    candidates += [
+        (start, len(constructs), _bracket_link(start, end, inner, story_format))
+        for start, end, inner in bracket_links(raw)
+    ]
     found: list[Navigation] = []
-    for construct in _constructs(story_format):
-        for match in construct.pattern.finditer(raw):
-            if not any(match.start() < taken.end and taken.start < match.end() for taken in found):
-                found.append(construct.read(match))
-    for start, end, inner in bracket_links(raw):
-        if not any(start < taken.end and taken.start < end for taken in found):
-            found.append(_bracket_link(start, end, inner, story_format))
-    return sorted(found, key=lambda navigation: navigation.start)
+    reached = 0
+    for start, _, navigation in sorted(candidates, key=lambda candidate: candidate[:2]):
+        if start >= reached:
+            found.append(navigation)
+            reached = navigation.end
+    return found
 
 
 def with_navigations(raw: str, found: list[Navigation], *, shown: bool = True) -> str:
@@ -157,7 +170,7 @@ def _move(match: re.Match[str]) -> Navigation:
 
 
 def _macro_link(match: re.Match[str]) -> Navigation:
-    label, target = parse_link(match.group(1))
+    label, target = parse_link(match.group(2))
     return Navigation(match.start(), match.end(), label, target, label)
 
 
@@ -188,8 +201,8 @@ _SUGARCUBE = (
         re.compile(rf"<<(link|button)\s+({_TEXT})\s*>>\s*<<goto\s+({_TEXT})\s*>>\s*<</\1>>"),
         _link(2, 3),
     ),
-    _Construct(re.compile(rf"<<(?:link|button)\s+({_TEXT})\s+({_TEXT})\s*>>"), _link(1, 2)),
-    _Construct(re.compile(rf"<<(?:link|button)\s+{_LINK_INSIDE}\s*>>"), _macro_link),
+    _Construct(re.compile(rf"<<(link|button)\s+({_TEXT})\s+({_TEXT})\s*>>{_CLOSED}"), _link(2, 3)),
+    _Construct(re.compile(rf"<<(link|button)\s+{_LINK_INSIDE}\s*>>{_CLOSED}"), _macro_link),
     _Construct(re.compile(rf"<<goto\s+(?:({_TEXT})|{_LINK_INSIDE})\s*>>"), _move),
 )
 _CHAPBOOK = (

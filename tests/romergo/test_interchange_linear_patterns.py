@@ -4,7 +4,9 @@ each rewritten reader is compared with the pattern it replaced on generated line
 from __future__ import annotations
 
 import re
+import time
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,3 +69,25 @@ def test_set_lines_read_as_before(tail):
         assert yarn_state.assignment(line) == expected
     elif old is None:
         assert yarn_state.assignment(line) is None
+
+
+HOSTILE_NAVIGATION = {
+    "link-goto": '(link-goto: "a", ',
+    "link-hook": '(link: "a")[(go-to: ',
+    "unclosed-text": "(go-to: 'a",
+    "sugarcube-link": '<<link "a" ',
+    "sugarcube-hold": '<<link "a">> <<goto ',
+    "sugarcube-bracket": "<<link [[",
+    "chapbook": "{link to: 'a', label: ",
+    "snowman": '<a data-passage="x" ',
+    "links": "[[a]]",
+    "setters": "[[a][",
+}
+
+
+@pytest.mark.parametrize("piece", HOSTILE_NAVIGATION.values(), ids=HOSTILE_NAVIGATION.keys())
+def test_a_long_line_of_one_construct_is_read_in_linear_time(piece):
+    line = piece * (200_000 // len(piece))
+    started = time.monotonic()
+    story_formats.navigations(line, None)
+    assert time.monotonic() - started < 2
