@@ -115,8 +115,14 @@ def is_twine_html(text: str) -> bool:
 def read_twine_html(text: str) -> StoryDocument:
     tally = Tally()
     reader = _TwineReader(tally)
-    reader.feed(text)
-    reader.close()
+    # The standard library's parser (3.11) rescans to the end of the file for each tag left open
+    # there (120 KB of `<a ` took two minutes), and refuses some declarations with an
+    # AssertionError. What follows the last `>` holds no whole tag, so it is never fed.
+    try:
+        reader.feed(text[: text.rfind(">") + 1])
+        reader.close()
+    except AssertionError:
+        raise invalid("The file's HTML is malformed: it holds no Twine story that can be read.") from None
     if reader.passage is not None:
         raise invalid(
             f'The file ends inside passage "{reader.passage.name}" (line {reader.passage.line}): '

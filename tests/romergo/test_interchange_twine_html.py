@@ -3,10 +3,13 @@ what a project has no place for noted; a file cut short or not a Twine story cre
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from romergo.common.actors import Actor
 from romergo.common.errors import RomergoError
+from romergo.interchange.twine_html import read_twine_html
 from romergo.services import Services
 from tests.support.story import database_state
 from tests.support.twine_stories import imported, line_of, played
@@ -114,3 +117,21 @@ async def test_a_broken_twine_file_is_refused_and_creates_nothing(
     assert refused.value.code == "invalid_argument"
     assert message in refused.value.message
     assert await database_state(services) == before
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("<a " * 100_000, "holds no Twine 2 story"),
+        ('<tw-storydata name="x">' + "<!--" * 100_000, "never ends"),
+        ('<tw-storydata name="x"><tw-passagedata name="a">' + "</a " * 100_000, 'ends inside passage "a"'),
+        ("<![" * 100_000 + ">", "HTML is malformed"),
+    ],
+    ids=["open-tags", "open-comments", "open-end-tags", "declarations"],
+)
+def test_hostile_html_is_refused_in_linear_time(content: str, message: str) -> None:
+    started = time.monotonic()
+    with pytest.raises(RomergoError) as refused:
+        read_twine_html(content)
+    assert message in refused.value.message
+    assert time.monotonic() - started < 2
