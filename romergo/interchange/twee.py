@@ -89,7 +89,12 @@ def _passage_names(document: StoryDocument, notes: list[str]) -> dict[str, str]:
             n += 1
             name = f"{scene.title} ({n})"
         tried[scene.title] = n
-        if n > 1:
+        if n > 1 and scene.title in STORY_PASSAGES | FORMAT_PASSAGES:
+            notes.append(
+                f'The scene "{scene.title}" has the name of a story format\'s special passage: its '
+                f'passage is "{name}", so that it reads back as a scene.'
+            )
+        elif n > 1:
             notes.append(f'Two scenes are called "{scene.title}": the passage of the later one is "{name}".')
         used.add(name)
         names[scene.key] = name
