@@ -29,7 +29,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     export.add_argument("--user", default=None, help="whose project (default: the first account)")
     export.set_defaults(run=run_export)
     imported = commands.add_parser("import", parents=[common], help="make a new project from a file")
-    imported.add_argument("file", help=".romergo.zip, .twee or .yarn")
+    imported.add_argument("file", help=".romergo.zip, .twee, Twine 2 .html or .yarn")
     imported.add_argument("--format", default=None, choices=("archive", "twee", "yarn"))
     imported.add_argument("--user", default=None, help="who owns the project (default: the first account)")
     imported.set_defaults(run=run_import)

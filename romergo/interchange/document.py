@@ -112,8 +112,10 @@ class StoryDocument:
 
 
 # `Name: text`, the convention Twee and Yarn authors use for who speaks: a name of at most four
-# words before the colon (a sentence with a colon in it stays narration).
-SPEAKER = re.compile(r"^(?P<name>[^\s:.!?\"'][^:.!?\"]{0,38}?):\s+(?P<text>\S.*)$")
+# words before the colon (a sentence with a colon in it stays narration). Brackets, `<>` and `$`
+# never make a name: before a colon they are story-format code (`(set: …)`, `](else-if: …)`,
+# `{embed passage: …}`, `<<if $a: …>>`).
+SPEAKER = re.compile(r"^(?P<name>[^\s:.!?\"'_()\[\]{}<>$][^:.!?\"()\[\]{}<>$]{0,38}?):\s+(?P<text>\S.*)$")
 MAX_NAME_WORDS = 4
 
 

@@ -1,7 +1,8 @@
 """Export a project to a file, and import a file as a new project.
 
-Formats: `archive` (`.romergo.zip`, exact), `twee` (Twee 3, Twine's text format) and `yarn`
-(Yarn Spinner). An import reads and checks the whole file first (`check_document`) and creates the
+Formats: `archive` (`.romergo.zip`, exact), `twee` (Twee 3, Twine's text format; an import reads
+a Twine 2 HTML file, published or a library archive, as the same format) and `yarn` (Yarn
+Spinner). An import reads and checks the whole file first (`check_document`) and creates the
 project in one transaction, so a bad file creates nothing and the error names where it is; what
 the file had that Romergo keeps no equivalent of comes back as notes, as does what an export
 leaves out.
@@ -17,7 +18,7 @@ from typing import Literal
 from romergo.common.actors import Actor
 from romergo.common.config import Limits
 from romergo.common.errors import invalid, project_not_found
-from romergo.interchange import archive, twee, yarn
+from romergo.interchange import archive, twee, twine_html, yarn
 from romergo.interchange.bounds import check_counts, check_text_lines
 from romergo.interchange.document import StoryDocument, check_document
 from romergo.interchange.projects import create_project, document_of
@@ -126,7 +127,9 @@ def read_document(chosen: Format, data: bytes, limits: Limits) -> StoryDocument:
     except UnicodeDecodeError as error:
         raise invalid(f"The file is not UTF-8 text (byte {error.start}).") from None
     check_text_lines(text)
-    return twee.read_twee(text) if chosen == "twee" else yarn.read_yarn(text)
+    if chosen == "yarn":
+        return yarn.read_yarn(text)
+    return twine_html.read_twine_html(text) if twine_html.is_twine_html(text) else twee.read_twee(text)
 
 
 def detect_format(filename: str, data: bytes) -> Format:
@@ -134,18 +137,20 @@ def detect_format(filename: str, data: bytes) -> Format:
     name = filename.lower()
     if name.endswith(".zip"):
         return "archive"
-    if name.endswith((".twee", ".tw", ".tw3")):
+    if name.endswith((".twee", ".tw", ".tw3", ".html", ".htm")):
         return "twee"
     if name.endswith(".yarn"):
         return "yarn"
     if data.startswith(b"PK\x03\x04"):
         return "archive"
     head = data[:4096].decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
-    if head.startswith("::"):
+    if head.startswith("::") or (
+        head.startswith("<") and re.search(r"<(html|!doctype|tw-storydata)\b", head, re.I)
+    ):
         return "twee"
     if re.search(r"^---\s*$", head, re.M) and re.match(r"\w+:", head):
         return "yarn"
-    raise invalid("Cannot tell what kind of file this is: use .romergo.zip, .twee or .yarn.")
+    raise invalid("Cannot tell what kind of file this is: use .romergo.zip, .twee, .html (Twine 2) or .yarn.")
 
 
 def _shown(notes: list[str]) -> list[str]:
@@ -162,7 +167,7 @@ def _format(value: str) -> Format:
 
 
 def _title_from(filename: str) -> str:
-    stem = re.sub(r"(\.romergo)?\.(zip|twee|tw3?|yarn)$", "", filename.rsplit("/", 1)[-1], flags=re.I)
+    stem = re.sub(r"(\.romergo)?\.(zip|twee|tw3?|html?|yarn)$", "", filename.rsplit("/", 1)[-1], flags=re.I)
     return stem.replace("_", " ").replace("-", " ").strip()[:200] or "Imported story"
 
 

@@ -448,3 +448,21 @@ async def test_yarn_variables_conditions_and_effects_map_and_what_does_not_read_
     notes = "\n".join(imported.notes)
     assert "there is no variable called 'ghost'" in notes and "line 8" in notes
     assert "line 13: the condition <<if courage +>> cannot be read" in notes
+
+
+async def test_a_scene_named_like_a_special_passage_is_exported_under_another_name_and_reads_back(
+    services, actor
+):
+    story = ":: StoryTitle\nSpecial\n\n:: Start\nWe begin.\n[[On->Next]]\n\n:: Next\nThe end.\n"
+    imported = await services.interchange.import_file(actor, "special.twee", story.encode())
+    data = await services.reads.project_data(actor, imported.project.id)
+    [next_scene] = [scene for scene in data.scenes if scene.title == "Next"]
+    await services.scenes.update_scene(actor, next_scene.id, title="StoryInit")
+
+    exported = await services.interchange.export_project(actor, imported.project.id, "twee")
+
+    assert ":: StoryInit (2)" in exported.data.decode()
+    assert any('The scene "StoryInit" has the name of a story format' in note for note in exported.notes)
+    again = await services.interchange.import_file(actor, exported.filename, exported.data)
+    titles = {scene.title for scene in (await services.reads.project_data(actor, again.project.id)).scenes}
+    assert titles == {"Start", "StoryInit (2)"}

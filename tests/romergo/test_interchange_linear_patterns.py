@@ -4,11 +4,13 @@ each rewritten reader is compared with the pattern it replaced on generated line
 from __future__ import annotations
 
 import re
+import time
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from romergo.interchange import twee, yarn, yarn_state
+from romergo.interchange import story_formats, twee, yarn, yarn_state
 
 OLD_LINK = re.compile(r"\[\[(.+?)\]\](?!\])")
 OLD_HEADER_PARTS = re.compile(
@@ -24,8 +26,8 @@ lines = st.text(alphabet="[]<>{}#$\\ -|:.aifst=o1", max_size=40)
 @settings(max_examples=400)
 @given(lines)
 def test_links_are_the_ones_the_pattern_found(line):
-    assert [inner for _, _, inner in twee._links(line)] == OLD_LINK.findall(line)
-    assert twee._with_links(line, twee._links(line), str.upper) == OLD_LINK.sub(
+    assert [inner for _, _, inner in story_formats.bracket_links(line)] == OLD_LINK.findall(line)
+    assert story_formats.with_links(line, story_formats.bracket_links(line), str.upper) == OLD_LINK.sub(
         lambda m: m.group(1).upper(), line
     )
 
@@ -67,3 +69,25 @@ def test_set_lines_read_as_before(tail):
         assert yarn_state.assignment(line) == expected
     elif old is None:
         assert yarn_state.assignment(line) is None
+
+
+HOSTILE_NAVIGATION = {
+    "link-goto": '(link-goto: "a", ',
+    "link-hook": '(link: "a")[(go-to: ',
+    "unclosed-text": "(go-to: 'a",
+    "sugarcube-link": '<<link "a" ',
+    "sugarcube-hold": '<<link "a">> <<goto ',
+    "sugarcube-bracket": "<<link [[",
+    "chapbook": "{link to: 'a', label: ",
+    "snowman": '<a data-passage="x" ',
+    "links": "[[a]]",
+    "setters": "[[a][",
+}
+
+
+@pytest.mark.parametrize("piece", HOSTILE_NAVIGATION.values(), ids=HOSTILE_NAVIGATION.keys())
+def test_a_long_line_of_one_construct_is_read_in_linear_time(piece):
+    line = piece * (200_000 // len(piece))
+    started = time.monotonic()
+    story_formats.navigations(line, None)
+    assert time.monotonic() - started < 2

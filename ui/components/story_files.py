@@ -36,7 +36,7 @@ def export_menu(project_id: str, title: str) -> None:
 
 
 def import_box(ctx: PageContext) -> None:
-    """An upload box for a .romergo.zip, .twee or .yarn file, and where its outcome is shown."""
+    """An upload box for a .romergo.zip, .twee, Twine .html or .yarn file, and where its outcome is shown."""
     outcome = ui.column().classes("w-full gap-1").props('role="status" aria-live="polite"')
 
     async def received(event: UploadEventArguments) -> None:
@@ -68,10 +68,10 @@ def import_box(ctx: PageContext) -> None:
         ui.notify("That file is too large to import (at most 30 MB).", type="negative")
 
     upload = ui.upload(
-        label="Import a story (.romergo.zip, .twee, .yarn)",
+        label="Import a story (.romergo.zip, .twee, Twine .html, .yarn)",
         auto_upload=True,
         max_file_size=MAX_IMPORT_BYTES,
         on_upload=received,
         on_rejected=rejected,
     ).props('flat bordered data-testid="story-import"')
-    upload.props["accept"] = ".zip,.twee,.tw,.yarn,.txt"
+    upload.props["accept"] = ".zip,.twee,.tw,.html,.htm,.yarn,.txt"
