@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from api import errors, interchange
+from api import errors, interchange, members
 from api.auth import BearerVerifier, OwnerAuth
 from api.routes import router
 from romergo.services import Services
@@ -14,7 +14,8 @@ def mount(app: FastAPI, services: Services, verify_bearer: BearerVerifier) -> No
     api = FastAPI(
         title="Romergo API",
         version="1",
-        description="The owner's side of the Builder loop (channels, commands, events) and import/export.",
+        description="The owner's side of the Builder loop (channels, commands, events), import/export "
+        "and a story's members.",
         docs_url="/docs",
         redoc_url=None,
         openapi_url="/openapi.json",
@@ -23,4 +24,5 @@ def mount(app: FastAPI, services: Services, verify_bearer: BearerVerifier) -> No
     auth = OwnerAuth(services, verify_bearer)
     api.include_router(router(services, auth))
     api.include_router(interchange.router(services, auth))
+    api.include_router(members.router(services, auth))
     app.mount("/api/v1", api)

@@ -45,3 +45,17 @@ class NewCommand(Strict):
 class Undo(Strict):
     force: bool = False
     """Undo even where the story changed since: only the fields the command changed go back."""
+
+
+class NewMember(Strict):
+    username: str = Field(min_length=1, max_length=200)
+    role: str = Field(min_length=1, max_length=20)
+    """Checked by the core, which names the roles a member may hold."""
+
+
+class MemberRole(Strict):
+    role: str = Field(min_length=1, max_length=20)
+
+
+class Heir(Strict):
+    username: str = Field(min_length=1, max_length=200)

@@ -28,6 +28,7 @@ from ui.pages import (
     characters,
     check,
     history,
+    members,
     people,
     play,
     project,
@@ -117,6 +118,7 @@ def routes(ctx: PageContext) -> dict[str, SubPage]:
         urls.HISTORY_ROUTE: lambda project_id, scene=None, agent=None, command=None, before=None: (
             history.page(ctx, project_id, scene, agent, command, before)
         ),
+        urls.MEMBERS_ROUTE: lambda project_id: members.page(ctx, project_id),
         # `?scene=` is where the play-through is, so a reload continues there.
         urls.PLAY_ROUTE: lambda project_id, scene=None: play.page(ctx, project_id, scene),
     }

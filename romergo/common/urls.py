@@ -28,6 +28,7 @@ CHECK_ROUTE = PROJECT_ROUTE + "/check"
 SEARCH_ROUTE = PROJECT_ROUTE + "/search"
 MAP_ROUTE = PROJECT_ROUTE + "/map"
 HISTORY_ROUTE = PROJECT_ROUTE + "/history"
+MEMBERS_ROUTE = PROJECT_ROUTE + "/members"
 PLAY_ROUTE = "/play/{project_id}"
 PUBLISHED_ROUTE = "/published/{share_id}"
 PUBLISHED_MEDIA_ROUTE = PUBLISHED_ROUTE + "/media/{asset_id}"
@@ -94,6 +95,10 @@ def entity(project_id: str, entity_type: str, entity_id: str) -> str | None:
     if entity_type == "variable":
         return variables(project_id)
     return None
+
+
+def members(project_id: str) -> str:
+    return f"{project(project_id)}/members"
 
 
 def variables(project_id: str) -> str:
@@ -198,6 +203,7 @@ _PAGES: list[tuple[re.Pattern[str], Callable[..., str]]] = [
     (_pattern(SEARCH_ROUTE), search),
     (_pattern(MAP_ROUTE), story_map),
     (_pattern(HISTORY_ROUTE), history),
+    (_pattern(MEMBERS_ROUTE), members),
     (_pattern(PLAY_ROUTE), play),
     (_pattern(PUBLISHED_ROUTE), published),
 ]

@@ -59,9 +59,10 @@ def require(role: Role, right: Right) -> None:
     """Refuse a member whose role lacks `right` (`permission_denied`), changing nothing."""
     if not may(role, right):
         raise RomergoError(
-            "permission_denied", f"As {_article(role)} {role.value} of this story you may not {right.value}."
+            "permission_denied", f"As {article(role)} {role.value} of this story you may not {right.value}."
         )
 
 
-def _article(role: Role) -> str:
+def article(role: Role) -> str:
+    """ "a" or "an", as the role's name asks ("an editor", "a viewer")."""
     return "an" if role.value[0] in "aeiou" else "a"

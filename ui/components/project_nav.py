@@ -9,7 +9,9 @@ from nicegui import ui
 from romergo.common import urls
 from romergo.story.records import ProjectRecord
 
-NavEntry = Literal["story", "map", "characters", "variables", "assets", "check", "search", "history", "play"]
+NavEntry = Literal[
+    "story", "map", "characters", "variables", "assets", "check", "search", "history", "members", "play"
+]
 
 
 def project_nav(project: ProjectRecord, active: NavEntry | None) -> None:
@@ -22,9 +24,10 @@ def project_nav(project: ProjectRecord, active: NavEntry | None) -> None:
         ("check", "Check", urls.check(project.id)),
         ("search", "Search", urls.search(project.id)),
         ("history", "History", urls.history(project.id)),
+        ("members", "Members", urls.members(project.id)),
         ("play", "Play", urls.play(project.id)),
     ]
-    with ui.row().classes("w-full items-center gap-4 mb-2").props('role="navigation" aria-label="Project"'):
+    with ui.row().classes("w-full items-center gap-3 mb-2").props('role="navigation" aria-label="Project"'):
         ui.link(project.title, urls.project(project.id)).classes(
             "text-subtitle1 text-weight-medium text-black no-underline"
         ).props('data-testid="project-name"')

@@ -6,6 +6,7 @@ from nicegui import ui
 
 from romergo.channels import rooms_topic
 from romergo.common import urls
+from romergo.story.roles import Role, article
 from romergo.story.views import Outline
 from ui.actions import act
 from ui.components.buttons import icon_button
@@ -54,6 +55,11 @@ class _StoryPage(SectionPage[Outline]):
             icon_button("edit", "Rename the story", self.rename)
             ui.space()
             icon_button("delete", "Delete the story", self.delete)
+        if outline.role is not None and outline.role is not Role.OWNER:
+            # Why nothing the role withholds works here: the core refuses it, this says so up front.
+            ui.label(f"You are {article(outline.role)} {outline.role.value} of this story").classes(
+                "text-grey-8"
+            ).props('role="status" data-testid="your-role"')
         publish_card(self.ctx, outline.project)
         story_tree(self.ctx, self.host, outline, self.tree_state)
 
@@ -68,7 +74,14 @@ class _StoryPage(SectionPage[Outline]):
             )
             for entry in outline.chapters
         )
-        return (project.title, project.published, project.share_id, chapters, self.tree_state.outside)
+        return (
+            project.title,
+            project.published,
+            project.share_id,
+            chapters,
+            self.tree_state.outside,
+            outline.role,
+        )
 
     # ---- changes -------------------------------------------------------------------------------
 
