@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from api import errors, interchange
+from api import errors, interchange, invitations
 from api.auth import BearerVerifier, OwnerAuth
 from api.routes import router
 from romergo.services import Services
@@ -23,4 +23,5 @@ def mount(app: FastAPI, services: Services, verify_bearer: BearerVerifier) -> No
     auth = OwnerAuth(services, verify_bearer)
     api.include_router(router(services, auth))
     api.include_router(interchange.router(services, auth))
+    api.include_router(invitations.router(services, auth))
     app.mount("/api/v1", api)

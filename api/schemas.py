@@ -45,3 +45,10 @@ class NewCommand(Strict):
 class Undo(Strict):
     force: bool = False
     """Undo even where the story changed since: only the fields the command changed go back."""
+
+
+class NewInvitation(Strict):
+    role: str = Field(min_length=1, max_length=20)
+    """`editor` or `viewer`."""
+    username: str | None = Field(default=None, min_length=1, max_length=200)
+    """Only this account may use the link; absent: whoever opens it."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from romergo.common import urls
 from romergo.common.actors import Actor
 from romergo.common.clock import as_utc, utcnow
 from romergo.common.errors import RomergoError, invalid
@@ -21,9 +22,6 @@ from romergo.story.base import Mutation, StoryStore, UnitOfWork
 from romergo.story.ledger import MemberRecord, ProjectRecord
 from romergo.story.membership_ledger import InvitationRecord, NamedInvitation
 from romergo.story.roles import Right, Role, role_named
-
-LINK_PATH = "/invitations/"
-"""Where an invitation's link leads, its secret following."""
 
 UNKNOWN = "This invitation link is not valid."
 USED = "This invitation was already used."
@@ -53,7 +51,7 @@ class NewInvitation:
 
     @property
     def path(self) -> str:
-        return f"{LINK_PATH}{self.secret}"
+        return urls.invitation(self.secret)
 
 
 @dataclass(frozen=True)
