@@ -53,3 +53,29 @@ async def test_someone_joins_by_a_link_and_the_used_link_is_refused(server: Runn
         await expect(page.get_by_role("button", name="Join story")).to_have_count(0)
     finally:
         await context.close()
+
+
+async def test_joining_needs_the_pages_form_token(server: RunningServer, browser: Browser):
+    owner = await make_author(server, browser, "guarded-owner")
+    token = personal_token(server, owner.username, "--name", "Guard script", "--scopes", "control")
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        made = await http.post(
+            f"/api/v1/projects/{owner.demo_id}/invitations",
+            json={"role": "viewer"},
+            headers={"authorization": f"Bearer {token}"},
+        )
+    link = made.json()["url"]
+    joiner = await make_author(server, browser, "guarded-joiner")
+    context = await browser.new_context(storage_state=joiner.state)
+    context.set_default_timeout(10_000)
+    page = await context.new_page()
+    try:
+        forged = await page.request.post(link, form={"csrf": "forged"}, max_redirects=0)
+        assert forged.status == 403
+        await page.goto(link)
+        await expect(page.get_by_role("button", name="Join story")).to_be_visible()
+        await expect(page.get_by_test_id("invited-as")).to_have_text(
+            "guarded-owner invites you to work on this story as viewer."
+        )
+    finally:
+        await context.close()
