@@ -96,9 +96,15 @@ class InvitationsService:
         """The invitation admits nobody any more."""
         async with self.store.write(actor) as tx:
             found = await tx.story.invitation(invitation_id) if isinstance(invitation_id, str) else None
+            missing = RomergoError("not_found", f'Invitation "{invitation_id}" not found.')
             if found is None:
-                raise RomergoError("not_found", f'Invitation "{invitation_id}" not found.')
-            await _managing(tx, found.project_id)
+                raise missing
+            try:
+                await tx.project_by_id(found.project_id)
+            except RomergoError as refused:
+                # Someone who is not a member learns not even which story it is for.
+                raise (missing if refused.code == "not_found" else refused) from None
+            tx.require(Right.MANAGE_MEMBERS)
             if not await tx.story.revoke_invitation(found.id, utcnow()):
                 raise RomergoError("conflict", "This invitation was already used or revoked.")
 

@@ -4,6 +4,7 @@ nothing."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from datetime import timedelta
 
@@ -172,12 +173,17 @@ async def test_someone_who_is_not_a_member_learns_nothing_of_the_invitations(ser
     for attempt in (
         services.invitations.invite(stranger, project.id, "viewer"),
         services.invitations.open_invitations(stranger, project.id),
-        services.invitations.revoke(stranger, made.invitation.invitation_id),
-        services.invitations.revoke(stranger, "inv_nosuch"),
     ):
         with pytest.raises(RomergoError) as refused:
             await attempt
         assert refused.value.code == "not_found"
+    for invitation_id in (made.invitation.invitation_id, "inv_nosuch"):
+        with pytest.raises(RomergoError) as unknown:
+            await services.invitations.revoke(stranger, invitation_id)
+        assert (unknown.value.code, unknown.value.message) == (
+            "not_found",
+            f'Invitation "{invitation_id}" not found.',
+        )
 
 
 async def test_a_link_for_one_account_admits_that_account(services, actor):
@@ -186,3 +192,21 @@ async def test_a_link_for_one_account_admits_that_account(services, actor):
     made = await services.invitations.invite(actor, project.id, "viewer", "bo")
     await services.invitations.accept(bo, made.secret)
     assert await _roles(services, actor, project.id) == [("writer", "owner"), ("bo", "viewer")]
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"], indirect=True)
+async def test_two_people_opening_the_link_at_once_make_one_member(services, actor):
+    project = await services.projects.create_project(actor, "Tides")
+    ada, bo = await _account(services, "ada"), await _account(services, "bo")
+    made = await services.invitations.invite(actor, project.id, "viewer")
+
+    outcomes = await asyncio.gather(
+        services.invitations.accept(ada, made.secret),
+        services.invitations.accept(bo, made.secret),
+        return_exceptions=True,
+    )
+
+    refused = [outcome for outcome in outcomes if isinstance(outcome, RomergoError)]
+    assert [(error.code, error.message) for error in refused] == [("conflict", USED)]
+    joined = "ada" if refused[0] is outcomes[1] else "bo"
+    assert await _roles(services, actor, project.id) == [("writer", "owner"), (joined, "viewer")]
