@@ -95,7 +95,7 @@ class InvitationsService:
     async def revoke(self, actor: Actor, invitation_id: str) -> None:
         """The invitation admits nobody any more."""
         async with self.store.write(actor) as tx:
-            found = await tx.story.invitation(invitation_id) if isinstance(invitation_id, str) else None
+            found = await tx.story.invitation(invitation_id) if _storable(invitation_id) else None
             missing = RomergoError("not_found", f'Invitation "{invitation_id}" not found.')
             if found is None:
                 raise missing
@@ -132,7 +132,7 @@ async def _managing(uow: UnitOfWork, project_id: str) -> None:
 
 
 async def _account(tx: Mutation, username: str) -> str:
-    user_id = await tx.story.account_named(username) if isinstance(username, str) else None
+    user_id = await tx.story.account_named(username) if _storable(username) else None
     if user_id is None:
         raise RomergoError("not_found", f'No account is named "{username}".')
     return user_id
@@ -168,6 +168,11 @@ def _still_open(invitation: InvitationRecord, actor: Actor) -> None:
         raise RomergoError("conflict", EXPIRED)
     if invitation.for_user_id is not None and invitation.for_user_id != actor.user_id:
         raise RomergoError("permission_denied", NOT_YOURS)
+
+
+def _storable(name: object) -> bool:
+    """Worth looking up: PostgreSQL refuses a NUL in a text, and nothing stored holds one."""
+    return isinstance(name, str) and "\x00" not in name
 
 
 def _invitation(found: NamedInvitation) -> Invitation:

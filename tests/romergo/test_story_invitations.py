@@ -210,3 +210,18 @@ async def test_two_people_opening_the_link_at_once_make_one_member(services, act
     assert [(error.code, error.message) for error in refused] == [("conflict", USED)]
     joined = "ada" if refused[0] is outcomes[1] else "bo"
     assert await _roles(services, actor, project.id) == [("writer", "owner"), (joined, "viewer")]
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"], indirect=True)
+async def test_a_name_or_id_with_a_nul_is_unknown(services, actor):
+    project = await services.projects.create_project(actor, "Tides")
+    before = await database_state(services)
+    for attempt in (
+        services.invitations.invite(actor, project.id, "viewer", "a\x00b"),
+        services.invitations.revoke(actor, "inv_\x00"),
+        services.invitations.accept(actor, "a\x00b"),
+    ):
+        with pytest.raises(RomergoError) as refused:
+            await attempt
+        assert refused.value.code == "not_found"
+    assert await database_state(services) == before
