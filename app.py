@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from hardening.connections import ConnectionRules
     from romergo.services import Services
 
-# Request bodies: 5 MiB where agents and OAuth clients post (CONTRACT.md §5), 1 MiB for sign-in forms,
+# Request bodies: 5 MiB where agents and OAuth clients post (CONTRACT.md §5), 1 MiB for sign-in and
+# invitation forms,
 # 30 MiB elsewhere (uploads, checked again by size and content in the core).
 BODY_LIMITS = [
     ("/mcp", MAX_AGENT_BODY),
@@ -32,10 +33,12 @@ BODY_LIMITS = [
     ("/register", MAX_AGENT_BODY),
     ("/login", MIB),
     ("/logout", MIB),
+    ("/invitations/", MIB),
 ]
 DEFAULT_BODY_LIMIT = 30 * MIB
-# Consent, OAuth errors and the agents page must never be cached or shown from a back button.
-NO_STORE_PREFIXES = ["/oauth/", "/authorize", "/settings/agents"]
+# Consent, OAuth errors, the agents page and an invitation's page (its secret in the address) must
+# never be cached or shown from a back button.
+NO_STORE_PREFIXES = ["/oauth/", "/authorize", "/settings/agents", "/invitations/"]
 # What a browser-based MCP client calls cross-origin: the endpoint, OAuth discovery, registration, tokens.
 AGENT_PREFIXES = ["/mcp", "/.well-known/", "/register", "/token", "/revoke"]
 GC_THRESHOLDS = (50_000, 20, 10)

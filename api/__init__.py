@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from api import errors, interchange, members
+from api import errors, interchange, invitations, members
 from api.auth import BearerVerifier, OwnerAuth
 from api.routes import router
 from romergo.services import Services
@@ -25,4 +25,5 @@ def mount(app: FastAPI, services: Services, verify_bearer: BearerVerifier) -> No
     api.include_router(router(services, auth))
     api.include_router(interchange.router(services, auth))
     api.include_router(members.router(services, auth))
+    api.include_router(invitations.router(services, auth))
     app.mount("/api/v1", api)

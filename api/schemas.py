@@ -59,3 +59,10 @@ class MemberRole(Strict):
 
 class Heir(Strict):
     username: str = Field(min_length=1, max_length=200)
+
+
+class NewInvitation(Strict):
+    role: str = Field(min_length=1, max_length=20)
+    """`editor` or `viewer`."""
+    username: str | None = Field(default=None, min_length=1, max_length=200)
+    """Only this account may use the link; absent: whoever opens it."""

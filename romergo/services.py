@@ -26,6 +26,7 @@ from romergo.story import (
     CharacterService,
     CopyService,
     HistoryReads,
+    InvitationsService,
     LineService,
     MembersService,
     ProjectService,
@@ -70,6 +71,7 @@ class Services:
     """The story's reads as stored (`romergo.story.ledger`)."""
     projects: ProjectService
     members: MembersService
+    invitations: InvitationsService
     publishing: PublishingService
     chapters: ChapterService
     scenes: SceneService
@@ -191,6 +193,7 @@ def build_services(settings: Settings, clock: Clock | None = None, secret: str |
         story_ledger=story_ledger,
         projects=ProjectService(store, limits),
         members=MembersService(store),
+        invitations=InvitationsService(store, settings.invitation_days),
         publishing=PublishingService(store),
         chapters=ChapterService(store, limits),
         scenes=SceneService(store, limits),

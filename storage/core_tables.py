@@ -26,6 +26,7 @@ from storage.tables import (
     Choice,
     Command,
     DialogueLine,
+    Invitation,
     Project,
     ProjectMember,
     RateCount,
@@ -55,6 +56,7 @@ CHANNEL_MEMBERS = core_table(ChannelMember)
 CHOICES = core_table(Choice)
 COMMANDS = core_table(Command)
 DIALOGUE_LINES = core_table(DialogueLine)
+INVITATIONS = core_table(Invitation)
 PROJECTS = core_table(Project)
 PROJECT_MEMBERS = core_table(ProjectMember)
 RATE_COUNTS = core_table(RateCount)

@@ -374,6 +374,7 @@ from storage.agent_tables import (  # noqa: E402
     AgentToken,
     TrustedClientDocument,
 )
+from storage.invitation_tables import Invitation  # noqa: E402
 
 __all__ = [
     "AgentActivity",
@@ -383,5 +384,6 @@ __all__ = [
     "AgentGrant",
     "AgentRead",
     "AgentToken",
+    "Invitation",
     "TrustedClientDocument",
 ]

@@ -22,7 +22,7 @@ from nicegui import storage, ui
 
 from romergo.services import Services
 from ui import forms, media, provider_sign_in
-from ui.pages import agents, consent, login, published
+from ui.pages import agents, consent, invitation, login, published
 from ui.panel import DemoLauncher
 from ui.shell import build_root
 from ui.upload_guard import UploadGuard
@@ -35,11 +35,13 @@ def mount(app: FastAPI, services: Services, demo: DemoLauncher | None = None) ->
     forms.add_routes(app, services)
     media.add_routes(app, services)
     consent.add_routes(app, services)
+    invitation.add_routes(app, services)
     agents.add_routes(app, services)
     # On NiceGUI's app, whose session middleware keeps the sign-in flow's state and nonce.
     provider_sign_in.add_routes(nicegui_app, services)
     login.register(services)
     consent.register(services)
+    invitation.register(services)
     published.register(services)
     ui.run_with(
         app,

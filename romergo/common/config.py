@@ -82,6 +82,8 @@ class Settings:
     """Fetch agents' client metadata documents from private and loopback addresses, and over
     plain http on loopback: for developing an agent on this machine, never in production."""
     signin_link_minutes: int = 15
+    invitation_days: int = 7
+    """How long a link inviting someone into a story stays open."""
     session_idle_hours: int = 24 * 7
     session_absolute_days: int = 30
     instances: str | None = None

@@ -16,6 +16,7 @@ AGENT_SETTINGS = "/settings/agents"
 PEOPLE_SETTINGS = "/settings/people"
 LOGIN = "/login"
 CONSENT = "/oauth/consent"
+INVITATIONS = "/invitations"
 
 # Route patterns for the page router and the media routes: the same shapes as the builders below.
 PROJECT_ROUTE = "/projects/{project_id}"
@@ -33,10 +34,16 @@ PLAY_ROUTE = "/play/{project_id}"
 PUBLISHED_ROUTE = "/published/{share_id}"
 PUBLISHED_MEDIA_ROUTE = PUBLISHED_ROUTE + "/media/{asset_id}"
 MEDIA_ROUTE = "/media/{asset_id}"
+INVITATION_ROUTE = INVITATIONS + "/{secret}"
 
 
 def project(project_id: str) -> str:
     return f"{PROJECTS}/{_part(project_id)}"
+
+
+def invitation(secret: str) -> str:
+    """An invitation's one-time link: whoever opens it signed in may join its story."""
+    return f"{INVITATIONS}/{_part(secret)}"
 
 
 def chapter(project_id: str, chapter_id: str) -> str:

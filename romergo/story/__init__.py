@@ -12,6 +12,7 @@ from romergo.story.check import Problem
 from romergo.story.choice_lists import ChoiceSpec
 from romergo.story.copies import CopyService
 from romergo.story.history import HistoryFilter, HistoryReads
+from romergo.story.invitations import Invitation, InvitationsService
 from romergo.story.lines import UNCHANGED, LineService
 from romergo.story.members import Member, MembersService
 from romergo.story.projects import ProjectService
@@ -32,6 +33,8 @@ __all__ = [
     "EntityChange",
     "HistoryFilter",
     "HistoryReads",
+    "Invitation",
+    "InvitationsService",
     "LineService",
     "Member",
     "MembersService",

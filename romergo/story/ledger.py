@@ -13,6 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
+from romergo.story.membership_ledger import MembershipTransaction
 from romergo.story.restoring_ledger import RestoringReads, StoryImports
 from storage.story.records import (
     AssetRecord,
@@ -177,10 +178,10 @@ class StoryLedger(Protocol):
         ...
 
 
-class StoryTransaction(RestoringReads, StoryImports, Protocol):
+class StoryTransaction(MembershipTransaction, RestoringReads, StoryImports, Protocol):
     """One unit of work's reads and writes, in records. Nothing here checks who asks: the unit of
     work checks the asker's role (`romergo.story.roles`) on what it reads, and records the
-    revisions of what it writes."""
+    revisions of what it writes. Members and invitations: `MembershipTransaction`."""
 
     # What the unit of work itself reads and writes around a service's changes
     async def project_holding(self, entity_type: str, entity_id: str, member_id: str) -> HeldProject | None:
@@ -350,16 +351,3 @@ class StoryTransaction(RestoringReads, StoryImports, Protocol):
     async def chapters_using_asset(self, project_id: str, asset_id: str) -> list[ChapterRecord]:
         """The project's chapters whose own slots name the asset."""
         ...
-
-    # Members: who may work on a project, in which role
-    async def members(self, project_id: str) -> list[NamedMember]:
-        """The project's members with their account names, the earliest added first."""
-        ...
-
-    async def account_named(self, username: str) -> str | None:
-        """The id of the account of that name; None when there is none."""
-        ...
-
-    async def add_member(self, record: MemberRecord) -> None: ...
-    async def set_role(self, project_id: str, user_id: str, role: str) -> None: ...
-    async def remove_member(self, project_id: str, user_id: str) -> None: ...

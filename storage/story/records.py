@@ -326,3 +326,32 @@ class HeldProject:
     @property
     def deleted_at(self) -> datetime | None:
         return self.project.deleted_at
+
+
+# Invitations
+
+
+@dataclass(frozen=True, slots=True)
+class InvitationRecord:
+    """A one-time link to join a project in `role`, kept as the SHA-256 of its secret."""
+
+    id: str
+    project_id: str
+    role: str
+    secret_hash: str
+    for_user_id: str | None
+    created_by: str
+    created_at: datetime
+    expires_at: datetime
+    used_at: datetime | None
+    used_by: str | None
+    revoked_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class NamedInvitation:
+    """An invitation with the names of the account that made it and of the one it is for."""
+
+    invitation: InvitationRecord
+    inviter: str
+    invitee: str | None

@@ -17,6 +17,7 @@ from sqlmodel import SQLModel, col, func, or_, select
 from storage.records import Record, columns_of, record_of
 from storage.story.bookkeeping import Bookkeeping
 from storage.story.imports import StoryImports
+from storage.story.invitations import Invitations
 from storage.story.members import OWNER, Membership
 from storage.story.projects import project_rows_within
 from storage.story.records import (
@@ -47,7 +48,7 @@ from storage.tables import (
 )
 
 
-class SessionStoryTransaction(RestoringTransaction, StoryImports, Membership, Bookkeeping):
+class SessionStoryTransaction(RestoringTransaction, StoryImports, Membership, Invitations, Bookkeeping):
     async def character(self, character_id: str) -> CharacterRecord | None:
         return await self._get(Character, CharacterRecord, character_id)
 

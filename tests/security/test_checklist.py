@@ -211,6 +211,7 @@ PROOFS: dict[str, list[str]] = {
     "State-changing requests check CSRF": [
         "tests/browser/test_sign_in.py::test_sign_in_from_another_site_is_refused",
         "tests/browser/test_sign_in.py::test_sign_out_needs_its_form_token",
+        "tests/browser/test_invitations.py::test_joining_needs_the_pages_form_token",
         "tests/security/test_rebinding_and_bodies.py::test_a_foreign_origin_cannot_post",
     ],
     "Story and agent text render as text": [
@@ -225,6 +226,7 @@ PROOFS: dict[str, list[str]] = {
     "No token, code, password or join code in logs or URLs": [
         f"{SESSIONS}::test_no_token_code_password_or_join_code_reaches_the_log",
         f"{OAUTH}::test_tokens_are_never_accepted_in_the_query_string",
+        "tests/browser/test_invitations.py::test_someone_joins_by_a_link_and_the_used_link_is_refused",
     ],
 }
 REAL_SERVER = re.compile(r"RunningServer|server: RunningServer|\bserver\b|open_page|author")
